@@ -1,0 +1,3 @@
+"""Referee: a Discord bot that referees tactical board wargames."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,99 @@
+"""The one entry point of the rules core: ``resolve(game, order, dice) -> Resolution``.
+
+Validation of the raw order (a dict from a slash command, the CLI or a replay), the working
+copy of the game, and the record of the dice all happen here, once, for every ruleset. If
+anything raises, the caller's game is untouched: the copy is simply dropped.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from .dice import DiceSource, Roller, ScriptedDice, SystemDice
+from .errors import InvalidOrder
+from .game import Game
+from .outcome import Resolution
+from .rulesets import get_ruleset
+from .setup import SETUP_ACTIONS, SetupOrder, resolve_setup
+
+_SETUP_ADAPTER: TypeAdapter[Any] | None = None
+
+
+def _setup_adapter() -> TypeAdapter[Any]:
+    global _SETUP_ADAPTER  # a cache of a pure, immutable validator, not game state
+    if _SETUP_ADAPTER is None:
+        from typing import Annotated
+
+        from pydantic import Field
+
+        _SETUP_ADAPTER = TypeAdapter(Annotated[SetupOrder, Field(discriminator="action")])
+    return _SETUP_ADAPTER
+
+
+def validation_message(exc: ValidationError) -> tuple[str, str]:
+    """(message, field) for the first error, in words a player can act on."""
+    err = exc.errors()[0]
+    loc = [str(p) for p in err.get("loc", ())]
+    # drop the discriminator tag pydantic puts first in a tagged union's path
+    if len(loc) > 1 and loc[0] in SETUP_ACTIONS | {"fire", "morale", "rally", "transfer", "recover",
+                                                    "phase", "indirect_fire", "artillery_response"}:
+        loc = loc[1:]
+    field = ".".join(loc) or "order"
+    msg = err.get("msg", "is invalid")
+    if err.get("type") == "missing":
+        return f"'{field}' is required", field
+    if err.get("type") == "extra_forbidden":
+        return f"'{field}' is not an option of this order", field
+    if err.get("type") == "union_tag_invalid":
+        return f"unknown action: {msg}", "action"
+    return f"'{field}': {msg}", field
+
+
+def parse_order(ruleset_name: str, data: dict[str, Any] | BaseModel) -> BaseModel:
+    ruleset = get_ruleset(ruleset_name)
+    if isinstance(data, BaseModel):
+        return data
+    if not isinstance(data, dict):
+        raise InvalidOrder("an order is a JSON object with an 'action'", field="order")
+    action = data.get("action")
+    if not isinstance(action, str):
+        raise InvalidOrder(f"'action' is required (one of: {', '.join(ruleset.actions() + sorted(SETUP_ACTIONS))})",
+                           field="action")
+    adapter = _setup_adapter() if action in SETUP_ACTIONS else ruleset.order_adapter
+    if action not in SETUP_ACTIONS and action not in ruleset.actions():
+        raise InvalidOrder(f"{ruleset.title} has no action '{action}' "
+                           f"(actions: {', '.join(ruleset.actions() + sorted(SETUP_ACTIONS))})", field="action")
+    try:
+        return adapter.validate_python(data)
+    except ValidationError as exc:
+        message, field = validation_message(exc)
+        raise InvalidOrder(message, field=field) from None
+
+
+def resolve(game: Game, order: dict[str, Any] | BaseModel, dice: DiceSource | None = None) -> Resolution:
+    """Resolve one order against a game. Returns the Outcome and the new game; raises a
+    RulesError (InvalidOrder / IllegalOrder) and changes nothing when the order cannot stand."""
+    ruleset = get_ruleset(game.ruleset)
+    parsed = parse_order(game.ruleset, order)
+    source = dice if dice is not None else SystemDice()
+    roller = Roller(source)
+    work = game.model_copy(deep=True)
+    if getattr(parsed, "action", None) in SETUP_ACTIONS:
+        outcome = resolve_setup(work, ruleset, parsed)
+    else:
+        outcome = ruleset.resolve(work, parsed, roller)
+    unused = tuple(source.remaining) if isinstance(source, ScriptedDice) else ()
+    outcome = outcome.model_copy(update={
+        "rolls": tuple(roller.rolls) if roller.rolls else outcome.rolls,
+        "manual_dice": roller.manual and bool(roller.rolls),
+        "unused_dice": unused,
+    })
+    return Resolution(outcome=outcome, game=work)
+
+
+def new_game(ruleset_name: str, *, sides: list[str], scenario: str = "", variant: str | None = None,
+             options: dict[str, Any] | None = None, gm: int | None = None) -> Game:
+    return get_ruleset(ruleset_name).new_game(sides=sides, scenario=scenario, variant=variant,
+                                             options=options, gm=gm)

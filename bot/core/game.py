@@ -1,0 +1,97 @@
+"""Ruleset-neutral game state: sides, units, locations, turn, phase.
+
+A Game round-trips through JSON exactly (``Game.model_validate_json(g.model_dump_json()) == g``).
+Units are per-ruleset models (a discriminated union on ``system``), defined in each ruleset's
+``models.py``; this module holds what all of them share. The core never mutates a Game it was
+given: rulesets work on ``game.model_copy(deep=True)`` and return the copy.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .errors import InvalidOrder
+from .rulesets.asl.models import AslUnit
+from .rulesets.cd.models import CdStand
+from .rulesets.nhis.models import NhisUnit
+
+RulesetName = Literal["asl", "nhis", "cd"]
+
+Unit = Annotated[Union[AslUnit, NhisUnit, CdStand], Field(discriminator="system")]
+
+
+class Side(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    players: list[int] = Field(default_factory=list)  # Discord user ids (plain ints)
+    nationality: str | None = None
+    elr: int | None = None  # ASL: Experience Level Rating set by the scenario
+
+
+class Location(BaseModel):
+    """A hex (ASL, NHiS) or an area/position (CD), with its terrain and markers."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    terrain: str = "open"  # a key of the ruleset's terrain table
+    features: list[str] = Field(default_factory=list)  # e.g. "foxhole", "hill" (NHiS)
+    residual_fp: int = 0  # ASL A8.2: the Residual FP marker in this Location, 0 for none
+    smoke: bool = False
+
+
+class Game(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    ruleset: RulesetName
+    variant: str | None = None  # ASL: "full" or "starter"
+    scenario: str = ""
+    sides: list[Side]
+    units: dict[str, Unit] = Field(default_factory=dict)
+    locations: dict[str, Location] = Field(default_factory=dict)
+    turn: int = 1
+    active_side: int = 0  # index into sides: the side whose player turn it is (ASL ATTACKER)
+    phase: str
+    options: dict[str, Any] = Field(default_factory=dict)  # per-game rule overrides
+    gm: int | None = None  # the game master's Discord user id
+
+    # --- lookups that fail with a message a player can act on ---
+
+    def unit(self, unit_id: str, *, field: str = "unit") -> Unit:
+        found = self.find_unit(unit_id)
+        if found is None:
+            known = ", ".join(sorted(self.units)) or "none yet"
+            raise InvalidOrder(f"no unit '{unit_id}' in this game (units: {known})", field=field)
+        return found
+
+    def find_unit(self, unit_id: str) -> Unit | None:
+        if unit_id in self.units:
+            return self.units[unit_id]
+        folded = unit_id.casefold()
+        for key, unit in self.units.items():
+            if key.casefold() == folded:
+                return unit
+        return None
+
+    def location(self, location_id: str, *, field: str = "location") -> Location:
+        if location_id in self.locations:
+            return self.locations[location_id]
+        folded = location_id.casefold()
+        for key, loc in self.locations.items():
+            if key.casefold() == folded:
+                return loc
+        known = ", ".join(sorted(self.locations)) or "none yet"
+        raise InvalidOrder(f"no location '{location_id}' in this game (locations: {known})", field=field)
+
+    def units_at(self, location_id: str, *, include_eliminated: bool = False) -> list[Unit]:
+        return [
+            u
+            for u in self.units.values()
+            if u.location == location_id and (include_eliminated or not u.eliminated)
+        ]
+
+    def side_name(self, index: int) -> str:
+        return self.sides[index].name if 0 <= index < len(self.sides) else f"side {index}"

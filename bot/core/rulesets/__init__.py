@@ -1,0 +1,27 @@
+"""The three rules systems. Each subpackage exports ``RULESET``, an instance of
+``bot.core.ruleset.Ruleset``; ``get_ruleset`` imports them lazily."""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING
+
+from ..errors import InvalidOrder
+
+if TYPE_CHECKING:
+    from ..ruleset import Ruleset
+
+RULESET_NAMES = ("asl", "nhis", "cd")
+RULESET_TITLES = {
+    "asl": "Advanced Squad Leader",
+    "nhis": "No Honor in Surrender",
+    "cd": "Command Decision: Test of Battle",
+}
+
+
+def get_ruleset(name: str) -> "Ruleset":
+    if name not in RULESET_NAMES:
+        raise InvalidOrder(
+            f"unknown ruleset '{name}' (choose one of: {', '.join(RULESET_NAMES)})", field="ruleset"
+        )
+    return import_module(f"{__name__}.{name}").RULESET

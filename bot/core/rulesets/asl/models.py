@@ -1,0 +1,70 @@
+"""ASL counters and their state (A1, A4, A7-A10)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from ..base import UnitBase
+
+AslKind = Literal["squad", "half-squad", "crew", "leader", "hero", "sw"]
+Quality = Literal["elite", "first_line", "second_line", "green", "conscript"]
+FireMarker = Literal["prep", "first", "final"]
+
+
+class AslUnit(UnitBase):
+    system: Literal["asl"] = "asl"
+    kind: AslKind
+    nationality: str = ""
+
+    # Multi-Man and Single-Man Counters (A1.1-A1.2)
+    fp: int = 0
+    range: int = 0
+    morale: int = 0
+    broken_morale: int | None = None  # None: same as morale (leaders, some units)
+    quality: Quality | None = None  # elite/first line/second line/green/conscript (A1.25)
+    fp_underlined: bool = False  # Assault Fire capable (A7.36)
+    morale_underlined: bool = False  # ELR 5 and half-squad on ELR failure (A19.13)
+    leadership: int = 0  # leaders: the DRM they give (negative is good, A10.7)
+    reduces_to: str | None = None  # counter type after Casualty Reduction (squad -> HS)
+    replaced_by: str | None = None  # counter type after ELR failure (A19.13)
+
+    # Support weapons (A9): MGs, DC, FT ...
+    sw_type: str | None = None  # "LMG", "MMG", "HMG", "DC", "FT"
+    rof: int = 0
+    breakdown: int | None = None  # B#; None = B12 for MGs (A.11)
+    removal: int | None = None  # X#
+    portage: int = 0
+    owner: str | None = None  # id of the unit possessing this SW
+    captured: bool = False
+    malfunctioned: bool = False
+    recovered_phase: str | None = None  # "turn:phase" it was recovered in (no transfer then)
+
+    # State and markers
+    broken: bool = False
+    pinned: bool = False
+    dm: bool = False  # Desperation Morale (A10.62)
+    cx: bool = False  # Counter-eXhausted (A4.51)
+    fire_marker: FireMarker | None = None
+    in_melee: bool = False
+    moving: bool = False  # expended MF this MPh (target of DFF/SFF/FPF)
+    assault_moving: bool = False
+    rallied_turn: int | None = None  # the player turn it last attempted to rally
+    rph_action_turn: int | None = None  # the player turn it spent its sole RPh action (transfer, recovery)
+    recovery_attempts: list[str] = Field(default_factory=list)  # "turn:side:SW" tried this MPh (A4.44)
+    led_group: str | None = None  # the fire group a leader directed this phase
+
+    @property
+    def is_leader(self) -> bool:
+        return self.kind in ("leader", "hero")
+
+    @property
+    def is_sw(self) -> bool:
+        return self.kind == "sw"
+
+    @property
+    def current_morale(self) -> int:
+        if self.broken and self.broken_morale is not None:
+            return self.broken_morale
+        return self.morale

@@ -1,0 +1,272 @@
+"""Direct fire [13, 14]: rate of fire [13.5], to-hit [14.2.1], hit results [19.1], ammo [27.1].
+
+Each ROF die is aimed at one target in turn (round-robin, an ``assumed:`` reading in
+data/cd/modifiers.yaml) and compared with that target's modified to-hit number; every hit then
+takes one hit-result roll on the Hit Results chart.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from ...errors import IllegalOrder, InvalidOrder
+from ...outcome import Outcome
+from . import tables
+from .context import CdContext
+from .hits import ApHit, check_depletion, resolve_hit, suppress
+from .models import CdStand
+from .orders import CdFire
+
+FIRE_PHASES = ("Movement", "OpFire", "GeneralFire")
+PREP_FIRE_CLASSES = ("H", "HC")  # Prep Fire: unpinned H/HC class only (card, Movement C)
+PERSONNEL_COVER = {"medium": "medium_cover", "hard": "hard_cover", "fortification": "fortification"}
+
+
+def resolve_fire(ctx: CdContext, order: CdFire) -> Outcome:
+    firer, targets = participants(ctx, order)
+    op_fire = order.op_fire or ctx.game.phase == "OpFire"
+    check_may_fire(ctx, firer, order, op_fire)
+    base = base_to_hit(firer, order.range_band)
+    ap_penetration = penetration(firer, targets, order.range_band)
+    ctx.trail.section(f"{firer.label} fires at {', '.join(t.label for t in targets)}", rule="CD [13]", unit=firer.id)
+    dice = rate_of_fire(ctx, firer, targets, order, op_fire)
+    numbers = {t.id: to_hit(ctx, firer, t, order, base) for t in targets}
+    hits, naturals = roll_to_hit(ctx, targets, dice, numbers)
+    check_depletion(ctx, firer, naturals)
+    results = hit_results(ctx, firer, targets, hits, order, ap_penetration)
+    if firer.weapon_class in tables.modifiers().suppression.classes and ctx.game.phase != "GeneralFire":
+        suppress(ctx, targets, tables.modifiers().suppression.rule)
+    return ctx.outcome("fire", headline(firer, targets, dice, hits, results), firer.side)
+
+
+# --- who may fire at whom ---
+
+
+def participants(ctx: CdContext, order: CdFire) -> tuple[CdStand, list[CdStand]]:
+    firer = ctx.stand(order.firer, field="firer")
+    targets = [ctx.stand(t, field="targets") for t in order.targets]
+    if len({t.id for t in targets}) != len(targets):
+        raise InvalidOrder("a stand is named twice in 'targets'", field="targets")
+    check_targets(firer, targets)
+    return firer, targets
+
+
+def check_targets(firer: CdStand, targets: list[CdStand]) -> None:
+    for target in targets:
+        if target.side == firer.side:
+            raise IllegalOrder(f"{firer.label} and {target.label} are on the same side: fire only at "
+                               f"enemy stands (CD [13])", rule="CD [13]")
+        if target.eliminated:
+            raise IllegalOrder(f"{target.label} is already eliminated", rule="CD [19.1]")
+
+
+def check_may_fire(ctx: CdContext, firer: CdStand, order: CdFire, op_fire: bool) -> None:
+    """The firer's state, the phase and the order it is under [13.1, 21.3, 21.4, 27.1]."""
+    if firer.eliminated:
+        raise IllegalOrder(f"{firer.label} is eliminated and cannot fire", rule="CD [19.1]")
+    if firer.demoralized:
+        raise IllegalOrder(f"{firer.label} is demoralized and may not fire (CD [21.3.4])", rule="CD [21.3.4]")
+    if firer.ammo_depleted:
+        raise IllegalOrder(f"{firer.label} is out of ammunition until resupplied (CD [27.1])", rule="CD [27.1]")
+    if firer.weapon_class == "none" or not firer.to_hit:
+        raise IllegalOrder(f"{firer.label} has no direct-fire weapon (CD [14])", rule="CD [14]")
+    if order.human_wave and not order.close_assault:
+        raise InvalidOrder("Human Wave adds a die only in close assault (CD [13.5])", field="human_wave")
+    ctx.require_phase(FIRE_PHASES, "Direct fire", "CD [13.1]")
+    check_fire_kind(ctx, firer, order, op_fire)
+
+
+def check_fire_kind(ctx: CdContext, firer: CdStand, order: CdFire, op_fire: bool) -> None:
+    phase = ctx.game.phase
+    if op_fire and phase != "OpFire":
+        raise IllegalOrder(f"Op Fire is resolved in the OpFire phase, not the {phase} phase (CD [13.1.2])",
+                           rule="CD [13.1.2]")
+    if phase == "Movement" and (firer.weapon_class not in PREP_FIRE_CLASSES or firer.acts_pinned):
+        raise IllegalOrder(f"{firer.label} may not Prep Fire: only unpinned H/HC class stands do "
+                           f"(CD [13.1.1])", rule="CD [13.1.1]")
+    if firer.acts_pinned and op_fire:
+        raise IllegalOrder(f"{firer.label} is pinned and may not Op Fire (CD [21.3.2])", rule="CD [21.3.2]")
+    if firer.rallied_turn == ctx.turn and (phase != "GeneralFire" or not order.in_contact):
+        raise IllegalOrder(f"{firer.label} is under a Rally/Regroup order: it fires only in the General "
+                           f"Fire phase and only in contact (CD [21.4])", rule="CD [21.4]")
+
+
+def base_to_hit(firer: CdStand, band: str) -> int:
+    if band not in firer.to_hit:
+        raise InvalidOrder(f"{firer.label} has no to-hit number at range '{band}' "
+                           f"(its bands: {', '.join(firer.to_hit)})", field="range_band")
+    return firer.to_hit[band]
+
+
+def penetration(firer: CdStand, targets: list[CdStand], band: str) -> int | None:
+    """The AP weapon's penetration at ``band``, when an A class weapon fires at an AFV."""
+    if firer.weapon_class != "A" or not any(t.is_afv for t in targets):
+        return None
+    if band not in firer.penetration:
+        raise InvalidOrder(f"{firer.label} has no penetration at range '{band}' "
+                           f"(its bands: {', '.join(firer.penetration) or 'none'})", field="range_band")
+    return firer.penetration[band]
+
+
+# --- rate of fire [13.5] ---
+
+
+def rate_of_fire(ctx: CdContext, firer: CdStand, targets: list[CdStand], order: CdFire, op_fire: bool) -> int:
+    rof = tables.modifiers().rof
+    ctx.trail.section("Rate of fire", rule=rof.rule, unit=firer.id)
+    dice = ctx.trail.add("base", f"ROF of {firer.label}", firer.rof, total=firer.rof, rule=rof.rule).total
+    for mod, applies in rof_modifiers(firer, targets, order, op_fire):
+        if applies:
+            dice = ctx.modifier(mod, rof.rule, dice)
+    if op_fire and order.passenger:
+        ctx.trail.note("Passengers get no Op Fire bonus", rule=rof.rule)
+    if len(targets) > 1 and order.in_contact:
+        ctx.trail.note("Multiple targets in contact: no ROF penalty", rule="CD [16.3]")
+    return cap_rof(ctx, firer, targets, order, dice)
+
+
+def rof_modifiers(firer: CdStand, targets: list[CdStand], order: CdFire, op_fire: bool) -> list:
+    rof = tables.modifiers().rof
+    return [
+        (rof.elite, firer.quality == "elite" or firer.elite_rof),
+        (rof.op_fire, op_fire and not order.passenger),
+        (rof.human_wave, order.human_wave and order.close_assault),
+        (rof.passenger, order.passenger),
+        (rof.multiple_targets, len(targets) > 1 and not order.in_contact),
+    ]
+
+
+def cap_rof(ctx: CdContext, firer: CdStand, targets: list[CdStand], order: CdFire, dice: int) -> int:
+    rof = tables.modifiers().rof
+    if dice < rof.minimum:
+        dice = ctx.trail.add("check", f"At least {rof.minimum} die", rof.minimum, total=rof.minimum,
+                             rule=rof.rule).total
+    caps = [(rof.close_assault_vs_afv_max, "Personnel in close assault vs AFV",
+             order.close_assault and firer.is_personnel and any(t.is_afv for t in targets)),
+            (rof.battalion_gun_max, "Battalion gun", firer.battalion_gun)]
+    for cap, label, applies in caps:
+        if applies and dice > cap:
+            dice = ctx.trail.add("check", f"{label}: at most {cap} die", cap, total=cap, rule=rof.rule).total
+    ctx.trail.add("check", "ROF dice", dice, total=dice, rule=rof.rule, unit=firer.id)
+    return dice
+
+
+# --- to-hit [14.2.1] ---
+
+
+def to_hit(ctx: CdContext, firer: CdStand, target: CdStand, order: CdFire, base: int) -> int:
+    rule = tables.modifiers().to_hit.rule
+    ctx.trail.section(f"To hit {target.label}", rule=rule, unit=target.id)
+    number = ctx.trail.add("base", f"To-hit of {firer.label} at {order.range_band}", base, total=base,
+                           rule=rule).total
+    number = target_modifiers(ctx, firer, target, order, number)
+    number = firer_modifiers(ctx, firer, target, order, number)
+    ctx.trail.add("check", f"Hits {target.label} on {number} or less", number, total=number, rule=rule,
+                  unit=target.id)
+    return number
+
+
+def target_modifiers(ctx: CdContext, firer: CdStand, target: CdStand, order: CdFire, number: int) -> int:
+    table = tables.modifiers().to_hit
+    if order.close_assault or order.flame or firer.weapon_class == "F":
+        ctx.trail.note("Close assault and flame ignore the target modifiers", rule=table.rule)
+        return number
+    he = firer.weapon_class in table.he_classes
+    for key, applies in target_conditions(target, order):
+        if not applies:
+            continue
+        mod = getattr(table.target, key)
+        if he and mod.starred:
+            ctx.trail.note(f"HE ({firer.weapon_class} class) ignores: {mod.label}", rule=table.rule)
+            continue
+        number = ctx.modifier(mod, table.rule, number, unit=target.id)
+    return number
+
+
+def target_conditions(target: CdStand, order: CdFire) -> list[tuple[str, bool]]:
+    # Personnel cover is for everything that is not a vehicle; hull down is for AFVs only.
+    vehicle = target.kind in ("vehicle", "afv")
+    return [
+        ("patrol", order.target_patrol),
+        ("pinned_personnel", target.is_personnel and target.acts_pinned),
+        ("light_cover", order.cover == "light"),
+        ("afv_hull_down", order.hull_down and target.is_afv),
+        *[(key, order.cover == cover and not vehicle) for cover, key in PERSONNEL_COVER.items()],
+    ]
+
+
+def firer_modifiers(ctx: CdContext, firer: CdStand, target: CdStand, order: CdFire, number: int) -> int:
+    table = tables.modifiers().to_hit
+    for key, applies in firer_conditions(ctx, firer, target, order):
+        if applies:
+            number = ctx.modifier(getattr(table.firer, key), table.rule, number, unit=firer.id)
+    if firer.weapon_class == "H" and target.is_afv and target.weight:
+        mod = table.firer.h_vs_afv_per_weight
+        number = ctx.modifier(mod, table.rule, number, value=mod.value * target.weight,
+                              label=f"H class vs AFV of weight class {target.weight}", unit=firer.id)
+    return number
+
+
+def firer_conditions(ctx: CdContext, firer: CdStand, target: CdStand, order: CdFire) -> list[tuple[str, bool]]:
+    afv = tables.modifiers().afv
+    return [
+        ("h_vs_weak_afv", firer.weapon_class == "H" and afv.weak(target)),
+        ("veteran_elite", firer.quality in ("veteran", "elite")),
+        ("trained_green", firer.quality in ("trained", "green")),
+        ("suppressed", firer.suppressed),
+        ("hasty_advance", order.hasty_advance),
+        ("pinned", firer.acts_pinned),
+        ("a_vs_strong_afv", firer.weapon_class == "A" and afv.strong(target)),
+        ("w_vs_weak_afv", firer.weapon_class == "W" and afv.weak(target)),
+        ("rallying", firer.rallied_turn == ctx.turn),
+    ]
+
+
+# --- dice and results ---
+
+
+def roll_to_hit(ctx: CdContext, targets: list[CdStand], dice: int,
+                numbers: dict[str, int]) -> tuple[Counter[str], list[int]]:
+    rule = tables.modifiers().to_hit.rule
+    hits: Counter[str] = Counter()
+    naturals = []
+    for i in range(dice):
+        target = targets[i % len(targets)]  # round-robin (assumed, data/cd/modifiers.yaml)
+        natural = ctx.roller.d10(f"to hit {target.label}").dice[0]
+        naturals.append(natural)
+        hit = natural <= numbers[target.id]
+        hits[target.id] += hit
+        ctx.trail.add("dice", f"ROF die {i + 1} at {target.label}", natural, rule=rule, unit=target.id)
+        ctx.trail.add("check", f"{natural} vs {numbers[target.id]} or less: {'hit' if hit else 'miss'}",
+                      natural, total=numbers[target.id], rule=rule, unit=target.id)
+    return hits, naturals
+
+
+def hit_results(ctx: CdContext, firer: CdStand, targets: list[CdStand], hits: Counter[str], order: CdFire,
+                pen: int | None) -> dict[str, list[str]]:
+    results: dict[str, list[str]] = {}
+    for target in targets:
+        if not hits[target.id]:
+            continue
+        ctx.trail.section(f"Hit results on {target.label}: {hits[target.id]} hit(s)", rule="CD [19.1]",
+                          unit=target.id)
+        ap = ApHit(target.armour, pen, order.range_band, order.close_range) \
+            if pen is not None and target.is_afv else None
+        for _ in range(hits[target.id]):
+            if target.eliminated:
+                ctx.trail.note(f"{target.label} is already eliminated: the hit is spent", rule="CD [19.1]")
+                continue
+            results.setdefault(target.id, []).append(resolve_hit(ctx, target, ap))
+    return results
+
+
+def headline(firer: CdStand, targets: list[CdStand], dice: int, hits: Counter[str],
+             results: dict[str, list[str]]) -> str:
+    total = sum(hits.values())
+    text = f"{firer.name} fires {dice} ROF at {', '.join(t.name for t in targets)}: "
+    if not total:
+        return text + "no hits"
+    text += f"{total} hit{'s' if total > 1 else ''} -> "
+    if len(targets) == 1:
+        return text + ", ".join(results.get(targets[0].id, []))
+    return text + "; ".join(f"{t.name}: {', '.join(results[t.id])}" for t in targets if t.id in results)

@@ -1,0 +1,127 @@
+"""Indirect fire [17.6] and the artillery response roll [17.4].
+
+Each stand under the template takes one to-hit d10 against the firer's IDF number, modified by
+the card's target and firing-unit boxes; a hit reads the Hit Results chart with no modifiers
+(HE is not AP) [19.1]. Every targeted stand that still stands is suppressed [17.5, 20].
+"""
+
+from __future__ import annotations
+
+from ...errors import IllegalOrder, InvalidOrder
+from ...outcome import Outcome
+from . import tables
+from .context import CdContext
+from .fire import PERSONNEL_COVER, check_targets
+from .hits import check_depletion, resolve_hit, suppress
+from .models import CdStand
+from .orders import CdArtilleryResponse, CdIndirectFire
+
+IDF_PHASES = ("Artillery", "OpFire")  # IDF resolves in 1C, and as Op Fire in 3A
+RESPONSE_PHASES = ("Artillery",)  # 1A
+
+
+def resolve_indirect(ctx: CdContext, order: CdIndirectFire) -> Outcome:
+    firer = ctx.stand(order.firer, field="firer")
+    targets = [ctx.stand(t, field="targets") for t in order.targets]
+    if len({t.id for t in targets}) != len(targets):
+        raise InvalidOrder("a stand is named twice in 'targets'", field="targets")
+    check_idf_firer(ctx, firer)
+    check_targets(firer, targets)
+    ctx.trail.section(f"{firer.label} fires IDF at {', '.join(t.label for t in targets)}", rule="CD [17.6]",
+                      unit=firer.id)
+    hits: list[CdStand] = []
+    naturals: list[int] = []
+    for target in targets:
+        number = idf_to_hit(ctx, firer, target, order)
+        natural = ctx.roller.d10(f"IDF to hit {target.label}").dice[0]
+        naturals.append(natural)
+        hit = natural <= number
+        ctx.trail.add("dice", f"IDF to hit {target.label}", natural, rule="CD [17.6]", unit=target.id)
+        ctx.trail.add("check", f"{natural} vs {number} or less: {'hit' if hit else 'miss'}", natural,
+                      total=number, rule="CD [17.6]", unit=target.id)
+        if hit:
+            hits.append(target)
+    if order.h_and_i:
+        ctx.trail.note("H&I fire does not deplete ammunition", rule=tables.modifiers().ammo.rule)
+    else:  # several stands in a template: only the first (the card's different-colour) die depletes
+        check_depletion(ctx, firer, naturals[:1])
+    results = {t.id: resolve_hit(ctx, t, None) for t in hits}
+    suppress(ctx, targets, "CD [17.5, 20]")
+    return ctx.outcome("indirect_fire", idf_headline(firer, targets, results), firer.side)
+
+
+def check_idf_firer(ctx: CdContext, firer: CdStand) -> None:
+    if firer.eliminated:
+        raise IllegalOrder(f"{firer.label} is eliminated and cannot fire", rule="CD [19.1]")
+    if firer.idf_to_hit is None:
+        raise IllegalOrder(f"{firer.label} has no indirect-fire number (CD [17.6])", rule="CD [17.6]")
+    if firer.demoralized:
+        raise IllegalOrder(f"{firer.label} is demoralized and may not fire (CD [21.3.4])", rule="CD [21.3.4]")
+    if firer.ammo_depleted:
+        raise IllegalOrder(f"{firer.label} is out of ammunition until resupplied (CD [27.1])", rule="CD [27.1]")
+    ctx.require_phase(IDF_PHASES, "Indirect fire", "CD [17.6]")
+
+
+def idf_to_hit(ctx: CdContext, firer: CdStand, target: CdStand, order: CdIndirectFire) -> int:
+    table = tables.modifiers().idf
+    ctx.trail.section(f"IDF to hit {target.label}", rule=table.rule, unit=target.id)
+    number = ctx.trail.add("base", f"IDF number of {firer.label}", firer.idf_to_hit, total=firer.idf_to_hit,
+                           rule=table.rule).total
+    for mod, applies in idf_conditions(firer, target, order):
+        if applies:
+            number = ctx.modifier(mod, table.rule, number)
+    if target.is_afv and target.weight:
+        mod = table.target.afv_per_weight
+        number = ctx.modifier(mod, table.rule, number, value=mod.value * target.weight,
+                              label=f"vs AFV of weight class {target.weight}", unit=target.id)
+    ctx.trail.add("check", f"Hits {target.label} on {number} or less", number, total=number, rule=table.rule,
+                  unit=target.id)
+    return number
+
+
+def idf_conditions(firer: CdStand, target: CdStand, order: CdIndirectFire) -> list:
+    mods = tables.modifiers()
+    t, f = mods.idf.target, mods.idf.firer
+    covered = target.kind not in ("vehicle", "afv")
+    return [
+        *[(getattr(t, key), covered and order.cover == cover) for cover, key in PERSONNEL_COVER.items()],
+        (t.weak_afv, mods.afv.weak(target)),
+        (f.pinned, firer.acts_pinned),
+        (f.dedicated_battery, order.dedicated_battery),
+        (f.veteran_elite, firer.quality in ("veteran", "elite")),
+        (f.trained_green, firer.quality in ("trained", "green")),
+        (f.suppressed, firer.suppressed),
+    ]
+
+
+def idf_headline(firer: CdStand, targets: list[CdStand], results: dict[str, str]) -> str:
+    text = f"{firer.name} fires IDF at {', '.join(t.name for t in targets)}: "
+    if not results:
+        return text + "no hits"
+    n = len(results)
+    if len(targets) == 1:
+        return text + f"1 hit -> {results[targets[0].id]}"
+    by_id = {t.id: t.name for t in targets}
+    return text + f"{n} hit{'s' if n > 1 else ''} -> " + "; ".join(f"{by_id[i]}: {r}" for i, r in results.items())
+
+
+def resolve_response(ctx: CdContext, order: CdArtilleryResponse) -> Outcome:
+    firer = ctx.stand(order.firer, field="firer")
+    if firer.eliminated:
+        raise IllegalOrder(f"{firer.label} is eliminated and cannot fire", rule="CD [19.1]")
+    ctx.require_phase(RESPONSE_PHASES, "Artillery response", "CD [17.4]")
+    table = tables.modifiers().artillery_response
+    need = getattr(table, order.support)
+    kind = {"organic": "Organic artillery", "supporting": "Supporting artillery", "h_and_i": "H&I"}[order.support]
+    ctx.trail.section(f"Artillery response: {firer.label}", rule=table.rule, unit=firer.id)
+    ctx.trail.add("base", f"{kind} responds on", need, total=need, rule=table.rule)
+    roll = ctx.roller.d10(f"artillery response of {firer.label}").dice[0]
+    ok = roll <= need
+    ctx.trail.add("dice", f"Response roll for {firer.label}", roll, rule=table.rule, unit=firer.id)
+    ctx.trail.add("check", f"{roll} vs {need} or less: {'responds' if ok else 'no response'}", roll,
+                  total=need, rule=table.rule, unit=firer.id)
+    if ok:
+        ctx.trail.add("marker", f"{firer.label}: place the IDF template", rule=table.rule, unit=firer.id)
+    verdict = "responds, place the template" if ok else "no response this turn"
+    return ctx.outcome("artillery_response", f"{kind} response for {firer.name}: d10 {roll} -> {verdict}",
+                       firer.side)

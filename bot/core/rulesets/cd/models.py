@@ -1,0 +1,58 @@
+"""Command Decision: Test of Battle stands and their state (seed 004)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from ..base import UnitBase
+
+TroopQuality = Literal["green", "trained", "regular", "experienced", "veteran", "elite"]
+WeaponClass = Literal["A", "H", "HC", "W", "S", "F", "none"]
+
+
+class CdStand(UnitBase):
+    system: Literal["cd"] = "cd"
+    kind: Literal["personnel", "gun", "vehicle", "afv", "artillery"] = "personnel"
+    company: str = ""  # morale is checked by company [21]
+    quality: TroopQuality = "regular"
+    rof: int = 1
+    weapon_class: WeaponClass = "none"
+    # to-hit numbers by range band, from the players' equipment chart: {"short": 6, ...}
+    to_hit: dict[str, int] = Field(default_factory=dict)
+    penetration: dict[str, int] = Field(default_factory=dict)  # by range band, AP weapons
+    armour: int = 0  # armour value (AFVs)
+    weight: int = 0  # AFV weight class
+    caliber_mm: int = 0  # ammo depletion [27.1]
+    idf_to_hit: int | None = None  # indirect fire number
+    morale: int | None = None  # None: from the quality table in data (assumed)
+    elite_rof: bool = False
+    vehicle_type: Literal["none", "tank", "armoured_car", "other"] = "none"  # ammo depletion [27.1]
+    battalion_gun: bool = False  # fires at most 1 ROF die [13.5]
+
+    pinned: bool = False
+    shaken: bool = False
+    demoralized: bool = False
+    suppressed: bool = False
+    forced_back: bool = False  # this turn; counts against the company's morale [21.1.1]
+    ammo_depleted: bool = False
+
+    # Turn stamps: the per-turn morale rules read them, so no counter needs resetting.
+    pinned_turn: int | None = None  # the turn the pin was placed [21.3.2]
+    eliminated_turn: int | None = None  # "each stand eliminated this turn" [21.1.1]
+    morale_checked_turn: int | None = None  # a company checks once a turn (5B)
+    rallied_turn: int | None = None  # fire only in contact while rallying [21.4]
+
+    @property
+    def is_afv(self) -> bool:
+        return self.kind == "afv"
+
+    @property
+    def is_personnel(self) -> bool:
+        return self.kind == "personnel"
+
+    @property
+    def acts_pinned(self) -> bool:
+        """Pinned, or Shaken, which the card says acts 'as pinned' [21.3.3]."""
+        return self.pinned or self.shaken

@@ -1,0 +1,74 @@
+"""Command Decision orders: direct fire, indirect fire, artillery response, morale, rally, phase."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from ...orders import OrderBase, PhaseOrder
+
+Cover = Literal["none", "light", "medium", "hard", "fortification"]
+
+
+class CdFire(OrderBase):
+    """Direct fire [13, 14]: ROF dice, to-hit, one hit-result roll per hit [19.1]."""
+
+    action: Literal["fire"] = "fire"
+    firer: str  # one stand
+    targets: list[str] = Field(min_length=1, max_length=12)  # more than one: -1 ROF [13.5]
+    range_band: str  # a key of the firer's to_hit numbers, e.g. "short", "medium", "long"
+    cover: Cover = "none"  # the target's cover [14.2.1]
+    op_fire: bool = False  # Op Fire (+1 ROF); any fire in the Opportunity Fire Phase is Op Fire
+    in_contact: bool = False
+    close_assault: bool = False
+    flame: bool = False
+    human_wave: bool = False
+    passenger: bool = False
+    target_patrol: bool = False
+    hull_down: bool = False  # target AFV hull down or in BUA
+    hasty_advance: bool = False
+    close_range: bool = False  # AP natural 10 eliminates at close range [19.1]
+
+
+class CdIndirectFire(OrderBase):
+    """Indirect fire to-hit [17.6] and hit results."""
+
+    action: Literal["indirect_fire"] = "indirect_fire"
+    firer: str
+    targets: list[str] = Field(min_length=1, max_length=12)
+    cover: Cover = "none"
+    dedicated_battery: bool = False
+    h_and_i: bool = False  # harassment & interdiction fire: no ammo depletion [27.1]
+
+
+class CdArtilleryResponse(OrderBase):
+    """Artillery/air response roll for a spotted target [17.4]."""
+
+    action: Literal["artillery_response"] = "artillery_response"
+    firer: str
+    support: Literal["organic", "supporting", "h_and_i"] = "organic"
+
+
+class CdMorale(OrderBase):
+    """A company morale check [21] with the card's modifiers."""
+
+    action: Literal["morale"] = "morale"
+    company: str
+    in_cover: bool = False
+    enemy_personnel_near: bool = False  # enemy personnel within 12" and LOS
+    afv_near: bool = False  # enemy AFV within 12" and LOS
+    air_attack_near: bool = False
+    road_march: bool = False
+    targeted_by_tot: bool = False
+    in_contact: bool = False  # with unpinned enemy personnel or AFV (Demoralized -> eliminated)
+
+
+class CdRally(OrderBase):
+    """The Rally/Regroup order taking effect [21.4]."""
+
+    action: Literal["rally"] = "rally"
+    company: str
+
+
+CdOrder = CdFire | CdIndirectFire | CdArtilleryResponse | CdMorale | CdRally | PhaseOrder

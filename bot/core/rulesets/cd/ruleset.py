@@ -1,0 +1,103 @@
+"""The Command Decision ruleset class (see __init__.py for why it lives here)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel
+
+from ...dice import Roller
+from ...errors import IllegalOrder
+from ...outcome import Outcome, UnitEffect
+from ...ruleset import Ruleset
+from ...trail import Trail
+from . import tables
+from .models import CdStand
+from .orders import CdArtilleryResponse, CdFire, CdIndirectFire, CdMorale, CdOrder, CdRally
+
+if TYPE_CHECKING:
+    from ...game import Game
+
+
+class CdRuleset(Ruleset):
+    name = "cd"
+    title = "Command Decision: Test of Battle"
+    phases = ("Artillery", "Movement", "OpFire", "GeneralFire", "CommandMorale")
+    phase_names = {"Artillery": "Artillery & Air Phase", "Movement": "Movement Phase",
+                   "OpFire": "Opportunity Fire Phase", "GeneralFire": "General Fire Phase",
+                   "CommandMorale": "Command & Morale Phase"}
+    order_type = CdOrder
+
+    def unit_model(self):
+        return CdStand
+
+    def counter_types(self) -> dict[str, dict[str, Any]]:
+        return {key: dict(fields) for key, fields in tables.counters().counters.items()}
+
+    def resolve_action(self, game: Game, order: BaseModel, roller: Roller) -> Outcome:
+        from .context import CdContext
+        from .fire import resolve_fire
+        from .indirect import resolve_indirect, resolve_response
+        from .morale import resolve_morale, resolve_rally
+
+        ctx = CdContext(game=game, roller=roller)
+        handlers = ((CdFire, resolve_fire), (CdIndirectFire, resolve_indirect),
+                    (CdArtilleryResponse, resolve_response), (CdMorale, resolve_morale), (CdRally, resolve_rally))
+        for kind, handler in handlers:
+            if isinstance(order, kind):
+                return handler(ctx, order)
+        raise IllegalOrder(f"{self.title} has no '{getattr(order, 'action', '?')}' action")
+
+    # --- phases ---
+
+    def next_phase(self, game: Game) -> tuple[str, int, int]:
+        """Both sides act in every phase of a CD game turn (side A/B by the initiative roll of the
+        Movement Phase, which the players make), so the turn simply cycles: after Command &
+        Morale comes the next turn's Artillery & Air Phase, with the active side unchanged."""
+        i = self.phases.index(game.phase) if game.phase in self.phases else -1
+        if i + 1 < len(self.phases):
+            return self.phases[i + 1], game.turn, game.active_side
+        return self.phases[0], game.turn + 1, game.active_side
+
+    def phase_end(self, game: Game, trail: Trail, effects: list[UnitEffect]) -> None:
+        if game.phase == "CommandMorale":
+            end_of_turn(game, trail, effects)
+
+
+def end_of_turn(game: Game, trail: Trail, effects: list[UnitEffect]) -> None:
+    """Turn end (5F) and the Artillery Phase's clean-up (1B): old pins [21.3.2], this turn's
+    forced-back marks [21.1.1], suppression [17.5, 20] and smoke [17.5] come off."""
+    from .context import status_text
+
+    for stand in [u for u in game.units.values() if isinstance(u, CdStand) and not u.eliminated]:
+        before = status_text(stand)
+        done = _clean_stand(game, stand, trail)
+        if done:
+            effects.append(UnitEffect(unit=stand.id, name=stand.name, side=stand.side, before=before,
+                                      after=status_text(stand), effects=tuple(done)))
+    for loc in game.locations.values():
+        if loc.smoke:
+            loc.smoke = False
+            trail.add("marker", f"{loc.id}: smoke removed", rule="CD [17.5]")
+
+
+def _clean_stand(game: Game, stand: CdStand, trail: Trail) -> list[str]:
+    done = []
+    stale_pin = stand.pinned and (stand.pinned_turn or 0) < game.turn
+    if stale_pin and stand.morale_checked_turn != game.turn:
+        stand.pinned = False
+        done.append("pin removed (no check this turn)")
+        trail.add("marker", f"{stand.label}: pin removed, no morale check this turn", rule="CD [21.3.2]",
+                  unit=stand.id)
+    if stand.forced_back:
+        stand.forced_back = False
+        done.append("forced-back mark cleared")
+        trail.add("marker", f"{stand.label}: forced back this turn, cleared", rule="CD [21.1.1]", unit=stand.id)
+    if stand.suppressed:
+        stand.suppressed = False
+        done.append("suppression removed")
+        trail.add("marker", f"{stand.label}: suppression removed", rule="CD [17.5, 20]", unit=stand.id)
+    return done
+
+
+RULESET = CdRuleset()

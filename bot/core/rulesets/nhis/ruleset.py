@@ -1,0 +1,82 @@
+"""The No Honor in Surrender ruleset class (see __init__.py for why it lives here)."""
+
+from __future__ import annotations
+
+from ...dice import Roller
+from ...game import Game
+from ...outcome import Outcome, UnitEffect
+from ...ruleset import Ruleset
+from ...trail import Trail
+from . import fire, morale, rally, tables
+from .context import status_text
+from .models import NhisUnit
+from .orders import NhisFire, NhisMorale, NhisOrder, NhisRally
+
+
+class NhisRuleset(Ruleset):
+    name = "nhis"
+    title = "No Honor in Surrender"
+    # one *game* turn, shared by both sides (data/nhis/rules.yaml, "turn")
+    phases = tables.rules().turn.phases
+    phase_names = {"Rally": "Rally Phase", "Operations": "Operations Phase",
+                   "Administrative": "Administrative Phase"}
+    order_type = NhisOrder
+
+    def unit_model(self):
+        return NhisUnit
+
+    def counter_types(self) -> dict:
+        return tables.counter_types()
+
+    def terrains(self) -> dict:
+        return dict(tables.terrain_file().terrains)
+
+    def default_terrain(self) -> str:
+        return tables.terrain_file().default
+
+    def resolve_action(self, game: Game, order, roller: Roller) -> Outcome:
+        if isinstance(order, NhisFire):
+            return fire.resolve_fire(game, order, roller)
+        if isinstance(order, NhisMorale):
+            return morale.resolve_morale(game, order, roller)
+        if isinstance(order, NhisRally):
+            return rally.resolve_rally(game, order, roller)
+        return super().resolve_action(game, order, roller)
+
+    def next_phase(self, game: Game) -> tuple[str, int, int]:
+        """Both sides share each phase: after the last one the next game turn begins, and the
+        side with the first impulse (the active side) stays as the scenario set it."""
+        i = self.phases.index(game.phase) if game.phase in self.phases else -1
+        if i + 1 < len(self.phases):
+            return self.phases[i + 1], game.turn, game.active_side
+        return self.phases[0], game.turn + 1, game.active_side
+
+    def phase_end(self, game: Game, trail: Trail, effects: list[UnitEffect]) -> None:
+        units = [u for u in game.units.values() if isinstance(u, NhisUnit) and not u.eliminated]
+        if game.phase == self.phases[0]:
+            for unit in units:  # the next Rally Phase allows a new attempt
+                unit.rally_tried = False
+        if game.phase == self.phases[-1]:
+            for unit in units:
+                _end_of_turn(unit, trail, effects)
+
+
+def _end_of_turn(unit: NhisUnit, trail: Trail, effects: list[UnitEffect]) -> None:
+    """Administrative Phase: Move/Fire/Charge markers off, units no longer moving or crawling."""
+    rule = tables.rules().turn.rule
+    before = status_text(unit)
+    done: list[str] = []
+    if unit.marker:
+        trail.add("marker", f"{unit.label}: {unit.marker.title()} marker removed", rule=rule, unit=unit.id)
+        done.append(f"{unit.marker.title()} marker removed")
+        unit.marker = None
+    if unit.moving or unit.crawling:
+        trail.add("marker", f"{unit.label}: no longer moving", rule=rule, unit=unit.id)
+        done.append("stops moving")
+        unit.moving = unit.crawling = False
+    if done:
+        effects.append(UnitEffect(unit=unit.id, name=unit.name, side=unit.side, before=before,
+                                  after=status_text(unit), effects=tuple(done)))
+
+
+RULESET = NhisRuleset()

@@ -1,0 +1,179 @@
+"""Orders every ruleset shares: setting up and correcting the game (no dice).
+
+They go through the same path as rolling orders (``api.resolve``), so every change of state is
+one logged order that a replay can apply again.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from pydantic import Field, ValidationError
+
+from .errors import IllegalOrder, InvalidOrder
+from .game import Game, Location
+from .orders import OrderBase
+from .outcome import Outcome, UnitEffect
+from .ruleset import Ruleset
+from .trail import Trail
+
+ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,23}$"
+_ID_RE = re.compile(ID_PATTERN)
+MAX_UNITS = 400  # per game: a big ASL scenario has ~150 counters
+MAX_LOCATIONS = 2000
+
+
+class UnitAdd(OrderBase):
+    action: Literal["unit_add"] = "unit_add"
+    id: str = Field(pattern=ID_PATTERN)
+    type: str | None = None  # counter type from the library; None: custom, all stats given
+    side: int = Field(ge=0, le=1)
+    location: str | None = Field(default=None, pattern=ID_PATTERN)
+    stats: dict[str, Any] = Field(default_factory=dict)  # overrides of the library's numbers
+
+
+class UnitEdit(OrderBase):
+    action: Literal["unit_edit"] = "unit_edit"
+    unit: str
+    changes: dict[str, Any] = Field(min_length=1)  # field -> new value (a GM's correction)
+
+
+class UnitMove(OrderBase):
+    action: Literal["unit_move"] = "unit_move"
+    unit: str
+    location: str | None = Field(default=None, pattern=ID_PATTERN)  # None: off board
+
+
+class UnitRemove(OrderBase):
+    action: Literal["unit_remove"] = "unit_remove"
+    unit: str
+
+
+class LocationSet(OrderBase):
+    action: Literal["location_set"] = "location_set"
+    location: str = Field(pattern=ID_PATTERN)
+    terrain: str
+    features: list[str] = Field(default_factory=list)
+
+
+class Join(OrderBase):
+    action: Literal["join"] = "join"
+    side: int = Field(ge=0, le=1)
+    player: int = Field(gt=0)
+
+
+SetupOrder = UnitAdd | UnitEdit | UnitMove | UnitRemove | LocationSet | Join
+SETUP_ACTIONS = {"unit_add", "unit_edit", "unit_move", "unit_remove", "location_set", "join"}
+PROTECTED_FIELDS = {"id", "system", "side"}  # edit cannot change identity or allegiance
+
+
+def _outcome(ruleset: Ruleset, action: str, headline: str, trail: Trail,
+             effects: list[UnitEffect], side: int | None = None) -> Outcome:
+    return Outcome(ruleset=ruleset.name, action=action, headline=headline, actor_side=side,
+                   trail=trail.freeze(), effects=tuple(effects))
+
+
+def _ensure_location(game: Game, ruleset: Ruleset, location_id: str | None, trail: Trail) -> str | None:
+    if location_id is None:
+        return None
+    existing = next((k for k in game.locations if k.casefold() == location_id.casefold()), None)
+    if existing:
+        return existing
+    if len(game.locations) >= MAX_LOCATIONS:
+        raise IllegalOrder(f"this game already has {MAX_LOCATIONS} locations, the most one game may have")
+    game.locations[location_id] = Location(id=location_id, terrain=ruleset.default_terrain())
+    trail.note(f"New location {location_id}: {ruleset.default_terrain()} (set it with /location set)")
+    return location_id
+
+
+def resolve_setup(game: Game, ruleset: Ruleset, order: OrderBase) -> Outcome:
+    trail = Trail()
+    if isinstance(order, UnitAdd):
+        if game.find_unit(order.id) is not None:
+            raise IllegalOrder(f"there is already a unit '{order.id}' in this game")
+        if len([u for u in game.units.values() if not u.eliminated]) >= MAX_UNITS:
+            raise IllegalOrder(f"this game already has {MAX_UNITS} units, the most one game may have")
+        location = _ensure_location(game, ruleset, order.location, trail)
+        try:
+            unit = ruleset.make_unit(order.type, id=order.id, side=order.side, location=location,
+                                     stats=order.stats)
+        except ValidationError as exc:
+            raise InvalidOrder(_validation_message(exc, "stats"), field="stats") from None
+        game.units[unit.id] = unit
+        trail.add("effect", f"{unit.label} added for {game.side_name(unit.side)}"
+                  + (f" in {location}" if location else " off board"), unit=unit.id)
+        effect = UnitEffect(unit=unit.id, name=unit.name, side=unit.side, after="in play", effects=("added",))
+        return _outcome(ruleset, order.action, f"{unit.label} joins {game.side_name(unit.side)}",
+                        trail, [effect], unit.side)
+    if isinstance(order, UnitEdit):
+        unit = game.unit(order.unit)
+        bad = PROTECTED_FIELDS & set(order.changes)
+        if bad:
+            raise InvalidOrder(f"'{sorted(bad)[0]}' of a unit cannot be edited", field="changes")
+        unknown = set(order.changes) - set(type(unit).model_fields)
+        if unknown:
+            raise InvalidOrder(f"a {ruleset.title} unit has no field '{sorted(unknown)[0]}'", field="changes")
+        data = unit.model_dump()
+        data.update(order.changes)
+        try:
+            new = type(unit).model_validate(data)
+        except ValidationError as exc:
+            raise InvalidOrder(_validation_message(exc, "changes"), field="changes") from None
+        game.units[unit.id] = new
+        for key, value in order.changes.items():
+            trail.add("effect", f"{unit.label}: {key} {getattr(unit, key)!r} -> {value!r}", unit=unit.id)
+        return _outcome(ruleset, order.action, f"{unit.label} corrected", trail,
+                        [UnitEffect(unit=unit.id, name=new.name, side=new.side, effects=("edited",))], unit.side)
+    if isinstance(order, UnitMove):
+        unit = game.unit(order.unit)
+        if unit.eliminated:
+            raise IllegalOrder(f"{unit.label} is eliminated and cannot move")
+        location = _ensure_location(game, ruleset, order.location, trail)
+        before = unit.location
+        unit.location = location
+        # a support weapon moves with the unit carrying it
+        for other in game.units.values():
+            if getattr(other, "owner", None) == unit.id:
+                other.location = location
+        trail.add("effect", f"{unit.label}: {before or 'off board'} -> {location or 'off board'}", unit=unit.id)
+        return _outcome(ruleset, order.action, f"{unit.label} to {location or 'off board'}", trail,
+                        [UnitEffect(unit=unit.id, name=unit.name, side=unit.side, before=before or "",
+                                    after=location or "", effects=("moved",))], unit.side)
+    if isinstance(order, UnitRemove):
+        unit = game.unit(order.unit)
+        del game.units[unit.id]
+        for other in game.units.values():
+            if getattr(other, "owner", None) == unit.id:
+                other.owner = None  # type: ignore[union-attr]  (left unpossessed where it was)
+        trail.add("effect", f"{unit.label} removed from the game", unit=unit.id)
+        return _outcome(ruleset, order.action, f"{unit.label} removed", trail,
+                        [UnitEffect(unit=unit.id, name=unit.name, side=unit.side, effects=("removed",))], unit.side)
+    if isinstance(order, LocationSet):
+        terrain = order.terrain.casefold()
+        terrains = ruleset.terrains()
+        if terrains and terrain not in terrains:
+            raise InvalidOrder(f"unknown terrain '{order.terrain}' in {ruleset.title} "
+                               f"(terrains: {', '.join(sorted(terrains))})", field="terrain")
+        location = _ensure_location(game, ruleset, order.location, Trail()) or order.location
+        loc = game.locations[location]
+        loc.terrain = terrain
+        loc.features = list(order.features)
+        trail.add("effect", f"{location}: {terrain}" + (f" ({', '.join(order.features)})" if order.features else ""))
+        return _outcome(ruleset, order.action, f"{location} is {terrain}", trail, [])
+    if isinstance(order, Join):
+        for i, side in enumerate(game.sides):
+            if order.player in side.players and i != order.side:
+                raise IllegalOrder(f"you already play {side.name}")
+        side = game.sides[order.side]
+        if order.player not in side.players:
+            side.players.append(order.player)
+        trail.add("effect", f"<@{order.player}> plays {side.name}")
+        return _outcome(ruleset, order.action, f"A player joins {side.name}", trail, [], order.side)
+    raise InvalidOrder(f"unknown set-up action '{getattr(order, 'action', '?')}'", field="action")
+
+
+def _validation_message(exc: ValidationError, field: str) -> str:
+    err = exc.errors()[0]
+    where = ".".join(str(p) for p in err.get("loc", ()) if p != "__root__") or field
+    return f"{field}: {where}: {err.get('msg', 'invalid')}"
