@@ -1,0 +1,122 @@
+"""The store's interface: what the Referee service needs from persistence, and nothing more.
+
+Keeping it this small (load a game, save a game with its log entry, read the log) is what lets
+a PostgreSQL store serve several sharded bot processes later without touching cogs or core.
+Every write takes the state *and* its log entry together, so no store can save one without
+the other.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from typing import Literal
+
+from bot.core.game import Game
+
+from .chain import LogEntry
+
+# A game whose log reached this many entries takes no more commands: a bound on one game's
+# disk use and on the time verify needs (Issue 6). A real game has a few thousand.
+MAX_LOG_ENTRIES = 100_000
+
+GameStatus = Literal["active", "ended"]
+
+
+@dataclass(frozen=True)
+class StoredGame:
+    """A game row: the state and where its log stands (the last seq and its hash)."""
+
+    id: int
+    channel_id: int
+    guild_id: int | None
+    ruleset: str
+    status: GameStatus
+    created_at: str
+    game: Game
+    last_seq: int
+    head_hash: str
+
+
+class StoreError(Exception):
+    """A store refused a write; the service turns these into messages for players."""
+
+
+class ActiveGameExists(StoreError):
+    """The channel already has an active game (one per channel)."""
+
+
+class StaleGame(StoreError):
+    """The game changed since it was loaded (another process wrote first): nothing was saved."""
+
+
+class DuplicateInteraction(StoreError):
+    """An entry with this interaction id is already logged: nothing was saved."""
+
+    def __init__(self, interaction_id: int):
+        super().__init__(f"interaction {interaction_id} is already logged")
+        self.interaction_id = interaction_id
+
+
+class LogFull(StoreError):
+    """The game's log holds the most entries one game may have."""
+
+
+class SchemaTooNew(StoreError):
+    """The database was written by a newer version of the bot."""
+
+
+class Store(ABC):
+    """Persistence of games and their logs. Implementations must make ``create_game``,
+    ``append`` and ``end_game`` atomic: the state and its entry commit together or not at all."""
+
+    max_entries: int = MAX_LOG_ENTRIES
+
+    @abstractmethod
+    async def close(self) -> None: ...
+
+    @abstractmethod
+    async def load_active(self, channel_id: int) -> StoredGame | None:
+        """The channel's active game, or None."""
+
+    @abstractmethod
+    async def load_latest(self, channel_id: int) -> StoredGame | None:
+        """The channel's active game, else its most recently ended one (logs stay readable)."""
+
+    @abstractmethod
+    async def load_game(self, game_id: int) -> StoredGame | None: ...
+
+    @abstractmethod
+    async def create_game(self, channel_id: int, guild_id: int | None, game: Game,
+                          first_entry: Callable[[int], LogEntry]) -> tuple[StoredGame, LogEntry]:
+        """Create a game and its entry 1 in one transaction. ``first_entry`` receives the new
+        game's id (the entry's hash covers it) and returns the sealed entry."""
+
+    @abstractmethod
+    async def append(self, stored: StoredGame, game: Game, entry: LogEntry) -> StoredGame:
+        """Save ``game`` as the new state of ``stored`` and append ``entry``, in one transaction.
+        Raises StaleGame if the game moved on since ``stored`` was loaded."""
+
+    @abstractmethod
+    async def end_game(self, stored: StoredGame, entry: LogEntry) -> StoredGame:
+        """Append the closing entry and mark the game ended, in one transaction."""
+
+    @abstractmethod
+    async def entries(self, game_id: int, *, after_seq: int = 0, limit: int = 50) -> list[LogEntry]:
+        """At most ``limit`` entries with seq > ``after_seq``, in seq order (newest last).
+        Keyed on seq rather than an offset so a page costs the same at any depth of the log."""
+
+    @abstractmethod
+    async def entry_by_interaction(self, interaction_id: int) -> LogEntry | None: ...
+
+    async def iter_entries(self, game_id: int, *, batch: int = 500) -> AsyncIterator[LogEntry]:
+        """Every entry of a game in seq order, read in batches (verify, export)."""
+        after = 0
+        while True:
+            page = await self.entries(game_id, after_seq=after, limit=batch)
+            for entry in page:
+                yield entry
+            if len(page) < batch:
+                return
+            after = page[-1].seq

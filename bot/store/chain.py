@@ -1,0 +1,89 @@
+"""The tamper-evident log: canonical JSON, state hashes and hash-chained entries.
+
+Pure functions and one frozen model, shared by every store (SQLite today, PostgreSQL later)
+and by ``Referee.verify``. Each entry carries the hash of the one before it, so editing or
+deleting any row breaks the chain from that row on; the state hash of each entry lets a replay
+of the log be compared with what was recorded, entry by entry.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from bot.core.game import Game
+from bot.core.outcome import Outcome
+
+# prev_hash of a game's first entry: there is nothing before it to link to
+GENESIS_HASH = "0" * 64
+
+
+def canonical_json(value: Any) -> str:
+    """One spelling per value: sorted keys, no spaces, so equal content hashes equally."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def state_hash(game: Game) -> str:
+    """The hash of a game's whole state, as saved after an entry."""
+    return sha256(canonical_json(game.model_dump(mode="json")))
+
+
+class LogEntry(BaseModel):
+    """One logged command: who, what, the dice the core consumed, the Outcome and the hashes.
+
+    ``dice`` is the exact sequence the dice source handed out: every die of the outcome's
+    rolls in order, then any manual dice given but not needed. ``ScriptedDice(dice,
+    manual=manual)`` therefore reproduces the Outcome bit for bit on replay.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    game_id: int
+    seq: int = Field(ge=1)
+    time: str  # UTC, ISO 8601
+    actor: int  # Discord user id
+    command: str  # e.g. "/fire"
+    order: dict[str, Any]
+    dice: tuple[int, ...] = ()
+    manual: bool = False
+    outcome: dict[str, Any]  # Outcome.model_dump(mode="json")
+    state_hash: str
+    prev_hash: str
+    hash: str
+    interaction_id: int | None = None
+
+    def body(self) -> dict[str, Any]:
+        """Every field but the two hashes of the chain: what ``hash`` covers, with ``prev_hash``."""
+        return self.model_dump(mode="json", exclude={"prev_hash", "hash"})
+
+    def expected_hash(self) -> str:
+        return chain_hash(self.prev_hash, self.body())
+
+    def outcome_model(self) -> Outcome:
+        return Outcome.model_validate(self.outcome)
+
+    def export(self) -> dict[str, Any]:
+        """The entry as plain JSON (the format ``python -m bot rules replay`` reads)."""
+        return self.model_dump(mode="json")
+
+    @classmethod
+    def seal(cls, *, prev_hash: str, **fields: Any) -> "LogEntry":
+        """Build an entry and compute its hash from its content and the previous hash."""
+        draft = cls(prev_hash=prev_hash, hash="", **fields)
+        return draft.model_copy(update={"hash": draft.expected_hash()})
+
+
+def chain_hash(prev_hash: str, body: dict[str, Any]) -> str:
+    return sha256(prev_hash + canonical_json(body))
+
+
+def consumed_dice(outcome: Outcome) -> list[int]:
+    """The dice the source gave out for an outcome, in order (rolled, then unused manual dice)."""
+    return [d for roll in outcome.rolls for d in roll.dice] + list(outcome.unused_dice)

@@ -1,0 +1,89 @@
+"""Shared set-up for the store and service tests: actors, set-up orders, and a stand-in rolling
+action.
+
+The fire/morale/rally rules are being written by other helpers; these tests are about the
+store and the service (dice handed out once, logged, replayed), so one NHiS action is stood in
+by ``stand_in_rally``: a 2d6 against the unit's morale, rolled through the core's Roller and
+resolved through ``bot.core.api.resolve`` like any order.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bot.core.outcome import Outcome, UnitEffect
+from bot.core.trail import Trail
+from bot.service import Actor, Referee
+from bot.store import SqliteStore
+
+GM = Actor(1, name="gm")
+GERMAN = Actor(100, name="german")  # plays side 0
+RUSSIAN = Actor(200, name="russian")  # plays side 1
+STRANGER = Actor(999, name="onlooker")
+MANAGER = Actor(555, is_manager=True, name="moderator")
+
+CHANNEL = 10
+GUILD = 7
+
+
+def asl_squad(unit_id: str, side: int, location: str = "B5") -> dict:
+    return {"action": "unit_add", "id": unit_id, "side": side, "location": location,
+            "stats": {"kind": "squad", "name": "4-6-7", "fp": 4, "range": 6, "morale": 7}}
+
+
+def nhis_squad(unit_id: str, side: int, *, shaken: bool = True) -> dict:
+    return {"action": "unit_add", "id": unit_id, "side": side, "location": "0304",
+            "stats": {"kind": "squad", "name": "Rifle", "fp": 3, "range": 5, "morale": 7, "shaken": shaken}}
+
+
+async def open_store(tmp_path: Path, name: str = "referee.sqlite3", **kwargs) -> SqliteStore:
+    return await SqliteStore.open(tmp_path / "data" / name, **kwargs)
+
+
+async def seated_asl_game(referee: Referee, channel: int = CHANNEL) -> None:
+    """An ASL game run by GM, GERMAN on side 0 with A1, RUSSIAN on side 1 with R1 (entries 1-5)."""
+    await referee.new_game(channel, GUILD, GM, "asl", ["Germans", "Russians"], scenario="Store test")
+    await referee.act(channel, GERMAN, {"action": "join", "side": 0, "player": GERMAN.user_id}, command="/game join")
+    await referee.act(channel, RUSSIAN, {"action": "join", "side": 1, "player": RUSSIAN.user_id}, command="/game join")
+    await referee.act(channel, GM, asl_squad("A1", 0), command="/unit add")
+    await referee.act(channel, GM, asl_squad("R1", 1, "C5"), command="/unit add")
+
+
+def stand_in_rally(game, order, roller) -> Outcome:
+    """A shaken unit rallies on 2d6 <= its morale (stand-in for the NHiS rally being written)."""
+    unit = game.unit(order.unit)
+    roll = roller.two_d6(f"rally {unit.label}")
+    trail = Trail()
+    trail.add("dice", f"2d6 {roll.total}", roll.total)
+    passed = roll.total <= unit.morale
+    trail.add("check", f"{roll.total} vs morale {unit.morale}: {'rallies' if passed else 'stays shaken'}")
+    before = "shaken" if unit.shaken else "good order"
+    if passed:
+        unit.shaken = False
+    return Outcome(ruleset="nhis", action="rally", headline=f"{unit.label} rally: {roll.total}",
+                   actor_side=unit.side, trail=trail.freeze(),
+                   effects=(UnitEffect(unit=unit.id, name=unit.name, side=unit.side, before=before,
+                                       after="shaken" if unit.shaken else "good order"),))
+
+
+class CountingDice:
+    """A dice factory for ``Referee(dice=...)``: every source it makes counts into ``drawn``."""
+
+    def __init__(self, faces: tuple[int, ...] = (3, 4, 5, 2, 6, 1)):
+        self.faces = faces
+        self.drawn = 0
+
+    def __call__(self) -> "_CountedSource":
+        return _CountedSource(self)
+
+
+class _CountedSource:
+    manual = False
+
+    def __init__(self, counter: CountingDice):
+        self.counter = counter
+
+    def draw(self, sides: int) -> int:
+        value = self.counter.faces[self.counter.drawn % len(self.counter.faces)]
+        self.counter.drawn += 1
+        return min(value, sides)

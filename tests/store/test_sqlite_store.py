@@ -1,0 +1,155 @@
+"""The SQLite store: one game per channel, state + entry in one transaction, restarts lose nothing."""
+
+import sqlite3
+
+import pytest
+
+from bot.core.api import new_game, resolve
+from bot.store import (GENESIS_HASH, ActiveGameExists, DuplicateInteraction, LogEntry, LogFull, StaleGame,
+                       state_hash)
+
+from .helpers import asl_squad, open_store
+
+
+def _entry(game_id, seq, prev_hash, game, *, interaction_id=None, order=None):
+    return LogEntry.seal(prev_hash=prev_hash, game_id=game_id, seq=seq, time=f"2026-01-01T00:00:{seq:02d}.000+00:00",
+                         actor=1, command="/test", order=order or {"action": "new_game"}, outcome={"seq": seq},
+                         state_hash=state_hash(game), interaction_id=interaction_id)
+
+
+@pytest.fixture
+async def store(tmp_path):
+    store = await open_store(tmp_path)
+    yield store
+    await store.close()
+
+
+async def _create(store, channel=10, ruleset="asl"):
+    game = new_game(ruleset, sides=["Blue", "Red"], gm=1)
+    stored, _ = await store.create_game(channel, 7, game, lambda gid: _entry(gid, 1, GENESIS_HASH, game))
+    return stored
+
+
+async def _add_unit(store, stored, unit_id, **kw):
+    game = resolve(stored.game, asl_squad(unit_id, 0)).game
+    entry = _entry(stored.id, stored.last_seq + 1, stored.head_hash, game, order=asl_squad(unit_id, 0), **kw)
+    return await store.append(stored, game, entry), entry
+
+
+async def test_create_game_saves_the_state_and_entry_1_together(store):
+    stored = await _create(store)
+    assert (stored.channel_id, stored.guild_id, stored.ruleset, stored.status) == (10, 7, "asl", "active")
+    assert stored.last_seq == 1
+    [first] = await store.entries(stored.id)
+    assert first.seq == 1 and first.prev_hash == GENESIS_HASH
+    assert stored.head_hash == first.hash == first.expected_hash()
+
+
+async def test_a_channel_holds_one_active_game(store):
+    await _create(store, channel=10)
+    with pytest.raises(ActiveGameExists):
+        await _create(store, channel=10)
+    assert (await _create(store, channel=11)).channel_id == 11  # another channel (or thread) is free
+
+
+async def test_an_ended_game_stays_readable_and_a_new_one_gets_its_own_id(store):
+    first = await _create(store)
+    ended = await store.end_game(first, _entry(first.id, 2, first.head_hash, first.game,
+                                               order={"action": "end_game"}))
+    assert ended.status == "ended" and await store.load_active(10) is None
+    second = await _create(store)
+    assert second.id != first.id
+    assert [e.seq for e in await store.entries(first.id)] == [1, 2]
+    assert [e.seq for e in await store.entries(second.id)] == [1]
+    assert (await store.load_latest(10)).id == second.id
+    assert (await store.load_game(first.id)).status == "ended"
+
+
+async def test_a_restart_keeps_every_game_exactly(tmp_path):
+    store = await open_store(tmp_path)
+    stored = await _create(store, channel=10)
+    for unit_id in ("A1", "A2", "A3"):
+        stored, _ = await _add_unit(store, stored, unit_id)
+    other = await _create(store, channel=20, ruleset="cd")
+    await store.close()
+
+    reopened = await open_store(tmp_path)
+    try:
+        again = await reopened.load_active(10)
+        assert again == stored  # every field, the Game compared by value
+        assert sorted(again.game.units) == ["A1", "A2", "A3"]
+        assert (await reopened.load_active(20)).game == other.game
+        assert [e.seq for e in await reopened.entries(stored.id)] == [1, 2, 3, 4]
+    finally:
+        await reopened.close()
+
+
+async def test_if_the_entry_insert_fails_the_state_is_unchanged(store, monkeypatch):
+    stored = await _create(store)
+
+    async def failing_insert(db, entry):
+        raise sqlite3.OperationalError("disk I/O error (forced)")
+    monkeypatch.setattr(type(store), "_insert_entry", staticmethod(failing_insert))
+    with pytest.raises(sqlite3.OperationalError, match="forced"):
+        await _add_unit(store, stored, "A1")
+    monkeypatch.undo()
+    assert await store.load_active(10) == stored  # state, last_seq and head hash all as before
+    assert len(await store.entries(stored.id)) == 1
+
+
+async def test_a_duplicate_interaction_id_saves_nothing(store):
+    stored = await _create(store)
+    stored, _ = await _add_unit(store, stored, "A1", interaction_id=42)
+    with pytest.raises(DuplicateInteraction):
+        await _add_unit(store, stored, "A2", interaction_id=42)
+    after = await store.load_active(10)
+    assert after == stored and "A2" not in after.game.units
+    assert (await store.entry_by_interaction(42)).seq == 2
+
+
+async def test_a_write_from_a_stale_load_is_refused(store):
+    loaded = await _create(store)
+    await _add_unit(store, loaded, "A1")  # another process wrote first
+    with pytest.raises(StaleGame):
+        await _add_unit(store, loaded, "A2")
+    assert sorted((await store.load_active(10)).game.units) == ["A1"]
+
+
+async def test_entries_page_by_seq_newest_last(store):
+    stored = await _create(store)
+    for i in range(7):
+        stored, _ = await _add_unit(store, stored, f"A{i}")
+    assert [e.seq for e in await store.entries(stored.id, after_seq=0, limit=3)] == [1, 2, 3]
+    assert [e.seq for e in await store.entries(stored.id, after_seq=6, limit=3)] == [7, 8]
+    assert [e.seq async for e in store.iter_entries(stored.id, batch=3)] == list(range(1, 9))
+
+
+async def test_entries_read_back_equal_to_what_was_written(store):
+    stored = await _create(store)
+    _, written = await _add_unit(store, stored, "A1", interaction_id=9_007_199_254_740_993)
+    [_, read] = await store.entries(stored.id)
+    assert read == written  # snowflake-sized ids survive as INTEGER
+
+
+async def test_the_log_cap_refuses_more_entries_but_a_full_game_can_still_end(tmp_path):
+    store = await open_store(tmp_path, max_entries=2)
+    try:
+        stored = await _create(store)
+        stored, _ = await _add_unit(store, stored, "A1")
+        with pytest.raises(LogFull, match="2 entries"):
+            await _add_unit(store, stored, "A2")
+        ended = await store.end_game(stored, _entry(stored.id, 3, stored.head_hash, stored.game,
+                                                    order={"action": "end_game"}))
+        assert ended.status == "ended" and ended.last_seq == 3
+    finally:
+        await store.close()
+
+
+async def test_loading_a_game_uses_indexes_not_a_scan_of_the_log(store):
+    plans = []
+    for sql in ("SELECT state FROM games WHERE channel_id = 1 AND status = 'active'",
+                "SELECT * FROM log_entries WHERE interaction_id = 5",
+                "SELECT * FROM log_entries WHERE game_id = 1 AND seq > 10 ORDER BY seq LIMIT 10"):
+        async with store._db.execute(f"EXPLAIN QUERY PLAN {sql}") as cursor:
+            plans.append(" ".join(row[-1] for row in await cursor.fetchall()))
+    assert all("USING" in plan and "SCAN" not in plan for plan in plans), plans

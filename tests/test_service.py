@@ -1,0 +1,408 @@
+"""The referee service: permissions, exactly-once, per-channel serialization, the verifiable log."""
+
+import asyncio
+import json
+import sqlite3
+
+import pytest
+
+from bot.cli import replay_entries
+from bot.core.errors import InvalidOrder, RulesError
+from bot.core.rulesets import get_ruleset
+from bot.service import GameExists, NoGame, NotAllowed, Referee
+from bot.store import canonical_json
+
+from tests.store.helpers import (CHANNEL, GERMAN, GM, GUILD, MANAGER, RUSSIAN, STRANGER, CountingDice, asl_squad,
+                                 nhis_squad, open_store, seated_asl_game, stand_in_rally)
+
+
+@pytest.fixture
+async def store(tmp_path):
+    store = await open_store(tmp_path)
+    yield store
+    await store.close()
+
+
+@pytest.fixture
+def counter():
+    return CountingDice()
+
+
+@pytest.fixture
+def referee(store, counter):
+    return Referee(store, dice=counter)
+
+
+@pytest.fixture
+def rolling_rally(monkeypatch):
+    """NHiS rally rolls 2d6 through the core (stand-in until the NHiS rules land)."""
+    monkeypatch.setattr(get_ruleset("nhis"), "resolve_action", stand_in_rally)
+
+
+async def nhis_game(referee, channel=CHANNEL):
+    await referee.new_game(channel, GUILD, GM, "nhis", ["Americans", "Japanese"])
+    await referee.act(channel, GERMAN, {"action": "join", "side": 0, "player": GERMAN.user_id}, command="/game join")
+    await referee.act(channel, GM, nhis_squad("U1", 0), command="/unit add")
+
+
+async def _raw(tmp_path, sql, params=()):
+    """Edit the database by hand, as someone with the file would (outside the bot)."""
+    with sqlite3.connect(tmp_path / "data" / "referee.sqlite3") as db:
+        db.execute(sql, params)
+
+
+# --- games ---------------------------------------------------------------------------------
+
+
+async def test_a_new_game_is_logged_as_entry_1_with_its_creation_order(referee):
+    acted = await referee.new_game(CHANNEL, GUILD, GM, "asl", ["Germans", "Russians"], scenario="Guards",
+                                   options={"elr": [3, 2]})
+    assert acted.seq == 1 and acted.entry.command == "/game new" and acted.entry.actor == GM.user_id
+    assert acted.entry.order == {"action": "new_game", "ruleset": "asl", "sides": ["Germans", "Russians"],
+                                 "scenario": "Guards", "variant": None, "options": {"elr": [3, 2]},
+                                 "gm": GM.user_id}
+    assert acted.game.gm == GM.user_id and [s.elr for s in acted.game.sides] == [3, 2]
+    assert acted.outcome.headline == "New Advanced Squad Leader game: Germans vs Russians (Guards)"
+    assert await referee.game(CHANNEL) == acted.game
+
+
+async def test_a_second_game_in_the_channel_is_refused_with_how_to_end_the_first(referee):
+    await referee.new_game(CHANNEL, GUILD, GM, "asl", ["Germans", "Russians"])
+    with pytest.raises(GameExists, match=r"^There is already a game in this channel \(Advanced Squad Leader, "
+                                         r"Germans vs Russians, turn 1\).*/game end"):
+        await referee.new_game(CHANNEL, GUILD, GERMAN, "cd", ["Blue", "Red"])
+
+
+@pytest.mark.parametrize("call", ["game", "act", "log", "verify", "end_game"])
+async def test_a_channel_without_a_game_says_how_to_start_one(referee, call):
+    calls = {
+        "game": lambda: referee.game(CHANNEL),
+        "act": lambda: referee.act(CHANNEL, GM, {"action": "phase"}, command="/phase"),
+        "log": lambda: referee.log(CHANNEL),
+        "verify": lambda: referee.verify(CHANNEL),
+        "end_game": lambda: referee.end_game(CHANNEL, GM),
+    }
+    with pytest.raises(NoGame) as err:
+        await calls[call]()
+    assert str(err.value) == "There is no game in this channel: start one with /game new"
+    assert isinstance(err.value, RulesError)
+
+
+async def test_the_game_master_ends_the_game_and_a_new_one_may_start(referee):
+    await seated_asl_game(referee)
+    with pytest.raises(NotAllowed, match="only the game master"):
+        await referee.end_game(CHANNEL, GERMAN)
+    ended = await referee.end_game(CHANNEL, GM)
+    assert ended.seq == 6 and ended.entry.order == {"action": "end_game"}
+    assert ended.outcome.trail[0].label == "Germans: 1 unit in play"
+    with pytest.raises(NoGame):
+        await referee.game(CHANNEL)
+    page = await referee.log(CHANNEL)  # the ended game's log stays readable
+    assert page.status == "ended" and page.total == 6
+    await referee.new_game(CHANNEL, GUILD, RUSSIAN, "cd", ["Blue", "Red"])
+    assert (await referee.log(CHANNEL)).total == 1
+
+
+async def test_a_refused_order_changes_nothing_and_logs_nothing(referee):
+    await seated_asl_game(referee)
+    before = await referee.game(CHANNEL)
+    with pytest.raises(InvalidOrder, match="no unit 'Z9'"):
+        await referee.act(CHANNEL, GM, {"action": "unit_move", "unit": "Z9", "location": "C5"}, command="/unit move")
+    assert await referee.game(CHANNEL) == before
+    assert (await referee.log(CHANNEL)).total == 5
+
+
+# --- permissions -----------------------------------------------------------------------------
+
+
+async def test_a_player_moves_their_own_side_s_unit(referee):
+    await seated_asl_game(referee)
+    acted = await referee.act(CHANNEL, GERMAN, {"action": "unit_move", "unit": "A1", "location": "B6"},
+                              command="/unit move")
+    assert acted.game.units["A1"].location == "B6" and acted.entry.actor == GERMAN.user_id
+
+
+async def test_a_player_may_not_move_the_other_side_s_unit(referee):
+    await seated_asl_game(referee)
+    with pytest.raises(NotAllowed, match=r"^4-6-7 R1 belongs to Russians; you play Germans$"):
+        await referee.act(CHANNEL, GERMAN, {"action": "unit_move", "unit": "R1", "location": "B6"},
+                          command="/unit move")
+
+
+async def test_a_player_may_not_add_a_unit_to_the_other_side(referee):
+    await seated_asl_game(referee)
+    with pytest.raises(NotAllowed, match="a unit for Germans belongs to Germans; you play Russians"):
+        await referee.act(CHANNEL, RUSSIAN, asl_squad("A2", 0), command="/unit add")
+    acted = await referee.act(CHANNEL, RUSSIAN, asl_squad("R2", 1), command="/unit add")
+    assert acted.game.units["R2"].side == 1
+
+
+async def test_a_fire_group_naming_an_enemy_unit_is_refused_before_any_roll(referee, counter):
+    await seated_asl_game(referee)
+    order = {"action": "fire", "firers": ["A1", "R1"], "target": "C5", "range": 1}
+    with pytest.raises(NotAllowed, match="R1 belongs to Russians"):
+        await referee.act(CHANNEL, GERMAN, order, command="/fire")
+    assert counter.drawn == 0
+
+
+async def test_a_support_weapon_acts_for_the_side_of_the_unit_possessing_it(referee):
+    await seated_asl_game(referee)
+    await referee.act(CHANNEL, GM, {"action": "unit_add", "id": "MG1", "side": 1, "location": "C5",
+                                    "stats": {"kind": "sw", "name": "LMG", "sw_type": "LMG", "owner": "R1"}},
+                      command="/unit add")
+    with pytest.raises(NotAllowed, match="4-6-7 R1 belongs to Russians; you play Germans"):
+        await referee.act(CHANNEL, GERMAN, {"action": "transfer", "weapon": "MG1", "to": "A1"}, command="/transfer")
+
+
+async def test_someone_who_is_not_a_player_may_only_look(referee):
+    await seated_asl_game(referee)
+    with pytest.raises(NotAllowed, match="only the players of this game give orders"):
+        await referee.act(CHANNEL, STRANGER, {"action": "phase"}, command="/phase")
+    assert (await referee.game(CHANNEL)).units["A1"].location == "B5"  # looking is open to all
+    assert (await referee.log(CHANNEL)).total == 5
+
+
+async def test_any_player_advances_the_phase(referee):
+    await seated_asl_game(referee)
+    acted = await referee.act(CHANNEL, RUSSIAN, {"action": "phase"}, command="/phase")
+    assert acted.game.phase == "PFPh"
+
+
+@pytest.mark.parametrize("order", [
+    {"action": "location_set", "location": "B5", "terrain": "open"},
+    {"action": "unit_edit", "unit": "A1", "changes": {"morale": 8}},
+    {"action": "unit_remove", "unit": "A1"},
+])
+async def test_corrections_are_for_the_game_master_only(referee, order):
+    await seated_asl_game(referee)
+    with pytest.raises(NotAllowed, match="only the game master may"):
+        await referee.act(CHANNEL, GERMAN, order, command="/correct")
+    acted = await referee.act(CHANNEL, GM, order, command="/correct")
+    assert acted.seq == 6
+
+
+async def test_the_game_master_acts_for_either_side(referee):
+    await seated_asl_game(referee)
+    acted = await referee.act(CHANNEL, GM, {"action": "unit_move", "unit": "R1", "location": "D5"},
+                              command="/unit move")
+    assert acted.game.units["R1"].location == "D5"
+
+
+async def test_a_channel_manager_acts_as_game_master(referee):
+    await seated_asl_game(referee)
+    acted = await referee.act(CHANNEL, MANAGER, {"action": "unit_edit", "unit": "R1", "changes": {"morale": 8}},
+                              command="/unit edit")
+    assert acted.game.units["R1"].morale == 8
+
+
+async def test_anyone_may_join_for_themselves_but_not_seat_someone_else(referee):
+    await seated_asl_game(referee)
+    acted = await referee.act(CHANNEL, STRANGER, {"action": "join", "side": 1, "player": STRANGER.user_id},
+                              command="/game join")
+    assert STRANGER.user_id in acted.game.sides[1].players
+    with pytest.raises(NotAllowed, match="only for yourself"):
+        await referee.act(CHANNEL, GERMAN, {"action": "join", "side": 1, "player": 4242}, command="/game join")
+
+
+async def test_the_game_master_may_seat_another_player(referee):
+    await seated_asl_game(referee)
+    acted = await referee.act(CHANNEL, GM, {"action": "join", "side": 0, "player": 4242}, command="/game join")
+    assert 4242 in acted.game.sides[0].players
+
+
+async def test_a_cd_company_acts_for_the_side_of_its_stands(referee):
+    await referee.new_game(CHANNEL, GUILD, GM, "cd", ["Blue", "Red"])
+    await referee.act(CHANNEL, RUSSIAN, {"action": "join", "side": 1, "player": RUSSIAN.user_id}, command="/game join")
+    await referee.act(CHANNEL, GM, {"action": "unit_add", "id": "S1", "side": 0, "stats": {"company": "1st"}},
+                      command="/unit add")
+    with pytest.raises(NotAllowed, match="company 1st belongs to Blue; you play Red"):
+        await referee.act(CHANNEL, RUSSIAN, {"action": "morale", "company": "1st"}, command="/morale")
+
+
+# --- dice, exactly once ----------------------------------------------------------------------
+
+
+async def test_the_entry_logs_the_dice_the_core_consumed(referee, rolling_rally, counter):
+    await nhis_game(referee)
+    acted = await referee.act(CHANNEL, GERMAN, {"action": "rally", "unit": "U1"}, command="/rally")
+    assert acted.outcome.rolls[0].dice == (3, 4) and acted.entry.dice == (3, 4)
+    assert acted.entry.manual is False and counter.drawn == 2
+    assert [s.label for s in acted.outcome.trail] == ["2d6 7", "7 vs morale 7: rallies"]
+    assert acted.game.units["U1"].shaken is False
+
+
+async def test_manual_dice_are_used_logged_and_never_topped_up(referee, rolling_rally, counter):
+    await nhis_game(referee)
+    acted = await referee.act(CHANNEL, GERMAN, {"action": "rally", "unit": "U1"}, dice=[6, 5, 2], command="/rally")
+    assert acted.outcome.manual_dice and acted.outcome.unused_dice == (2,)
+    assert acted.entry.dice == (6, 5, 2) and acted.entry.manual is True
+    assert acted.game.units["U1"].shaken is True  # 11 > morale 7
+    assert counter.drawn == 0
+
+
+async def test_an_interaction_delivered_twice_rolls_once(referee, rolling_rally, counter):
+    await nhis_game(referee)
+    first = await referee.act(CHANNEL, GERMAN, {"action": "rally", "unit": "U1"}, command="/rally",
+                              interaction_id=5001)
+    again = await referee.act(CHANNEL, GERMAN, {"action": "rally", "unit": "U1"}, command="/rally",
+                              interaction_id=5001)
+    assert counter.drawn == 2
+    assert (first.replayed, again.replayed) == (False, True)
+    assert again.outcome == first.outcome and again.entry == first.entry and again.game == first.game
+    assert (await referee.log(CHANNEL)).total == 4
+
+
+async def test_a_redelivered_interaction_is_answered_from_the_log_after_a_restart(tmp_path, rolling_rally):
+    store = await open_store(tmp_path)
+    try:
+        await nhis_game(Referee(store))
+        first = await Referee(store).act(CHANNEL, GERMAN, {"action": "rally", "unit": "U1"}, command="/rally",
+                                         interaction_id=6001)
+    finally:
+        await store.close()
+    counter = CountingDice()
+    store = await open_store(tmp_path)
+    try:
+        again = await Referee(store, dice=counter).act(CHANNEL, GERMAN, {"action": "rally", "unit": "U1"},
+                                                       command="/rally", interaction_id=6001)
+    finally:
+        await store.close()
+    assert again.replayed and again.outcome == first.outcome and counter.drawn == 0
+
+
+async def test_a_game_creation_delivered_twice_creates_one_game(referee):
+    first = await referee.new_game(CHANNEL, GUILD, GM, "asl", ["Germans", "Russians"], interaction_id=7001)
+    again = await referee.new_game(CHANNEL, GUILD, GM, "asl", ["Germans", "Russians"], interaction_id=7001)
+    assert again.replayed and again.entry == first.entry
+
+
+# --- one command, one transaction; one channel at a time -----------------------------------
+
+
+async def test_if_saving_fails_the_game_is_unchanged(referee, store, monkeypatch):
+    await seated_asl_game(referee)
+    before = await referee.game(CHANNEL)
+
+    async def failing_insert(db, entry):
+        raise sqlite3.OperationalError("database disk image is malformed (forced)")
+    monkeypatch.setattr(type(store), "_insert_entry", staticmethod(failing_insert))
+    with pytest.raises(sqlite3.OperationalError):
+        await referee.act(CHANNEL, GM, {"action": "unit_move", "unit": "A1", "location": "Z1"}, command="/unit move")
+    monkeypatch.undo()
+    assert await referee.game(CHANNEL) == before
+    assert (await referee.verify(CHANNEL)).ok
+
+
+async def test_fifty_commands_at_once_in_one_channel_run_one_at_a_time(referee):
+    await referee.new_game(CHANNEL, GUILD, GM, "asl", ["Germans", "Russians"])
+    results = await asyncio.gather(*[
+        referee.act(CHANNEL, GM, asl_squad(f"A{i}", 0), command="/unit add") for i in range(50)])
+    assert sorted(r.seq for r in results) == list(range(2, 52))
+    page = await referee.log(CHANNEL, page=1, per_page=50)
+    assert [e.seq for e in page.entries] == list(range(1, 51))
+    assert len((await referee.game(CHANNEL)).units) == 50
+    assert (await referee.verify(CHANNEL)).checked == 51
+
+
+async def test_fifty_channels_at_once_all_succeed(referee):
+    await asyncio.gather(*[referee.new_game(c, GUILD, GM, "asl", ["Germans", "Russians"]) for c in range(100, 150)])
+    results = await asyncio.gather(*[
+        referee.act(c, GM, asl_squad("A1", 0), command="/unit add") for c in range(100, 150)])
+    assert {r.seq for r in results} == {2}
+    assert len({r.entry.game_id for r in results}) == 50
+
+
+async def test_the_log_cap_is_a_clear_refusal(tmp_path):
+    store = await open_store(tmp_path, max_entries=2)
+    referee = Referee(store)
+    try:
+        await referee.new_game(CHANNEL, GUILD, GM, "asl", ["Germans", "Russians"])
+        await referee.act(CHANNEL, GM, {"action": "phase"}, command="/phase")
+        with pytest.raises(NotAllowed, match=r"log is full \(2 entries.*/game end"):
+            await referee.act(CHANNEL, GM, {"action": "phase"}, command="/phase")
+        assert (await referee.end_game(CHANNEL, GM)).seq == 3
+    finally:
+        await store.close()
+
+
+# --- the log and verify ------------------------------------------------------------------------
+
+
+async def test_the_log_pages_from_the_start_and_defaults_to_the_newest(referee):
+    await seated_asl_game(referee)
+    newest = await referee.log(CHANNEL, per_page=2)
+    assert (newest.page, newest.pages, [e.seq for e in newest.entries]) == (3, 3, [5])
+    assert [e.command for e in (await referee.log(CHANNEL, page=1, per_page=2)).entries] == ["/game new", "/game join"]
+    with pytest.raises(InvalidOrder, match="the log has 3 pages; there is no page 4"):
+        await referee.log(CHANNEL, page=4, per_page=2)
+
+
+async def test_verify_accepts_a_played_game(referee, rolling_rally):
+    await nhis_game(referee)
+    await referee.act(CHANNEL, GERMAN, {"action": "rally", "unit": "U1"}, command="/rally")
+    await referee.act(CHANNEL, GERMAN, {"action": "rally", "unit": "U1"}, dice=[1, 1, 4], command="/rally")
+    await referee.act(CHANNEL, GM, {"action": "phase", "to": "Administrative"}, command="/phase")
+    await referee.end_game(CHANNEL, GM)
+    report = await referee.verify(CHANNEL)
+    assert (report.ok, report.checked, report.first_bad_seq) == (True, 7, None)
+
+
+async def test_the_export_replays_through_the_rules_interface(referee, rolling_rally):
+    await nhis_game(referee)
+    await referee.act(CHANNEL, GERMAN, {"action": "rally", "unit": "U1"}, dice=[2, 2, 6], command="/rally")
+    export = await referee.export(CHANNEL)
+    assert replay_entries(json.loads(json.dumps(export["entries"]))) == (True, "4 entries reproduced bit for bit")
+
+
+async def test_verify_names_an_entry_whose_outcome_was_edited(referee, tmp_path):
+    await seated_asl_game(referee)
+    outcome = (await referee.log(CHANNEL, page=1, per_page=5)).entries[3].outcome
+    forged = canonical_json({**outcome, "headline": "8-1 A1 joins Germans"})
+    await _raw(tmp_path, "UPDATE log_entries SET outcome = ? WHERE seq = 4", (forged,))
+    report = await referee.verify(CHANNEL)
+    assert (report.ok, report.checked, report.first_bad_seq) == (False, 3, 4)
+    assert report.reason == "entry #4 was changed after it was written: its content does not match its hash"
+
+
+async def test_verify_names_a_deleted_entry(referee, tmp_path):
+    await seated_asl_game(referee)
+    await _raw(tmp_path, "DELETE FROM log_entries WHERE seq = 3")
+    report = await referee.verify(CHANNEL)
+    assert (report.ok, report.first_bad_seq) == (False, 3)
+    assert report.reason == "entry #3 is missing: the log goes from #2 to #4"
+
+
+async def test_verify_names_a_deleted_last_entry(referee, tmp_path):
+    await seated_asl_game(referee)
+    await _raw(tmp_path, "DELETE FROM log_entries WHERE seq = 5")
+    report = await referee.verify(CHANNEL)
+    assert (report.ok, report.checked, report.first_bad_seq) == (False, 4, 5)
+
+
+async def test_verify_catches_a_forged_entry_even_with_a_recomputed_chain(referee, tmp_path, rolling_rally):
+    """Someone rewrites a rally's dice and re-hashes every entry: the replay still disagrees."""
+    await nhis_game(referee)
+    await referee.act(CHANNEL, GERMAN, {"action": "rally", "unit": "U1"}, dice=[6, 6], command="/rally")
+    store = await open_store(tmp_path, name="referee.sqlite3")
+    try:
+        [entry] = [e async for e in store.iter_entries(1) if e.seq == 4]
+    finally:
+        await store.close()
+    forged = entry.model_copy(update={"dice": (1, 1)})
+    forged = forged.model_copy(update={"hash": forged.expected_hash()})
+    await _raw(tmp_path, "UPDATE log_entries SET dice = ?, hash = ? WHERE seq = 4", ("[1,1]", forged.hash))
+    await _raw(tmp_path, "UPDATE games SET head_hash = ?", (forged.hash,))
+    report = await referee.verify(CHANNEL)
+    assert (report.ok, report.first_bad_seq) == (False, 4)
+    assert report.reason == ("replaying entry #4 gives a different result "
+                             '(outcome.effects[0].after: logged "shaken", replayed "good order")')
+
+
+async def test_verify_catches_a_state_edited_outside_the_bot(referee, tmp_path):
+    await seated_asl_game(referee)
+    game = await referee.game(CHANNEL)
+    edited = game.model_copy(update={"turn": 9})
+    await _raw(tmp_path, "UPDATE games SET state = ?", (edited.model_dump_json(),))
+    report = await referee.verify(CHANNEL)
+    assert (report.ok, report.checked, report.first_bad_seq) == (False, 5, None)
+    assert "saved game state does not match the state after entry #5" in report.reason
