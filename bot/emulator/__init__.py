@@ -1,0 +1,20 @@
+"""A loopback Discord (gateway + REST on 127.0.0.1) for end-to-end tests and the sandbox.
+
+    async with running(bot) as (fake, bot):
+        reply = await fake.send_command("fire", {"unit": "A1", "target": "B2"})
+        assert reply.embeds[0]["title"] == ...
+"""
+
+from bot.emulator.harness import running
+from bot.emulator.patch import API_ENV, GATEWAY_ENV, apply_env_endpoints, pointed_at
+from bot.emulator.payloads import (
+    MANAGE_CHANNELS, PLAYER_PERMISSIONS, AppSpec, ChannelSpec, GuildSpec, UserSpec, default_guild,
+)
+from bot.emulator.records import Callback, InteractionRecord, Reply, SentFile, StoredMessage
+from bot.emulator.server import FakeDiscord
+
+__all__ = [
+    "API_ENV", "GATEWAY_ENV", "MANAGE_CHANNELS", "PLAYER_PERMISSIONS", "AppSpec", "Callback", "ChannelSpec",
+    "FakeDiscord", "GuildSpec", "InteractionRecord", "Reply", "SentFile", "StoredMessage", "UserSpec",
+    "apply_env_endpoints", "default_guild", "pointed_at", "running",
+]

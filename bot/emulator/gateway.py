@@ -1,0 +1,128 @@
+"""The fake gateway: HELLO, heartbeat ACKs, IDENTIFY -> READY + GUILD_CREATE, RESUME -> RESUMED.
+
+Every dispatch is kept in the session's log with its sequence number, as Discord does, so a
+client that RESUMEs after a dropped socket is sent what it missed: an interaction dispatched
+while the socket was down reaches the bot once it is back, never lost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import secrets
+from typing import Any, Callable
+
+from aiohttp import WSMsgType, web
+
+log = logging.getLogger(__name__)
+
+DISPATCH, HEARTBEAT, IDENTIFY, RESUME, INVALID_SESSION, HELLO, HEARTBEAT_ACK = 0, 1, 2, 6, 9, 10, 11
+RESUMABLE_CLOSE = 4000  # "unknown error": discord.py reconnects and RESUMEs on it
+
+
+class Gateway:
+    """One bot session at a time (the bot is not sharded)."""
+
+    def __init__(self, *, ready_frames: Callable[[str], list[tuple[str, dict[str, Any]]]],
+                 heartbeat_interval_ms: int = 41_250):
+        self._ready_frames = ready_frames  # session id -> [("READY", d), ("GUILD_CREATE", d), ...]
+        self.heartbeat_interval_ms = heartbeat_interval_ms
+        self.session_id: str | None = None
+        self.seq = 0
+        self.log: list[dict[str, Any]] = []  # the session's dispatches, for RESUME replays
+        self.identifies = 0
+        self.resumes = 0
+        self.heartbeats = 0
+        self.received: list[dict[str, Any]] = []  # every frame the client sent, heartbeats excepted
+        self._socket: web.WebSocketResponse | None = None
+        self._sockets: set[web.WebSocketResponse] = set()
+        self._changed = asyncio.Event()  # set at each READY/RESUMED
+
+    @property
+    def connected(self) -> bool:
+        return self._socket is not None and not self._socket.closed
+
+    async def handle(self, request: web.Request) -> web.WebSocketResponse:
+        socket = web.WebSocketResponse(max_msg_size=0, timeout=2.0)
+        await socket.prepare(request)
+        self._sockets.add(socket)
+        try:
+            await self._send(socket, {"op": HELLO, "d": {"heartbeat_interval": self.heartbeat_interval_ms}})
+            async for message in socket:
+                if message.type is WSMsgType.TEXT:
+                    await self._on_frame(socket, json.loads(message.data))
+        finally:
+            self._sockets.discard(socket)
+            if self._socket is socket:
+                self._socket = None
+        return socket
+
+    async def _on_frame(self, socket: web.WebSocketResponse, frame: dict[str, Any]) -> None:
+        op = frame.get("op")
+        if op == HEARTBEAT:
+            self.heartbeats += 1
+            await self._send(socket, {"op": HEARTBEAT_ACK})
+            return
+        self.received.append(frame)
+        if op == IDENTIFY:
+            await self._identify(socket)
+        elif op == RESUME:
+            await self._resume(socket, frame.get("d") or {})
+        # presence updates (3) and member requests (8) need no answer here
+
+    async def _identify(self, socket: web.WebSocketResponse) -> None:
+        self.identifies += 1
+        self.session_id, self.seq, self.log = secrets.token_hex(16), 0, []
+        self._socket = socket
+        for event, data in self._ready_frames(self.session_id):
+            await self.dispatch(event, data)
+        self._changed.set()
+
+    async def _resume(self, socket: web.WebSocketResponse, data: dict[str, Any]) -> None:
+        if data.get("session_id") != self.session_id:
+            # an unknown session cannot resume: the client must IDENTIFY afresh
+            await self._send(socket, {"op": INVALID_SESSION, "d": False})
+            return
+        self.resumes += 1
+        self._socket = socket
+        missed_after = int(data.get("seq") or 0)
+        for frame in [f for f in self.log if f["s"] > missed_after]:
+            await self._send(socket, frame)
+        await self._send(socket, self._frame("RESUMED", {}))
+        self._changed.set()
+
+    def _frame(self, event: str, data: dict[str, Any]) -> dict[str, Any]:
+        self.seq += 1
+        return {"op": DISPATCH, "t": event, "s": self.seq, "d": data}
+
+    async def dispatch(self, event: str, data: dict[str, Any]) -> None:
+        """Send a dispatch now, or keep it for the RESUME replay if the socket is down."""
+        frame = self._frame(event, data)
+        self.log.append(frame)
+        if self.connected:
+            await self._send(self._socket, frame)
+
+    async def _send(self, socket: web.WebSocketResponse | None, frame: dict[str, Any]) -> None:
+        if socket is None or socket.closed:
+            return
+        try:
+            await socket.send_str(json.dumps(frame))
+        except (ConnectionError, RuntimeError):
+            # the socket closed under us; a dispatch stays in the log for the RESUME replay
+            log.debug("gateway frame not sent: socket closing")
+
+    async def drop(self, code: int = RESUMABLE_CLOSE, *, wait: bool = True, timeout: float = 5.0) -> None:
+        """Close the live socket with ``code``; with ``wait``, return once the client is back."""
+        socket = self._socket
+        if socket is None:
+            raise AssertionError("the gateway has no connected client to drop")
+        self._socket = None
+        self._changed.clear()
+        await socket.close(code=code, message=b"dropped by the emulator")
+        if wait:
+            await asyncio.wait_for(self._changed.wait(), timeout)
+
+    async def close_all(self) -> None:
+        for socket in list(self._sockets):
+            await socket.close(code=1001, message=b"emulator stopping")

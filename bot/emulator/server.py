@@ -1,0 +1,580 @@
+"""FakeDiscord: a loopback Discord (REST + gateway) the real discord.py client talks to.
+
+It serves what the client needs to log in, open the gateway, sync its commands and answer
+interactions; it records everything the bot sends (per interaction token and per channel),
+builds interactions typed against the schema the bot synced, and injects the faults the
+reliability tests need (429s, a dropped gateway, a redelivered interaction).
+See notes/discord-emulator.md for what each piece was checked against.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import secrets
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from aiohttp import web
+
+from bot.emulator import payloads as pl
+from bot.emulator.gateway import RESUMABLE_CLOSE, Gateway
+from bot.emulator.messages import REPLY_TO_COMMAND, MessageStore, read_body, snowflakes
+from bot.emulator.records import (
+    CHANNEL_MESSAGE, DEFERRED_CHANNEL_MESSAGE, DEFERRED_UPDATE_MESSAGE, UPDATE_MESSAGE,
+    Callback, InteractionRecord, Reply, StoredMessage,
+)
+from bot.emulator.schema import USER, build_command
+
+log = logging.getLogger(__name__)
+
+API = "/api/v10"
+LOADING = 1 << 7  # message flag: "the bot is thinking" (a deferred reply not yet edited)
+ALL_APP_PERMISSIONS = (1 << 51) - 1
+# the tasks discord.py runs an interaction's handler in; a reply is complete once they end
+HANDLER_TASK_PREFIXES = ("CommandTree-invoker", "discord-ui-view-dispatch", "discord-ui-modal",
+                         "discord.py: on_interaction")
+
+
+@dataclass
+class Fault:
+    """An answer served instead of the real one, ``count`` times, to matching requests."""
+
+    route: str  # a substring of the request's path and query
+    status: int
+    body: dict[str, Any]
+    headers: dict[str, str]
+    count: int
+    method: str | None = None
+
+
+@dataclass(frozen=True)
+class RequestLog:
+    method: str
+    path: str
+    status: int
+
+
+def json_response(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> web.Response:
+    # exactly "application/json": with "; charset=utf-8" appended discord.py reads a str
+    return web.Response(body=json.dumps(data).encode(), status=status,
+                        headers={"Content-Type": "application/json", **(headers or {})})
+
+
+def error_response(status: int, code: int, message: str) -> web.Response:
+    return json_response({"message": message, "code": code}, status)
+
+
+class FakeDiscord:
+    def __init__(self, *, guilds: list[pl.GuildSpec] | None = None, app: pl.AppSpec | None = None,
+                 token: str | None = None, host: str = "127.0.0.1", port: int = 0,
+                 reply_timeout: float = 5.0, heartbeat_interval_ms: int = 41_250):
+        self.guilds = guilds if guilds is not None else [pl.default_guild()]
+        self.app = app or pl.AppSpec()
+        self.token = token  # when set, REST calls with another bot token get a 401
+        self.host, self.port = host, port
+        self.reply_timeout = reply_timeout
+        self._ids = snowflakes()
+        self.gateway = Gateway(ready_frames=self._ready_frames, heartbeat_interval_ms=heartbeat_interval_ms)
+        self.messages = MessageStore(self.app, self._ids, base_url="")
+        self.commands: dict[int | None, list[dict[str, Any]]] = {}  # guild id (None: global) -> synced
+        self.syncs: list[tuple[int | None, list[dict[str, Any]]]] = []
+        self.interactions: dict[str, InteractionRecord] = {}  # by token
+        self.requests: list[RequestLog] = []
+        self.faults: list[Fault] = []
+        self.faults_served: list[RequestLog] = []
+        self.receipts_tracked = False  # set by the harness: the bot reports each interaction it gets
+        self._runner: web.AppRunner | None = None
+
+    # --- lifecycle -------------------------------------------------------------------------
+    @property
+    def base_url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    @property
+    def api_url(self) -> str:
+        return self.base_url + API
+
+    @property
+    def gateway_url(self) -> str:
+        return f"ws://{self.host}:{self.port}/gateway"
+
+    async def start(self) -> FakeDiscord:
+        self._runner = web.AppRunner(self._make_app(), access_log=None, shutdown_timeout=0.5)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, self.host, self.port)
+        await site.start()
+        self.port = self._runner.addresses[0][1]  # the ephemeral port the OS chose
+        self.messages.base_url = self.base_url
+        return self
+
+    async def stop(self) -> None:
+        await self.gateway.close_all()
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    async def __aenter__(self) -> FakeDiscord:
+        return await self.start()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    def _make_app(self) -> web.Application:
+        app = web.Application(middlewares=[self._middleware], client_max_size=64 * 1024 * 1024)
+        get, put, post = web.get, web.put, web.post
+        app.add_routes([
+            get("/gateway", self.gateway.handle),
+            get(API + "/users/@me", self._me),
+            get(API + "/oauth2/applications/@me", self._application),
+            get(API + "/gateway", self._gateway_info),
+            get(API + "/gateway/bot", self._gateway_bot),
+            put(API + "/applications/{app}/commands", self._sync_commands),
+            put(API + "/applications/{app}/guilds/{guild}/commands", self._sync_commands),
+            get(API + "/applications/{app}/commands", self._get_commands),
+            get(API + "/applications/{app}/guilds/{guild}/commands", self._get_commands),
+            post(API + "/interactions/{id}/{token}/callback", self._callback),
+            post(API + "/webhooks/{app}/{token}", self._followup),
+            web.route("*", API + "/webhooks/{app}/{token}/messages/{message}", self._webhook_message),
+            post(API + "/channels/{channel}/messages", self._channel_post),
+            web.route("*", API + "/channels/{channel}/messages/{message}", self._channel_message),
+            get("/attachments/{message}/{attachment}/{filename}", self._attachment),
+        ])
+        return app
+
+    # --- middleware: faults, auth, the request log, JSON errors ------------------------------
+    @web.middleware
+    async def _middleware(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        response = self._fault_for(request) or self._auth_failure(request)
+        if response is None:
+            try:
+                response = await handler(request)
+            except web.HTTPException as exc:
+                # unknown routes and methods: a JSON 4xx, never a 5xx (the client would retry
+                # a 5xx with 1-5 s sleeps and the test would only see a timeout)
+                response = error_response(exc.status, 0, f"{exc.status}: {exc.reason}")
+        self.requests.append(RequestLog(request.method, request.path_qs, response.status))
+        return response
+
+    def _fault_for(self, request: web.Request) -> web.Response | None:
+        for fault in self.faults:
+            if fault.count > 0 and fault.route in request.path_qs and fault.method in (None, request.method):
+                fault.count -= 1
+                self.faults_served.append(RequestLog(request.method, request.path_qs, fault.status))
+                return json_response(fault.body, fault.status, fault.headers)
+        return None
+
+    def _auth_failure(self, request: web.Request) -> web.Response | None:
+        # interaction callbacks and webhooks are authorised by their token, not the bot's
+        if self.token is None or not request.path.startswith(API) or "/webhooks/" in request.path \
+                or "/interactions/" in request.path:
+            return None
+        if request.headers.get("Authorization") != f"Bot {self.token}":
+            return error_response(401, 0, "401: Unauthorized")
+        return None
+
+    def rate_limit_next(self, route: str, retry_after: float = 0.05, count: int = 1, *,
+                        is_global: bool = False, method: str | None = None) -> None:
+        """Answer the next ``count`` requests whose path contains ``route`` with a 429, as
+        Discord does: the client sleeps ``retry_after`` and sends the same request again."""
+        headers = {
+            "Via": "1.1 google",  # without it discord.py takes the 429 for a Cloudflare ban
+            "Retry-After": str(max(1, round(retry_after))),
+            "X-RateLimit-Limit": "5", "X-RateLimit-Remaining": "0",
+            "X-RateLimit-Reset": f"{time.time() + retry_after:.3f}",
+            "X-RateLimit-Reset-After": f"{retry_after:.3f}",
+            "X-RateLimit-Bucket": "emulator-" + secrets.token_hex(4),
+            "X-RateLimit-Scope": "global" if is_global else "user",
+        }
+        if is_global:
+            headers["X-RateLimit-Global"] = "true"
+        body = {"message": "You are being rate limited.", "retry_after": retry_after, "global": is_global,
+                "code": 0}
+        self.faults.append(Fault(route, 429, body, headers, count, method))
+
+    def fail_next(self, route: str, status: int, count: int = 1, *, code: int = 0,
+                  message: str | None = None, method: str | None = None) -> None:
+        """Answer the next ``count`` matching requests with ``status`` (e.g. 403, 404, 500)."""
+        body = {"message": message or f"{status}: injected by the emulator", "code": code}
+        self.faults.append(Fault(route, status, body, {}, count, method))
+
+    # --- login, gateway info, command sync --------------------------------------------------
+    async def _me(self, request: web.Request) -> web.Response:
+        return json_response(pl.user_json(self.app.bot_user) | {"verified": True, "flags": 0})
+
+    async def _application(self, request: web.Request) -> web.Response:
+        return json_response(pl.application_json(self.app))
+
+    async def _gateway_info(self, request: web.Request) -> web.Response:
+        return json_response({"url": self.gateway_url})
+
+    async def _gateway_bot(self, request: web.Request) -> web.Response:
+        limit = {"total": 1000, "remaining": 1000, "reset_after": 0, "max_concurrency": 1}
+        return json_response({"url": self.gateway_url, "shards": 1, "session_start_limit": limit})
+
+    def _ready_frames(self, session_id: str) -> list[tuple[str, dict[str, Any]]]:
+        ready = pl.ready_json(self.app, self.guilds, session_id, self.gateway_url)
+        return [("READY", ready)] + [("GUILD_CREATE", pl.guild_create_json(g, self.app)) for g in self.guilds]
+
+    async def _sync_commands(self, request: web.Request) -> web.Response:
+        guild = request.match_info.get("guild")
+        guild_id = int(guild) if guild else None
+        body, _ = await read_body(request)
+        synced = [self._registered(command, guild_id) for command in body]
+        self.commands[guild_id] = synced
+        self.syncs.append((guild_id, synced))
+        return json_response(synced)
+
+    def _registered(self, command: dict[str, Any], guild_id: int | None) -> dict[str, Any]:
+        previous = {c["name"]: c for c in self.commands.get(guild_id, [])}
+        known = previous.get(command.get("name"))
+        data = dict(command, id=known["id"] if known else str(next(self._ids)),
+                    application_id=str(self.app.id), version=str(next(self._ids)))
+        data.setdefault("type", 1)
+        if guild_id is not None:
+            data["guild_id"] = str(guild_id)
+        return data
+
+    async def _get_commands(self, request: web.Request) -> web.Response:
+        guild = request.match_info.get("guild")
+        return json_response(self.commands.get(int(guild) if guild else None, []))
+
+    # --- interaction callbacks, followups, edits --------------------------------------------
+    async def _callback(self, request: web.Request) -> web.Response:
+        record = self.interactions.get(request.match_info["token"])
+        if record is None or str(record.id) != request.match_info["id"]:
+            return error_response(404, 10062, "Unknown interaction")
+        body, files = await read_body(request)
+        callback = Callback(int(body.get("type", 0)), body.get("data") or {}, tuple(files))
+        if record.callbacks:
+            # Discord acknowledges an interaction once; a second answer is refused
+            record.rejected.append(callback)
+            record.touch()
+            return error_response(400, 40060, "Interaction has already been acknowledged.")
+        record.callbacks.append(callback)
+        message = self._callback_message(record, callback, list(files))
+        record.touch()
+        if request.query.get("with_response") not in ("1", "true", "True"):
+            return web.Response(status=204)
+        return json_response(self._callback_response(record, callback, message))
+
+    def _callback_message(self, record: InteractionRecord, callback: Callback,
+                          files: list[Any]) -> StoredMessage | None:
+        channel_id, guild_id = int(record.payload["channel_id"]), _guild_of(record.payload)
+        if callback.type == CHANNEL_MESSAGE:
+            record.original = self.messages.create(channel_id, callback.data, files, guild_id=guild_id,
+                                                   kind=REPLY_TO_COMMAND)
+        elif callback.type == DEFERRED_CHANNEL_MESSAGE:
+            record.original = self.messages.create(channel_id, callback.data, [], guild_id=guild_id,
+                                                   kind=REPLY_TO_COMMAND, extra_flags=LOADING)
+        elif callback.type in (DEFERRED_UPDATE_MESSAGE, UPDATE_MESSAGE):
+            # a component's "original" is the message the component sits on
+            record.original = self._clicked_message(record)
+            if callback.type == UPDATE_MESSAGE and record.original is not None:
+                self.messages.edit(record.original, callback.data, files)
+        return record.original if callback.type in (CHANNEL_MESSAGE, DEFERRED_CHANNEL_MESSAGE,
+                                                      UPDATE_MESSAGE) else None
+
+    def _clicked_message(self, record: InteractionRecord) -> StoredMessage | None:
+        raw = record.payload.get("message")
+        return self.messages.by_id.get(int(raw["id"])) if raw else None
+
+    def _callback_response(self, record: InteractionRecord, callback: Callback,
+                           message: StoredMessage | None) -> dict[str, Any]:
+        interaction = {"id": str(record.id), "type": record.payload["type"],
+                       "response_message_loading": callback.type == DEFERRED_CHANNEL_MESSAGE,
+                       "response_message_ephemeral": bool(message and message.ephemeral)}
+        resource: dict[str, Any] = {"type": callback.type}
+        if message is not None:
+            interaction["response_message_id"] = str(message.id)
+            resource["message"] = message.payload
+        return {"interaction": interaction, "resource": resource}
+
+    async def _followup(self, request: web.Request) -> web.Response:
+        record = self.interactions.get(request.match_info["token"])
+        if record is None or not record.callbacks:
+            return error_response(404, 10015, "Unknown Webhook")
+        body, files = await read_body(request)
+        message = self.messages.create(int(record.payload["channel_id"]), body, files,
+                                       guild_id=_guild_of(record.payload), kind=REPLY_TO_COMMAND)
+        record.followups.append(message)
+        record.touch()
+        if request.query.get("wait") in ("1", "true", "True"):
+            return json_response(message.payload)
+        return web.Response(status=204)
+
+    async def _webhook_message(self, request: web.Request) -> web.Response:
+        record = self.interactions.get(request.match_info["token"])
+        message = self._webhook_target(record, request.match_info["message"])
+        if record is None or message is None:
+            return error_response(404, 10008, "Unknown Message")
+        response = await self._message_verb(request, message)
+        record.touch()
+        return response
+
+    @staticmethod
+    def _webhook_target(record: InteractionRecord | None, key: str) -> StoredMessage | None:
+        if record is None:
+            return None
+        if key == "@original":
+            return record.original
+        return next((m for m in record.all_messages() if str(m.id) == key), None)
+
+    async def _message_verb(self, request: web.Request, message: StoredMessage) -> web.Response:
+        if message.deleted:
+            return error_response(404, 10008, "Unknown Message")
+        if request.method == "GET":
+            return json_response(message.payload)
+        if request.method == "DELETE":
+            self.messages.delete(message)
+            return web.Response(status=204)
+        if request.method == "PATCH":
+            body, files = await read_body(request)
+            self.messages.edit(message, body, files)
+            message.payload["flags"] = message.flags & ~LOADING  # an edit ends the "thinking"
+            return json_response(message.payload)
+        return error_response(405, 0, "405: Method Not Allowed")
+
+    # --- plain channel messages -------------------------------------------------------------
+    async def _channel_post(self, request: web.Request) -> web.Response:
+        channel_id = int(request.match_info["channel"])
+        guild = self._guild_with_channel(channel_id)
+        if guild is None:
+            return error_response(404, 10003, "Unknown Channel")
+        body, files = await read_body(request)
+        message = self.messages.create(channel_id, body, files, guild_id=guild.id)
+        return json_response(message.payload)
+
+    async def _channel_message(self, request: web.Request) -> web.Response:
+        message = self.messages.by_id.get(_int(request.match_info["message"]))
+        if message is None or str(message.channel_id) != request.match_info["channel"]:
+            return error_response(404, 10008, "Unknown Message")
+        return await self._message_verb(request, message)
+
+    async def _attachment(self, request: web.Request) -> web.StreamResponse:
+        sent = self.messages.file_for(_int(request.match_info["message"]), request.match_info["attachment"])
+        if sent is None:
+            return error_response(404, 0, "404: Not Found")
+        return web.Response(body=sent.data, content_type=sent.content_type or "application/octet-stream")
+
+    # --- what tests read --------------------------------------------------------------------
+    def commands_for(self, guild_id: int | None) -> list[dict[str, Any]]:
+        """The commands a user in ``guild_id`` sees: the guild's own, then the global ones."""
+        guild_commands = self.commands.get(guild_id, []) if guild_id is not None else []
+        names = {c["name"] for c in guild_commands}
+        return guild_commands + [c for c in self.commands.get(None, []) if c["name"] not in names]
+
+    @property
+    def synced(self) -> bool:
+        return bool(self.syncs)
+
+    def channel_messages(self, channel_id: int, *, include_ephemeral: bool = False) -> list[StoredMessage]:
+        return [m for m in self.messages.by_channel.get(channel_id, [])
+                if not m.deleted and (include_ephemeral or not m.ephemeral)]
+
+    def guild(self, guild_id: int | None = None) -> pl.GuildSpec:
+        if guild_id is None:
+            return self.guilds[0]
+        found = next((g for g in self.guilds if g.id == guild_id), None)
+        if found is None:
+            raise AssertionError(f"no guild {guild_id}; known: {[g.id for g in self.guilds]}")
+        return found
+
+    def _guild_with_channel(self, channel_id: int) -> pl.GuildSpec | None:
+        return next((g for g in self.guilds if any(c.id == channel_id for c in g.channels)), None)
+
+    # --- gateway faults ---------------------------------------------------------------------
+    async def drop_gateway(self, code: int = RESUMABLE_CLOSE, *, wait: bool = True) -> None:
+        """Close the bot's gateway socket with a resumable code; it reconnects and RESUMEs."""
+        await self.gateway.drop(code, wait=wait, timeout=self.reply_timeout)
+
+    # --- interactions -----------------------------------------------------------------------
+    async def send_command(self, name: str, options: dict[str, Any] | list[dict[str, Any]] | None = None, *,
+                           user_id: int | None = None, channel_id: int | None = None,
+                           guild_id: int | None = None, member_permissions: int | None = None,
+                           check: bool = True, settle: bool = True, timeout: float | None = None) -> Reply:
+        """Run ``/name`` (``"game new"`` for a subcommand) as a user; return the bot's reply once
+        its handler has finished (``settle=False``: as soon as it answered)."""
+        guild = self.guild(guild_id)
+        built = build_command(self.commands_for(guild.id), name, options or {}, check=check)
+        data = {"id": built.root["id"], "name": built.root["name"], "type": 1, "options": built.options}
+        if built.root.get("guild_id"):
+            data["guild_id"] = built.root["guild_id"]
+        if built.mentioned:
+            data["resolved"] = self._resolved(guild, built.mentioned)
+        payload = self._interaction(2, data, guild, user_id, channel_id, member_permissions)
+        return await self._exchange(payload, settle=settle, timeout=timeout)
+
+    async def autocomplete(self, name: str, options: dict[str, Any] | None = None, *, focused: str,
+                           user_id: int | None = None, channel_id: int | None = None,
+                           guild_id: int | None = None, timeout: float | None = None) -> list[dict[str, Any]]:
+        """The choices the bot offers while the user types into option ``focused``."""
+        guild = self.guild(guild_id)
+        built = build_command(self.commands_for(guild.id), name, options or {}, focused=focused)
+        data = {"id": built.root["id"], "name": built.root["name"], "type": 1, "options": built.options}
+        if built.root.get("guild_id"):
+            data["guild_id"] = built.root["guild_id"]
+        payload = self._interaction(4, data, guild, user_id, channel_id, None)
+        reply = await self._exchange(payload, settle=True, timeout=timeout)
+        return reply.choices
+
+    async def click(self, message: StoredMessage | Reply, custom_id: str, *, user_id: int | None = None,
+                    member_permissions: int | None = None, values: list[str] | None = None,
+                    component_type: int = 2, settle: bool = True, timeout: float | None = None) -> Reply:
+        """Press the button (or pick ``values`` in the select menu) ``custom_id`` on ``message``."""
+        target = _message_with(message, custom_id)
+        guild = self._guild_with_channel(target.channel_id) or self.guild()
+        data: dict[str, Any] = {"custom_id": custom_id, "component_type": component_type}
+        if values is not None:
+            data["values"] = values
+        payload = self._interaction(3, data, guild, user_id, target.channel_id, member_permissions)
+        payload["message"] = target.payload
+        return await self._exchange(payload, settle=settle, timeout=timeout)
+
+    async def redeliver(self, interaction: Reply | InteractionRecord, *, timeout: float | None = None) -> Reply:
+        """Send the same INTERACTION_CREATE again (same id and token), as Discord may after a
+        gateway hiccup; returns once the bot has received it and its handler has ended."""
+        record = interaction.record if isinstance(interaction, Reply) else interaction
+        await self._deliver(record, expect_answer=False, settle=True, timeout=timeout)
+        return Reply(record)
+
+    def _interaction(self, kind: int, data: dict[str, Any], guild: pl.GuildSpec, user_id: int | None,
+                     channel_id: int | None, permissions: int | None) -> dict[str, Any]:
+        user = self._user(guild, user_id)
+        channel = self._channel(guild, channel_id)
+        perms = pl.PLAYER_PERMISSIONS if permissions is None else permissions
+        interaction_id = next(self._ids)
+        return {"id": str(interaction_id), "application_id": str(self.app.id), "type": kind, "data": data,
+                "token": f"emulator-{interaction_id}-{secrets.token_urlsafe(16)}", "version": 1,
+                "guild_id": str(guild.id), "channel_id": str(channel.id),
+                "channel": pl.channel_json(channel, guild), "member": pl.member_json(user, permissions=perms),
+                "app_permissions": str(ALL_APP_PERMISSIONS), "locale": "en-US", "guild_locale": "en-US",
+                "attachment_size_limit": 8 * 1024 * 1024, "context": 0, "entitlements": [],
+                "authorizing_integration_owners": {"0": str(guild.id)}}
+
+    def _user(self, guild: pl.GuildSpec, user_id: int | None) -> pl.UserSpec:
+        if user_id is None:
+            if not guild.members:
+                raise AssertionError(f"guild {guild.id} has no members: pass user_id")
+            return guild.members[0]
+        return next((u for u in guild.members if u.id == user_id), pl.UserSpec(user_id, f"user{user_id}"))
+
+    def _channel(self, guild: pl.GuildSpec, channel_id: int | None) -> pl.ChannelSpec:
+        if channel_id is None:
+            return guild.channels[0]
+        found = next((c for c in guild.channels if c.id == channel_id), None)
+        if found is None:
+            raise AssertionError(f"guild {guild.id} has no channel {channel_id}; "
+                                 f"known: {[(c.id, c.name) for c in guild.channels]}")
+        return found
+
+    def _resolved(self, guild: pl.GuildSpec, mentioned: list[tuple[int, int]]) -> dict[str, Any]:
+        users, members = {}, {}
+        for kind, snowflake in mentioned:
+            if kind != USER:
+                continue
+            user = self._user(guild, snowflake)
+            users[str(snowflake)] = pl.user_json(user)
+            member = pl.member_json(user, permissions=pl.PLAYER_PERMISSIONS)
+            member.pop("user")  # resolved members omit the user: it is in resolved.users
+            members[str(snowflake)] = member
+        return {"users": users, "members": members}
+
+    async def _exchange(self, payload: dict[str, Any], *, settle: bool, timeout: float | None) -> Reply:
+        record = InteractionRecord(payload=payload)
+        self.interactions[record.token] = record
+        await self._deliver(record, expect_answer=True, settle=settle, timeout=timeout)
+        return Reply(record)
+
+    async def _deliver(self, record: InteractionRecord, *, expect_answer: bool, settle: bool,
+                       timeout: float | None) -> None:
+        timeout = self.reply_timeout if timeout is None else timeout
+        answers_before = len(record.callbacks) + len(record.rejected)
+        received_before = record.deliveries_received
+        handlers_before = _handler_tasks()
+        record.deliveries += 1
+        await self.gateway.dispatch("INTERACTION_CREATE", record.payload)
+        what = _describe(record.payload)
+        if self.receipts_tracked:
+            await _wait_for(record, lambda: record.deliveries_received > received_before, timeout,
+                            f"the bot never received {what}")
+        if expect_answer:
+            await _wait_for(record, lambda: len(record.callbacks) + len(record.rejected) > answers_before,
+                            timeout, f"the bot did not answer {what} within {timeout}s")
+        if settle:
+            await _settle(_handler_tasks() - handlers_before, timeout, what)
+        if expect_answer and record.callbacks and record.callbacks[0].type == DEFERRED_CHANNEL_MESSAGE:
+            await _wait_for(record, lambda: _deferred_done(record), timeout,
+                            f"the bot deferred {what} but never edited or followed up")
+
+    def bot_received(self, interaction_id: int) -> None:
+        """Called by the harness's on_interaction listener: the bot has this interaction."""
+        for record in self.interactions.values():
+            if record.id == interaction_id:
+                record.deliveries_received += 1
+                record.touch()
+
+
+def _guild_of(payload: dict[str, Any]) -> int | None:
+    return int(payload["guild_id"]) if payload.get("guild_id") else None
+
+
+def _int(text: str) -> int:
+    return int(text) if text.isdigit() else -1
+
+
+def _describe(payload: dict[str, Any]) -> str:
+    data = payload.get("data") or {}
+    if payload["type"] == 3:
+        return f"the click on '{data.get('custom_id')}'"
+    names = [data.get("name", "?")]
+    options = data.get("options") or []
+    while options and options[0].get("type") in (1, 2):
+        names.append(options[0]["name"])
+        options = options[0].get("options") or []
+    kind = "autocomplete of " if payload["type"] == 4 else ""
+    return f"{kind}/{' '.join(names)}"
+
+
+def _message_with(message: StoredMessage | Reply, custom_id: str) -> StoredMessage:
+    candidates = message.all_messages() if isinstance(message, Reply) else [message]
+    for candidate in candidates:
+        if custom_id in candidate.custom_ids():
+            return candidate
+    known = [cid for c in candidates for cid in c.custom_ids()]
+    raise AssertionError(f"no component '{custom_id}' on that message; its components: {known}")
+
+
+def _deferred_done(record: InteractionRecord) -> bool:
+    return bool(record.followups) or (record.original is not None and record.original.edits > 0)
+
+
+def _handler_tasks() -> set[asyncio.Task[Any]]:
+    return {t for t in asyncio.all_tasks() if not t.done() and t.get_name().startswith(HANDLER_TASK_PREFIXES)}
+
+
+async def _settle(tasks: set[asyncio.Task[Any]], timeout: float, what: str) -> None:
+    """Wait for the handler tasks this interaction started (followups come after the reply)."""
+    if not tasks:
+        return
+    _, pending = await asyncio.wait(tasks, timeout=timeout)
+    if pending:
+        raise AssertionError(f"the handler of {what} was still running after {timeout}s "
+                             "(pass settle=False if it waits for a later click)")
+
+
+async def _wait_for(record: InteractionRecord, done: Any, timeout: float, message: str) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not done():
+        remaining = deadline - asyncio.get_running_loop().time()
+        if remaining <= 0:
+            raise AssertionError(message)
+        record.changed.clear()
+        if done():
+            return
+        try:
+            await asyncio.wait_for(record.changed.wait(), remaining)
+        except asyncio.TimeoutError:
+            raise AssertionError(message) from None

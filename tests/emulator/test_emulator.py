@@ -1,0 +1,294 @@
+"""The loopback Discord, exercised by the real discord.py client running a tiny bot.
+
+Each test starts one bot (function-scoped loops: the client binds to a loop at login) and
+asserts what crossed the wire: the synced schema, the exact embed JSON, the callbacks, the
+retried 429, the RESUME, the redelivered interaction.
+"""
+
+from __future__ import annotations
+
+import re
+
+import aiohttp
+import discord
+import pytest
+from discord import app_commands
+from discord.ext import commands
+
+from bot.emulator import MANAGE_CHANNELS, FakeDiscord, running
+from bot.emulator.records import AUTOCOMPLETE_RESULT, CHANNEL_MESSAGE, DEFERRED_CHANNEL_MESSAGE, UPDATE_MESSAGE
+
+UNITS = ["4-6-7 A1", "4-6-7 A2", "8-3-8 B1", "MMG C1"]
+
+
+class Confirm(discord.ui.View):
+    def __init__(self) -> None:
+        super().__init__(timeout=30)
+
+    @discord.ui.button(label="Undo", style=discord.ButtonStyle.danger, custom_id="undo")
+    async def undo(self, interaction: discord.Interaction, button: discord.ui.Button) -> None:
+        await interaction.response.edit_message(content=f"undone by {interaction.user.id}", view=None)
+
+
+class TinyBot(commands.Bot):
+    """Just enough commands to touch every path the emulator serves."""
+
+    def __init__(self) -> None:
+        super().__init__(command_prefix=commands.when_mentioned, intents=discord.Intents.default(), guild_ready_timeout=0.01)
+        self.calls: list[tuple[str, int]] = []  # (command, interaction id), in arrival order
+        self.add_commands()
+
+    def add_commands(self) -> None:
+        bot = self
+
+        @self.tree.command(name="fire", description="Fire at a target")
+        @app_commands.describe(target="the target hex", fp="firepower", unit="the firing unit")
+        @app_commands.choices(fp=[app_commands.Choice(name="2", value=2), app_commands.Choice(name="4", value=4)])
+        async def fire(interaction: discord.Interaction, target: str, fp: int, unit: str | None = None) -> None:
+            bot.calls.append(("fire", interaction.id))
+            embed = discord.Embed(title=f"Fire at {target}", description=f"{fp} FP", colour=0x2E7D32)
+            embed.add_field(name="Unit", value=unit or "-", inline=True)
+            gm = interaction.permissions.manage_channels
+            await interaction.response.send_message(embed=embed, ephemeral=not gm, view=Confirm())
+
+        @fire.autocomplete("unit")
+        async def fire_unit(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+            return [app_commands.Choice(name=u, value=u) for u in UNITS if current.lower() in u.lower()]
+
+        game = app_commands.Group(name="game", description="Game set-up")
+
+        @game.command(name="new", description="Start a game against an opponent")
+        async def new(interaction: discord.Interaction, scenario: str, opponent: discord.Member,
+                      turns: app_commands.Range[int, 1, 10] = 6, night: bool = False, odds: float = 1.0) -> None:
+            bot.calls.append(("game new", interaction.id))
+            await interaction.response.send_message(
+                f"{scenario} vs {opponent.display_name} ({type(opponent).__name__}), {turns} turns, "
+                f"night={night}, odds={odds}")
+
+        self.tree.add_command(game)
+
+        @self.tree.command(name="slow", description="Defer, then follow up")
+        async def slow(interaction: discord.Interaction) -> None:
+            bot.calls.append(("slow", interaction.id))
+            await interaction.response.defer(thinking=True)
+            await interaction.edit_original_response(content="worked it out")
+            await interaction.followup.send("and one more thing", file=discord.File(
+                __import__("io").BytesIO(b"turn log"), filename="log.txt"))
+
+
+@pytest.fixture
+def bot() -> TinyBot:
+    return TinyBot()
+
+
+async def test_login_ready_and_sync_are_recorded(bot):
+    async with running(bot) as (fake, bot):
+        assert bot.user.id == fake.app.id
+        assert bot.get_guild(fake.guild().id).get_channel_or_thread(fake.guild().channels[2].id).name == "game-thread"
+        assert fake.gateway.identifies == 1
+        (guild_id, synced), = fake.syncs
+        assert guild_id is None
+        fire = next(c for c in synced if c["name"] == "fire")
+        assert fire["application_id"] == str(fake.app.id) and fire["id"] and fire["version"]
+        assert [(o["name"], o["type"], o.get("required", False)) for o in fire["options"]] == [
+            ("target", 3, True), ("fp", 4, True), ("unit", 3, False)]
+
+
+async def test_command_round_trip_posts_the_exact_embed(bot):
+    async with running(bot) as (fake, bot):
+        reply = await fake.send_command("fire", {"target": "K5", "fp": 4, "unit": "4-6-7 A1"},
+                                        member_permissions=MANAGE_CHANNELS)
+        assert reply.type == CHANNEL_MESSAGE
+        assert reply.embeds == [{"title": "Fire at K5", "description": "4 FP", "color": 0x2E7D32, "type": "rich",
+                                 "flags": 0, "fields": [{"name": "Unit", "value": "4-6-7 A1", "inline": True}]}]
+        assert reply.ephemeral is False  # the member holds Manage Channels
+        assert reply.message.custom_ids() == ["undo"]
+        assert bot.calls == [("fire", reply.record.id)]
+
+
+async def test_member_permissions_reach_the_bot(bot):
+    async with running(bot) as (fake, bot):
+        reply = await fake.send_command("fire", {"target": "K5", "fp": 2})
+        assert reply.ephemeral is True  # an ordinary player: no Manage Channels bit
+
+
+async def test_autocomplete_returns_the_bots_choices(bot):
+    async with running(bot) as (fake, bot):
+        choices = await fake.autocomplete("fire", {"target": "K5", "unit": "4-6"}, focused="unit")
+        assert choices == [{"name": "4-6-7 A1", "value": "4-6-7 A1"}, {"name": "4-6-7 A2", "value": "4-6-7 A2"}]
+        assert fake.interactions[next(reversed(fake.interactions))].callbacks[0].type == AUTOCOMPLETE_RESULT
+
+
+async def test_button_click_updates_the_message(bot):
+    async with running(bot) as (fake, bot):
+        reply = await fake.send_command("fire", {"target": "K5", "fp": 2}, member_permissions=MANAGE_CHANNELS)
+        clicked = await fake.click(reply, "undo", user_id=fake.guild().members[1].id)
+        assert clicked.type == UPDATE_MESSAGE
+        assert clicked.message is reply.message  # the same message, edited in place
+        assert reply.content == f"undone by {fake.guild().members[1].id}"
+        assert reply.components == []
+
+
+async def test_deferred_reply_is_edited_and_followed_up_with_a_file(bot):
+    async with running(bot) as (fake, bot):
+        reply = await fake.send_command("slow")
+        assert reply.type == DEFERRED_CHANNEL_MESSAGE
+        assert reply.content == "worked it out"
+        (followup,) = reply.followups
+        assert followup.content == "and one more thing"
+        assert [(f.filename, f.data) for f in followup.files] == [("log.txt", b"turn log")]
+        assert followup.attachments[0]["size"] == len(b"turn log")
+
+
+@pytest.mark.parametrize("options, problem", [
+    ({"target": "K5", "fp": 3}, "not among the choices"),
+    ({"target": "K5", "fp": "4"}, "expects a integer"),
+    ({"target": "K5"}, "missing required option(s): ['fp']"),
+    ({"target": "K5", "fp": 2, "range": 3}, "has no option 'range'"),
+    ([{"name": "target", "type": 4, "value": 5}, {"name": "fp", "type": 4, "value": 2}], "not type 4"),
+])
+async def test_an_option_the_schema_does_not_allow_is_refused(bot, options, problem):
+    async with running(bot) as (fake, bot):
+        with pytest.raises(AssertionError, match=re.escape(problem)):
+            await fake.send_command("fire", options)
+        assert bot.calls == []
+
+
+async def test_an_unsynced_command_is_refused(bot):
+    async with running(bot) as (fake, bot):
+        with pytest.raises(AssertionError, match="/melee was not synced"):
+            await fake.send_command("melee", {})
+
+
+async def test_a_429_on_the_callback_is_retried_and_the_reply_arrives(bot):
+    async with running(bot) as (fake, bot):
+        fake.rate_limit_next("/callback", retry_after=0.05)
+        reply = await fake.send_command("fire", {"target": "K5", "fp": 2})
+        assert [r.status for r in fake.faults_served] == [429]
+        callbacks = [r for r in fake.requests if "/callback" in r.path]
+        assert [r.status for r in callbacks] == [429, 200]
+        assert reply.embeds[0]["title"] == "Fire at K5"
+        assert bot.calls == [("fire", reply.record.id)]
+
+
+async def test_a_dropped_gateway_resumes_and_commands_still_work(bot):
+    async with running(bot) as (fake, bot):
+        await fake.drop_gateway()
+        assert (fake.gateway.identifies, fake.gateway.resumes) == (1, 1)
+        reply = await fake.send_command("fire", {"target": "L6", "fp": 4})
+        assert reply.embeds[0]["title"] == "Fire at L6"
+
+
+async def test_an_interaction_sent_while_the_gateway_is_down_arrives_after_the_resume(bot):
+    async with running(bot) as (fake, bot):
+        await fake.drop_gateway(wait=False)
+        reply = await fake.send_command("fire", {"target": "M7", "fp": 2})
+        assert fake.gateway.resumes == 1
+        assert reply.embeds[0]["title"] == "Fire at M7"
+        assert bot.calls == [("fire", reply.record.id)]
+
+
+async def test_a_redelivered_interaction_reaches_the_bot_twice(bot):
+    async with running(bot) as (fake, bot):
+        reply = await fake.send_command("fire", {"target": "K5", "fp": 2})
+        await fake.redeliver(reply)
+        assert bot.calls == [("fire", reply.record.id), ("fire", reply.record.id)]
+        assert (reply.record.deliveries, reply.record.deliveries_received) == (2, 2)
+        # Discord acknowledges an interaction once: the naive bot's second answer is refused
+        assert len(reply.record.callbacks) == 1 and len(reply.record.rejected) == 1
+
+
+async def test_a_bot_may_post_plain_channel_messages(bot):
+    async with running(bot) as (fake, bot):
+        channel = bot.get_channel(fake.guild().channels[1].id)
+        sent = await channel.send("<@2000000000000000002>, your turn", embed=discord.Embed(title="Turn 2"))
+        (stored,) = fake.channel_messages(channel.id)
+        assert stored.id == sent.id
+        assert stored.content == "<@2000000000000000002>, your turn"
+        assert stored.embeds == [{"title": "Turn 2", "type": "rich", "flags": 0}]
+
+
+async def test_unknown_routes_answer_404_not_5xx(bot):
+    async with running(bot) as (fake, bot):
+        with pytest.raises(discord.NotFound):
+            await bot.fetch_guild(fake.guild().id)
+        assert fake.requests[-1].status == 404
+
+
+async def test_a_subcommand_gets_typed_nested_options_and_a_resolved_member(bot):
+    async with running(bot) as (fake, bot):
+        bob = fake.guild().members[1]
+        reply = await fake.send_command("game new", {"scenario": "ASL 1", "opponent": bob.id, "turns": 5,
+                                                     "night": True, "odds": 1.5})
+        (outer,) = reply.record.payload["data"]["options"]
+        assert (outer["name"], outer["type"]) == ("new", 1)
+        assert [(o["name"], o["type"]) for o in outer["options"]] == [
+            ("scenario", 3), ("opponent", 6), ("turns", 4), ("night", 5), ("odds", 10)]
+        assert reply.content == "ASL 1 vs bob (Member), 5 turns, night=True, odds=1.5"
+
+
+async def test_a_value_outside_the_synced_range_is_refused(bot):
+    async with running(bot) as (fake, bot):
+        with pytest.raises(AssertionError, match=r"'turns': 11 is outside \[1, 10\]"):
+            await fake.send_command("game new", {"scenario": "ASL 1", "opponent": 1, "turns": 11})
+
+
+async def test_a_group_without_its_subcommand_is_refused(bot):
+    async with running(bot) as (fake, bot):
+        with pytest.raises(AssertionError, match="/game needs a subcommand"):
+            await fake.send_command("game", {})
+
+
+async def test_clicking_a_button_the_message_lacks_is_refused(bot):
+    async with running(bot) as (fake, bot):
+        reply = await fake.send_command("fire", {"target": "K5", "fp": 2})
+        with pytest.raises(AssertionError, match=r"no component 'redo'.*\['undo'\]"):
+            await fake.click(reply, "redo")
+
+
+async def test_a_wrong_token_fails_the_login():
+    async with FakeDiscord(token="the-right-token") as fake:
+        with pytest.raises(discord.LoginFailure):
+            async with running(TinyBot(), fake=fake, token="a-wrong-token"):
+                pass
+        assert fake.requests[0].status == 401
+        assert fake.gateway.identifies == 0
+
+
+async def test_the_client_urls_are_restored_after_the_run(bot):
+    before = (discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY)
+    async with running(bot) as (fake, bot):
+        assert discord.http.Route.BASE == fake.api_url
+    assert (discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY) == before
+
+
+async def test_json_answers_carry_exactly_application_json_and_unknown_routes_404():
+    async with FakeDiscord() as fake, aiohttp.ClientSession() as session:
+        async with session.get(fake.api_url + "/users/@me") as response:
+            assert response.headers["Content-Type"] == "application/json"
+            assert (await response.json())["id"] == str(fake.app.id)
+        async with session.get(fake.api_url + "/no/such/route") as response:
+            assert response.status == 404
+            assert response.headers["Content-Type"] == "application/json"
+
+
+class GuildSyncedBot(TinyBot):
+    """Syncs to one guild in setup_hook, as RefereeBot does with a dev guild."""
+
+    def __init__(self, guild_id: int) -> None:
+        super().__init__()
+        self.guild_id = guild_id
+
+    async def setup_hook(self) -> None:
+        guild = discord.Object(id=self.guild_id)
+        self.tree.copy_global_to(guild=guild)
+        await self.tree.sync(guild=guild)
+
+
+async def test_guild_synced_commands_are_served_as_guild_commands(emulated, fake_discord):
+    bot = GuildSyncedBot(fake_discord.guild().id)
+    fake = await emulated(bot)
+    assert [guild_id for guild_id, _ in fake.syncs] == [fake.guild().id]  # the harness added no global sync
+    reply = await fake.send_command("fire", {"target": "K5", "fp": 2})
+    assert reply.record.payload["data"]["guild_id"] == str(fake.guild().id)
+    assert reply.embeds[0]["title"] == "Fire at K5"
