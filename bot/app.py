@@ -1,0 +1,199 @@
+"""The Discord application: the Bot subclass, its one error handler, and the clean shutdown.
+
+``setup_hook`` opens the store, builds the Referee service (``bot.referee``), loads whichever
+cogs exist and syncs the command tree. Every command runs in its own task; the tree's
+``interaction_check`` tags that task's log lines with the interaction id, and ``on_error`` is
+the single place where errors become replies: a refused order is a red ephemeral embed quoting
+the rule; anything unexpected is logged with the id and answered politely.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import inspect
+import logging
+import signal
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.config import Settings
+from bot.core.errors import RulesError
+from bot.logs import current_interaction
+from bot.render import error_embed, message_groups, outcome_embed
+
+log = logging.getLogger(__name__)
+
+COGS = ("cogs.game", "cogs.units", "cogs.fire", "cogs.morale", "cogs.rally", "cogs.transfer", "cogs.log")
+
+
+async def _maybe_await(value: Any) -> Any:
+    """The store's open/close may be coroutines or plain calls; accept both."""
+    return await value if inspect.isawaitable(value) else value
+
+
+async def send_ephemeral(interaction: discord.Interaction, *, content: str | None = None,
+                         embed: discord.Embed | None = None) -> None:
+    """Answer privately, as the response when none was sent yet, else as a followup."""
+    kwargs: dict[str, Any] = {"ephemeral": True, "allowed_mentions": discord.AllowedMentions.none()}
+    if content is not None:
+        kwargs["content"] = content
+    if embed is not None:
+        kwargs["embed"] = embed
+    try:
+        if interaction.response.is_done():
+            await interaction.followup.send(**kwargs)
+        else:
+            await interaction.response.send_message(**kwargs)
+    except discord.HTTPException:
+        # the interaction expired (15 min) or Discord is unreachable: nothing left to tell
+        log.warning("could not send the error reply", exc_info=True)
+
+
+async def reply_outcome(interaction: discord.Interaction, acted: Any, *, ephemeral: bool = False) -> None:
+    """Render an action's outcome and send it: the first message as the response, the rest as
+    followups. ``acted`` is what ``Referee.act`` returns (its outcome, game and log seq)."""
+    embeds = outcome_embed(acted.outcome, acted.game, entry_seq=_entry_seq(acted))
+    for i, group in enumerate(message_groups(embeds)):
+        if i == 0 and not interaction.response.is_done():
+            await interaction.response.send_message(embeds=group, ephemeral=ephemeral)
+        else:
+            await interaction.followup.send(embeds=group, ephemeral=ephemeral)
+
+
+def _entry_seq(acted: Any) -> int | None:
+    for name in ("seq", "entry_seq"):
+        value = getattr(acted, name, None)
+        if isinstance(value, int):
+            return value
+    return None
+
+
+class RefereeTree(app_commands.CommandTree):
+    async def interaction_check(self, interaction: discord.Interaction) -> bool:
+        # runs first in the task discord.py creates for this interaction: every line logged
+        # from here to the reply (the error handler included) carries the interaction id
+        current_interaction.set(interaction.id)
+        return True
+
+    async def on_error(self, interaction: discord.Interaction, error: app_commands.AppCommandError) -> None:
+        original = error.original if isinstance(error, app_commands.CommandInvokeError) else error
+        if isinstance(original, RulesError):
+            await send_ephemeral(interaction, embed=error_embed(original.message, original.rule))
+        elif isinstance(error, app_commands.TransformerError):
+            await send_ephemeral(interaction, content=f"That option could not be read: {error}")
+        elif isinstance(error, app_commands.CheckFailure):
+            await send_ephemeral(interaction, content=str(error) or "You cannot use this command here.")
+        else:
+            name = interaction.command.qualified_name if interaction.command else "?"
+            log.error("unexpected error in /%s", name, exc_info=original)
+            await send_ephemeral(interaction, content=(
+                "Something went wrong on our side; nothing was changed "
+                f"(reference: {interaction.id})"))
+
+
+class RefereeBot(commands.Bot):
+    """The bot: no privileged intents (slash commands need none), never pings anyone."""
+
+    def __init__(self, settings: Settings, **kwargs: Any):
+        super().__init__(command_prefix=commands.when_mentioned, intents=discord.Intents.default(),
+                         allowed_mentions=discord.AllowedMentions.none(), help_command=None,
+                         tree_cls=RefereeTree, **kwargs)
+        self.settings = settings
+        self.store: Any = None
+        self.referee: Any = None
+        self.loaded_cogs: list[str] = []
+
+    async def setup_hook(self) -> None:
+        from bot.service import Referee
+        from bot.store import SqliteStore
+
+        path = self.settings.database
+        if str(path) != ":memory:":
+            path.parent.mkdir(parents=True, exist_ok=True)
+        self.store = await _maybe_await(SqliteStore.open(path))
+        self.referee = Referee(self.store)
+        await self.load_cogs()
+        await self.sync_commands()
+
+    async def load_cogs(self) -> None:
+        """Load every cog module that exists; a cog that exists but fails to load is an error."""
+        for name in COGS:
+            if importlib.util.find_spec(name) is None:
+                continue
+            await self.load_extension(name)
+            self.loaded_cogs.append(name)
+        missing = [name for name in COGS if name not in self.loaded_cogs]
+        log.info("cogs loaded: %s%s", ", ".join(self.loaded_cogs) or "none",
+                 f" (not present: {', '.join(missing)})" if missing else "")
+
+    async def sync_commands(self) -> list[app_commands.AppCommand]:
+        if self.settings.dev_guild:
+            # a guild's commands update at once; global ones can take up to an hour to show
+            guild = discord.Object(id=self.settings.dev_guild)
+            self.tree.copy_global_to(guild=guild)
+            synced = await self.tree.sync(guild=guild)
+            log.info("synced %d commands to guild %s", len(synced), self.settings.dev_guild)
+        else:
+            synced = await self.tree.sync()
+            log.info("synced %d global commands", len(synced))
+        return synced
+
+    async def close(self) -> None:
+        # the gateway first, so no command starts against a closed database
+        await super().close()
+        store, self.store = self.store, None
+        if store is not None:
+            await _maybe_await(store.close())
+            log.info("database closed")
+
+
+async def serve(settings: Settings, *, stop: asyncio.Event | None = None) -> None:
+    """Run until the gateway ends or ``stop`` is set (by SIGTERM/SIGINT in ``main_run``)."""
+    if importlib.util.find_spec("bot.emulator") is not None:
+        from bot import emulator
+
+        if hasattr(emulator, "apply_env_endpoints"):
+            emulator.apply_env_endpoints()  # inert unless REFEREE_DISCORD_API/_GATEWAY are set
+    stop = stop or asyncio.Event()
+    token = settings.token.get_secret_value() if settings.token else ""
+    async with RefereeBot(settings) as bot:
+        runner = asyncio.create_task(bot.start(token), name="referee-gateway")
+        waiter = asyncio.create_task(stop.wait(), name="referee-stop")
+        done, _ = await asyncio.wait({runner, waiter}, return_when=asyncio.FIRST_COMPLETED)
+        if waiter in done:
+            log.info("stopping: closing the gateway and the database")
+            await bot.close()
+        else:
+            waiter.cancel()
+        await runner
+
+
+def _install_signal_handlers(stop: asyncio.Event) -> None:
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        try:
+            loop.add_signal_handler(sig, stop.set)
+        except (NotImplementedError, RuntimeError):
+            pass  # Windows: Ctrl-C still raises KeyboardInterrupt, and asyncio.run cleans up
+
+
+def main_run(settings: Settings) -> int:
+    """Run the bot until SIGTERM/SIGINT; close the gateway and the database cleanly."""
+
+    async def _main() -> None:
+        stop = asyncio.Event()
+        _install_signal_handlers(stop)
+        await serve(settings, stop=stop)
+
+    try:
+        asyncio.run(_main())
+    except discord.LoginFailure:
+        log.error("Discord refused the token: check DISCORD_TOKEN (or REFEREE_TOKEN)")
+        return 2
+    except KeyboardInterrupt:
+        pass
+    return 0

@@ -1,0 +1,376 @@
+"""`python -m bot [run|sandbox|rules]`: the command line, and the scriptable rules interface.
+
+``rules`` reads one JSON request on stdin and writes the outcome and the new game on stdout,
+so groups that roll their own dice, players without Discord, other tools and tests can use the
+very same rules core the bot uses. It never prints a traceback: a refused order exits 2 with the
+player-facing message on stderr. See docs/rules-interface.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, Literal, TextIO, Union
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, model_validator
+
+from bot.core.api import resolve, validation_message
+from bot.core.dice import DiceSource, ScriptedDice, SystemDice
+from bot.core.errors import IllegalOrder, InvalidOrder, RulesError
+from bot.core.game import Game
+from bot.core.rulesets import RULESET_NAMES, get_ruleset
+
+EXIT_OK = 0
+EXIT_FAILED = 1  # a replay that differs; the sandbox missing; an internal error
+EXIT_REFUSED = 2  # bad usage, malformed JSON, an invalid or illegal order, a missing token
+MAX_DICE = 200
+
+
+# --- the request -------------------------------------------------------------------------
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class LocationSpec(_Strict):
+    id: str
+    terrain: str
+    features: list[str] = Field(default_factory=list)
+
+
+class UnitSpec(_Strict):
+    id: str
+    type: str | None = None  # a counter type of the ruleset's library; None: all stats given
+    side: int
+    location: str | None = None
+    stats: dict[str, Any] = Field(default_factory=dict)
+
+
+class Situation(_Strict):
+    """A position described in a few lines; built through the same set-up orders as a game."""
+
+    sides: list[str] = Field(min_length=2, max_length=2)
+    scenario: str = ""
+    variant: str | None = None
+    phase: str | None = None  # short ("PFPh") or long ("Prep Fire Phase") name
+    turn: int = Field(default=1, ge=1)
+    active_side: int = Field(default=0, ge=0, le=1)
+    options: dict[str, Any] = Field(default_factory=dict)
+    locations: list[LocationSpec] = Field(default_factory=list)
+    units: list[UnitSpec] = Field(default_factory=list)
+
+
+class RulesRequest(_Strict):
+    ruleset: Literal["asl", "nhis", "cd"]
+    game: dict[str, Any] | None = None  # a full Game, as written by an earlier request
+    situation: Situation | None = None
+    order: dict[str, Any]  # validated by the ruleset, exactly as a slash command's order
+    dice: list[int] | None = Field(default=None, max_length=MAX_DICE)  # manual dice; None: rolled
+
+    @model_validator(mode="after")
+    def _one_position(self) -> "RulesRequest":
+        if (self.game is None) == (self.situation is None):
+            raise ValueError("give either 'game' or 'situation', not both and not neither")
+        return self
+
+
+def request_schema() -> dict[str, Any]:
+    """The JSON Schema of a request, with the orders of every ruleset spelled out."""
+    from bot.core.setup import SetupOrder
+
+    orders: list[Any] = list(SetupOrder.__args__)
+    for name in RULESET_NAMES:
+        for model in get_ruleset(name).order_type.__args__:
+            if model not in orders:
+                orders.append(model)
+    schema_model = create_model(
+        "RulesRequest", __base__=RulesRequest,
+        game=(Game | None, None),
+        order=(Union[tuple(orders)], ...),  # anyOf: the same action name differs per ruleset
+    )
+    schema = schema_model.model_json_schema()
+    schema["title"] = "Referee rules request"
+    schema["description"] = ("One order for the rules core: a ruleset, a position ('game' or "
+                             "'situation'), the order, and optionally the dice (manual dice).")
+    return schema
+
+
+# --- building the position -----------------------------------------------------------------
+
+
+def _phase(ruleset_name: str, given: str) -> str:
+    ruleset = get_ruleset(ruleset_name)
+    wanted = given.strip().casefold()
+    for short in ruleset.phases:
+        if wanted in (short.casefold(), ruleset.phase_names.get(short, short).casefold()):
+            return short
+    raise InvalidOrder(f"unknown phase '{given}' (phases: {', '.join(ruleset.phases)})",
+                       field="situation.phase")
+
+
+def _apply(game: Game, order: dict[str, Any], where: str) -> Game:
+    """One set-up order; an error says which entry of the situation it came from."""
+    try:
+        return resolve(game, order, ScriptedDice([], manual=False)).game
+    except RulesError as exc:
+        raise type(exc)(f"{where}: {exc.message}", rule=exc.rule, field=exc.field) from None
+
+
+def build_situation(ruleset_name: str, situation: Situation) -> Game:
+    from bot.core.api import new_game
+
+    game = new_game(ruleset_name, sides=situation.sides, scenario=situation.scenario,
+                    variant=situation.variant, options=situation.options)
+    if situation.phase is not None:
+        game.phase = _phase(ruleset_name, situation.phase)
+    game.turn = situation.turn
+    game.active_side = situation.active_side
+    for i, loc in enumerate(situation.locations):
+        game = _apply(game, {"action": "location_set", "location": loc.id, "terrain": loc.terrain,
+                             "features": loc.features}, f"situation.locations[{i}] ({loc.id})")
+    for i, unit in enumerate(situation.units):
+        order = {"action": "unit_add", "id": unit.id, "side": unit.side, "location": unit.location,
+                 "stats": unit.stats}
+        if unit.type is not None:
+            order["type"] = unit.type
+        game = _apply(game, order, f"situation.units[{i}] ({unit.id})")
+    return game
+
+
+def _position(request: RulesRequest) -> Game:
+    if request.situation is not None:
+        return build_situation(request.ruleset, request.situation)
+    try:
+        game = Game.model_validate(request.game)
+    except ValidationError as exc:
+        message, field = validation_message(exc)
+        raise InvalidOrder(f"game: {message}", field=f"game.{field}") from None
+    if game.ruleset != request.ruleset:
+        raise InvalidOrder(f"the game is a '{game.ruleset}' game, but the request says "
+                           f"'{request.ruleset}'", field="ruleset")
+    return game
+
+
+def answer(request: RulesRequest) -> dict[str, Any]:
+    """Resolve a request: {"outcome": ..., "game": ...} (raises RulesError when refused)."""
+    game = _position(request)
+    dice: DiceSource = ScriptedDice(request.dice) if request.dice is not None else SystemDice()
+    resolution = resolve(game, request.order, dice)
+    return {"outcome": resolution.outcome.model_dump(mode="json"),
+            "game": resolution.game.model_dump(mode="json")}
+
+
+# --- the rules command ---------------------------------------------------------------------
+
+
+def refusal(exc: RulesError) -> str:
+    """The one line written to stderr for a refused order."""
+    kind = {InvalidOrder: "invalid order", IllegalOrder: "illegal order"}.get(type(exc), "refused")
+    rule = f" ({exc.rule})" if exc.rule and exc.rule not in exc.message else ""
+    return f"{kind}: {exc.message}{rule}"
+
+
+def parse_request(text: str) -> RulesRequest:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise _Usage(f"malformed JSON on stdin: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
+    if not isinstance(data, dict):
+        raise _Usage("the request must be one JSON object: {\"ruleset\", \"situation\" or \"game\", "
+                     "\"order\", \"dice\"?}")
+    try:
+        return RulesRequest.model_validate(data)
+    except ValidationError as exc:
+        message, _field = validation_message(exc)
+        raise _Usage(f"invalid request: {message}") from None
+
+
+class _Usage(Exception):
+    """A request the interface cannot read (exit 2)."""
+
+
+def run_rules(stdin: TextIO, stdout: TextIO, stderr: TextIO, *, pretty: bool = False) -> int:
+    try:
+        result = answer(parse_request(stdin.read()))
+    except _Usage as exc:
+        print(exc, file=stderr)
+        return EXIT_REFUSED
+    except RulesError as exc:
+        print(refusal(exc), file=stderr)
+        return EXIT_REFUSED
+    except Exception as exc:  # a bug of ours: one line for the script calling us, not a traceback
+        print(f"internal error (a bug in Referee, please report it): {type(exc).__name__}: {exc}",
+              file=stderr)
+        return EXIT_FAILED
+    json.dump(result, stdout, indent=2 if pretty else None)
+    stdout.write("\n")
+    return EXIT_OK
+
+
+def _entry_dice(entry: dict[str, Any]) -> list[int]:
+    """The dice an entry was resolved with: as logged, else every die of its rolls in order
+    followed by the unused manual dice (the same sequence the ScriptedDice gave out)."""
+    if entry.get("dice") is not None:
+        return [int(d) for d in entry["dice"]]
+    outcome = entry.get("outcome") or {}
+    rolled = [int(d) for roll in outcome.get("rolls", ()) for d in roll.get("dice", ())]
+    return rolled + [int(d) for d in outcome.get("unused_dice", ())]
+
+
+def _first_game(entry: dict[str, Any]) -> Game:
+    from bot.core.api import new_game
+
+    order = entry.get("order") or {}
+    if order.get("action") != "new_game":
+        raise InvalidOrder("the first entry of an export is the new_game order", field="order")
+    return new_game(order.get("ruleset", ""), sides=order.get("sides") or [],
+                    scenario=order.get("scenario", ""), variant=order.get("variant"),
+                    options=order.get("options"), gm=order.get("gm"))
+
+
+def _difference(expected: Any, got: Any, path: str = "outcome") -> str | None:
+    """The first place two JSON values differ, as "outcome.rolls[0].dice: 3 != 4"."""
+    if isinstance(expected, dict) and isinstance(got, dict):
+        for key in list(expected) + [k for k in got if k not in expected]:
+            found = _difference(expected.get(key), got.get(key), f"{path}.{key}")
+            if found:
+                return found
+        return None
+    if isinstance(expected, list) and isinstance(got, list) and len(expected) == len(got):
+        for i, (a, b) in enumerate(zip(expected, got)):
+            found = _difference(a, b, f"{path}[{i}]")
+            if found:
+                return found
+        return None
+    return None if expected == got else f"{path}: logged {json.dumps(expected)}, replayed {json.dumps(got)}"
+
+
+def replay_entries(entries: list[dict[str, Any]]) -> tuple[bool, str]:
+    """Apply every logged order again with its logged dice; (ok, the report line)."""
+    if not entries:
+        return False, "the export holds no entries"
+    game = _first_game(entries[0])
+    for number, entry in enumerate(entries[1:], start=2):
+        logged = entry.get("outcome") or {}
+        dice = ScriptedDice(_entry_dice(entry), manual=bool(logged.get("manual_dice")))
+        try:
+            resolution = resolve(game, entry.get("order") or {}, dice)
+        except RulesError as exc:
+            return False, f"entry {entry.get('seq', number)}: the order is now refused: {refusal(exc)}"
+        difference = _difference(logged, resolution.outcome.model_dump(mode="json"))
+        if difference:
+            return False, f"entry {entry.get('seq', number)} differs: {difference}"
+        game = resolution.game
+    return True, f"{len(entries)} entries reproduced bit for bit"
+
+
+def load_export(path: str) -> list[dict[str, Any]]:
+    with open(path, encoding="utf-8") as handle:
+        data = json.load(handle)
+    entries = data.get("entries") if isinstance(data, dict) else data
+    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+        raise ValueError("an export is a JSON list of log entries (or {\"entries\": [...]})")
+    return entries
+
+
+def run_replay(path: str, stdout: TextIO, stderr: TextIO) -> int:
+    """Replay an exported log; report the first difference or that all entries reproduced."""
+    try:
+        entries = load_export(path)
+        ok, message = replay_entries(entries)
+    except (OSError, ValueError) as exc:
+        print(f"cannot read {path}: {exc}", file=stderr)
+        return EXIT_REFUSED
+    except RulesError as exc:
+        print(f"cannot replay {path}: {refusal(exc)}", file=stderr)
+        return EXIT_REFUSED
+    print(message, file=stdout if ok else stderr)
+    return EXIT_OK if ok else EXIT_FAILED
+
+
+# --- run and sandbox -------------------------------------------------------------------------
+
+
+def _settings(stderr: TextIO):
+    from bot.config import ConfigError, load_settings
+
+    try:
+        return load_settings()
+    except ConfigError as exc:
+        print(f"referee: {exc}", file=stderr)
+        return None
+
+
+def run_bot(stderr: TextIO, settings: Any = None) -> int:
+    settings = settings or _settings(stderr)
+    if settings is None:
+        return EXIT_REFUSED
+    if not settings.has_token:
+        print("referee: no Discord token: set DISCORD_TOKEN (or REFEREE_TOKEN), or try "
+              "`python -m bot sandbox` to play in the terminal without one", file=stderr)
+        return EXIT_REFUSED
+    from bot.app import main_run
+    from bot.logs import setup_logging
+
+    setup_logging(settings.log_level)
+    return main_run(settings)
+
+
+def run_sandbox(argv: list[str], stderr: TextIO) -> int:
+    """Delegates to ``bot.sandbox.main(argv)`` (the terminal sandbox on the loopback Discord)."""
+    import importlib.util
+
+    if importlib.util.find_spec("bot.sandbox") is None:
+        print("referee: the terminal sandbox is not part of this build yet (bot/sandbox.py); "
+              "use `python -m bot rules` to resolve orders without Discord", file=stderr)
+        return EXIT_FAILED
+    from bot import sandbox
+
+    result = sandbox.main(argv)
+    return int(result or 0)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m bot",
+        description="Referee: a Discord bot that referees tactical board wargames. Without a "
+                    "command it runs the bot when a token is set, else the terminal sandbox.")
+    commands = parser.add_subparsers(dest="command", metavar="{run,sandbox,rules}")
+    commands.add_parser("run", help="connect to Discord (needs DISCORD_TOKEN or REFEREE_TOKEN)")
+    sandbox = commands.add_parser("sandbox", help="play in the terminal against a local fake Discord")
+    sandbox.add_argument("sandbox_args", nargs=argparse.REMAINDER, help="passed on to the sandbox")
+    rules = commands.add_parser(
+        "rules", help="resolve one JSON request from stdin (see docs/rules-interface.md)",
+        description="Read one JSON request on stdin, write {\"outcome\", \"game\"} on stdout. "
+                    "Exit 0 on success, 2 when the request or the order is refused.")
+    rules.add_argument("--schema", action="store_true", help="print the JSON Schema of requests")
+    rules.add_argument("--pretty", action="store_true", help="indent the JSON written")
+    replay_commands = rules.add_subparsers(dest="rules_command", metavar="replay")
+    replay = replay_commands.add_parser(
+        "replay", help="replay a game's exported log and check every outcome bit for bit")
+    replay.add_argument("file", help="the JSON export (a list of log entries)")
+    return parser
+
+
+def main(argv: list[str] | None = None, *, stdin: TextIO | None = None, stdout: TextIO | None = None,
+         stderr: TextIO | None = None) -> int:
+    stdin, stdout, stderr = stdin or sys.stdin, stdout or sys.stdout, stderr or sys.stderr
+    args = build_parser().parse_args(argv)
+    if args.command == "rules":
+        if args.schema:
+            json.dump(request_schema(), stdout, indent=2)
+            stdout.write("\n")
+            return EXIT_OK
+        if args.rules_command == "replay":
+            return run_replay(args.file, stdout, stderr)
+        return run_rules(stdin, stdout, stderr, pretty=args.pretty)
+    if args.command == "sandbox":
+        return run_sandbox(args.sandbox_args, stderr)
+    if args.command == "run":
+        return run_bot(stderr)
+    settings = _settings(stderr)
+    if settings is None:
+        return EXIT_REFUSED
+    return run_bot(stderr, settings) if settings.has_token else run_sandbox([], stderr)

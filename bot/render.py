@@ -1,0 +1,425 @@
+"""Outcome -> discord.Embed: the one place that knows embed layout.
+
+Everything here respects Discord's embed limits exactly (25 fields, 256-character titles and
+field names, 1,024-character field values, 4,096-character descriptions, 6,000 characters per
+embed and per message, 10 embeds per message). Long content is split, never cut silently: a
+field that overflows continues in the next field or embed under "(continued)", and a line too
+long for one field continues in the next one.
+
+Every string that may carry user text (unit ids and names, side names, scenario, trail labels
+that quote them) is escaped for markdown and mentions before it is measured, so escaping can
+never push a field over its limit. The bot also sends with ``AllowedMentions.none()``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import discord
+from discord.utils import escape_markdown, escape_mentions
+
+from bot.core.dice import Roll
+from bot.core.game import Game
+from bot.core.outcome import Outcome, TableCell, UnitEffect
+from bot.core.rulesets import RULESET_TITLES, get_ruleset
+from bot.core.setup import SETUP_ACTIONS
+from bot.core.trail import Step
+
+# Discord's limits (https://discord.com/developers/docs/resources/message#embed-object-embed-limits)
+TITLE_MAX = 256
+DESCRIPTION_MAX = 4096
+FIELDS_MAX = 25
+FIELD_NAME_MAX = 256
+FIELD_VALUE_MAX = 1024
+FOOTER_MAX = 2048
+EMBED_TOTAL_MAX = 6000  # per embed, and also for all the embeds of one message together
+EMBEDS_PER_MESSAGE = 10
+
+FOOTER_RESERVE = 64  # room kept on every page for "log #123456 · page 12/13"
+CONTINUED = " (continued)"
+ELLIPSIS = "…"
+
+SIDE_COLOURS = (discord.Colour(0x4A7AB5), discord.Colour(0xB5533C))  # side 0, side 1
+NEUTRAL_COLOUR = discord.Colour(0x8A8F98)  # set-up, phases, anything no side did
+ERROR_COLOUR = discord.Colour(0xD83C3E)
+NEUTRAL_ACTIONS = SETUP_ACTIONS | {"phase"}
+
+# status flags of units in every ruleset, in the order players read them
+STATUS_FLAGS = (
+    ("broken", "broken"), ("shaken", "shaken"), ("demoralized", "demoralized"),
+    ("reduced", "reduced"), ("pinned", "pinned"), ("suppressed", "suppressed"),
+    ("dm", "DM"), ("cx", "CX"), ("forced_back", "forced back"), ("in_melee", "in melee"),
+    ("malfunctioned", "malfunctioned"), ("captured", "captured"),
+    ("ammo_depleted", "ammo depleted"), ("moving", "moving"), ("assault_moving", "assault moving"),
+    ("crawling", "crawling"), ("banzai", "Banzai charging"),
+)
+
+
+def safe(text: object) -> str:
+    """Escape markdown and mentions in text that may come from a player."""
+    return escape_mentions(escape_markdown(str(text)))
+
+
+@dataclass(frozen=True)
+class Block:
+    """A titled list of already-escaped lines; becomes one field, or several when long."""
+
+    name: str
+    lines: tuple[str, ...]
+
+
+# --- splitting ---------------------------------------------------------------------------
+
+
+def _cut(text: str, limit: int) -> int:
+    """Where to cut ``text`` at most ``limit`` long: at a space when one is near, and never
+    between an escaping backslash and the character it escapes."""
+    cut = limit
+    space = text.rfind(" ", limit // 2, limit)
+    if space > 0:
+        cut = space + 1
+    while cut > 1 and text[cut - 1] == "\\" and (len(text[:cut]) - len(text[:cut].rstrip("\\"))) % 2:
+        cut -= 1
+    return cut
+
+
+def split_line(line: str, limit: int = FIELD_VALUE_MAX) -> list[str]:
+    """A line longer than ``limit`` becomes pieces, each after the first marked "(continued)"."""
+    prefix = "(continued) "
+    pieces: list[str] = []
+    rest = line
+    while len(rest) > limit - (len(prefix) if pieces else 0):
+        room = limit - (len(prefix) if pieces else 0)
+        cut = _cut(rest, room)
+        pieces.append((prefix if pieces else "") + rest[:cut])
+        rest = rest[cut:]
+    pieces.append((prefix if pieces else "") + rest)
+    return pieces
+
+
+def _field_name(name: str, *, continued: bool = False) -> str:
+    suffix = CONTINUED if continued else ""
+    if len(name) + len(suffix) <= FIELD_NAME_MAX:
+        return name + suffix
+    return name[: FIELD_NAME_MAX - len(suffix) - 1] + ELLIPSIS + suffix
+
+
+def block_fields(block: Block) -> list[tuple[str, str]]:
+    """(name, value) pairs for one block, each value within 1,024 characters."""
+    lines = list(block.lines) or ["—"]
+    if len(block.name) > FIELD_NAME_MAX - len(CONTINUED):
+        lines.insert(0, block.name)  # the field name is shortened: keep the whole text in view
+    values: list[list[str]] = [[]]
+    size = 0
+    for line in lines:
+        for piece in split_line(line):
+            needed = len(piece) + (1 if values[-1] else 0)
+            if values[-1] and size + needed > FIELD_VALUE_MAX:
+                values.append([])
+                needed, size = len(piece), 0
+            values[-1].append(piece)
+            size += needed
+    return [(_field_name(block.name, continued=i > 0), "\n".join(v)) for i, v in enumerate(values)]
+
+
+def _title(text: str, *, continued: bool = False) -> str:
+    return _field_name(text, continued=continued)  # same rule: 256, ellipsis, suffix kept
+
+
+def paginate(title: str, blocks: Iterable[Block], *, colour: discord.Colour, description: str = "",
+             footer: str | None = None) -> list[discord.Embed]:
+    """Lay blocks out as fields over as many embeds as needed, every one within every limit.
+
+    ``title`` and ``description`` must already be escaped. The first embed carries the
+    description; the next ones repeat the title with "(continued)" and show "page i/n".
+    """
+    fields = [f for block in blocks for f in block_fields(block)]
+    description = _fit_description(title, description)
+    pages: list[list[tuple[str, str]]] = [[]]
+    room = EMBED_TOTAL_MAX - len(_title(title)) - len(description) - FOOTER_RESERVE
+    for name, value in fields:
+        size = len(name) + len(value)
+        if pages[-1] and (len(pages[-1]) >= FIELDS_MAX or size > room):
+            pages.append([])
+            room = EMBED_TOTAL_MAX - len(_title(title, continued=True)) - FOOTER_RESERVE
+        pages[-1].append((name, value))
+        room -= size
+    embeds = []
+    for i, page in enumerate(pages):
+        embed = discord.Embed(title=_title(title, continued=i > 0), colour=colour,
+                              description=description if i == 0 and description else None)
+        for name, value in page:
+            embed.add_field(name=name, value=value, inline=False)
+        text = _footer(footer, i, len(pages))
+        if text:
+            embed.set_footer(text=text)
+        embeds.append(embed)
+    return embeds
+
+
+def _fit_description(title: str, description: str) -> str:
+    """A title over 256 characters is shortened; its full text then opens the description."""
+    if len(title) > TITLE_MAX:
+        description = f"{title}\n{description}" if description else title
+    if len(description) > DESCRIPTION_MAX:
+        note = f"{ELLIPSIS} (shortened: {len(description)} characters)"
+        description = description[: DESCRIPTION_MAX - len(note)] + note
+    return description
+
+
+def _footer(base: str | None, index: int, count: int) -> str:
+    parts = [base] if base else []
+    if count > 1:
+        parts.append(f"page {index + 1}/{count}")
+    return " · ".join(parts)[:FOOTER_MAX]
+
+
+def message_groups(embeds: Sequence[discord.Embed]) -> list[list[discord.Embed]]:
+    """Group embeds into messages: at most 10 and 6,000 characters together per message."""
+    groups: list[list[discord.Embed]] = []
+    size = 0
+    for embed in embeds:
+        if not groups or len(groups[-1]) >= EMBEDS_PER_MESSAGE or size + len(embed) > EMBED_TOTAL_MAX:
+            groups.append([])
+            size = 0
+        groups[-1].append(embed)
+        size += len(embed)
+    return groups
+
+
+# --- outcomes ----------------------------------------------------------------------------
+
+
+def _number(value: float | int) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _step_value(step: Step) -> str | None:
+    value = step.value
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return safe(value)
+    if step.kind == "modifier":
+        return f"{value:+g}" if isinstance(value, float) else f"{value:+d}"
+    if step.kind == "multiplier":
+        return f"x{_number(value)}"
+    return _number(value)
+
+
+def step_line(step: Step) -> str:
+    """"label  value  (=total)  [rule]", each part only when the step has it."""
+    parts = [safe(step.label)]
+    value = _step_value(step)
+    if value is not None:
+        parts.append(value)
+    if step.total is not None:
+        parts.append(f"(={_number(step.total)})")
+    if step.rule:
+        parts.append(f"[{safe(step.rule)}]")
+    return "  ".join(parts)
+
+
+def roll_line(roll: Roll) -> str:
+    """ASL DRs show white and colored apart: the colored die decides ROF, doubles cowering."""
+    if roll.kind == "DR":
+        text = f"DR {roll.total}: white {roll.white}, colored {roll.colored}"
+    elif len(roll.dice) == 1:
+        text = f"{roll.kind} {roll.dice[0]}"
+    else:
+        text = f"{roll.kind} {roll.total}: {' + '.join(map(str, roll.dice))}"
+    return f"{text} ({safe(roll.purpose)})" if roll.purpose else text
+
+
+def cell_line(cell: TableCell) -> str:
+    column = cell.column if "column" in cell.column.casefold() else f"{cell.column} column"
+    line = f"{safe(cell.table)} {safe(column)}, {safe(cell.row)} -> {safe(cell.result)}"
+    return f"{line} [{safe(cell.rule)}]" if cell.rule else line
+
+
+def effect_line(effect: UnitEffect) -> str:
+    """"name id: before -> after (effects)"."""
+    line = f"{safe(effect.name)} {safe(effect.unit)}:"
+    if effect.before and effect.after:
+        line += f" {safe(effect.before)} -> {safe(effect.after)}"
+    elif effect.after or effect.before:
+        line += f" {safe(effect.after or effect.before)}"
+    if effect.effects:
+        line += f" ({safe(', '.join(effect.effects))})"
+    return line
+
+
+def dice_block(outcome: Outcome) -> Block | None:
+    lines = [roll_line(r) for r in outcome.rolls]
+    if outcome.manual_dice:
+        lines.append("manual dice (given by the players)")
+    if outcome.unused_dice:
+        lines.append(f"unused dice: {', '.join(map(str, outcome.unused_dice))} (given but not needed)")
+    return Block("Dice", tuple(lines)) if lines else None
+
+
+def trail_blocks(steps: Sequence[Step]) -> list[Block]:
+    """The trail grouped by section: each section step opens a new field."""
+    blocks: list[tuple[str, list[str]]] = []
+    for step in steps:
+        if step.kind == "section":
+            name = safe(step.label) + (f" [{safe(step.rule)}]" if step.rule else "")
+            blocks.append((name, []))
+            continue
+        if not blocks:
+            blocks.append(("Trail", []))
+        blocks[-1][1].append(step_line(step))
+    return [Block(name, tuple(lines)) for name, lines in blocks]
+
+
+def outcome_blocks(outcome: Outcome) -> list[Block]:
+    blocks = [b for b in [dice_block(outcome)] if b]
+    blocks += trail_blocks(outcome.trail)
+    if outcome.cells:
+        blocks.append(Block("Table", tuple(cell_line(c) for c in outcome.cells)))
+    if outcome.effects:
+        blocks.append(Block("Effects", tuple(effect_line(e) for e in outcome.effects)))
+    return blocks
+
+
+def side_colour(side: int | None) -> discord.Colour:
+    return SIDE_COLOURS[side] if side in (0, 1) else NEUTRAL_COLOUR
+
+
+def game_line(game: Game) -> str:
+    """"Advanced Squad Leader · Scenario · turn 2, Prep Fire Phase (Germans)"."""
+    parts = [RULESET_TITLES.get(game.ruleset, game.ruleset)]
+    if game.scenario:
+        parts.append(safe(game.scenario))
+    phase = get_ruleset(game.ruleset).phase_names.get(game.phase, game.phase)
+    parts.append(f"turn {game.turn}, {safe(phase)} ({safe(game.side_name(game.active_side))})")
+    return " · ".join(parts)
+
+
+def outcome_embed(outcome: Outcome, game: Game | None, *, entry_seq: int | None = None) -> list[discord.Embed]:
+    """The embeds for one outcome (several when the trail is long); see ``message_groups``."""
+    colour = NEUTRAL_COLOUR if outcome.action in NEUTRAL_ACTIONS else side_colour(outcome.actor_side)
+    return paginate(safe(outcome.headline), outcome_blocks(outcome), colour=colour,
+                    description=game_line(game) if game is not None else "",
+                    footer=f"log #{entry_seq}" if entry_seq is not None else None)
+
+
+# --- other embeds ------------------------------------------------------------------------
+
+
+def error_embed(message: str, rule: str | None = None, *, title: str = "Order refused") -> discord.Embed:
+    """A red embed for a refused order, quoting the rule when the message does not already."""
+    text = safe(message)
+    if rule and rule not in message:
+        text += f" [{safe(rule)}]"
+    return discord.Embed(title=title, description=_fit_description(title, text), colour=ERROR_COLOUR)
+
+
+def info_embed(title: str, description: str = "", *, fields: Sequence[tuple[str, Sequence[str]]] = (),
+               escape: bool = True, colour: discord.Colour = NEUTRAL_COLOUR) -> list[discord.Embed]:
+    """A neutral embed (help, lists, confirmations); split like the others when long."""
+    clean = safe if escape else str
+    blocks = [Block(clean(name), tuple(clean(line) for line in lines)) for name, lines in fields]
+    return paginate(clean(title), blocks, colour=colour, description=clean(description))
+
+
+def unit_status(unit: Any) -> str:
+    """A unit's markers in words, for the status board: "broken, DM, Prep Fire"."""
+    if unit.eliminated:
+        return "eliminated"
+    words = [word for flag, word in STATUS_FLAGS if getattr(unit, flag, False)]
+    if getattr(unit, "fire_marker", None):
+        words.append(f"{unit.fire_marker.title()} Fire")
+    if getattr(unit, "marker", None):
+        words.append(f"{unit.marker.title()} marker")
+    if getattr(unit, "owner", None):
+        words.append(f"held by {unit.owner}")
+    return ", ".join(words) or "no markers"
+
+
+def _location_heading(game: Game, location_id: str) -> str:
+    loc = game.locations.get(location_id)
+    if loc is None:
+        return safe(location_id)
+    extras = list(loc.features)
+    if loc.residual_fp:
+        extras.append(f"Residual FP {loc.residual_fp}")
+    if loc.smoke:
+        extras.append("smoke")
+    return f"{safe(loc.id)}: {safe(loc.terrain)}" + (f" ({safe(', '.join(extras))})" if extras else "")
+
+
+def _unit_line(game: Game, unit: Any) -> str:
+    return f"{safe(unit.label)} ({safe(game.side_name(unit.side))}): {safe(unit_status(unit))}"
+
+
+def status_blocks(game: Game) -> list[Block]:
+    """Units by location (sorted by side, then id), then off board, then eliminated."""
+    by_location: dict[str, list[Any]] = {loc: [] for loc in sorted(game.locations, key=_natural)}
+    off_board: list[Any] = []
+    eliminated: list[Any] = []
+    for unit in sorted(game.units.values(), key=lambda u: (u.side, _natural(u.id))):
+        if unit.eliminated:
+            eliminated.append(unit)
+        elif unit.location is None:
+            off_board.append(unit)
+        else:
+            by_location.setdefault(unit.location, []).append(unit)
+    blocks = [Block(_location_heading(game, loc), tuple(_unit_line(game, u) for u in units))
+              for loc, units in by_location.items() if units]
+    for name, units in (("Off board", off_board), ("Eliminated", eliminated)):
+        if units:
+            blocks.append(Block(name, tuple(_unit_line(game, u) for u in units)))
+    return blocks
+
+
+def _natural(text: str) -> tuple:
+    """"B10" after "B9": digits compare as numbers."""
+    return tuple(int(p) if p.isdigit() else p.casefold() for p in re.split(r"(\d+)", text))
+
+
+def _sides_text(game: Game) -> str:
+    lines = []
+    for i, side in enumerate(game.sides):
+        players = ", ".join(f"<@{p}>" for p in side.players) or "no player yet"
+        marker = " (to act)" if i == game.active_side else ""
+        lines.append(f"{safe(side.name)}{marker}: {players}")
+    return "\n".join(lines)
+
+
+def game_status_embed(game: Game) -> list[discord.Embed]:
+    """Turn, phase, side to act, and every unit by location with its markers."""
+    title = f"{safe(game.scenario) or RULESET_TITLES.get(game.ruleset, game.ruleset)}: turn {game.turn}"
+    description = f"{game_line(game)}\n{_sides_text(game)}"
+    blocks = status_blocks(game) or [Block("Units", ("none yet: add them with /unit add",))]
+    return paginate(title, blocks, colour=side_colour(game.active_side), description=description)
+
+
+# --- terminal ----------------------------------------------------------------------------
+
+_ESCAPE = re.compile(r"\\(.)", re.DOTALL)
+
+
+def _plain(text: str) -> str:
+    """What Discord would display: escapes resolved, zero-width spaces dropped."""
+    return _ESCAPE.sub(r"\1", text).replace("\u200b", "")
+
+
+def embed_to_text(embed: dict[str, Any] | discord.Embed) -> str:
+    """An embed (its JSON dict, as posted) as plain text for the terminal sandbox."""
+    data = embed.to_dict() if isinstance(embed, discord.Embed) else embed
+    out: list[str] = []
+    if data.get("title"):
+        out.append(f"== {_plain(data['title'])} ==")
+    if data.get("description"):
+        out.append(_plain(data["description"]))
+    for field in data.get("fields", ()):
+        out.append(f"-- {_plain(field.get('name', ''))} --")
+        out.extend("   " + line for line in _plain(field.get("value", "")).splitlines())
+    footer = (data.get("footer") or {}).get("text")
+    if footer:
+        out.append(f"({_plain(footer)})")
+    return "\n".join(out)

@@ -1,0 +1,132 @@
+"""Settings from the environment: defaults, REFEREE_ overrides, DISCORD_TOKEN, clear errors."""
+
+import logging
+from pathlib import Path
+
+import pytest
+
+from bot.config import ConfigError, Settings, default_database, load_settings
+from bot.logs import interaction_context, setup_logging
+
+ENV = ("REFEREE_TOKEN", "DISCORD_TOKEN", "REFEREE_DATABASE", "REFEREE_DEV_GUILD", "REFEREE_LOG_LEVEL",
+       "REFEREE_SANDBOX_DATABASE", "REFEREE_SANDBOX_SEED", "XDG_DATA_HOME")
+
+
+@pytest.fixture(autouse=True)
+def clean_env(monkeypatch, tmp_path):
+    for name in ENV:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+
+
+def test_defaults_have_no_token_and_info_logging():
+    settings = load_settings()
+    assert settings.token is None and not settings.has_token
+    assert settings.dev_guild is None
+    assert settings.log_level == "INFO" and settings.log_level_number == logging.INFO
+    assert settings.sandbox_database is None and settings.sandbox_seed is None
+
+
+def test_database_defaults_to_the_users_data_dir(tmp_path):
+    expected = tmp_path / "home" / ".local" / "share" / "referee" / "referee.sqlite3"
+    assert load_settings().database == expected
+
+
+def test_database_follows_xdg_data_home(monkeypatch, tmp_path):
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    assert default_database() == tmp_path / "xdg" / "referee" / "referee.sqlite3"
+    assert load_settings().database == tmp_path / "xdg" / "referee" / "referee.sqlite3"
+
+
+def test_database_is_not_inside_the_repository():
+    repo = Path(__file__).resolve().parents[1]
+    assert repo not in load_settings().database.parents
+
+
+def test_referee_env_overrides(monkeypatch):
+    monkeypatch.setenv("REFEREE_DATABASE", "/data/referee.sqlite3")
+    monkeypatch.setenv("REFEREE_DEV_GUILD", "123456789012345678")
+    monkeypatch.setenv("REFEREE_LOG_LEVEL", "debug")
+    monkeypatch.setenv("REFEREE_SANDBOX_SEED", "42")
+    settings = load_settings()
+    assert settings.database == Path("/data/referee.sqlite3")
+    assert settings.dev_guild == 123456789012345678
+    assert settings.log_level == "DEBUG"
+    assert settings.sandbox_seed == 42
+
+
+def test_discord_token_is_accepted(monkeypatch):
+    monkeypatch.setenv("DISCORD_TOKEN", "abc.def.ghi")
+    settings = load_settings()
+    assert settings.has_token and settings.token.get_secret_value() == "abc.def.ghi"
+
+
+def test_referee_token_wins_over_discord_token(monkeypatch):
+    monkeypatch.setenv("DISCORD_TOKEN", "from-discord")
+    monkeypatch.setenv("REFEREE_TOKEN", "from-referee")
+    assert load_settings().token.get_secret_value() == "from-referee"
+
+
+def test_blank_token_means_no_token(monkeypatch):
+    monkeypatch.setenv("DISCORD_TOKEN", "   ")
+    assert not load_settings().has_token
+
+
+def test_token_never_shows_in_repr(monkeypatch):
+    monkeypatch.setenv("DISCORD_TOKEN", "very-secret-token")
+    assert "very-secret-token" not in repr(load_settings())
+
+
+def test_invalid_dev_guild_is_one_clear_line(monkeypatch):
+    monkeypatch.setenv("REFEREE_DEV_GUILD", "my-server")
+    with pytest.raises(ConfigError) as exc:
+        load_settings()
+    message = str(exc.value)
+    assert message.startswith("invalid setting REFEREE_DEV_GUILD:")
+    assert "'my-server'" in message and "\n" not in message
+
+
+def test_unknown_log_level_lists_the_levels(monkeypatch):
+    monkeypatch.setenv("REFEREE_LOG_LEVEL", "chatty")
+    with pytest.raises(ConfigError, match="REFEREE_LOG_LEVEL: must be one of DEBUG, INFO"):
+        load_settings()
+
+
+def test_overrides_by_keyword():
+    settings = load_settings(token="t0k", dev_guild=7)
+    assert isinstance(settings, Settings)
+    assert settings.token.get_secret_value() == "t0k" and settings.dev_guild == 7
+
+
+@pytest.fixture
+def root_logger():
+    """Leave the root logger as the test found it (level and handlers)."""
+    root = logging.getLogger()
+    level, handlers = root.level, list(root.handlers)
+    yield root
+    root.handlers[:] = handlers
+    root.setLevel(level)
+
+
+def test_log_lines_carry_the_interaction_id(root_logger):
+    import io
+
+    stream = io.StringIO()
+    setup_logging("INFO", stream=stream)
+    logger = logging.getLogger("referee.test")
+    logger.info("before")
+    with interaction_context(1234):
+        logger.info("during")
+    logger.info("after")
+    lines = stream.getvalue().splitlines()
+    assert lines[0].endswith("referee.test: before")
+    assert lines[1].endswith("referee.test: [interaction 1234] during")
+    assert lines[2].endswith("referee.test: after")
+
+
+def test_setup_logging_twice_keeps_one_handler(root_logger):
+    import io
+
+    first = setup_logging("INFO", stream=io.StringIO())
+    second = setup_logging("INFO", stream=io.StringIO())
+    assert first not in root_logger.handlers and second in root_logger.handlers
