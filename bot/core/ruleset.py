@@ -28,6 +28,7 @@ class Ruleset:
     phases: ClassVar[tuple[str, ...]]  # one player turn (ASL) or one game turn (NHiS, CD)
     phase_names: ClassVar[dict[str, str]] = {}  # short -> long, e.g. "PFPh" -> "Prep Fire Phase"
     order_type: ClassVar[Any]  # the union of this ruleset's orders, discriminated on ``action``
+    variants: ClassVar[tuple[str, ...]] = ()  # ASL: ("full", "starter"); empty: one rules set only
 
     def __init__(self) -> None:
         self._adapter: TypeAdapter[Any] | None = None
@@ -71,6 +72,10 @@ class Ruleset:
             raise InvalidOrder("a game has exactly two sides, each with a name", field="sides")
         if len({s.strip().casefold() for s in sides}) != 2:
             raise InvalidOrder("the two sides need different names", field="sides")
+        if variant is not None and variant not in self.variants:
+            allowed = (f"one of {', '.join(self.variants)}" if self.variants
+                       else f"not used: {self.title} has one set of rules")
+            raise InvalidOrder(f"unknown rules variant '{variant[:30]}' ({allowed})", field="variant")
         options = dict(options or {})
         # ASL: the scenario's ELR per side (A19.1) travels in the options, one value per side
         elr = options.pop("elr", None) or [None, None]

@@ -155,3 +155,21 @@ def test_elr_out_of_range_is_refused():
 def test_sides_need_different_names():
     with pytest.raises(InvalidOrder, match="different names"):
         new_game("asl", sides=["Reds", "reds"])
+
+
+@pytest.mark.parametrize("ruleset, variant", [("asl", "advanced"), ("nhis", "starter"), ("cd", "full")])
+def test_an_unknown_rules_variant_is_refused_naming_the_field(ruleset, variant):
+    with pytest.raises(InvalidOrder) as refused:
+        new_game(ruleset, sides=["Blue", "Red"], variant=variant)
+    assert refused.value.field == "variant"
+
+
+def test_asl_offers_full_rules_and_the_starter_kit():
+    assert new_game("asl", sides=["Blue", "Red"]).variant == "full"
+    assert new_game("asl", sides=["Blue", "Red"], variant="starter").variant == "starter"
+
+
+def test_an_asl_attack_with_firers_needs_a_range(game):
+    with pytest.raises(InvalidOrder) as refused:
+        resolve(game, {"action": "fire", "firers": ["A1"], "target": "B5"}, ScriptedDice([3, 4]))
+    assert refused.value.field == "range"

@@ -599,6 +599,9 @@ def fpf_morale(ctx: AslContext, group: FireGroup, attack: Attack) -> None:
 
 def resolve_fire(game: Game, order: AslFire, roller: Roller) -> Outcome:
     ctx = AslContext(game, roller)
+    if order.range is None and order.kind != "residual":
+        raise InvalidOrder("give the range in hexes from the firers to the target (0 = same Location)",
+                           field="range")
     kind = fire_kind(game, order)
     if kind == "residual":
         return _residual_attack(ctx, order)

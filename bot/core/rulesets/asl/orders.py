@@ -21,7 +21,9 @@ class AslFire(OrderBase):
     kind: FireKind | None = None
     firers: list[str] = Field(default_factory=list)  # unit and SW ids; empty only for residual
     target: str  # the target Location
-    range: int = Field(ge=0, le=200)  # hexes from firer to target; 0 = same Location
+    # hexes from firer to target; 0 = same Location. Required for every attack with firers;
+    # Residual Fire has no firer and so no range (A8.2).
+    range: int | None = Field(default=None, ge=0, le=200)
     hindrance: int = Field(default=0, ge=0, le=20)  # +1 hindrance hexes along the LOS
     target_units: list[str] | None = None  # MPh: the moving units fired on (default: the moving ones)
     leader: str | None = None  # directing leader; default: the best Good Order leader firing

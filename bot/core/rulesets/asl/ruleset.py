@@ -22,6 +22,7 @@ class AslRuleset(Ruleset):
         "APh": "Advance Phase", "CCPh": "Close Combat Phase",
     }
     order_type = AslOrder
+    variants = ("full", "starter")  # full ASL, or the Starter Kit (no Heat of Battle, ...)
 
     def unit_model(self):
         return AslUnit
