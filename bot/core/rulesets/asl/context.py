@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from ...dice import Roller
-from ...game import Game
-from ...outcome import UnitEffect
-from ...trail import Trail
+from ...context import ResolutionContext
 from .models import AslUnit
 
 
@@ -29,12 +26,8 @@ def status_text(unit: AslUnit) -> str:
 
 
 @dataclass
-class AslContext:
-    game: Game
-    roller: Roller
-    trail: Trail = field(default_factory=Trail)
-    # unit id -> (status before, list of effects); in the order units were first touched
-    _touched: dict[str, tuple[str, list[str]]] = field(default_factory=dict)
+class AslContext(ResolutionContext):
+    status_text = staticmethod(status_text)
 
     @property
     def full(self) -> bool:
@@ -43,25 +36,3 @@ class AslContext:
 
     def unit(self, unit_id: str, *, field: str = "unit") -> AslUnit:
         return self.game.unit(unit_id, field=field)  # type: ignore[return-value]
-
-    def touch(self, unit: AslUnit) -> None:
-        """Remember a unit's state before the first change this action makes to it."""
-        if unit.id not in self._touched:
-            self._touched[unit.id] = (status_text(unit), [])
-
-    def effect(self, unit: AslUnit, what: str, *, rule: str | None = None) -> None:
-        """Record that ``what`` happened to ``unit`` (call ``touch`` before changing it)."""
-        self.touch(unit)
-        self._touched[unit.id][1].append(what)
-        self.trail.add("effect", f"{unit.label}: {what}", rule=rule, unit=unit.id)
-
-    def effects(self) -> tuple[UnitEffect, ...]:
-        out = []
-        for unit_id, (before, what) in self._touched.items():
-            unit = self.game.units.get(unit_id)
-            after = status_text(unit) if unit is not None else "removed"
-            name = unit.name if unit is not None else unit_id
-            side = unit.side if unit is not None else None
-            out.append(UnitEffect(unit=unit_id, name=name, side=side, before=before, after=after,
-                                  effects=tuple(what)))
-        return tuple(out)

@@ -5,11 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ...dice import Roller
+from ...context import ResolutionContext
 from ...errors import IllegalOrder
-from ...game import Game
-from ...outcome import Outcome, TableCell, UnitEffect
-from ...trail import Trail
+from ...outcome import Outcome, TableCell
 from .models import CdStand
 from .tables import Mod
 
@@ -29,13 +27,9 @@ def status_text(stand: CdStand) -> str:
 
 
 @dataclass
-class CdContext:
-    game: Game
-    roller: Roller
-    trail: Trail = field(default_factory=Trail)
+class CdContext(ResolutionContext):
     cells: list[TableCell] = field(default_factory=list)
-    # stand id -> (status before, effects); in the order stands were first touched
-    _touched: dict[str, tuple[str, list[str]]] = field(default_factory=dict)
+    status_text = staticmethod(status_text)
 
     @property
     def turn(self) -> int:
@@ -56,25 +50,6 @@ class CdContext:
         total = running + amount
         self.trail.add("modifier", label or mod.label, amount, total=total, rule=mod.rule or rule, unit=unit)
         return total
-
-    def touch(self, stand: CdStand) -> None:
-        """Remember a stand's state before the first change this action makes to it."""
-        if stand.id not in self._touched:
-            self._touched[stand.id] = (status_text(stand), [])
-
-    def effect(self, stand: CdStand, what: str, *, rule: str | None = None) -> None:
-        """Record that ``what`` happened to ``stand`` (call ``touch`` before changing it)."""
-        self.touch(stand)
-        self._touched[stand.id][1].append(what)
-        self.trail.add("effect", f"{stand.label}: {what}", rule=rule, unit=stand.id)
-
-    def effects(self) -> tuple[UnitEffect, ...]:
-        out = []
-        for stand_id, (before, what) in self._touched.items():
-            stand: CdStand = self.game.units[stand_id]  # type: ignore[assignment]
-            out.append(UnitEffect(unit=stand_id, name=stand.name, side=stand.side, before=before,
-                                  after=status_text(stand), effects=tuple(what)))
-        return tuple(out)
 
     def outcome(self, action: str, headline: str, actor_side: int | None) -> Outcome:
         return Outcome(ruleset="cd", action=action, headline=headline, actor_side=actor_side,

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from ...dice import Roller
-from ...game import Game
-from ...outcome import UnitEffect
-from ...trail import Trail
+from ...context import ResolutionContext
 from .models import NhisUnit
 
 
@@ -28,31 +25,8 @@ def status_text(unit: NhisUnit) -> str:
 
 
 @dataclass
-class NhisContext:
-    game: Game
-    roller: Roller
-    trail: Trail = field(default_factory=Trail)
-    # unit id -> (status before, list of effects); in the order units were first touched
-    _touched: dict[str, tuple[str, list[str]]] = field(default_factory=dict)
+class NhisContext(ResolutionContext):
+    status_text = staticmethod(status_text)
 
     def unit(self, unit_id: str, *, field: str = "unit") -> NhisUnit:
         return self.game.unit(unit_id, field=field)  # type: ignore[return-value]
-
-    def touch(self, unit: NhisUnit) -> None:
-        """Remember a unit's state before the first change this action makes to it."""
-        if unit.id not in self._touched:
-            self._touched[unit.id] = (status_text(unit), [])
-
-    def effect(self, unit: NhisUnit, what: str, *, rule: str | None = None) -> None:
-        """Record that ``what`` happened to ``unit`` (call ``touch`` before changing it)."""
-        self.touch(unit)
-        self._touched[unit.id][1].append(what)
-        self.trail.add("effect", f"{unit.label}: {what}", rule=rule, unit=unit.id)
-
-    def effects(self) -> tuple[UnitEffect, ...]:
-        out = []
-        for unit_id, (before, what) in self._touched.items():
-            unit = self.game.units[unit_id]
-            out.append(UnitEffect(unit=unit_id, name=unit.name, side=unit.side, before=before,
-                                  after=status_text(unit), effects=tuple(what)))
-        return tuple(out)
