@@ -1,10 +1,12 @@
 """Store benchmark: load/save time against units per game and against log length, and the
 database bytes one log entry costs.
 
-    .venv/bin/python bench/bench_store.py
+    .venv/bin/python bench/bench_store.py        (prints its detail tables, then the metrics)
 
 Loading a game reads one row by index, so its time must not grow with the log (100 vs 10,000
 entries); saving writes the state and one entry in one fsync'd transaction (synchronous=FULL).
+Bytes per entry are measured on real entries of the standard ASL game (bench/scenarios.py):
+the fire group's attack with its whole trail, and a player-turn mix of orders.
 """
 
 from __future__ import annotations
@@ -15,17 +17,24 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+if __package__ in (None, ""):  # run as a script: make the checkout importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bot.core.api import resolve  # noqa: E402
-from bot.core.dice import SeededDice  # noqa: E402
-from bot.service import Actor, Referee  # noqa: E402
-from bot.store import SqliteStore  # noqa: E402
+from bench import scenarios
+from bench.common import Metric, at_most
+from bot.core.api import resolve
+from bot.core.dice import SeededDice
+from bot.service import Actor, Referee
+from bot.store import SqliteStore
 
 GM = Actor(1)
 CHANNEL = 10
-REPEAT = 30
+LOAD_RATIO_TARGET = 1.5  # load with 10,000 entries within 1.5x of 100 (issue 5)
+BYTES_PER_ENTRY_TARGET = 2048  # on average at most 2 KB of database per log entry (issue 5)
+# one ASL player turn's worth of orders, as a group gives them: a fire, a morale check, moves, a phase
+TURN_MIX = ("fire", "morale", "move", "move", "phase")
 
 
 def squad(i: int) -> dict:
@@ -48,20 +57,16 @@ async def fill(store: SqliteStore, referee: Referee, orders) -> None:
     await store._db.execute("PRAGMA synchronous = FULL")
 
 
-def ms(samples: list[float]) -> str:
-    return f"{statistics.median(samples) * 1000:8.2f}"
-
-
-async def time_load_and_save(store: SqliteStore, referee: Referee) -> tuple[list[float], list[float]]:
+async def time_load_and_save(store: SqliteStore, referee: Referee, repeat: int) -> tuple[list[float], list[float]]:
     loads, saves = [], []
-    for i in range(REPEAT):
+    for i in range(repeat):
         start = time.perf_counter()
         stored = await store.load_active(CHANNEL)
         loads.append(time.perf_counter() - start)
-        resolution = resolve(stored.game, {"action": "unit_move", "unit": "U0", "location": f"M{i}"})
+        order = {"action": "unit_move", "unit": "U0", "location": f"M{i}"}
+        resolution = resolve(stored.game, order)
         entry = referee._seal(stored.id, stored.last_seq, stored.head_hash, actor=GM, command="/bench",
-                              order={"action": "unit_move", "unit": "U0", "location": f"M{i}"},
-                              outcome=resolution.outcome, game=resolution.game, manual=False,
+                              order=order, outcome=resolution.outcome, game=resolution.game, manual=False,
                               interaction_id=None)
         start = time.perf_counter()
         await store.append(stored, resolution.game, entry)
@@ -74,56 +79,143 @@ async def db_bytes(store: SqliteStore, path: Path) -> int:
     return path.stat().st_size
 
 
-async def by_units(folder: Path) -> None:
-    print(f"{'units':>6} {'state KB':>9} {'load ms':>8} {'save ms':>8} {'act ms':>8}")
-    for n in (10, 100, 400):
+def ms(samples: list[float]) -> float:
+    return statistics.median(samples) * 1000
+
+
+async def by_units(folder: Path, sizes: tuple[int, ...], repeat: int, verbose: bool) -> list[Metric]:
+    metrics = []
+    if verbose:
+        print(f"{'units':>6} {'state KB':>9} {'load ms':>8} {'save ms':>8} {'act ms':>8}")
+    for n in sizes:
         store, referee = await fresh(folder, f"units{n}")
         try:
             await fill(store, referee, [squad(i) for i in range(n)])
-            loads, saves = await time_load_and_save(store, referee)
+            loads, saves = await time_load_and_save(store, referee, repeat)
             acts = []
-            for i in range(REPEAT):
+            for i in range(repeat):
                 start = time.perf_counter()
                 await referee.act(CHANNEL, GM, {"action": "unit_move", "unit": "U1", "location": f"N{i}"},
                                   command="/bench")
                 acts.append(time.perf_counter() - start)
             size = len((await store.load_active(CHANNEL)).game.model_dump_json()) / 1024
-            print(f"{n:>6} {size:>9.1f} {ms(loads)} {ms(saves)} {ms(acts)}")
+            if verbose:
+                print(f"{n:>6} {size:>9.1f} {ms(loads):8.2f} {ms(saves):8.2f} {ms(acts):8.2f}")
+            metrics += [Metric(f"store: load, {n} units ({size:.0f} KB state)", ms(loads), "ms"),
+                        Metric(f"store: save, {n} units (state + entry, fsync)", ms(saves), "ms")]
         finally:
             await store.close()
+    return metrics
 
 
-async def by_log_length(folder: Path) -> None:
-    print(f"\n{'entries':>8} {'load ms':>8} {'save ms':>8} {'page ms':>8} {'verify s':>9} {'DB bytes':>11}")
-    sizes = {}
-    for entries in (100, 10_000):
-        store, referee = await fresh(folder, f"log{entries}")
-        try:
+async def by_log_length(folder: Path, lengths: tuple[int, int], repeat: int, verbose: bool) -> list[Metric]:
+    """Both logs are written first and stay open; their loads are then timed in turn (100, 10,000,
+    100, ...), so the ratio compares the two under the same background load."""
+    if verbose:
+        print(f"\n{'entries':>8} {'load ms':>8} {'save ms':>8} {'page ms':>8} {'verify s':>9} {'DB bytes':>11}")
+    opened: dict[int, tuple[SqliteStore, Referee]] = {}
+    loads_at: dict[int, list[float]] = {entries: [] for entries in lengths}
+    sizes, verify_at = {}, {}
+    try:
+        for entries in lengths:
+            opened[entries] = await fresh(folder, f"log{entries}")
+            store, referee = opened[entries]
             await fill(store, referee, [squad(i) for i in range(10)]
-                       + [{"action": "phase"}] * (entries - 11 - REPEAT))
-            loads, saves = await time_load_and_save(store, referee)
+                       + [{"action": "phase"}] * (entries - 11 - repeat))
+        for _ in range(repeat * 5):
+            for entries in lengths:
+                start = time.perf_counter()
+                await opened[entries][0].load_active(CHANNEL)
+                loads_at[entries].append(time.perf_counter() - start)
+        for entries, (store, referee) in opened.items():
+            _, saves = await time_load_and_save(store, referee, repeat)
             start = time.perf_counter()
             await referee.log(CHANNEL)  # the newest page
             page = time.perf_counter() - start
             start = time.perf_counter()
             report = await referee.verify(CHANNEL)
-            verify = time.perf_counter() - start
+            verify_at[entries] = time.perf_counter() - start
             assert report.ok and report.checked == entries, report
             sizes[entries] = await db_bytes(store, folder / f"log{entries}.sqlite3")
-            print(f"{entries:>8} {ms(loads)} {ms(saves)} {page * 1000:8.2f} {verify:9.2f} {sizes[entries]:>11,}")
-        finally:
+            if verbose:
+                print(f"{entries:>8} {ms(loads_at[entries]):8.2f} {ms(saves):8.2f} {page * 1000:8.2f} "
+                      f"{verify_at[entries]:9.2f} {sizes[entries]:>11,}")
+    finally:
+        for store, _ in opened.values():
             await store.close()
-    per_entry = (sizes[10_000] - sizes[100]) / (10_000 - 100)
-    print(f"\ndatabase bytes per log entry (phase orders, 10-unit game): {per_entry:,.0f}")
+    small, large = lengths
+    ratio = ms(loads_at[large]) / ms(loads_at[small])
+    per_entry = (sizes[large] - sizes[small]) / (large - small)
+    return [
+        Metric(f"store: load, log of {small:,} entries", ms(loads_at[small]), "ms"),
+        Metric(f"store: load, log of {large:,} entries", ms(loads_at[large]), "ms"),
+        at_most(f"store: load {large:,} / load {small:,} entries", ratio, "x", LOAD_RATIO_TARGET),
+        Metric(f"store: verify (replay) {large:,} entries", verify_at[large], "s"),
+        Metric("store: DB bytes/entry, phase orders (the floor)", per_entry, "B"),
+    ]
 
 
-async def main() -> None:
+def _order(kind: str, i: int) -> dict[str, Any]:
+    if kind == "fire":
+        return scenarios.asl_fire()
+    if kind == "morale":
+        return scenarios.asl_morale()
+    if kind == "move":
+        return {"action": "unit_move", "unit": "G3", "location": f"C{i % 9 + 1}"}
+    return {"action": "phase"}
+
+
+async def standard_entries(folder: Path, name: str, kinds: tuple[str, ...], count: int) -> float:
+    """DB bytes per entry for ``count`` entries of the standard ASL game, cycling through
+    ``kinds``. Each order is resolved (system-like seeded dice) from the standard position and
+    saved with its state and sealed entry exactly as the service saves it; the positions are not
+    chained (fire would soon run out of Good Order firers), so only the sizes are meaningful."""
+    store = await SqliteStore.open(folder / f"{name}.sqlite3")
+    referee = Referee(store)
+    try:
+        await referee.new_game(CHANNEL, 1, GM, "asl", ["Germans", "Russians"])
+        standard = scenarios.build("asl")
+        stored = await store.load_active(CHANNEL)
+        before = await db_bytes(store, folder / f"{name}.sqlite3")
+        await store._db.execute("PRAGMA synchronous = OFF")
+        dice = SeededDice(5)
+        for i in range(count):
+            order = _order(kinds[i % len(kinds)], i)
+            stored = await _append(store, referee, stored, order, resolve(standard, order, dice))
+        after = await db_bytes(store, folder / f"{name}.sqlite3")
+        return (after - before) / count
+    finally:
+        await store.close()
+
+
+async def _append(store: SqliteStore, referee: Referee, stored: Any, order: dict[str, Any], resolution: Any):
+    entry = referee._seal(stored.id, stored.last_seq, stored.head_hash, actor=GM, command="/bench",
+                          order=order, outcome=resolution.outcome, game=resolution.game, manual=False,
+                          interaction_id=None)
+    return await store.append(stored, resolution.game, entry)
+
+
+async def measure(quick: bool = False, verbose: bool = False) -> list[Metric]:
+    repeat = 3 if quick else 30
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        print(f"median of {REPEAT} runs; save = state + one log entry, one transaction, synchronous=FULL\n")
-        await by_units(folder)
-        await by_log_length(folder)
+        if verbose:
+            print(f"median of {repeat} runs ({repeat * 5} loads by log length); save = state + one log entry, "
+                  "one transaction, synchronous=FULL\n")
+        metrics = await by_units(folder, (10,) if quick else (10, 100, 400), repeat, verbose)
+        metrics += await by_log_length(folder, (20, 60) if quick else (100, 10_000), repeat, verbose)
+        count = 10 if quick else 2_000
+        fire = await standard_entries(folder, "fire", ("fire",), count)
+        mix = await standard_entries(folder, "mix", TURN_MIX, count)
+        metrics += [at_most("store: DB bytes/entry, standard game: /fire", fire, "B", BYTES_PER_ENTRY_TARGET),
+                    at_most("store: DB bytes/entry, standard game: turn mix", mix, "B", BYTES_PER_ENTRY_TARGET)]
+    return metrics
+
+
+def run(quick: bool = False, verbose: bool = False) -> list[Metric]:
+    return asyncio.run(measure(quick, verbose))
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    for metric in run(verbose=True):
+        print(f"{metric.name:55} {metric.value:12,.2f} {metric.unit:4} {metric.target or '':>10} {metric.verdict}")

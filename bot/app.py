@@ -22,12 +22,15 @@ from discord.ext import commands
 
 from bot.config import Settings
 from bot.core.errors import RulesError
+from bot.limits import RollRateLimiter
 from bot.logs import current_interaction
 from bot.render import error_embed, message_groups, outcome_embed
 
 log = logging.getLogger(__name__)
 
-COGS = ("cogs.game", "cogs.units", "cogs.fire", "cogs.morale", "cogs.rally", "cogs.transfer", "cogs.log")
+COGS = ("cogs.game", "cogs.units", "cogs.fire", "cogs.morale", "cogs.rally", "cogs.transfer", "cogs.log",
+        "cogs.undo", "cogs.stats")
+ALREADY_ACKNOWLEDGED = 40060  # Discord's error code for a second answer to one interaction
 
 
 async def _maybe_await(value: Any) -> Any:
@@ -53,15 +56,27 @@ async def send_ephemeral(interaction: discord.Interaction, *, content: str | Non
         log.warning("could not send the error reply", exc_info=True)
 
 
-async def reply_outcome(interaction: discord.Interaction, acted: Any, *, ephemeral: bool = False) -> None:
+async def reply_outcome(interaction: discord.Interaction, acted: Any, *, ephemeral: bool = False,
+                        view: discord.ui.View | None = None) -> None:
     """Render an action's outcome and send it: the first message as the response, the rest as
-    followups. ``acted`` is what ``Referee.act`` returns (its outcome, game and log seq)."""
+    followups. ``acted`` is what ``Referee.act`` returns (its outcome, game and log seq).
+    ``view`` (buttons, e.g. /fire's "Odds") goes on the first message, the one with the headline."""
     embeds = outcome_embed(acted.outcome, acted.game, entry_seq=_entry_seq(acted))
     for i, group in enumerate(message_groups(embeds)):
         if i == 0 and not interaction.response.is_done():
-            await interaction.response.send_message(embeds=group, ephemeral=ephemeral)
+            try:
+                await interaction.response.send_message(embeds=group, ephemeral=ephemeral,
+                                                        **({"view": view} if view is not None else {}))
+            except discord.HTTPException as exc:
+                if getattr(acted, "replayed", False) and exc.code == ALREADY_ACKNOWLEDGED:
+                    return  # a re-delivered interaction: the recorded answer was given the first time
+                raise
         else:
             await interaction.followup.send(embeds=group, ephemeral=ephemeral)
+    if not ephemeral and getattr(acted, "hand_off", None) is not None:
+        from bot.pacing import send_hand_off
+
+        await send_hand_off(interaction, acted.game, acted.hand_off)
 
 
 def _entry_seq(acted: Any) -> int | None:
@@ -77,6 +92,9 @@ class RefereeTree(app_commands.CommandTree):
         # runs first in the task discord.py creates for this interaction: every line logged
         # from here to the reply (the error handler included) carries the interaction id
         current_interaction.set(interaction.id)
+        limiter = getattr(self.client, "roll_limiter", None)
+        if limiter is not None:
+            limiter.check_interaction(interaction)  # raises RateLimited (a CheckFailure): told privately
         return True
 
     async def on_error(self, interaction: discord.Interaction, error: app_commands.AppCommandError) -> None:
@@ -87,12 +105,35 @@ class RefereeTree(app_commands.CommandTree):
             await send_ephemeral(interaction, content=f"That option could not be read: {error}")
         elif isinstance(error, app_commands.CheckFailure):
             await send_ephemeral(interaction, content=str(error) or "You cannot use this command here.")
+        elif isinstance(original, discord.HTTPException):
+            await self._answer_lost(interaction, original)
         else:
             name = interaction.command.qualified_name if interaction.command else "?"
             log.error("unexpected error in /%s", name, exc_info=original)
             await send_ephemeral(interaction, content=(
                 "Something went wrong on our side; nothing was changed "
                 f"(reference: {interaction.id})"))
+
+
+    async def _answer_lost(self, interaction: discord.Interaction, error: discord.HTTPException) -> None:
+        """Discord refused the answer (an expired token, an outage past discord.py's own retries).
+        The order may be saved by then, so never claim "nothing was changed" unless the log says
+        so: a saved result is sent once more, as a re-delivered interaction would get it."""
+        log.warning("Discord refused the answer: %s %s (code %s)", error.status, error.text, error.code)
+        store = getattr(self.client, "store", None)
+        entry = await store.entry_by_interaction(interaction.id) if store is not None else None
+        if entry is None:
+            await send_ephemeral(interaction, content=(
+                "Discord did not take the bot's answer; nothing was changed: give the order again "
+                f"(reference: {interaction.id})"))
+            return
+        from bot.service import Acted
+
+        stored = await store.load_game(entry.game_id)
+        try:
+            await reply_outcome(interaction, Acted(entry.outcome_model(), stored.game, entry, replayed=True))
+        except discord.HTTPException:
+            log.warning("the saved result (log #%s) could not be shown either; it stays in the log", entry.seq)
 
 
 class RefereeBot(commands.Bot):
@@ -106,6 +147,8 @@ class RefereeBot(commands.Bot):
         self.store: Any = None
         self.referee: Any = None
         self.loaded_cogs: list[str] = []
+        # rolling commands per player (bot/limits.py; REFEREE_ROLL_LIMIT / REFEREE_ROLL_WINDOW)
+        self.roll_limiter = RollRateLimiter.from_settings()
 
     async def setup_hook(self) -> None:
         from bot.service import Referee

@@ -1,4 +1,4 @@
-"""`python -m bot [run|sandbox|rules]`: the command line, and the scriptable rules interface.
+"""`python -m bot [run|sandbox|rules|health]`: the command line, and the scriptable rules interface.
 
 ``rules`` reads one JSON request on stdin and writes the outcome and the new game on stdout,
 so groups that roll their own dice, players without Discord, other tools and tests can use the
@@ -162,6 +162,16 @@ def answer(request: RulesRequest) -> dict[str, Any]:
             "game": resolution.game.model_dump(mode="json")}
 
 
+def preview_answer(request: RulesRequest) -> dict[str, Any]:
+    """The exact odds of the request's order (``--preview``): the same position and order as
+    ``answer``, no dice rolled; the OddsReport as JSON (fractions as "n/d" with a percentage)."""
+    from bot.core.odds import preview
+
+    if request.dice is not None:
+        raise _Usage("a preview rolls no dice: leave 'dice' out of the request")
+    return preview(_position(request), request.order).model_dump(mode="json")
+
+
 # --- the rules command ---------------------------------------------------------------------
 
 
@@ -191,9 +201,10 @@ class _Usage(Exception):
     """A request the interface cannot read (exit 2)."""
 
 
-def run_rules(stdin: TextIO, stdout: TextIO, stderr: TextIO, *, pretty: bool = False) -> int:
+def run_rules(stdin: TextIO, stdout: TextIO, stderr: TextIO, *, pretty: bool = False, preview: bool = False) -> int:
     try:
-        result = answer(parse_request(stdin.read()))
+        request = parse_request(stdin.read())
+        result = preview_answer(request) if preview else answer(request)
     except _Usage as exc:
         print(exc, file=stderr)
         return EXIT_REFUSED
@@ -219,17 +230,6 @@ def _entry_dice(entry: dict[str, Any]) -> list[int]:
     return rolled + [int(d) for d in outcome.get("unused_dice", ())]
 
 
-def _first_game(entry: dict[str, Any]) -> Game:
-    from bot.core.api import new_game
-
-    order = entry.get("order") or {}
-    if order.get("action") != "new_game":
-        raise InvalidOrder("the first entry of an export is the new_game order", field="order")
-    return new_game(order.get("ruleset", ""), sides=order.get("sides") or [],
-                    scenario=order.get("scenario", ""), variant=order.get("variant"),
-                    options=order.get("options"), gm=order.get("gm"))
-
-
 def _difference(expected: Any, got: Any, path: str = "outcome") -> str | None:
     """The first place two JSON values differ, as "outcome.rolls[0].dice: 3 != 4"."""
     if isinstance(expected, dict) and isinstance(got, dict):
@@ -248,21 +248,26 @@ def _difference(expected: Any, got: Any, path: str = "outcome") -> str | None:
 
 
 def replay_entries(entries: list[dict[str, Any]]) -> tuple[bool, str]:
-    """Apply every logged order again with its logged dice; (ok, the report line)."""
+    """Apply every logged order again with its logged dice; (ok, the report line). The same
+    Replayer as /log verify: the game's creation, its end and undo entries replay too."""
+    from bot.store.replay import Replayer, ReplayRefused
+
     if not entries:
         return False, "the export holds no entries"
-    game = _first_game(entries[0])
-    for number, entry in enumerate(entries[1:], start=2):
-        logged = entry.get("outcome") or {}
-        dice = ScriptedDice(_entry_dice(entry), manual=bool(logged.get("manual_dice")))
+    replayer = Replayer()
+    for number, entry in enumerate(entries, start=1):
+        seq = entry.get("seq", number)
+        logged = entry.get("outcome")
+        manual = entry.get("manual", bool((logged or {}).get("manual_dice")))
         try:
-            resolution = resolve(game, entry.get("order") or {}, dice)
+            _game, outcome = replayer.apply(seq, entry.get("order") or {}, _entry_dice(entry), bool(manual))
+        except ReplayRefused as exc:
+            return False, f"entry {seq}: {exc}"
         except RulesError as exc:
-            return False, f"entry {entry.get('seq', number)}: the order is now refused: {refusal(exc)}"
-        difference = _difference(logged, resolution.outcome.model_dump(mode="json"))
+            return False, f"entry {seq}: the order is now refused: {refusal(exc)}"
+        difference = _difference(logged, outcome.model_dump(mode="json")) if logged is not None else None
         if difference:
-            return False, f"entry {entry.get('seq', number)} differs: {difference}"
-        game = resolution.game
+            return False, f"entry {seq} differs: {difference}"
     return True, f"{len(entries)} entries reproduced bit for bit"
 
 
@@ -332,21 +337,74 @@ def run_sandbox(argv: list[str], stderr: TextIO) -> int:
     return int(result or 0)
 
 
+# --- health ---------------------------------------------------------------------------------
+
+
+def check_database(path: Any) -> str | None:
+    """None when the database at ``path`` opens, is at the schema version this build migrates
+    to, and passes ``PRAGMA quick_check``; else the one-line reason. Read-only: a health check
+    never creates or migrates the database (the bot does that at start-up)."""
+    import sqlite3
+    from pathlib import Path
+
+    from bot.store import migrations
+
+    path = Path(path)
+    if not path.is_file():
+        return f"database {path} does not exist (the bot creates it when it starts)"
+    try:
+        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=5)
+    except sqlite3.Error as exc:
+        return f"database {path} does not open: {exc}"
+    try:
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        current = len(migrations())
+        if version != current:
+            return (f"database {path} is at schema version {version}, this build expects {current}"
+                    + (" (the bot migrates it when it starts)" if version < current else
+                       " (a newer bot wrote it)"))
+        checked = [row[0] for row in db.execute("PRAGMA quick_check").fetchall()]
+        if checked != ["ok"]:
+            return f"database {path} fails PRAGMA quick_check: {'; '.join(map(str, checked[:3]))}"
+    except sqlite3.Error as exc:  # not a database, locked for longer than the timeout, unreadable
+        return f"database {path} cannot be read: {exc}"
+    finally:
+        db.close()
+    return None
+
+
+def run_health(stdout: TextIO, stderr: TextIO) -> int:
+    """The Docker HEALTHCHECK: exit 0 and 'ok' when the configured database is healthy."""
+    settings = _settings(stderr)
+    if settings is None:
+        return EXIT_REFUSED
+    problem = check_database(settings.database)
+    if problem is not None:
+        print(f"unhealthy: {problem}", file=stderr)
+        return EXIT_FAILED
+    print(f"ok: {settings.database}", file=stdout)
+    return EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m bot",
         description="Referee: a Discord bot that referees tactical board wargames. Without a "
                     "command it runs the bot when a token is set, else the terminal sandbox.")
-    commands = parser.add_subparsers(dest="command", metavar="{run,sandbox,rules}")
+    commands = parser.add_subparsers(dest="command", metavar="{run,sandbox,rules,health}")
     commands.add_parser("run", help="connect to Discord (needs DISCORD_TOKEN or REFEREE_TOKEN)")
     sandbox = commands.add_parser("sandbox", help="play in the terminal against a local fake Discord")
     sandbox.add_argument("sandbox_args", nargs=argparse.REMAINDER, help="passed on to the sandbox")
+    commands.add_parser("health", help="exit 0 when the configured database opens, is migrated and "
+                                       "passes PRAGMA quick_check (the Docker HEALTHCHECK)")
     rules = commands.add_parser(
         "rules", help="resolve one JSON request from stdin (see docs/rules-interface.md)",
         description="Read one JSON request on stdin, write {\"outcome\", \"game\"} on stdout. "
                     "Exit 0 on success, 2 when the request or the order is refused.")
     rules.add_argument("--schema", action="store_true", help="print the JSON Schema of requests")
     rules.add_argument("--pretty", action="store_true", help="indent the JSON written")
+    rules.add_argument("--preview", action="store_true",
+                       help="write the exact odds of the order (an OddsReport) instead of rolling it")
     replay_commands = rules.add_subparsers(dest="rules_command", metavar="replay")
     replay = replay_commands.add_parser(
         "replay", help="replay a game's exported log and check every outcome bit for bit")
@@ -357,7 +415,14 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None, *, stdin: TextIO | None = None, stdout: TextIO | None = None,
          stderr: TextIO | None = None) -> int:
     stdin, stdout, stderr = stdin or sys.stdin, stdout or sys.stdout, stderr or sys.stderr
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["sandbox"]:
+        # handed on exactly as typed: argparse's REMAINDER drops the sandbox's own flags
+        # (--scenario asl) when they come first
+        return run_sandbox(argv[1:], stderr)
     args = build_parser().parse_args(argv)
+    if args.command == "health":
+        return run_health(stdout, stderr)
     if args.command == "rules":
         if args.schema:
             json.dump(request_schema(), stdout, indent=2)
@@ -365,7 +430,7 @@ def main(argv: list[str] | None = None, *, stdin: TextIO | None = None, stdout: 
             return EXIT_OK
         if args.rules_command == "replay":
             return run_replay(args.file, stdout, stderr)
-        return run_rules(stdin, stdout, stderr, pretty=args.pretty)
+        return run_rules(stdin, stdout, stderr, pretty=args.pretty, preview=args.preview)
     if args.command == "sandbox":
         return run_sandbox(args.sandbox_args, stderr)
     if args.command == "run":

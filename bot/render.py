@@ -218,7 +218,7 @@ def step_line(step: Step) -> str:
         parts.append(value)
     if step.total is not None:
         parts.append(f"(={_number(step.total)})")
-    if step.rule:
+    if step.rule and step.rule not in step.label:  # a label may already quote its rule
         parts.append(f"[{safe(step.rule)}]")
     return "  ".join(parts)
 
@@ -396,6 +396,54 @@ def game_status_embed(game: Game) -> list[discord.Embed]:
     description = f"{game_line(game)}\n{_sides_text(game)}"
     blocks = status_blocks(game) or [Block("Units", ("none yet: add them with /unit add",))]
     return paginate(title, blocks, colour=side_colour(game.active_side), description=description)
+
+
+
+# --- odds --------------------------------------------------------------------------------
+
+# Short names of the end states, worst first (bot.core.odds.END_STATES), per ruleset's words
+STATE_WORDS = {"eliminated": "elim", "reduced": "reduced", "broken": "broken", "pinned": "pinned",
+               "forced back": "forced back", "rallied": "rallied", "unharmed": "unharmed"}
+SHAKEN_RULESETS = ("nhis", "cd")  # "broken" reads "shaken" there
+
+
+def percent(p: Any) -> str:
+    """An exact probability as players read it: 0.1% steps, never "0%" or "100%" when not exact."""
+    value = float(p) * 100
+    if p == 0:
+        return "0%"
+    if p == 1:
+        return "100%"
+    if value < 0.1:
+        return "<0.1%"
+    if value > 99.9:
+        return ">99.9%"
+    return f"{value:.1f}%"
+
+
+def odds_embed(preview: Any, game: Game | None) -> list[discord.Embed]:
+    """An OddsReport (bot.core.odds) compactly: the results, each unit's end states and the chance
+    that at least one unit breaks; MGs and cowering for ASL fire. Nothing was rolled or logged."""
+    broken = "shaken" if preview.ruleset in SHAKEN_RULESETS else "broken"
+    words = {**STATE_WORDS, "broken": broken}
+    results = " · ".join(f"{safe(name)} {percent(c.p)}" for name, c in preview.results.items())
+    blocks = [Block("Results", (results or "—",))]
+    units = tuple(f"**{safe(u.name)} {safe(u.unit)}**: "
+                  + " · ".join(f"{words.get(state, safe(state))} {percent(c.p)}" for state, c in u.states.items())
+                  for u in preview.units)
+    if units:
+        blocks.append(Block("End state of each unit", units))
+    summary = [f"At least one unit {'breaks' if broken == 'broken' else 'is shaken'}: "
+               f"{percent(preview.at_least_one_breaks.p)}"]
+    if preview.cowers is not None:
+        summary.append(f"Cowers (A7.9): {percent(preview.cowers.p)}")
+    summary += [f"{safe(w.name)} {safe(w.unit)}: malfunctions {percent(w.malfunctions.p)}"
+                + (f" (removed {percent(w.removed.p)})" if w.removed.p else "")
+                + f" · keeps ROF {percent(w.keeps_rof.p)}" for w in preview.weapons]
+    blocks.append(Block("Summary", tuple(summary)))
+    description = (game_line(game) + "\n" if game is not None else "") + "Exact odds: no dice rolled, nothing logged"
+    return paginate(safe(f"Odds: {preview.headline}"), blocks, colour=NEUTRAL_COLOUR, description=description,
+                    footer=safe(preview.method))
 
 
 # --- terminal ----------------------------------------------------------------------------

@@ -14,7 +14,8 @@ import math
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from dataclasses import field as dataclass_field
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from pydantic import BaseModel
@@ -23,14 +24,20 @@ from bot.core.api import resolve
 from bot.core.dice import DiceSource, ScriptedDice, SystemDice
 from bot.core.errors import InvalidOrder, RulesError
 from bot.core.game import Game
+from bot.core.odds import OddsReport
+from bot.core.odds import preview as odds_preview
 from bot.core.outcome import Outcome
 from bot.core.rulesets import RULESET_TITLES
 from bot.store import (GENESIS_HASH, ActiveGameExists, DuplicateInteraction, LogEntry, LogFull, StaleGame,
-                       Store, StoredGame, consumed_dice, state_hash)
-from bot.store.replay import (END_GAME, ChainVerifier, creation_order, creation_outcome,
-                              ending_outcome, game_from_creation)
+                       Store, StoredGame, UndoRequest, consumed_dice, state_hash)
+from bot.store.replay import (END_GAME, UNDO, ChainVerifier, Replayer, ReplayRefused, creation_order,
+                              creation_outcome, ending_outcome, game_from_creation, undo_outcome)
 
 MAX_PER_PAGE = 50
+OrderBuilder = Callable[[Game], "dict[str, Any] | BaseModel"]
+PREVIEWABLE_ACTIONS = frozenset({"fire", "morale", "rally"})  # what /fire, /morale, /rally preview
+ENTRY_ODDS_CACHED = 64  # answers of the "Odds" button kept, so pressing it again replays nothing
+UNDO_MINUTES = 10  # how long an undo proposal waits for its answer; a game option may change it
 
 
 class NoGame(RulesError):
@@ -60,10 +67,25 @@ class Acted:
     game: Game
     entry: LogEntry
     replayed: bool = False  # True: a re-delivered interaction, answered from the log
+    hand_off: int | None = None  # the side now to act, when this action passed the turn to it
 
     @property
     def seq(self) -> int:
         return self.entry.seq
+
+
+def _hand_off(before: Game, after: Game) -> int | None:
+    return after.active_side if after.active_side != before.active_side else None
+
+
+@dataclass(frozen=True)
+class Odds:
+    """Exact odds of an order (``bot.core.odds``), the game they were computed in, and the log
+    entry when they are the odds a logged action had before its roll."""
+
+    report: OddsReport
+    game: Game
+    entry: LogEntry | None = None
 
 
 @dataclass(frozen=True)
@@ -74,6 +96,31 @@ class LogPage:
     page: int
     pages: int
     total: int
+    undone: dict[int, int] = dataclass_field(default_factory=dict)  # seq undone -> seq of the entry undoing it
+
+
+@dataclass(frozen=True)
+class UndoProposal:
+    """An undo waiting for its answer: the request, the entry it would revert, the game now."""
+
+    request: UndoRequest
+    target: LogEntry
+    game: Game
+    replayed: bool = False
+
+    @property
+    def expires_at(self) -> datetime:
+        return datetime.fromisoformat(self.request.expires_at)
+
+
+@dataclass(frozen=True)
+class UndoAnswer:
+    """What a click on Accept or Refuse did: the proposal's new status, and the reverting entry
+    when it was accepted."""
+
+    status: str  # accepted, refused, withdrawn, expired, lapsed
+    request: UndoRequest
+    acted: Acted | None = None
 
 
 @dataclass(frozen=True)
@@ -127,7 +174,7 @@ def acting_sides(game: Game, order: dict[str, Any]) -> dict[int, str]:
             if getattr(stand, "company", "").casefold() == company.casefold():
                 sides.setdefault(stand.side, f"company {company}")
     if action == "unit_add" and isinstance(order.get("side"), int) and 0 <= order["side"] < len(game.sides):
-        sides.setdefault(order["side"], f"a unit for {game.side_name(order['side'])}")
+        sides.setdefault(order["side"], "the new unit")
     return sides
 
 
@@ -182,8 +229,10 @@ class Referee:
         self._store = store
         self._dice = dice  # a fresh source per command; tests pass a counting one
         self._clock = clock
+        self.undo_minutes = UNDO_MINUTES
         # one lock per channel, dropped once no command holds or awaits it
         self._locks: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
+        self._entry_odds: dict[tuple[int, int], Odds] = {}  # (game id, seq) -> odds before that entry
 
     def _lock(self, channel_id: int) -> asyncio.Lock:
         lock = self._locks.get(channel_id)
@@ -191,6 +240,24 @@ class Referee:
             lock = asyncio.Lock()
             self._locks[channel_id] = lock
         return lock
+
+    @property
+    def clock(self) -> Callable[[], datetime]:
+        """Where "now" comes from (UTC): log times, undo expiry, pacing; tests set a fixed one."""
+        return self._clock
+
+    @clock.setter
+    def clock(self, clock: Callable[[], datetime]) -> None:
+        self._clock = clock
+
+    @property
+    def dice(self) -> Callable[[], DiceSource]:
+        """The factory of each command's dice source (``SystemDice``: ``secrets``); tests count."""
+        return self._dice
+
+    @dice.setter
+    def dice(self, factory: Callable[[], DiceSource]) -> None:
+        self._dice = factory
 
     # --- reading ---
 
@@ -288,14 +355,68 @@ class Referee:
                 f"{game.sides[1].name}, turn {game.turn}): the game master can end it with /game end, "
                 "or start the new one in a thread")
 
-    async def act(self, channel_id: int, actor: Actor, order: dict[str, Any], *, dice: list[int] | None = None,
-                  command: str, interaction_id: int | None = None) -> Acted:
+    async def preview(self, channel_id: int, actor: Actor, order: dict[str, Any] | OrderBuilder) -> OddsReport:
+        """The exact odds of ``order`` before anyone rolls (issue 5): the same permission check as
+        ``act``, the order refused exactly as it would be, no die rolled and nothing logged."""
+        return (await self.odds(channel_id, actor, order)).report
+
+    async def odds(self, channel_id: int, actor: Actor, order: dict[str, Any] | OrderBuilder) -> Odds:
+        """``preview`` with the game the odds were computed in (for rendering). ``order`` may be
+        a function of the game, as in ``act``: it is built under the channel's lock, so it sees
+        the same game a roll would; the odds are then enumerated outside the lock, on that
+        snapshot (the channel's next command need not wait for them)."""
+        async with self._lock(channel_id):
+            stored = await self._active(channel_id)
+            plain = _plain_order(order(stored.game) if callable(order) else order)
+            check_permission(stored.game, actor, plain)
+        return Odds(odds_preview(stored.game, plain), stored.game)
+
+    async def entry_odds(self, game_id: int, seq: int) -> Odds:
+        """The exact odds a logged action had before it was rolled (the "Odds" button on a
+        result). Only the newest state is stored, so the state before entry ``seq`` is rebuilt by
+        replaying the log up to ``seq - 1`` and checked against the state hash that entry
+        recorded; that replay costs about one resolution per entry, so answers are cached
+        (entries never change: the log is append-only)."""
+        key = (game_id, seq)
+        if (known := self._entry_odds.get(key)) is not None:
+            return known
+        entry = next(iter(await self._store.entries(game_id, after_seq=seq - 1, limit=1)), None)
+        if entry is None or entry.seq != seq:
+            raise NotAllowed(f"entry #{seq} of this game is not in the log")
+        if entry.order.get("action") not in PREVIEWABLE_ACTIONS:
+            raise NotAllowed(f"entry #{seq} ({entry.command}) is not an attack or a check: it has no odds")
+        replayer, last = Replayer(), None
+        try:
+            async for earlier in self._store.iter_entries(game_id):
+                if earlier.seq >= seq:
+                    break
+                replayer.apply(earlier.seq, earlier.order, earlier.dice, earlier.manual)
+                last = earlier
+                if earlier.seq % 200 == 0:
+                    await asyncio.sleep(0)  # a long replay lets other channels' commands run
+        except (ReplayRefused, RulesError) as exc:
+            raise NotAllowed(f"the log does not replay before entry #{seq} ({exc}): see /log verify") from None
+        if replayer.game is None or last is None or replayer.last_hash != last.state_hash:
+            raise NotAllowed(f"the state before entry #{seq} does not check out against the log: see /log verify")
+        found = Odds(odds_preview(replayer.game, entry.order), replayer.game, entry)
+        self._entry_odds[key] = found
+        while len(self._entry_odds) > ENTRY_ODDS_CACHED:
+            self._entry_odds.pop(next(iter(self._entry_odds)))  # the oldest answer goes first
+        return found
+
+    async def act(self, channel_id: int, actor: Actor, order: dict[str, Any] | OrderBuilder, *,
+                  dice: list[int] | None = None, command: str, interaction_id: int | None = None) -> Acted:
+        """Resolve ``order`` in the channel's game and save the result with its log entry.
+
+        ``order`` may be a function of the game (a cog's options mean different orders in
+        different rulesets): it is called under the channel's lock, after a re-delivered
+        interaction has been answered from the log, so a replay never depends on today's game."""
         async with self._lock(channel_id):
             if (done := await self._recorded(interaction_id)) is not None:
                 return done
             stored = await self._active(channel_id)
             self._check_room(stored)
-            plain = _plain_order(order)
+            plain = _plain_order(order(stored.game) if callable(order) else order)
             check_permission(stored.game, actor, plain)
             source = ScriptedDice(dice) if dice else self._dice()
             resolution = resolve(stored.game, plain, source)
@@ -303,7 +424,8 @@ class Referee:
                                order=plain, outcome=resolution.outcome, game=resolution.game,
                                manual=bool(dice), interaction_id=interaction_id)
             recorded = await self._save(stored, resolution.game, entry)
-            return recorded or Acted(resolution.outcome, resolution.game, entry)
+            return recorded or Acted(resolution.outcome, resolution.game, entry,
+                                     hand_off=_hand_off(stored.game, resolution.game))
 
     async def end_game(self, channel_id: int, actor: Actor, interaction_id: int | None = None) -> Acted:
         async with self._lock(channel_id):
@@ -335,8 +457,9 @@ class Referee:
             raise InvalidOrder(f"the log has {pages} page{'s' if pages != 1 else ''}; there is no page {page}",
                                field="page")
         entries = await self._store.entries(stored.id, after_seq=(page - 1) * per_page, limit=per_page)
+        undone = await self._store.undone(stored.id, after_seq=(page - 1) * per_page)
         return LogPage(game_id=stored.id, status=stored.status, entries=entries, page=page, pages=pages,
-                       total=stored.last_seq)
+                       total=stored.last_seq, undone=undone)
 
     async def export(self, channel_id: int) -> dict[str, Any]:
         """The whole log as JSON (``python -m bot rules replay`` reads it)."""
@@ -365,3 +488,163 @@ class Referee:
                                 "replay reproduces every result and the saved state")
 
 
+
+    # --- undo by consent ---
+
+    def _undo_expiry(self, game: Game) -> timedelta:
+        minutes = game.options.get("undo_minutes", self.undo_minutes)
+        if not isinstance(minutes, (int, float)) or isinstance(minutes, bool) or not 1 <= minutes <= 7 * 24 * 60:
+            minutes = self.undo_minutes  # a bad option never blocks an undo: the default applies
+        return timedelta(minutes=minutes)
+
+    async def propose_undo(self, channel_id: int, actor: Actor, *, interaction_id: int | None = None) -> UndoProposal:
+        """Propose to revert the newest entry that is not undone. The state before it is rebuilt by
+        replaying the log (which must verify up to there) and kept with the proposal, so the
+        accepted undo restores exactly that state and never rolls a die."""
+        async with self._lock(channel_id):
+            if interaction_id is not None and (known := await self._store.undo_by_interaction(interaction_id)):
+                return await self._proposal(known, replayed=True)
+            stored = await self._active(channel_id)
+            game = stored.game
+            if not is_game_master(game, actor) and not any(actor.user_id in side.players for side in game.sides):
+                raise NotAllowed("only the players of this game and its game master may propose an undo")
+            self._check_room(stored)
+            await self._close_stale_proposal(stored)
+            undone = await self._store.undone(stored.id)
+            live = [seq for seq in range(1, stored.last_seq + 1)
+                    if seq not in undone and seq not in undone.values()]
+            if len(live) < 2:
+                raise NotAllowed("there is nothing to undo: the game's creation cannot be undone")
+            target, before = live[-1], live[-2]
+            verifier = ChainVerifier()
+            async for entry in self._store.iter_entries(stored.id):
+                if entry.seq > before:
+                    break
+                if (problem := verifier.check(entry)) is not None:
+                    raise NotAllowed(f"the log does not check out at entry #{problem.seq}, so no undo can be "
+                                     f"trusted: {problem.reason} (see /log verify)")
+                if verifier.checked % 200 == 0:
+                    await asyncio.sleep(0)  # a long replay lets other channels' commands run
+            assert verifier.game is not None
+            now = self._clock()
+            request = UndoRequest(
+                id=0, game_id=stored.id, target_seq=target, head_seq=stored.last_seq, head_hash=stored.head_hash,
+                proposer=actor.user_id, proposed_at=now.isoformat(timespec="milliseconds"),
+                expires_at=(now + self._undo_expiry(game)).isoformat(timespec="milliseconds"),
+                state_before=verifier.game.model_dump_json(), interaction_id=interaction_id)
+            try:
+                request = await self._store.create_undo(request)
+            except DuplicateInteraction:
+                request = await self._store.undo_by_interaction(interaction_id)  # type: ignore[arg-type]
+                return await self._proposal(request, replayed=True)  # type: ignore[arg-type]
+            return await self._proposal(request)
+
+    async def undo_proposal(self, request_id: int) -> UndoProposal:
+        request = await self._store.undo_request(request_id)
+        if request is None:
+            raise NotAllowed("this undo proposal is not known here")
+        return await self._proposal(request)
+
+    async def note_undo_message(self, request_id: int, channel_id: int, message_id: int) -> None:
+        await self._store.set_undo_message(request_id, channel_id, message_id)
+
+    async def expire_undos(self) -> list[tuple[UndoProposal, UndoAnswer]]:
+        """Close the proposals whose time ran out unanswered; each with its answer, so the
+        caller can take the buttons off their messages."""
+        now = self._clock().isoformat(timespec="milliseconds")
+        expired = []
+        for request in await self._store.overdue_undos(now):
+            if await self._store.settle_undo(request.id, "expired", None, now):
+                closed = await self._store.undo_request(request.id)
+                assert closed is not None
+                expired.append((await self._proposal(closed), UndoAnswer("expired", closed)))
+        return expired
+
+    async def _proposal(self, request: UndoRequest, *, replayed: bool = False) -> UndoProposal:
+        stored = await self._store.load_game(request.game_id)
+        target = (await self._store.entries(request.game_id, after_seq=request.target_seq - 1, limit=1))[0]
+        assert stored is not None
+        return UndoProposal(request, target, stored.game, replayed=replayed)
+
+    async def _close_stale_proposal(self, stored: StoredGame) -> None:
+        """A proposal still marked pending blocks a new one, unless it expired or the game moved on."""
+        pending = await self._store.pending_undo(stored.id)
+        if pending is None:
+            return
+        status = self._lapse(pending, stored)
+        if status is None:
+            raise NotAllowed(f"an undo of entry #{pending.target_seq} is already waiting for an answer "
+                             f"(until {pending.expires_at[11:16]} UTC)")
+        await self._store.settle_undo(pending.id, status, None, self._clock().isoformat(timespec="milliseconds"))
+
+    def _lapse(self, request: UndoRequest, stored: StoredGame) -> str | None:
+        """"expired" or "lapsed" (the game moved on, or ended) when the proposal can no longer be accepted."""
+        if self._clock() >= datetime.fromisoformat(request.expires_at):
+            return "expired"
+        if stored.status != "active" or stored.last_seq != request.head_seq or stored.head_hash != request.head_hash:
+            return "lapsed"
+        return None
+
+    async def answer_undo(self, request_id: int, actor: Actor, *, accept: bool,
+                          interaction_id: int | None = None) -> UndoAnswer:
+        """Accept or refuse a proposal. The proposer may withdraw it but not accept it (unless they
+        are the game master); accepting appends the reverting entry with the state before the
+        undone one, in one transaction with closing the proposal."""
+        request = await self._store.undo_request(request_id)
+        if request is None:
+            raise NotAllowed("this undo proposal is not known here")
+        stored = await self._store.load_game(request.game_id)
+        assert stored is not None  # requests reference their game (foreign key)
+        async with self._lock(stored.channel_id):
+            if (done := await self._recorded(interaction_id)) is not None:
+                return UndoAnswer("accepted", request, done)
+            request = await self._store.undo_request(request_id)
+            stored = await self._store.load_game(request.game_id)  # type: ignore[union-attr]
+            assert request is not None and stored is not None
+            if request.status != "pending":
+                raise NotAllowed(f"this undo proposal is closed: it was {request.status}")
+            now = self._clock().isoformat(timespec="milliseconds")
+            if (status := self._lapse(request, stored)) is not None:
+                await self._store.settle_undo(request.id, status, None, now)  # type: ignore[arg-type]
+                return UndoAnswer(status, await self._store.undo_request(request.id))  # type: ignore[arg-type]
+            self._check_answer(stored.game, request, actor, accept=accept)
+            if not accept:
+                status = "withdrawn" if actor.user_id == request.proposer else "refused"
+                await self._store.settle_undo(request.id, status, actor.user_id, now)  # type: ignore[arg-type]
+                return UndoAnswer(status, await self._store.undo_request(request.id))  # type: ignore[arg-type]
+            return await self._accept_undo(stored, request, actor, interaction_id)
+
+    @staticmethod
+    def _check_answer(game: Game, request: UndoRequest, actor: Actor, *, accept: bool) -> None:
+        if is_game_master(game, actor):
+            return
+        proposer_sides = {i for i, side in enumerate(game.sides) if request.proposer in side.players}
+        actor_sides = {i for i, side in enumerate(game.sides) if actor.user_id in side.players}
+        if actor.user_id == request.proposer:
+            if accept:
+                raise NotAllowed("you proposed this undo: a player of the other side (or the game master) "
+                                 "must accept it; you may withdraw it with Refuse")
+            return
+        if not actor_sides - proposer_sides:
+            others = [game.side_name(i) for i in range(len(game.sides)) if i not in proposer_sides]
+            raise NotAllowed(f"only a player of {' or '.join(others) or 'the other side'} or the game master "
+                             "may answer this undo")
+
+    async def _accept_undo(self, stored: StoredGame, request: UndoRequest, actor: Actor,
+                           interaction_id: int | None) -> UndoAnswer:
+        restored = Game.model_validate_json(request.state_before)
+        order = {"action": UNDO, "undoes": request.target_seq, "proposed_by": request.proposer,
+                 "accepted_by": actor.user_id, "state": restored.model_dump(mode="json")}
+        outcome = undo_outcome(stored.game, restored, order)
+        entry = self._seal(stored.id, stored.last_seq, stored.head_hash, actor=Actor(request.proposer),
+                           command="/undo", order=order, outcome=outcome, game=restored, manual=False,
+                           interaction_id=interaction_id)
+        try:
+            await self._store.apply_undo(stored, restored, entry, request.id, actor.user_id)
+        except DuplicateInteraction:
+            return UndoAnswer("accepted", request, await self._recorded(interaction_id))
+        except StaleGame:
+            raise NotAllowed("the game changed while this undo was being applied; nothing was saved") from None
+        accepted = await self._store.undo_request(request.id)
+        return UndoAnswer("accepted", accepted or request,  # type: ignore[arg-type]
+                          Acted(outcome, restored, entry, hand_off=_hand_off(stored.game, restored)))

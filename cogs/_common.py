@@ -99,9 +99,11 @@ async def _game_or_none(interaction: discord.Interaction):
         return None
 
 
-def _choices(values: list[tuple[str, str]], current: str) -> list[app_commands.Choice[str]]:
-    folded = current.casefold().split()[-1] if current.strip() else ""
-    hits = [(name, value) for name, value in values if folded in name.casefold()]
+def _choices(values: list[tuple[str, str]], current: str, *, skip: int = 0) -> list[app_commands.Choice[str]]:
+    # match the last word being typed (none yet after a trailing space); ``skip`` leaves out the
+    # ids already typed, which every name of a multi-id option repeats as its prefix
+    folded = current.casefold().split()[-1] if current.strip() and not current[-1:].isspace() else ""
+    hits = [(name, value) for name, value in values if folded in name[skip:].casefold()]
     return [app_commands.Choice(name=name[:100], value=value[:100]) for name, value in hits[:MAX_CHOICES]]
 
 
@@ -118,7 +120,7 @@ async def unit_autocomplete(interaction: discord.Interaction, current: str) -> l
     prefix = _last_token_prefix(current)
     values = [(f"{prefix}{u.id} ({u.name}, {game.side_name(u.side)}, {u.location or 'off board'})",
                f"{prefix}{u.id}") for u in game.units.values() if not u.eliminated]
-    return _choices(values, current)
+    return _choices(values, current, skip=len(prefix))
 
 
 async def location_autocomplete(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
@@ -173,3 +175,122 @@ def side_index(game, name: str) -> int:
         return int(name.strip()) - 1
     raise InvalidOrder(f"no side '{name[:40]}' in this game (sides: {', '.join(s.name for s in game.sides)})",
                        field="side")
+
+
+# --- action cogs: one slash command serves every ruleset -----------------------------------------
+
+
+def _ruleset_titles(rulesets: tuple[str, ...]) -> str:
+    from bot.core.rulesets import RULESET_TITLES
+
+    return " and ".join(RULESET_TITLES.get(r, r) for r in rulesets)
+
+
+def only_in(game, option: str, value: Any, *rulesets: str) -> None:
+    """Refuse an option the player gave when the channel's ruleset has no use for it."""
+    if value is None or game.ruleset in rulesets:
+        return
+    raise InvalidOrder(f"'{option}' is not used in {_ruleset_titles((game.ruleset,))} games "
+                       f"(only in {_ruleset_titles(rulesets)})", field=option)
+
+
+def require_ruleset(game, command: str, *rulesets: str, instead: str = "") -> None:
+    """Refuse a whole command when the channel's ruleset has no such action."""
+    if game.ruleset in rulesets:
+        return
+    hint = f" ({instead})" if instead else ""
+    raise InvalidOrder(f"/{command} is only for {_ruleset_titles(rulesets)} games; this channel plays "
+                       f"{_ruleset_titles((game.ruleset,))}{hint}", field="command")
+
+
+def _takes_list(model: Any, key: str) -> bool:
+    """Whether an order field holds a list of ids (``list[str]`` or ``list[str] | None``)."""
+    import types
+    import typing
+
+    annotation = model.model_fields[key].annotation
+    union = typing.get_origin(annotation) in (typing.Union, types.UnionType)
+    return any(typing.get_origin(k) is list for k in (annotation, *(typing.get_args(annotation) if union else ())))
+
+
+def order_options(text: str | None, model: Any, *, taken: tuple[str, ...] = (),
+                  option: str = "options") -> dict[str, Any]:
+    """key=value options for the fields of ``model`` (an order class) that have no slash option
+    of their own (``taken``). Unknown keys are refused with the list of the keys this order takes;
+    a single id given for a list field becomes a one-item list ("charging=A1")."""
+    values = parse_options(text, option=option)
+    allowed = [name for name in model.model_fields if name != "action" and name not in taken]
+    for key, value in list(values.items()):
+        if key in taken:
+            raise InvalidOrder(f"'{option}': '{key}' has its own option in this command", field=option)
+        if key not in allowed:
+            raise InvalidOrder(f"'{option}': '{key}' is not an option of this order here "
+                               f"(options: {', '.join(allowed) or 'none'})", field=option)
+        if _takes_list(model, key) and not isinstance(value, list):
+            values[key] = [] if value == "" else [str(value)]
+    return values
+
+
+async def company_autocomplete(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+    """Command Decision: the companies of the game's stands, with their side and stand count."""
+    game = await _game_or_none(interaction)
+    if game is None:
+        return []
+    companies: dict[str, list[Any]] = {}
+    for stand in game.units.values():
+        name = getattr(stand, "company", "")
+        if name and not stand.eliminated:
+            companies.setdefault(name, []).append(stand)
+    values = [(f"{name} ({game.side_name(stands[0].side)}, {len(stands)} stand{'s' if len(stands) != 1 else ''})",
+               name) for name, stands in sorted(companies.items())]
+    return _choices(values, current)
+
+
+# --- replies of lists and boards (set-up cogs) -----------------------------------------------------
+
+
+async def send_embeds(interaction: discord.Interaction, embeds: list[discord.Embed], *, ephemeral: bool) -> None:
+    """Send embeds already laid out within Discord's limits: the first message as the response,
+    the rest as followups (at most 10 embeds and 6,000 characters per message)."""
+    from bot.render import message_groups
+
+    for i, group in enumerate(message_groups(embeds)):
+        if i == 0 and not interaction.response.is_done():
+            await interaction.response.send_message(embeds=group, ephemeral=ephemeral)
+        else:
+            await interaction.followup.send(embeds=group, ephemeral=ephemeral)
+
+
+async def show_odds(interaction: discord.Interaction, order: Any, dice: list[int] | None) -> None:
+    """The ``preview`` of /fire, /morale and /rally: the exact odds of ``order`` (a dict or a
+    function of the game) posted in the channel, for the table to discuss; nothing is rolled or
+    logged. Manual dice make no sense with it and are refused rather than ignored."""
+    from bot.render import odds_embed
+
+    if dice:
+        raise InvalidOrder("'preview' shows the odds before any roll: leave 'dice' out, or leave 'preview' "
+                           "out to resolve the order with your dice", field="dice")
+    odds = await interaction.client.referee.odds(interaction.channel_id, actor_of(interaction), order)  # type: ignore[attr-defined]
+    await send_embeds(interaction, odds_embed(odds.report, odds.game), ephemeral=False)
+
+
+def agreed_drm(drm: int | None, reason: str | None) -> dict[str, Any]:
+    """ASL: an extra DRM the players agree on is logged with its reason, so the trail explains it."""
+    if reason is not None and not drm:
+        raise InvalidOrder("'reason' explains an extra 'drm': give the drm too", field="reason")
+    if drm and not (reason and reason.strip()):
+        raise InvalidOrder("an extra 'drm' needs a 'reason' (it is shown in the trail)", field="reason")
+    return {"drm": drm, "drm_reason": reason.strip()} if drm and reason else {}
+
+
+def unit_or_company(game, unit: str | None, company: str | None, doing: str) -> dict[str, str]:
+    """ASL and NHiS act on one unit, Command Decision on a company: the one the game uses, required."""
+    only_in(game, "unit", unit, "asl", "nhis")
+    only_in(game, "company", company, "cd")
+    if game.ruleset == "cd":
+        if not company or not company.strip():
+            raise InvalidOrder(f"'company' is required: the company that {doing}", field="company")
+        return {"company": company.strip()}
+    if not unit or not unit.strip():
+        raise InvalidOrder(f"'unit' is required: the unit that {doing}", field="unit")
+    return {"unit": unit.strip()}

@@ -94,7 +94,8 @@ def test_a_request_that_is_not_an_object_is_refused():
 
 def test_an_invalid_order_names_the_field():
     order = {"action": "fire", "firers": ["A1"], "target": "B6"}
-    assert refused(rules(asl_request(order))) == "invalid order: 'range' is required"
+    assert refused(rules(asl_request(order))) == (
+        "invalid order: give the range in hexes from the firers to the target (0 = same Location)")
 
 
 def test_an_unknown_action_lists_the_actions():

@@ -131,7 +131,7 @@ async def test_a_player_may_not_move_the_other_side_s_unit(referee):
 
 async def test_a_player_may_not_add_a_unit_to_the_other_side(referee):
     await seated_asl_game(referee)
-    with pytest.raises(NotAllowed, match="a unit for Germans belongs to Germans; you play Russians"):
+    with pytest.raises(NotAllowed, match="the new unit belongs to Germans; you play Russians"):
         await referee.act(CHANNEL, RUSSIAN, asl_squad("A2", 0), command="/unit add")
     acted = await referee.act(CHANNEL, RUSSIAN, asl_squad("R2", 1), command="/unit add")
     assert acted.game.units["R2"].side == 1

@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from .copying import tree_copy
 from .dice import DiceSource, Roller, ScriptedDice, SystemDice
 from .errors import InvalidOrder
 from .game import Game
@@ -79,7 +80,7 @@ def resolve(game: Game, order: dict[str, Any] | BaseModel, dice: DiceSource | No
     parsed = parse_order(game.ruleset, order)
     source = dice if dice is not None else SystemDice()
     roller = Roller(source)
-    work = game.model_copy(deep=True)
+    work = tree_copy(game)  # the deep copy, made knowing a Game's shape (copying.py)
     if getattr(parsed, "action", None) in SETUP_ACTIONS:
         outcome = resolve_setup(work, ruleset, parsed)
     else:

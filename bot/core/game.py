@@ -3,7 +3,7 @@
 A Game round-trips through JSON exactly (``Game.model_validate_json(g.model_dump_json()) == g``).
 Units are per-ruleset models (a discriminated union on ``system``), defined in each ruleset's
 ``models.py``; this module holds what all of them share. The core never mutates a Game it was
-given: rulesets work on ``game.model_copy(deep=True)`` and return the copy.
+given: rulesets work on a deep copy (``copying.tree_copy``) and return the copy.
 """
 
 from __future__ import annotations

@@ -147,7 +147,7 @@ class Ruleset:
             if order.to is None or game.phase == order.to or steps > len(self.phases) * 2:
                 break
         trail.add("note", f"Phase: {start[0]} -> {game.phase}; turn {game.turn}, "
-                          f"{game.side_name(game.active_side)}'s player turn")
+                          f"player turn of {game.side_name(game.active_side)}")
         return Outcome(
             ruleset=self.name, action="phase",
             headline=f"Turn {game.turn}, {game.side_name(game.active_side)}: "

@@ -113,7 +113,7 @@ def resolve_setup(game: Game, ruleset: Ruleset, order: OrderBase) -> Outcome:
             raise InvalidOrder(f"'{sorted(bad)[0]}' of a unit cannot be edited", field="changes")
         unknown = set(order.changes) - set(type(unit).model_fields)
         if unknown:
-            raise InvalidOrder(f"a {ruleset.title} unit has no field '{sorted(unknown)[0]}'", field="changes")
+            raise InvalidOrder(f"units of {ruleset.title} have no field '{sorted(unknown)[0]}'", field="changes")
         data = unit.model_dump()
         data.update(order.changes)
         try:

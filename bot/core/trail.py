@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict
 
@@ -35,8 +35,30 @@ class Step(BaseModel):
     unit: str | None = None
 
 
+_STEP_KINDS = frozenset(get_args(StepKind))
+_STEP_FIELDS = frozenset(Step.model_fields)
+_new, _set = object.__new__, object.__setattr__
+
+
+def _exact(kind: object, label: object, value: object, total: object, rule: object, unit: object) -> bool:
+    """True when validating a Step from these values would keep each of them exactly as it is:
+    a known kind, plain str, int and float (not bool, not a subclass), and None."""
+    value_type, total_type = type(value), type(total)
+    return (kind in _STEP_KINDS and type(label) is str
+            and (value is None or value_type is int or value_type is float or value_type is str)
+            and (total is None or total_type is int or total_type is float)
+            and (rule is None or type(rule) is str) and (unit is None or type(unit) is str))
+
+
 class Trail:
-    """Builder for the ordered list of steps; the core appends, the Outcome freezes it."""
+    """Builder for the ordered list of steps; the core appends, the Outcome freezes it.
+
+    A fire resolution adds ~45 steps, and validating each was the largest single cost of the rules
+    core after the working copy (docs/performance.md). When validation would leave every value as
+    it is (``_exact``), the Step is built directly, with the same fields and fields-set that
+    ``Step(...)`` gives; anything else (a bool, a Fraction, an unknown kind) goes through the
+    validator as before, which converts it or refuses it.
+    """
 
     def __init__(self) -> None:
         self.steps: list[Step] = []
@@ -51,7 +73,15 @@ class Trail:
         rule: str | None = None,
         unit: str | None = None,
     ) -> Step:
-        step = Step(kind=kind, label=label, value=value, total=total, rule=rule, unit=unit)
+        if _exact(kind, label, value, total, rule, unit):
+            step = _new(Step)
+            _set(step, "__dict__", {"kind": kind, "label": label, "value": value, "total": total,
+                                    "rule": rule, "unit": unit})
+            _set(step, "__pydantic_fields_set__", set(_STEP_FIELDS))
+            _set(step, "__pydantic_extra__", None)
+            _set(step, "__pydantic_private__", None)
+        else:
+            step = Step(kind=kind, label=label, value=value, total=total, rule=rule, unit=unit)
         self.steps.append(step)
         return step
 

@@ -3,13 +3,13 @@
 ``SqliteStore`` is the implementation used today; ``bot.service.Referee`` is its only caller.
 """
 
-from .base import (MAX_LOG_ENTRIES, ActiveGameExists, DuplicateInteraction, LogFull, SchemaTooNew,
-                   StaleGame, Store, StoredGame, StoreError)
+from .base import (MAX_LOG_ENTRIES, ActiveGameExists, DuplicateInteraction, LogFull, QuietGame, SchemaTooNew,
+                   StaleGame, Store, StoredGame, StoreError, UndoRequest)
 from .chain import GENESIS_HASH, LogEntry, canonical_json, consumed_dice, state_hash
 from .sqlite import SqliteStore, migrations
 
 __all__ = [
     "GENESIS_HASH", "MAX_LOG_ENTRIES", "ActiveGameExists", "DuplicateInteraction", "LogEntry", "LogFull",
-    "SchemaTooNew", "SqliteStore", "StaleGame", "Store", "StoreError", "StoredGame", "canonical_json",
-    "consumed_dice", "migrations", "state_hash",
+    "QuietGame", "SchemaTooNew", "SqliteStore", "StaleGame", "Store", "StoreError", "StoredGame", "UndoRequest",
+    "canonical_json", "consumed_dice", "migrations", "state_hash",
 ]

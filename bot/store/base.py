@@ -39,6 +39,39 @@ class StoredGame:
     head_hash: str
 
 
+UndoStatus = Literal["pending", "accepted", "refused", "withdrawn", "expired", "lapsed"]
+
+
+@dataclass(frozen=True)
+class UndoRequest:
+    """A proposal to undo a game's newest entry, waiting for the other side's answer."""
+
+    id: int
+    game_id: int
+    target_seq: int
+    head_seq: int  # the log's newest entry when proposed; the game must not move on meanwhile
+    head_hash: str
+    proposer: int
+    proposed_at: str  # UTC, ISO 8601
+    expires_at: str
+    state_before: str  # the Game before the target entry, as JSON
+    status: UndoStatus = "pending"
+    answered_by: int | None = None
+    answered_at: str | None = None
+    interaction_id: int | None = None
+    channel_id: int | None = None  # the proposal's message, once posted
+    message_id: int | None = None
+
+
+@dataclass(frozen=True)
+class QuietGame:
+    """An active game that asked for reminders, with the time of its newest entry."""
+
+    game: StoredGame
+    last_time: str
+    reminded_seq: int | None  # the newest entry when the last reminder went out
+
+
 class StoreError(Exception):
     """A store refused a write; the service turns these into messages for players."""
 
@@ -109,6 +142,54 @@ class Store(ABC):
 
     @abstractmethod
     async def entry_by_interaction(self, interaction_id: int) -> LogEntry | None: ...
+
+    # --- undo by consent, pacing (Issue 4) ---
+
+    @abstractmethod
+    async def create_undo(self, request: UndoRequest) -> UndoRequest:
+        """Save a new proposal (its ``id`` is assigned); raises DuplicateInteraction when the
+        interaction already proposed one."""
+
+    @abstractmethod
+    async def undo_request(self, request_id: int) -> UndoRequest | None: ...
+
+    @abstractmethod
+    async def undo_by_interaction(self, interaction_id: int) -> UndoRequest | None: ...
+
+    @abstractmethod
+    async def pending_undo(self, game_id: int) -> UndoRequest | None:
+        """The game's proposal still waiting for an answer, if any."""
+
+    @abstractmethod
+    async def settle_undo(self, request_id: int, status: UndoStatus, answered_by: int | None,
+                          answered_at: str) -> bool:
+        """Close a pending proposal (refused, withdrawn, expired, lapsed); False if it was not pending."""
+
+    @abstractmethod
+    async def set_undo_message(self, request_id: int, channel_id: int, message_id: int) -> None:
+        """Remember where the proposal was posted (to take its buttons off when it expires)."""
+
+    @abstractmethod
+    async def overdue_undos(self, now: str) -> list[UndoRequest]:
+        """Proposals still pending whose expiry (UTC, ISO 8601) is at or before ``now``."""
+
+    @abstractmethod
+    async def apply_undo(self, stored: StoredGame, game: Game, entry: LogEntry, request_id: int,
+                         answered_by: int) -> StoredGame:
+        """Append the reverting entry with the restored state and mark the proposal accepted, in
+        one transaction. Raises StaleGame if the game moved on, or if the proposal is no longer
+        pending."""
+
+    @abstractmethod
+    async def undone(self, game_id: int, *, after_seq: int = 0) -> dict[int, int]:
+        """Entries undone -> the seq of the entry that undid them (undo entries after ``after_seq``)."""
+
+    @abstractmethod
+    async def quiet_games(self) -> list[QuietGame]:
+        """Active games whose options set ``remind_after_hours``."""
+
+    @abstractmethod
+    async def mark_reminded(self, game_id: int, seq: int, sent_at: str) -> None: ...
 
     async def iter_entries(self, game_id: int, *, batch: int = 500) -> AsyncIterator[LogEntry]:
         """Every entry of a game in seq order, read in batches (verify, export)."""

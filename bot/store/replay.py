@@ -16,7 +16,7 @@ from bot.core.api import new_game, resolve
 from bot.core.dice import ScriptedDice
 from bot.core.errors import RulesError
 from bot.core.game import Game
-from bot.core.outcome import Outcome
+from bot.core.outcome import Outcome, UnitEffect
 from bot.core.rulesets import RULESET_TITLES, get_ruleset
 from bot.core.trail import Trail
 
@@ -25,6 +25,7 @@ from .chain import GENESIS_HASH, LogEntry, state_hash
 
 NEW_GAME = "new_game"
 END_GAME = "end_game"
+UNDO = "undo"  # a reverting entry: its order names the entry it undoes and holds the state before it
 
 
 def creation_order(ruleset: str, sides: list[str], scenario: str, variant: str | None,
@@ -62,6 +63,116 @@ def ending_outcome(game: Game) -> Outcome:
                    headline=f"Game over after turn {game.turn}", trail=trail.freeze())
 
 
+def _unit_summary(unit: Any) -> str:
+    """A unit's counter, place and raised flags, to show what an undo puts back: "2-2-7, B5, broken, dm"."""
+    flags = [name.replace("_", " ") for name, value in unit if value is True and name != "eliminated"]
+    where = "eliminated" if unit.eliminated else (unit.location or "off board")
+    return ", ".join([unit.name, where, *flags])
+
+
+def proposer_side(game: Game, user_id: Any) -> int | None:
+    """The side the proposer of an undo plays, when exactly one (the game master: none)."""
+    sides = [i for i, side in enumerate(game.sides) if user_id in side.players]
+    return sides[0] if len(sides) == 1 else None
+
+
+def undo_outcome(current: Game, restored: Game, order: dict[str, Any]) -> Outcome:
+    """The Outcome of a reverting entry, built from the game before and after it and the undo
+    order alone, so that verify and ``rules replay`` rebuild it exactly."""
+    target = order["undoes"]
+    trail = Trail()
+    trail.note(f"Entry #{target} is undone by consent: proposed by one player, accepted by the other "
+               "side or the game master")
+    trail.note(f"Entry #{target} stays in the log with its dice; nothing is rerolled")
+    ruleset = get_ruleset(restored.ruleset)
+    trail.note(f"Back to turn {restored.turn}, {ruleset.phase_names.get(restored.phase, restored.phase)} "
+               f"({restored.side_name(restored.active_side)})")
+    effects = []
+    for unit_id in sorted(set(current.units) | set(restored.units)):
+        now, then = current.units.get(unit_id), restored.units.get(unit_id)
+        if now == then:
+            continue
+        unit = then or now
+        effects.append(UnitEffect(unit=unit_id, name=unit.name, side=unit.side,
+                                  before=_unit_summary(now) if now else "not in the game",
+                                  after=_unit_summary(then) if then else "not in the game",
+                                  effects=("undone",)))
+    return Outcome(ruleset=restored.ruleset, action=UNDO, headline=f"Entry #{target} undone",
+                   actor_side=proposer_side(restored, order.get("proposed_by")), trail=trail.freeze(),
+                   effects=tuple(effects))
+
+
+class Replayer:
+    """The game rebuilt entry by entry from the logged orders and dice, as verify, ``rules
+    replay``, the exports and an undo proposal all need it.
+
+    ``live`` is the stack of entries not undone (with the state hash after each): an undo may
+    only revert the top one, and the state it restores must hash like the entry below it, so
+    an undo entry is checked against the log itself, never trusted.
+    """
+
+    def __init__(self) -> None:
+        self.game: Game | None = None
+        self.ended = False
+        self.live: list[tuple[int, str]] = []  # (seq, state hash after it), entries not undone
+        self.undone: dict[int, int] = {}  # seq undone -> seq of the undo entry
+        self.last_hash: str | None = None  # the state hash after the last entry applied
+
+    def undo_target(self) -> int | None:
+        """The entry an undo would revert now: the newest one not undone (never the creation)."""
+        return self.live[-1][0] if len(self.live) >= 2 else None
+
+    def apply(self, seq: int, order: dict[str, Any], dice: list[int] | tuple[int, ...],
+              manual: bool) -> tuple[Game, Outcome]:
+        """Replay one entry; raises ReplayRefused (or a RulesError) when it cannot stand."""
+        action = order.get("action")
+        if self.ended:
+            raise ReplayRefused(f"entry #{seq} comes after the game's end")
+        if self.game is None:
+            if action != NEW_GAME:
+                raise ReplayRefused(f"entry #{seq} is not the creation of the game")
+            game = game_from_creation(order)
+            outcome = creation_outcome(game)
+        elif action == NEW_GAME:
+            raise ReplayRefused(f"entry #{seq} creates a game inside a game")
+        elif action == END_GAME:
+            game, outcome = self.game, ending_outcome(self.game)
+        elif action == UNDO:
+            game, outcome = self._undo(seq, order)
+        else:
+            resolution = resolve(self.game, order, ScriptedDice(list(dice), manual=manual))
+            game, outcome = resolution.game, resolution.outcome
+        self.game = game
+        self.last_hash = state_hash(game)  # computed once: verify compares it with the logged one
+        if action == END_GAME:
+            self.ended = True
+        elif action == UNDO:
+            target = order["undoes"]
+            self.live.pop()
+            self.undone[target] = seq
+        else:
+            self.live.append((seq, self.last_hash))
+        return game, outcome
+
+    def _undo(self, seq: int, order: dict[str, Any]) -> tuple[Game, Outcome]:
+        target = order.get("undoes")
+        if target != self.undo_target():
+            raise ReplayRefused(f"entry #{seq} undoes #{target}, but the entry an undo could revert "
+                                f"then was #{self.undo_target()}")
+        try:
+            restored = Game.model_validate(order.get("state"))
+        except ValueError:
+            raise ReplayRefused(f"entry #{seq} does not hold a valid game state to restore") from None
+        if state_hash(restored) != self.live[-2][1]:
+            raise ReplayRefused(f"entry #{seq} restores a state that is not the one before #{target}")
+        assert self.game is not None
+        return restored, undo_outcome(self.game, restored, order)
+
+
+class ReplayRefused(Exception):
+    """A logged entry that cannot be replayed (out of place, or an undo that does not match)."""
+
+
 def first_difference(logged: Any, replayed: Any, path: str = "outcome") -> str | None:
     """Where two JSON values first differ, e.g. "outcome.rolls[0].dice: logged [3, 4], replayed [3, 5]"."""
     if isinstance(logged, dict) and isinstance(replayed, dict):
@@ -95,8 +206,7 @@ class ChainVerifier:
         self.expected_seq = 1
         self.prev_hash = GENESIS_HASH
         self.last_state_hash: str | None = None
-        self.game: Game | None = None
-        self.ended = False
+        self.replayer = Replayer()
 
     def check(self, entry: LogEntry) -> Problem | None:
         n = self.expected_seq
@@ -118,30 +228,23 @@ class ChainVerifier:
 
     def _replay(self, entry: LogEntry) -> str | None:
         n = entry.seq
-        action = entry.order.get("action")
-        if self.ended:
-            return f"entry #{n} comes after the game's end"
         try:
-            if n == 1:
-                if action != NEW_GAME:
-                    return "entry #1 is not the creation of the game"
-                game = game_from_creation(entry.order)
-                outcome = creation_outcome(game)
-            elif action == END_GAME:
-                game, outcome, self.ended = self.game, ending_outcome(self.game), True
-            else:
-                dice = ScriptedDice(entry.dice, manual=entry.manual)
-                resolution = resolve(self.game, entry.order, dice)
-                game, outcome = resolution.game, resolution.outcome
+            _game, outcome = self.replayer.apply(n, entry.order, entry.dice, entry.manual)
+        except ReplayRefused as exc:
+            return str(exc)
         except RulesError as exc:
             return f"replaying entry #{n} is refused: {exc}"
         difference = first_difference(entry.outcome, outcome.model_dump(mode="json"))
         if difference:
             return f"replaying entry #{n} gives a different result ({difference})"
-        if state_hash(game) != entry.state_hash:
+        if self.replayer.last_hash != entry.state_hash:
             return f"the state after replaying entry #{n} does not match the hash it recorded"
-        self.game = game
         return None
+
+    @property
+    def game(self) -> Game | None:
+        """The game as replayed up to the last entry checked."""
+        return self.replayer.game
 
     def finish(self, stored: StoredGame) -> Problem | None:
         """After the last entry: the game row must point at it and hold the replayed state."""

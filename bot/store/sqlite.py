@@ -14,7 +14,7 @@ import asyncio
 import json
 import re
 import sqlite3
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from datetime import datetime, timezone
 from pathlib import Path
@@ -24,8 +24,8 @@ import aiosqlite
 
 from bot.core.game import Game
 
-from .base import (MAX_LOG_ENTRIES, ActiveGameExists, DuplicateInteraction, LogFull, SchemaTooNew,
-                   StaleGame, Store, StoredGame)
+from .base import (MAX_LOG_ENTRIES, ActiveGameExists, DuplicateInteraction, LogFull, QuietGame, SchemaTooNew,
+                   StaleGame, Store, StoredGame, UndoRequest, UndoStatus)
 from .chain import GENESIS_HASH, LogEntry, canonical_json
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
@@ -35,6 +35,8 @@ BUSY_TIMEOUT_MS = 5000  # another process (a backup, a verify tool) holding the 
 _GAME_COLUMNS = "id, channel_id, guild_id, ruleset, status, created_at, state, last_seq, head_hash"
 _ENTRY_COLUMNS = ("game_id, seq, time, actor, command, order_json, dice, manual, outcome, "
                   "state_hash, prev_hash, hash, interaction_id")
+_UNDO_COLUMNS = ("id, game_id, target_seq, head_seq, head_hash, proposer, proposed_at, expires_at, "
+                 "state_before, status, answered_by, answered_at, interaction_id, channel_id, message_id")
 
 
 def migrations() -> list[tuple[int, str, str]]:
@@ -199,7 +201,8 @@ class SqliteStore(Store):
     async def end_game(self, stored: StoredGame, entry: LogEntry) -> StoredGame:
         return await self._write(stored, stored.game, entry, end=True)
 
-    async def _write(self, stored: StoredGame, game: Game, entry: LogEntry, *, end: bool) -> StoredGame:
+    async def _write(self, stored: StoredGame, game: Game, entry: LogEntry, *, end: bool,
+                     also: Callable[[aiosqlite.Connection], Awaitable[None]] | None = None) -> StoredGame:
         # the closing entry may go one past the cap, so a full game can always be ended
         if entry.seq > self.max_entries + (1 if end else 0):
             raise LogFull(f"the log holds {self.max_entries} entries, the most one game may have")
@@ -217,6 +220,8 @@ class SqliteStore(Store):
                 if cursor.rowcount != 1:
                     raise StaleGame(f"game {stored.id} changed since it was loaded")
                 await self._insert_entry(db, entry)
+                if also is not None:
+                    await also(db)  # more of the same command, in the same transaction
         except sqlite3.IntegrityError as exc:
             raise self._integrity(exc, entry_interaction=entry.interaction_id) from None
         return StoredGame(id=stored.id, channel_id=stored.channel_id, guild_id=stored.guild_id,
@@ -252,3 +257,102 @@ class SqliteStore(Store):
         row = await self._fetchone(
             f"SELECT {_ENTRY_COLUMNS} FROM log_entries WHERE interaction_id = ?", (interaction_id,))
         return _entry(row) if row else None
+
+    # --- undo by consent ---
+
+    async def create_undo(self, request: UndoRequest) -> UndoRequest:
+        try:
+            async with self._transaction() as db:
+                cursor = await db.execute(
+                    f"INSERT INTO undo_requests ({_UNDO_COLUMNS}) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    _undo_params(request)[1:])
+                request_id = cursor.lastrowid
+        except sqlite3.IntegrityError as exc:
+            if "undo_requests.interaction_id" in str(exc) and request.interaction_id is not None:
+                raise DuplicateInteraction(request.interaction_id) from None
+            raise
+        return UndoRequest(**{**request.__dict__, "id": request_id})
+
+    async def undo_request(self, request_id: int) -> UndoRequest | None:
+        row = await self._fetchone(f"SELECT {_UNDO_COLUMNS} FROM undo_requests WHERE id = ?", (request_id,))
+        return _undo(row) if row else None
+
+    async def undo_by_interaction(self, interaction_id: int) -> UndoRequest | None:
+        row = await self._fetchone(f"SELECT {_UNDO_COLUMNS} FROM undo_requests WHERE interaction_id = ?",
+                                   (interaction_id,))
+        return _undo(row) if row else None
+
+    async def pending_undo(self, game_id: int) -> UndoRequest | None:
+        row = await self._fetchone(f"SELECT {_UNDO_COLUMNS} FROM undo_requests WHERE game_id = ? AND "
+                                   "status = 'pending' ORDER BY id DESC LIMIT 1", (game_id,))
+        return _undo(row) if row else None
+
+    async def settle_undo(self, request_id: int, status: UndoStatus, answered_by: int | None,
+                          answered_at: str) -> bool:
+        async with self._transaction() as db:
+            cursor = await db.execute(
+                "UPDATE undo_requests SET status = ?, answered_by = ?, answered_at = ? "
+                "WHERE id = ? AND status = 'pending'", (status, answered_by, answered_at, request_id))
+            return cursor.rowcount == 1
+
+    async def set_undo_message(self, request_id: int, channel_id: int, message_id: int) -> None:
+        async with self._transaction() as db:
+            await db.execute("UPDATE undo_requests SET channel_id = ?, message_id = ? WHERE id = ?",
+                             (channel_id, message_id, request_id))
+
+    async def overdue_undos(self, now: str) -> list[UndoRequest]:
+        async with self._lock, self._db.execute(
+                f"SELECT {_UNDO_COLUMNS} FROM undo_requests WHERE status = 'pending' AND expires_at <= ? "
+                "ORDER BY id", (now,)) as cursor:
+            rows = await cursor.fetchall()
+        return [_undo(row) for row in rows]
+
+    async def apply_undo(self, stored: StoredGame, game: Game, entry: LogEntry, request_id: int,
+                         answered_by: int) -> StoredGame:
+        async def accept(db: aiosqlite.Connection) -> None:
+            cursor = await db.execute(
+                "UPDATE undo_requests SET status = 'accepted', answered_by = ?, answered_at = ? "
+                "WHERE id = ? AND status = 'pending'", (answered_by, entry.time, request_id))
+            if cursor.rowcount != 1:
+                raise StaleGame(f"undo request {request_id} is no longer pending")
+
+        return await self._write(stored, game, entry, end=False, also=accept)
+
+    async def undone(self, game_id: int, *, after_seq: int = 0) -> dict[int, int]:
+        async with self._lock:
+            async with self._db.execute(
+                    "SELECT json_extract(order_json, '$.undoes'), seq FROM log_entries "
+                    "WHERE game_id = ? AND seq > ? AND json_extract(order_json, '$.action') = 'undo'",
+                    (game_id, after_seq)) as cursor:
+                rows = await cursor.fetchall()
+        return {int(target): int(seq) for target, seq in rows if isinstance(target, int)}
+
+    # --- pacing ---
+
+    async def quiet_games(self) -> list[QuietGame]:
+        async with self._lock:
+            async with self._db.execute(
+                    f"SELECT {', '.join('g.' + c.strip() for c in _GAME_COLUMNS.split(','))}, e.time, r.seq "
+                    "FROM games g JOIN log_entries e ON e.game_id = g.id AND e.seq = g.last_seq "
+                    "LEFT JOIN pacing_reminders r ON r.game_id = g.id "
+                    "WHERE g.status = 'active' "
+                    "AND json_extract(g.state, '$.options.remind_after_hours') IS NOT NULL") as cursor:
+                rows = await cursor.fetchall()
+        return [QuietGame(_stored(row[:9]), row[9], row[10]) for row in rows]
+
+    async def mark_reminded(self, game_id: int, seq: int, sent_at: str) -> None:
+        async with self._transaction() as db:
+            await db.execute("INSERT INTO pacing_reminders (game_id, seq, sent_at) VALUES (?, ?, ?) "
+                             "ON CONFLICT (game_id) DO UPDATE SET seq = excluded.seq, sent_at = excluded.sent_at",
+                             (game_id, seq, sent_at))
+
+
+def _undo_params(request: UndoRequest) -> tuple[Any, ...]:
+    return (request.id, request.game_id, request.target_seq, request.head_seq, request.head_hash,
+            request.proposer, request.proposed_at, request.expires_at, request.state_before, request.status,
+            request.answered_by, request.answered_at, request.interaction_id, request.channel_id,
+            request.message_id)
+
+
+def _undo(row: Any) -> UndoRequest:
+    return UndoRequest(*row)

@@ -78,6 +78,39 @@ class Table:
         assert self.bot is not None and self.bot.referee is not None
         return await self.bot.referee.game(channel or self.channel)
 
+    async def snapshot(self, channel: int | None = None) -> tuple[Any, int]:
+        """(the channel's game or None, its log length): what a refused order must leave alone."""
+        from bot.core.errors import RulesError
+
+        assert self.bot is not None and self.bot.referee is not None
+        try:
+            game = await self.game(channel)
+        except RulesError:
+            return None, 0
+        return game, (await self.bot.referee.log(channel or self.channel)).total
+
+    async def refused(self, name: str, options: dict[str, Any] | None = None, **kwargs: Any) -> str:
+        """Send a command that must be refused; check the reply (``refusal``) and that the game
+        and its log are exactly as before; return the refusal's text."""
+        before = await self.snapshot(kwargs.get("channel"))
+        reply = await self.send(name, options, **kwargs)
+        text = refusal(reply)
+        assert await self.snapshot(kwargs.get("channel")) == before, f"/{name} was refused but changed the game"
+        return text
+
+
+REFUSED_COLOUR = 0xD83C3E  # bot.render.ERROR_COLOUR
+
+
+def refusal(reply) -> str:
+    """The text of a refused order's reply, after checking it is the red, ephemeral
+    "Order refused" embed (flags 64) and nothing else."""
+    assert reply.ephemeral and reply.message is not None and reply.message.flags == 64, reply.embeds
+    [embed] = reply.embeds
+    assert embed["title"] == "Order refused" and embed["color"] == REFUSED_COLOUR, embed
+    assert not embed.get("fields") and not reply.followups, embed
+    return embed["description"]
+
 
 @pytest_asyncio.fixture
 async def table(tmp_path):

@@ -173,3 +173,4 @@ def test_an_asl_attack_with_firers_needs_a_range(game):
     with pytest.raises(InvalidOrder) as refused:
         resolve(game, {"action": "fire", "firers": ["A1"], "target": "B5"}, ScriptedDice([3, 4]))
     assert refused.value.field == "range"
+

@@ -17,7 +17,8 @@ def status_text(unit: AslUnit) -> str:
         parts.append("malfunctioned" if unit.malfunctioned else "working")
     else:
         parts.append("broken" if unit.broken else "Good Order")
-    for flag, word in ((unit.pinned, "pinned"), (unit.dm, "DM"), (unit.cx, "CX")):
+    for flag, word in ((unit.pinned, "pinned"), (unit.dm, "DM"), (unit.cx, "CX"), (unit.berserk, "berserk"),
+                       (unit.heroic, "heroic")):
         if flag:
             parts.append(word)
     if unit.fire_marker:

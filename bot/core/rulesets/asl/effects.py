@@ -23,7 +23,8 @@ DATA_FILE = Path(__file__).resolve().parents[4] / "data" / "asl" / "morale.yaml"
 
 # Markers and bookkeeping a unit keeps when it is replaced by another counter type
 STATUS_FIELDS = ("broken", "pinned", "dm", "cx", "fire_marker", "in_melee", "moving", "assault_moving",
-                 "rallied_turn", "led_group", "rph_action_turn", "recovery_attempts", "eliminated")
+                 "rallied_turn", "led_group", "rph_action_turn", "recovery_attempts", "eliminated",
+                 "berserk", "heroic")
 
 
 # --------------------------------------------------------------------------- the data file

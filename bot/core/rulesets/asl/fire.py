@@ -440,6 +440,8 @@ class Attack:
 
 
 def _cower_exempt(unit: AslUnit, game: Game) -> bool:
+    if unit.berserk:  # berserk units never cower (A7.9, A15.4)
+        return True
     nation = (unit.nationality or game.sides[unit.side].nationality or "").casefold()
     if nation.startswith("brit") and unit.quality in ("elite", "first_line"):
         return True
@@ -620,6 +622,9 @@ def resolve_fire(game: Game, order: AslFire, roller: Roller) -> Outcome:
     drms = group_drms(ctx, group, order, loc, targets)
     attack = roll_attack(ctx, group, column, record_drms(ctx, drms), can_cower=True)
     apply_result(ctx, attack, targets)
+    # a section of its own, so the weapons' checks and the markers do not read as part of the
+    # last target's morale check
+    ctx.trail.section("Final steps: weapons, Residual FP, fire markers", rule="seed 003")
     kept_rof = mg_checks(ctx, group, attack)
     place_residual(ctx, group, attack, drms, loc, kept_rof)
     place_markers(ctx, group, attack, kept_rof)

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, SerializerFunctionWrapHandler, model_serializer
 
 from ..base import UnitBase
 
 AslKind = Literal["squad", "half-squad", "crew", "leader", "hero", "sw"]
 Quality = Literal["elite", "first_line", "second_line", "green", "conscript"]
 FireMarker = Literal["prep", "first", "final"]
+LATE_FIELDS = ("berserk", "heroic")  # Heat of Battle (A15): omitted from a saved state while False
 
 
 class AslUnit(UnitBase):
@@ -54,6 +55,18 @@ class AslUnit(UnitBase):
     rph_action_turn: int | None = None  # the player turn it spent its sole RPh action (transfer, recovery)
     recovery_attempts: list[str] = Field(default_factory=list)  # "turn:side:SW" tried this MPh (A4.44)
     led_group: str | None = None  # the fire group a leader directed this phase
+    berserk: bool = False  # Heat of Battle result (A15.4): Good Order, never cowers
+    heroic: bool = False  # a leader made heroic by Heat of Battle (A15.21)
+
+    @model_serializer(mode="wrap")
+    def _omit_unset_late_fields(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """Fields added after games were first logged are written only when set, so a saved game
+        state (and the hash chained to it, bot/store/chain.py) stays what it was before they existed."""
+        data = handler(self)
+        for name in LATE_FIELDS:
+            if data.get(name) is False:
+                del data[name]
+        return data
 
     @property
     def is_leader(self) -> bool:

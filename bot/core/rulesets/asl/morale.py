@@ -18,6 +18,7 @@ from ...dice import Roll, Roller
 from ...errors import IllegalOrder, InvalidOrder
 from ...game import Game
 from ...outcome import Outcome
+from . import heat
 from .context import AslContext
 from .effects import break_unit, casualty_reduction, eliminate, elr_replacement, give_dm, pin, rules
 from .models import AslUnit
@@ -145,9 +146,10 @@ def _outcome_of(ctx: AslContext, unit: AslUnit, kind: str, rule: str, result: Ch
     if ctx.full and kind in data.heat_of_battle.kinds and original == data.heat_of_battle.original:
         ctx.trail.add("check", f"Final DR {result.final} vs {word} {result.morale}", "Heat of Battle",
                       total=result.final, rule=data.heat_of_battle.rule, unit=unit.id)
-        ctx.trail.note(f"Original {original}: Heat of Battle (A15): the check passes; the players resolve "
-                       "the HoB table (assumed, data/asl/morale.yaml)", rule=data.heat_of_battle.rule, unit=unit.id)
-        ctx.effect(unit, "Heat of Battle (A15)", rule=data.heat_of_battle.rule)
+        heat.heat_of_battle(ctx, unit, was_broken=unit.broken,
+                            mark_note=f"Original {original}: Heat of Battle (A15): the check passes; the players "
+                                      "resolve the HoB table (game option heat_of_battle: mark, "
+                                      "data/asl/heat_of_battle.yaml)")
         return CheckResult(True, result.final, result.morale, result.roll)
     ctx.trail.add("check", f"Final DR {result.final} vs {word} {result.morale}",
                   "passes" if result.passed else "fails", total=result.final, rule=rule, unit=unit.id)

@@ -14,7 +14,7 @@ from ...errors import IllegalOrder, InvalidOrder
 from ...game import Game
 from ...outcome import Outcome, UnitEffect
 from ...trail import Trail
-from . import morale
+from . import heat, morale
 from .context import AslContext, status_text
 from .effects import casualty_reduction, rules
 from .models import AslUnit
@@ -142,11 +142,17 @@ def _result(ctx: AslContext, unit: AslUnit, original: int, final: int, self_rall
     if ctx.full and not self_rally and original == data.heat_of_battle.original:
         ctx.trail.add("check", f"Final DR {final} vs broken-side morale {morale_now}", "Heat of Battle",
                       total=final, rule=data.heat_of_battle.rule, unit=unit.id)
-        ctx.trail.note(f"Original {original}: Heat of Battle / field promotion (A15): the unit rallies; the "
-                       "players resolve the HoB table (assumed, data/asl/morale.yaml)",
-                       rule=data.heat_of_battle.rule, unit=unit.id)
-        ctx.effect(unit, "Heat of Battle (A15)", rule=data.heat_of_battle.rule)
-        _rallies(ctx, unit)
+        # the unit rallies on the 2 first; the HoB DR still takes the broken unit's +1 (A15.1)
+        mark_note = (f"Original {original}: Heat of Battle / field promotion (A15): the unit rallies; the players "
+                     "resolve the HoB table (game option heat_of_battle: mark, data/asl/heat_of_battle.yaml)")
+        if heat.mode(ctx) == "mark":
+            heat.heat_of_battle(ctx, unit, was_broken=True, mark_note=mark_note)
+            _rallies(ctx, unit)
+        else:
+            ctx.trail.note(f"Original {original}: Heat of Battle (A15): the unit rallies", rule=data.heat_of_battle.rule,
+                           unit=unit.id)
+            _rallies(ctx, unit)
+            heat.heat_of_battle(ctx, unit, was_broken=True, mark_note=mark_note)
         return "rallies (Heat of Battle)"
     passed = final <= morale_now
     ctx.trail.add("check", f"Final DR {final} vs broken-side morale {morale_now}", "passes" if passed else "fails",

@@ -45,6 +45,8 @@ def resolve_indirect(ctx: CdContext, order: CdIndirectFire) -> Outcome:
         ctx.trail.note("H&I fire does not deplete ammunition", rule=tables.modifiers().ammo.rule)
     else:  # several stands in a template: only the first (the card's different-colour) die depletes
         check_depletion(ctx, firer, naturals[:1])
+    # its own section: the hit results are not part of the last target's to-hit roll
+    ctx.trail.section(f"Hit results: {len(hits)} hit(s)", rule="CD [19.1]")
     results = {t.id: resolve_hit(ctx, t, None) for t in hits}
     suppress(ctx, targets, "CD [17.5, 20]")
     return ctx.outcome("indirect_fire", idf_headline(firer, targets, results), firer.side)

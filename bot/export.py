@@ -1,0 +1,220 @@
+"""The game record as files: a Markdown after-action report, a CSV of every die, the JSON log.
+
+All three read the JSON export of the log (``Referee.export``): the Outcomes as they were
+logged, never recomputed. The Markdown report replays the log (the same ``Replayer`` as
+``/log verify``) only to know the turn and phase each action was taken in, since entries do not
+record them. The JSON is what ``python -m bot rules replay FILE`` reads back.
+
+A file larger than Discord's attachment limit is split into numbered parts at line ends; CSV
+parts repeat the header so each opens on its own, JSON parts are to be joined in order.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from bot.core.errors import RulesError
+from bot.core.game import Game
+from bot.core.outcome import Outcome
+from bot.core.rulesets import RULESET_TITLES, get_ruleset
+from bot.render import outcome_blocks, safe
+from bot.store.replay import UNDO, Replayer, ReplayRefused
+
+FORMATS = {"markdown": "md", "csv": "csv", "json": "json"}
+CSV_COLUMNS = ("seq", "time", "actor_id", "actor", "command", "purpose", "kind", "die", "value", "manual",
+               "undone")
+
+Names = Callable[[int], str]
+
+
+def plain_name(user_id: int) -> str:
+    return f"user {user_id}"
+
+
+@dataclass(frozen=True)
+class ExportFile:
+    filename: str
+    data: bytes
+
+
+def undone_map(entries: list[dict[str, Any]]) -> dict[int, int]:
+    """Entries undone -> the seq of the entry that undid them."""
+    return {e["order"]["undoes"]: e["seq"] for e in entries if (e.get("order") or {}).get("action") == UNDO}
+
+
+def _time(iso: str) -> str:
+    """"2026-01-02T10:04:05.000+00:00" -> "2026-01-02 10:04:05 UTC"."""
+    return f"{iso[:10]} {iso[11:19]} UTC"
+
+
+# --- JSON --------------------------------------------------------------------------------------
+
+
+def json_text(record: dict[str, Any]) -> str:
+    """The export as written to the file: one key per line, so parts split at line ends."""
+    return json.dumps(record, indent=1, ensure_ascii=False) + "\n"
+
+
+# --- CSV ---------------------------------------------------------------------------------------
+
+
+def csv_text(record: dict[str, Any], names: Names = plain_name) -> str:
+    """One row per die: the rolled dice in order, then manual dice given but not needed."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    undone = undone_map(record["entries"])
+    for entry in record["entries"]:
+        outcome = entry.get("outcome") or {}
+        base = (entry["seq"], entry["time"], entry["actor"], names(entry["actor"]), entry["command"])
+        manual = "yes" if outcome.get("manual_dice") else "no"
+        mark = undone.get(entry["seq"], "")
+        for roll in outcome.get("rolls", ()):
+            for index, value in enumerate(roll.get("dice", ()), start=1):
+                writer.writerow((*base, roll.get("purpose", ""), roll.get("kind", ""), index, value, manual, mark))
+        for index, value in enumerate(outcome.get("unused_dice", ()), start=1):
+            writer.writerow((*base, "given but not needed", "unused", index, value, "yes", mark))
+    return out.getvalue()
+
+
+# --- Markdown ----------------------------------------------------------------------------------
+
+
+def _phase_name(game: Game) -> str:
+    return get_ruleset(game.ruleset).phase_names.get(game.phase, game.phase)
+
+
+def _players(game: Game, names: Names) -> str:
+    parts = []
+    for side in game.sides:
+        who = ", ".join(safe(names(p)) for p in side.players) or "no player"
+        parts.append(f"{safe(side.name)}: {who}")
+    if game.gm is not None:
+        parts.append(f"game master: {safe(names(game.gm))}")
+    return "; ".join(parts)
+
+
+def _entry_markdown(entry: dict[str, Any], names: Names, undone: dict[int, int]) -> list[str]:
+    outcome = Outcome.model_validate(entry["outcome"])
+    order = entry.get("order") or {}
+    who = safe(names(entry["actor"]))
+    if order.get("action") == UNDO:
+        who += f", accepted by {safe(names(order.get('accepted_by')))}"
+    heading = f"#{entry['seq']} · {safe(entry['command'])} · {who} · {_time(entry['time'])}"
+    headline = f"**{safe(outcome.headline)}**"
+    lines = [f"#### {heading}", ""]
+    if entry["seq"] in undone:
+        lines += [f"~~{headline}~~", "", f"*Undone by #{undone[entry['seq']]}: its dice stay in the record.*"]
+    else:
+        lines.append(headline)
+    blocks = outcome_blocks(outcome)
+    if blocks:
+        lines.append("")
+    for block in blocks:
+        lines.append(f"- {block.name}")
+        lines += [f"  - {line}" for line in block.lines]
+    lines.append("")
+    return lines
+
+
+def markdown_text(record: dict[str, Any], names: Names = plain_name) -> str:
+    """An after-action report: the game, then each turn and phase with every action and its trail."""
+    entries = record["entries"]
+    undone = undone_map(entries)
+    replayer = Replayer()
+    stopped: str | None = None
+    body: list[str] = []
+    heading: tuple[int, str, int] | None = None
+    turn: int | None = None
+    first: Game | None = None
+    for entry in entries:
+        before = replayer.game
+        if stopped is None:
+            try:
+                replayer.apply(entry["seq"], entry.get("order") or {}, entry.get("dice") or [],
+                               bool(entry.get("manual")))
+            except (ReplayRefused, RulesError) as exc:
+                stopped = f"From #{entry['seq']} on the log does not replay ({exc}); see /log verify."
+                body += [f"> {safe(stopped)}", ""]
+        if before is None:  # the creation: it opens the report instead
+            first = replayer.game
+            continue
+        if stopped is None and (before.turn, before.phase, before.active_side) != heading:
+            if before.turn != turn:
+                body += [f"## Turn {before.turn}", ""]
+                turn = before.turn
+            body += [f"### {safe(_phase_name(before))} ({safe(before.side_name(before.active_side))})", ""]
+            heading = (before.turn, before.phase, before.active_side)
+        body += _entry_markdown(entry, names, undone)
+    final = replayer.game or first
+    return "\n".join(_header(record, first, final, names) + body).rstrip("\n") + "\n"
+
+
+def _header(record: dict[str, Any], first: Game | None, final: Game | None, names: Names) -> list[str]:
+    title = RULESET_TITLES.get(record["ruleset"], record["ruleset"])
+    if first is None or final is None:
+        return [f"# After-action report: {title}", ""]
+    name = safe(first.scenario) if first.scenario else title
+    created = record["entries"][0]
+    started = f"- Started {_time(created['time'])} by {safe(names(created['actor']))}"
+    position = (f"- Last position: turn {final.turn}, {safe(_phase_name(final))} "
+                f"({safe(final.side_name(final.active_side))})")
+    checks = (f"- The log holds {len(record['entries'])} entries: `/log verify`, or `python -m bot rules replay` "
+              "on the JSON export, checks every one.")
+    game_line = (f"{title} · {safe(first.sides[0].name)} vs {safe(first.sides[1].name)} · game {record['game_id']} "
+                 f"({record['status']})")
+    lines = [f"# After-action report: {name}", "", game_line, "", started,
+             f"- Players: {_players(final, names)}", position, checks, ""]
+    return lines
+
+
+# --- files -------------------------------------------------------------------------------------
+
+
+def render(record: dict[str, Any], fmt: str, names: Names = plain_name) -> str:
+    if fmt == "markdown":
+        return markdown_text(record, names)
+    if fmt == "csv":
+        return csv_text(record, names)
+    if fmt == "json":
+        return json_text(record)
+    raise ValueError(f"unknown export format {fmt!r} (formats: {', '.join(FORMATS)})")
+
+
+def split_parts(data: bytes, limit: int, *, header: bytes = b"") -> list[bytes]:
+    """Cut ``data`` into parts of at most ``limit`` bytes at line ends (``header``, the CSV's
+    first line, starts every part); a single line longer than a part is cut where it must be."""
+    if len(data) <= limit:
+        return [data]
+    body = data[len(header):] if header and data.startswith(header) else data
+    room = limit - len(header)
+    if room <= 0:
+        raise ValueError("the attachment limit is smaller than the file's header")
+    parts: list[bytes] = []
+    start = 0
+    while start < len(body):
+        end = min(start + room, len(body))
+        if end < len(body):
+            newline = body.rfind(b"\n", start, end)
+            if newline >= start:
+                end = newline + 1
+        parts.append(header + body[start:end])
+        start = end
+    return parts
+
+
+def export_files(record: dict[str, Any], fmt: str, limit: int, names: Names = plain_name) -> list[ExportFile]:
+    """The export as one file, or as numbered parts when it is larger than ``limit`` bytes."""
+    ext = FORMATS[fmt]
+    data = render(record, fmt, names).encode("utf-8")
+    header = data[: data.index(b"\n") + 1] if fmt == "csv" and b"\n" in data else b""
+    parts = split_parts(data, limit, header=header)
+    stem = f"game-{record['game_id']}-log"
+    if len(parts) == 1:
+        return [ExportFile(f"{stem}.{ext}", parts[0])]
+    return [ExportFile(f"{stem}.part{i}of{len(parts)}.{ext}", part) for i, part in enumerate(parts, start=1)]

@@ -1,0 +1,142 @@
+"""Pacing for slow games: whose move it is, said to the people who must make it.
+
+Two things, and the only places the bot ever notifies anyone:
+
+* the hand-off: when an action passes the turn to the other side (the active side changes),
+  the reply ends with one short line mentioning that side's players;
+* the reminder: a game started with the option ``remind_after_hours=N`` gets one line for the
+  side to act after N hours without a log entry (one per silence, not one per check).
+
+The bot sends with ``AllowedMentions.none()``; these two messages allow exactly the user ids
+they name, so a side name like "@everyone" can never ping anyone else.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from typing import Any
+
+import discord
+from discord.ext import tasks
+
+from bot.core.game import Game
+from bot.core.rulesets import get_ruleset
+from bot.render import safe
+
+log = logging.getLogger(__name__)
+
+CHECK_EVERY_MINUTES = 10  # how often the reminder loop looks for silent games
+
+
+def _where(game: Game) -> str:
+    phase = get_ruleset(game.ruleset).phase_names.get(game.phase, game.phase)
+    return f"{safe(game.side_name(game.active_side))}, turn {game.turn}, {safe(phase)}"
+
+
+def side_players(game: Game, side: int) -> list[int]:
+    return list(game.sides[side].players) if 0 <= side < len(game.sides) else []
+
+
+def only_these(users: list[int]) -> discord.AllowedMentions:
+    """Allow mentions of exactly these users: no roles, no @everyone, no reply ping."""
+    return discord.AllowedMentions(everyone=False, roles=False, replied_user=False,
+                                   users=[discord.Object(id=user) for user in users])
+
+
+def hand_off_line(game: Game, side: int) -> str | None:
+    """"<@1> <@2>: your move (Russians, turn 1, Rally Phase)"; None when the side has no player."""
+    players = side_players(game, side)
+    if not players:
+        return None
+    return f"{' '.join(f'<@{p}>' for p in players)}: your move ({_where(game)})"
+
+
+async def send_hand_off(interaction: discord.Interaction, game: Game, side: int) -> None:
+    """After a reply that passed the turn: mention the players of the side now to act."""
+    line = hand_off_line(game, side)
+    if line is None:
+        return
+    await interaction.followup.send(content=line, allowed_mentions=only_these(side_players(game, side)))
+
+
+def reminder_hours(game: Game) -> float | None:
+    """The game's ``remind_after_hours`` option, when it is a positive number."""
+    value = game.options.get("remind_after_hours")
+    if isinstance(value, str):
+        try:
+            value = float(value)
+        except ValueError:
+            return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        return None
+    return float(value)
+
+
+def reminder_line(game: Game, silent_for: timedelta) -> str | None:
+    players = side_players(game, game.active_side)
+    if not players:
+        return None
+    hours = int(silent_for.total_seconds() // 3600)
+    return (f"{' '.join(f'<@{p}>' for p in players)}: the game waits for your move ({_where(game)}); "
+            f"nothing happened for {hours} hour{'s' if hours != 1 else ''}")
+
+
+class Pacer:
+    """Looks for silent games and reminds the side to act. ``check`` does one pass (tests call
+    it with their own clock); ``start`` runs it every CHECK_EVERY_MINUTES in the background."""
+
+    def __init__(self, bot: Any, *, clock: Callable[[], datetime] | None = None):
+        self.bot = bot
+        self._clock = clock
+        self._loop = tasks.loop(minutes=CHECK_EVERY_MINUTES)(self._tick)
+        self._loop.before_loop(self._ready)
+
+    def now(self) -> datetime:
+        if self._clock is not None:
+            return self._clock()
+        return self.bot.referee.clock()  # the same clock as the log's times
+
+    async def check(self) -> list[int]:
+        """Send the reminders that are due; returns the channels reminded."""
+        store = self.bot.store
+        if store is None:
+            return []
+        now = self.now()
+        reminded = []
+        for quiet in await store.quiet_games():
+            stored = quiet.game
+            hours = reminder_hours(stored.game)
+            if hours is None or quiet.reminded_seq == stored.last_seq:
+                continue  # no valid option, or this silence was already reminded
+            silent_for = now - datetime.fromisoformat(quiet.last_time)
+            if silent_for < timedelta(hours=hours):
+                continue
+            line = reminder_line(stored.game, silent_for)
+            if line is not None:
+                try:
+                    await self.bot.get_partial_messageable(stored.channel_id).send(
+                        content=line, allowed_mentions=only_these(side_players(stored.game, stored.game.active_side)))
+                    reminded.append(stored.channel_id)
+                except discord.HTTPException:
+                    # the channel is gone or closed to the bot: note it and do not retry every pass
+                    log.warning("could not remind channel %s", stored.channel_id, exc_info=True)
+            await store.mark_reminded(stored.id, stored.last_seq, now.isoformat(timespec="milliseconds"))
+        return reminded
+
+    async def _ready(self) -> None:
+        await self.bot.wait_until_ready()  # channels are known, and the store is open
+
+    async def _tick(self) -> None:
+        try:
+            await self.check()
+        except Exception:  # one bad pass must not end the loop for every other game
+            log.exception("the pacing check failed")
+
+    def start(self) -> None:
+        if not self._loop.is_running():
+            self._loop.start()
+
+    def stop(self) -> None:
+        self._loop.cancel()

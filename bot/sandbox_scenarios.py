@@ -1,0 +1,79 @@
+"""The sandbox's sample games: each is the slash commands a game master would type.
+
+``python -m bot sandbox --scenario asl`` (or ``load asl`` at the prompt) types these lines in
+the scenario's own channel through the real commands, so a sample game is set up exactly as a
+group sets up theirs on Discord. Every counter comes from the ruleset's counter library in
+data/ (``/unit types`` lists them); the positions are small made-up samples, not published
+scenarios.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Scenario:
+    title: str
+    channel: str
+    blurb: str
+    lines: tuple[str, ...]  # typed by the game master, in order
+    next_steps: str  # what to try next, printed after the status
+
+
+SCENARIOS: dict[str, Scenario] = {
+    "asl": Scenario(
+        title="Advanced Squad Leader: Guards Counterattack (sample)",
+        channel="asl",
+        blurb="alice plays the Germans, bob the Russians; the Germans' Rally Phase of turn 1",
+        lines=(
+            "/game new ruleset:asl sides:Germans, Russians scenario:Guards Counterattack (sample)",
+            "/game join side:Germans player:alice",
+            "/game join side:Russians player:bob",
+            "/location set location:C4 terrain:woods",
+            "/unit add id:A1 side:Germans type:ger-467 location:B5",
+            "/unit add id:A2 side:Germans type:ger-467 location:B5",
+            "/unit add id:L1 side:Germans type:ger-8-1 location:B5",
+            "/unit add id:MG1 side:Germans type:ger-lmg location:B5 stats:owner=A1",
+            "/unit add id:R1 side:Russians type:rus-447 location:C4",
+            "/unit add id:L2 side:Russians type:rus-8-1 location:C4",
+            "/unit add id:R2 side:Russians type:rus-447 location:C5",
+        ),
+        next_steps=("Try: as alice | /transfer weapon:MG1 to:A2 | /game phase | "
+                    "/fire firers:A1 L1 target:C4 range:1 (add dice:2 3 ... to roll your own)"),
+    ),
+    "nhis": Scenario(
+        title="No Honor in Surrender: Hill 362 (sample)",
+        channel="nhis",
+        blurb="alice plays the US Marines, bob the Japanese; turn 1",
+        lines=(
+            "/game new ruleset:nhis sides:US Marines, Japanese scenario:Hill 362 (sample)",
+            "/game join side:US Marines player:alice",
+            "/game join side:Japanese player:bob",
+            "/location set location:0405 terrain:jungle",
+            "/unit add id:M1 side:US Marines type:us-rifle-squad location:0303",
+            "/unit add id:M2 side:US Marines type:us-30cal-mg location:0303",
+            "/unit add id:L1 side:US Marines type:us-leader location:0303",
+            "/unit add id:J1 side:Japanese type:jp-rifle-squad location:0405",
+            "/unit add id:J2 side:Japanese type:jp-rifle-squad location:0405",
+        ),
+        next_steps="Try: as alice | /game phase | /fire firers:M1 M2 target:0405 range:2",
+    ),
+    "cd": Scenario(
+        title="Command Decision: Hedgerows (sample)",
+        channel="cd",
+        blurb="alice plays the Americans (company Able, battery Arty), bob the Germans (1Kp)",
+        lines=(
+            "/game new ruleset:cd sides:Americans, Germans scenario:Hedgerows (sample)",
+            "/game join side:Americans player:alice",
+            "/game join side:Germans player:bob",
+            "/unit add id:1-A side:Americans type:us-rifle location:farm stats:company=Able",
+            "/unit add id:1-B side:Americans type:us-rifle location:farm stats:company=Able",
+            "/unit add id:RA1 side:Americans type:us-105mm-battery location:rear stats:company=Arty",
+            "/unit add id:G1 side:Germans type:ger-rifle location:hedge-1 stats:company=1Kp",
+            "/unit add id:G2 side:Germans type:ger-mg42 location:hedge-1 stats:company=1Kp",
+        ),
+        next_steps=("Try: as alice | /artillery response firer:RA1 | /artillery fire firer:RA1 targets:G1 G2 | "
+                    "/game phase to:GeneralFire | /fire firers:1-A target:G1 band:short"),
+    ),
+}

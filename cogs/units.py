@@ -1,0 +1,201 @@
+"""/unit and /location: setting up the map and correcting it.
+
+Adding, moving and removing units and setting a location's terrain are orders like any other:
+each goes through the referee service (permissions first, then the rules core) and is saved
+with its log entry in one transaction, so a replay rebuilds the set-up exactly. A location
+named for the first time (by /unit add, /unit move or /location set) is created with the
+ruleset's default terrain; the result's trail says so.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.app import reply_outcome
+from bot.core.errors import InvalidOrder
+from bot.core.rulesets import RULESET_TITLES, get_ruleset
+from bot.render import info_embed, unit_status
+from bot.service import OrderBuilder
+from cogs._common import (actor_of, counter_type_autocomplete, location_autocomplete, parse_options,
+                          send_embeds, side_autocomplete, side_index, terrain_autocomplete, unit_autocomplete)
+
+RULESET_CHOICES = [app_commands.Choice(name=title, value=key) for key, title in RULESET_TITLES.items()]
+
+# The printed numbers players check on a counter, per ruleset, in the order they read them.
+# A number that is zero or unset (a squad's leadership, a leader's ROF, a CD stand's weapon class
+# "none") is left out.
+COUNTER_NUMBERS: dict[str, tuple[tuple[str, str], ...]] = {
+    "asl": (("fp", "FP"), ("range", "range"), ("morale", "morale"), ("broken_morale", "broken morale"),
+            ("leadership", "leadership"), ("rof", "ROF"), ("breakdown", "B#"), ("removal", "X#"),
+            ("portage", "PP")),
+    "nhis": (("fp", "FP"), ("range", "range"), ("morale", "morale"), ("leadership", "leadership"),
+             ("reduced_fp", "reduced FP"), ("reduced_range", "reduced range"),
+             ("reduced_morale", "reduced morale"), ("reduced_leadership", "reduced leadership")),
+    "cd": (("company", "company"), ("quality", "quality"), ("rof", "ROF"), ("morale", "morale"),
+           ("weapon_class", "weapon class"), ("to_hit", "to hit"), ("penetration", "penetration"),
+           ("armour", "armour"), ("weight", "weight"), ("idf_to_hit", "indirect to hit")),
+}
+# Printed marks that change how a counter plays, shown when the field has the given value.
+COUNTER_MARKS: dict[str, tuple[tuple[str, Any, str], ...]] = {
+    "asl": (("fp_underlined", True, "Assault Fire"),),  # A7.36
+    "nhis": (("shakeable", False, "Unshakable"),),  # rule 8.2
+    "cd": (),
+}
+
+
+def counter_numbers(ruleset: str, fields: dict[str, Any]) -> str:
+    """'squad, FP 5, range 4, morale 8' from a unit's (or a library type's) fields."""
+    parts = [str(fields["kind"])] if fields.get("kind") else []
+    for key, label in COUNTER_NUMBERS[ruleset]:
+        value = fields.get(key)
+        if isinstance(value, dict):  # numbers by range band (CD): "short 5/medium 3"
+            value = "/".join(f"{band} {number}" for band, number in value.items())
+        if value not in (None, 0, "", "none", False):
+            parts.append(f"{label} {value}")
+    parts += [label for key, value, label in COUNTER_MARKS[ruleset] if fields.get(key, not value) == value]
+    return ", ".join(parts)
+
+
+def unit_line(game, unit) -> str:
+    """'A1 5-4-8 (B3): squad, FP 5, range 4, morale 8; broken, DM' (escaped by info_embed)."""
+    where = unit.location or "off board"
+    return (f"{unit.id} {unit.name} ({where}): {counter_numbers(game.ruleset, unit.model_dump())}; "
+            f"{unit_status(unit)}")
+
+
+def units_by_side(game, side: int | None, location: str | None) -> list[tuple[str, list[str]]]:
+    fields = []
+    for index, team in enumerate(game.sides):
+        if side is not None and index != side:
+            continue
+        units = sorted((u for u in game.units.values() if u.side == index
+                        and (location is None or u.location == location)), key=lambda u: u.id.casefold())
+        fields.append((team.name, [unit_line(game, u) for u in units] or ["no units"]))
+    return fields
+
+
+def library_fields(ruleset: str) -> list[tuple[str, list[str]]]:
+    """The counter library grouped by nationality, one line per type."""
+    groups: dict[str, list[str]] = {}
+    for key, spec in sorted(get_ruleset(ruleset).counter_types().items()):
+        nationality = str(spec.get("nationality") or "Counters")
+        groups.setdefault(nationality.title() if nationality.islower() else nationality, []).append(
+            f"{key}: {spec.get('name', key)} ({counter_numbers(ruleset, spec)})")
+    return list(groups.items())
+
+
+def parse_features(text: str | None) -> list[str]:
+    """'hill, foxhole' -> ['hill', 'foxhole']: a feature's name may hold spaces ('stone wall')."""
+    return [part.strip() for part in (text or "").split(",") if part.strip()]
+
+
+class UnitsCog(commands.Cog):
+    unit = app_commands.Group(name="unit", description="Add, correct, move, remove and list this game's units",
+                              guild_only=True)
+    location = app_commands.Group(name="location", description="Set the terrain of a hex or area of the map",
+                                  guild_only=True)
+
+    def __init__(self, bot: commands.Bot):
+        self.bot = bot
+
+    @unit.command(name="add", description="Put a unit into the game, from the counter library or with its numbers")
+    @app_commands.rename(unit_id="id", counter_type="type")
+    @app_commands.describe(
+        unit_id="The unit's id, what players type to name it (letters, digits, . _ -; e.g. A1)",
+        side="The side the unit fights for",
+        counter_type="The counter type from this ruleset's library (see /unit types)",
+        location="Where it stands (a new location is created with the default terrain); off board if left out",
+        name="The name players read, e.g. '4-6-7 Lt. Kaiser' (the counter's name if left out)",
+        stats="The unit's numbers as key=value pairs, e.g. 'kind=squad fp=4 range=6 morale=7'",
+    )
+    @app_commands.autocomplete(side=side_autocomplete, counter_type=counter_type_autocomplete,
+                               location=location_autocomplete)
+    async def add(self, interaction: discord.Interaction, unit_id: str, side: str, counter_type: str | None = None,
+                  location: str | None = None, name: app_commands.Range[str, 1, 60] | None = None,
+                  stats: str | None = None) -> None:
+        numbers = parse_options(stats, option="stats")
+        if counter_type is None and not numbers:
+            raise InvalidOrder("give the unit's counter type (see /unit types) or its numbers in 'stats'",
+                               field="type")
+        if name:
+            numbers["name"] = name
+        def order(game) -> dict[str, Any]:
+            return {"action": "unit_add", "id": unit_id, "side": side_index(game, side), "type": counter_type,
+                    "location": location, "stats": numbers}
+        await self._act(interaction, order, "/unit add")
+
+    @unit.command(name="edit", description="Game master only: correct a unit's numbers or markers")
+    @app_commands.describe(unit="The unit to correct",
+                           stats="The fields to change as key=value pairs, e.g. 'morale=7 broken=no'")
+    @app_commands.autocomplete(unit=unit_autocomplete)
+    async def edit(self, interaction: discord.Interaction, unit: str, stats: str) -> None:
+        order = {"action": "unit_edit", "unit": unit, "changes": parse_options(stats, option="stats")}
+        await self._act(interaction, order, "/unit edit")
+
+    @unit.command(name="move", description="Move a unit (and the weapons it carries) to a location, or off board")
+    @app_commands.describe(unit="The unit to move",
+                           to="Where it goes (a new location is created with the default terrain); "
+                              "off board if left out")
+    @app_commands.autocomplete(unit=unit_autocomplete, to=location_autocomplete)
+    async def move(self, interaction: discord.Interaction, unit: str, to: str | None = None) -> None:
+        await self._act(interaction, {"action": "unit_move", "unit": unit, "location": to}, "/unit move")
+
+    @unit.command(name="remove", description="Game master only: take a unit out of the game (a set-up mistake)")
+    @app_commands.describe(unit="The unit to take out")
+    @app_commands.autocomplete(unit=unit_autocomplete)
+    async def remove(self, interaction: discord.Interaction, unit: str) -> None:
+        await self._act(interaction, {"action": "unit_remove", "unit": unit}, "/unit remove")
+
+    @unit.command(name="list", description="List the game's units with their numbers and markers (only you see it)")
+    @app_commands.describe(side="Only this side's units", location="Only the units in this location")
+    @app_commands.autocomplete(side=side_autocomplete, location=location_autocomplete)
+    async def list_units(self, interaction: discord.Interaction, side: str | None = None,
+                   location: str | None = None) -> None:
+        game = await self.bot.referee.game(interaction.channel_id)
+        side_filter = side_index(game, side) if side else None
+        where = game.location(location).id if location else None
+        count = sum(1 for u in game.units.values()
+                    if (side_filter is None or u.side == side_filter) and (where is None or u.location == where))
+        title = f"Units{f' in {where}' if where else ''}: {count}"
+        await send_embeds(interaction, info_embed(title, fields=units_by_side(game, side_filter, where)),
+                          ephemeral=True)
+
+    @unit.command(name="types", description="List the counter library of this game's ruleset (only you see it)")
+    @app_commands.describe(ruleset="The ruleset whose library to list (this channel's game's, if left out)")
+    @app_commands.choices(ruleset=RULESET_CHOICES)
+    async def list_types(self, interaction: discord.Interaction,
+                    ruleset: app_commands.Choice[str] | None = None) -> None:
+        if ruleset is None:
+            name = (await self.bot.referee.game(interaction.channel_id)).ruleset
+        else:
+            name = ruleset.value
+        library = library_fields(name)
+        title = f"{RULESET_TITLES[name]} counter library: {sum(len(lines) for _, lines in library)} types"
+        await send_embeds(interaction, info_embed(title, "Use the key (before the colon) as /unit add type.",
+                                                  fields=library), ephemeral=True)
+
+    @location.command(name="set", description="Game master only: set a location's terrain and features")
+    @app_commands.describe(location="The hex or area id, e.g. B3 (created if new)",
+                           terrain="Its terrain, from this ruleset's terrain chart",
+                           features="What else it holds, separated by commas, e.g. 'hill, foxhole' "
+                                    "(replaces the ones set before)")
+    @app_commands.autocomplete(location=location_autocomplete, terrain=terrain_autocomplete)
+    async def set_location(self, interaction: discord.Interaction, location: str, terrain: str,
+                           features: app_commands.Range[str, 1, 300] | None = None) -> None:
+        order = {"action": "location_set", "location": location, "terrain": terrain,
+                 "features": parse_features(features)}
+        await self._act(interaction, order, "/location set")
+
+    async def _act(self, interaction: discord.Interaction, order: dict[str, Any] | OrderBuilder,
+                   command: str) -> None:
+        acted = await self.bot.referee.act(interaction.channel_id, actor_of(interaction), order,
+                                           command=command, interaction_id=interaction.id)
+        await reply_outcome(interaction, acted)
+
+
+async def setup(bot: commands.Bot) -> None:
+    await bot.add_cog(UnitsCog(bot))

@@ -1,0 +1,375 @@
+"""/fire and /artillery end to end: the real client, the loopback Discord, a real SQLite file.
+
+Manual dice make every result exact; the embeds are asserted as the JSON the bot posts.
+"""
+
+import pytest
+
+from tests.cogs.conftest import ALICE, BOB, CAROL, THREAD
+from tests.cogs.helpers import GM_ACTOR, asl_game, cd_game, edit, field, fields, last_entry, nhis_game
+
+ASL_BLUE = 0x4A7AB5  # side 0's colour (bot.render.SIDE_COLOURS)
+
+
+# --- Advanced Squad Leader -------------------------------------------------------------------
+
+
+async def test_asl_prep_fire_on_a_stack_with_a_leader_shows_column_drms_and_each_mc(table):
+    await asl_game(table, phase="PFPh")
+    # IFT DR 4+2; then the 1MCs, leader first: L1 3+2, R1 2+4, R2 5+4
+    reply = await table.send("fire", {"firers": "A1 A2 G1", "target": "B5", "range": 2, "dice": "4 2 3 2 2 4 5 4"})
+    assert not reply.ephemeral
+    assert reply.embeds == [{
+        "type": "rich",
+        "flags": 0,
+        "color": ASL_BLUE,
+        "title": "8 FP (IFT 8) vs B5: DR 6 -> 1MC",
+        "description": "Advanced Squad Leader · Test · turn 1, Prep Fire Phase (Germans)",
+        "footer": {"text": "log #15"},
+        "fields": [
+            field("Dice", "DR 6: white 4, colored 2 (IFT attack)\n"
+                          "DR 5: white 3, colored 2 (MC 8-1 L1)\n"
+                          "DR 6: white 2, colored 4 (MC 4-4-7 R1)\n"
+                          "DR 9: white 5, colored 4 (MC 4-4-7 R2)\n"
+                          "manual dice (given by the players)"),
+            field("Trail", "Target in B5: 4-4-7 R1, 4-4-7 R2, 8-1 L1  [A3.3, seed 003]"),
+            field("Prep Fire: firepower [A3.3, seed 003]",
+                  "4-6-7 A1 FP  4  [A7.2]\n4-6-7 A2 FP  4  [A7.2]\n"
+                  "Total FP (fractions kept until the total)  8  [A7.2]\nIFT column  8  (=8)  [A7.2]"),
+            field("DRMs [A7.3]",
+                  "leadership of 9-1 G1  \\-1  (=-1)  [A7.53]\nTEM: Woods  +1  (=0)  [B.6]\n"
+                  "IFT DR: white 4, colored 2  6  [A7.3]\nFinal DR  6  [A7.3]\n"
+                  "IFT 8 column, Final DR 6  1MC  [A7.3]"),
+            field("1MC on 4-4-7 R1, 4-4-7 R2, 8-1 L1 [A7.3]", "—"),
+            field("1MC (Morale Check): 8-1 L1 [A7.3]",
+                  "morale  8  [A10.1]\n1MC  +1  [A7.3]\nDR: white 3, colored 2  5  [A7.3]\n"
+                  "Final DR 6 vs morale 8  passes  (=6)  [A7.3]"),
+            field("1MC (Morale Check): 4-4-7 R1 [A7.3]",
+                  "morale  7  [A10.1]\n1MC  +1  [A7.3]\nleadership of 8-1 L1  -1  [A10.7]\n"
+                  "DR: white 2, colored 4  6  [A7.3]\nFinal DR 6 vs morale 7  passes  (=6)  [A7.3]"),
+            field("1MC (Morale Check): 4-4-7 R2 [A7.3]",
+                  "morale  7  [A10.1]\n1MC  +1  [A7.3]\nleadership of 8-1 L1  -1  [A10.7]\n"
+                  "DR: white 5, colored 4  9  [A7.3]\nFinal DR 9 vs morale 7  fails  (=9)  [A7.3]\n"
+                  "failed by 2, not more than ELR 3: no replacement  [A19.13]\n4-4-7 R2: broken  [A10.3]"),
+            field("Final steps: weapons, Residual FP, fire markers [seed 003]",
+                  "4-6-7 A1: marked Prep Fire  [A3.3, seed 003]\n4-6-7 A2: marked Prep Fire  [A3.3, seed 003]\n"
+                  "9-1 G1: marked Prep Fire  [A3.3, seed 003]"),
+            field("Table", "IFT 8 column, 6 -> 1MC [A7.3]"),
+            field("Effects", "4-4-7 R2: Good Order -> broken, DM (broken)\n"
+                             "4-6-7 A1: Good Order -> Good Order, Prep Fire (marked Prep Fire)\n"
+                             "4-6-7 A2: Good Order -> Good Order, Prep Fire (marked Prep Fire)\n"
+                             "9-1 G1: Good Order -> Good Order, Prep Fire (marked Prep Fire)"),
+        ],
+    }]
+    game = await table.game()
+    assert (game.units["R2"].broken, game.units["R1"].broken, game.units["L1"].broken) == (True, False, False)
+    assert [game.units[u].fire_marker for u in ("A1", "A2", "G1")] == ["prep"] * 3
+    entry = await last_entry(table)
+    assert (entry.seq, entry.command, entry.actor, entry.manual) == (15, "/fire", ALICE, True)
+    assert entry.order == {"action": "fire", "firers": ["A1", "A2", "G1"], "target": "B5", "range": 2}
+    assert entry.dice == (4, 2, 3, 2, 2, 4, 5, 4)
+
+
+async def test_asl_fire_passes_kind_hindrance_and_an_agreed_drm_with_its_reason(table):
+    await asl_game(table, phase="PFPh")
+    reply = await table.send("fire", {"firers": "A1", "target": "B5", "range": 3, "kind": "prep", "hindrance": 1,
+                                      "drm": 1, "reason": "scenario rule: dusk", "dice": "6 5"})
+    assert reply.embeds[0]["title"] == "4 FP (IFT 4) vs B5: DR 14 -> -"
+    assert "agreed: scenario rule: dusk  +1" in fields(reply.embeds[0])["DRMs [A7.3]"]
+    entry = await last_entry(table)
+    assert entry.order == {"action": "fire", "firers": ["A1"], "target": "B5", "range": 3, "kind": "prep",
+                           "hindrance": 1, "drm": 1, "drm_reason": "scenario rule: dusk"}
+
+
+async def test_asl_defensive_first_fire_on_the_moving_unit_named_in_options_a8_1(table):
+    await asl_game(table, phase="MPh", extra=(edit("A1", moving=True), edit("A2", moving=True)))
+    reply = await table.send("fire", {"firers": "R1", "target": "A4", "range": 2, "options": "target_units=A2",
+                                      "dice": "6 5"}, user=BOB)
+    embed = reply.embeds[0]
+    assert embed["title"] == "4 FP (IFT 4) vs A4: DR 9 -> -"
+    assert fields(embed)["Trail"] == "Target in A4 (moving): 4-6-7 A2  [A8.1, seed 003]"
+    assert fields(embed)["DRMs [A7.3]"].splitlines()[:2] == [
+        "FFMO (moving in Open Ground)  \\-1  (=-1)  [A4.6, seed 003]",
+        "FFNAM (not Assault Movement)  \\-1  (=-2)  [A4.6, seed 003]"]
+    assert (await last_entry(table)).order == {"action": "fire", "firers": ["R1"], "target": "A4", "range": 2,
+                                               "target_units": ["A2"]}
+    assert (await table.game()).locations["A4"].residual_fp == 2
+
+
+async def test_fire_without_dice_rolls_system_dice_and_logs_manual_false(table):
+    await asl_game(table, phase="PFPh")
+    reply = await table.send("fire", {"firers": "A1", "target": "B5", "range": 3})
+    embed = reply.embeds[0]
+    dice_lines = fields(embed)["Dice"].splitlines()
+    assert dice_lines[0].startswith("DR ") and "(IFT attack)" in dice_lines[0]
+    assert "manual dice (given by the players)" not in dice_lines
+    entry = await last_entry(table)
+    assert entry.manual is False and entry.command == "/fire"
+    white, colored = entry.dice[:2]  # the logged dice are the ones shown
+    assert dice_lines[0] == f"DR {white + colored}: white {white}, colored {colored} (IFT attack)"
+
+
+# --- refusals: a red private embed, the game and its log untouched ----------------------------
+
+
+@pytest.mark.parametrize(("options", "user", "says"), [
+    ({"firers": "R1", "target": "A4", "range": 2}, ALICE, "4-4-7 R1 belongs to Russians; you play Germans"),
+    ({"firers": "A1", "target": "B5", "range": 2}, CAROL, "only the players of this game give orders here"),
+    ({"firers": "Z9", "target": "B5", "range": 2}, ALICE, "no unit 'Z9' in this game"),
+    ({"firers": "A1", "target": "B5", "range": 20}, ALICE, "A7.22"),
+    ({"firers": "A1", "target": "B5", "range": 2, "band": "short"}, ALICE,
+     "'band' is not used in Advanced Squad Leader games (only in Command Decision: Test of Battle)"),
+    ({"firers": "A1", "target": "B5", "range": 2, "options": "cover=hard"}, ALICE,
+     "'options': 'cover' is not an option of this order here (options: target\\_units)"),
+    ({"firers": "A1", "target": "B5", "range": 2, "drm": 1}, ALICE, "an extra 'drm' needs a 'reason'"),
+    ({"firers": "A1", "target": "B5", "range": 2, "dice": "4 9"}, ALICE, "a d6 reads 1 to 6"),
+], ids=["other-side", "not-a-player", "unknown-unit", "beyond-twice-range", "band-in-asl", "cd-option-in-asl",
+        "drm-without-reason", "impossible-die"])
+async def test_asl_fire_refused(table, options, user, says):
+    await asl_game(table, phase="PFPh")
+    assert says in await table.refused("fire", options, user=user)
+
+
+async def test_asl_fire_refused_in_the_rally_phase(table):
+    await asl_game(table, phase="RPh")
+    text = await table.refused("fire", {"firers": "A1", "target": "B5", "range": 2, "dice": "3 3"})
+    assert text == "there is no fire attack in the RPh (seed 003: fire is made in the PFPh, MPh, DFPh and AFPh)"
+
+
+async def test_a_negative_range_from_a_client_skipping_discords_checks_is_refused_by_the_rules(table):
+    await asl_game(table, phase="PFPh")
+    text = await table.refused("fire", {"firers": "A1", "target": "B5", "range": -1}, check=False)
+    assert text == "'range': Input should be greater than or equal to 0"
+
+
+async def test_fire_in_a_channel_without_a_game(table):
+    await asl_game(table)
+    text = await table.refused("fire", {"firers": "A1", "target": "B5", "range": 2}, channel=THREAD)
+    assert text == "There is no game in this channel: start one with /game new"
+
+
+# --- No Honor in Surrender -------------------------------------------------------------------
+
+
+async def test_nhis_adjacent_fire_hits_and_the_target_checks_morale(table):
+    await nhis_game(table)
+    reply = await table.send("fire", {"firers": "U1", "target": "B1", "range": 1, "dice": "3 4 5"})
+    rule_fire, rule_drm = "NHiS Fire Table (seed 001)", "NHiS DRM list (seed 001)"
+    assert reply.embeds == [{
+        "type": "rich",
+        "flags": 0,
+        "color": ASL_BLUE,
+        "title": "6 FP -> column 6: 2d6 7 -> Hit",
+        "description": "No Honor in Surrender · Test · turn 1, Operations Phase (US)",
+        "footer": {"text": "log #9"},
+        "fields": [
+            field("Dice", "2d6 7: 3 + 4 (fire on B1)\nd6 5 (morale check Japanese rifle squad J1)\n"
+                          "manual dice (given by the players)"),
+            field(f"Fire on B1 at range 1 [{rule_fire}]",
+                  f"FP of US Marine rifle squad U1  3  [{rule_drm}]\nFirepower  3  (=3)  [{rule_drm}]\n"
+                  f"Target in an adjacent hex  +3  (=6)  [{rule_drm}]\n"
+                  "Cover Factor of B1: Open Ground 0  +0  (=6)  [NHiS Terrain Chart (seed 001)]\n"
+                  f"Final FP  6  (=6)  [{rule_drm}]\nFP 6 -> column 6  6  [{rule_fire}]\n"
+                  f"2d6 3 + 4  7  (=7)  [{rule_fire}]\nColumn 6, roll 7: Hit  Hit  [{rule_fire}]"),
+            field("Morale check (Hit): Japanese rifle squad J1 [NHiS Hit result (seed 001)]",
+                  "Morale of Japanese rifle squad J1  5  (=5)  [NHiS Hit result (seed 001)]\n"
+                  "1d6  5  (=5)  [NHiS Hit result (seed 001)]\n5 vs 5: passes  pass  [NHiS Hit result (seed 001)]\n"
+                  f"US Marine rifle squad U1: marked Fire  [{rule_fire}, assumed]"),
+            field("Table", f"NHiS Fire Table 6 column, 7 -> Hit [{rule_fire}]"),
+            field("Effects", "US Marine rifle squad U1: Prepared -> Prepared, Fire marker (marked Fire)"),
+        ],
+    }]
+    entry = await last_entry(table)
+    assert entry.order == {"action": "fire", "firers": ["U1"], "target": "B1", "range": 1}
+    assert (await table.game()).units["U1"].marker == "fire"
+
+
+async def test_nhis_fire_takes_its_modifiers_as_options(table):
+    await nhis_game(table)
+    await table.send("fire", {"firers": "U1", "target": "B1", "range": 1, "options": "charging=U1 from_lower=yes",
+                              "dice": "6 6"})
+    entry = await last_entry(table)
+    assert entry.order == {"action": "fire", "firers": ["U1"], "target": "B1", "range": 1, "charging": ["U1"],
+                           "from_lower": True}
+
+
+@pytest.mark.parametrize(("options", "says"), [
+    ({"firers": "U1", "target": "B1", "range": 1, "kind": "prep"},
+     "'kind' is not used in No Honor in Surrender games (only in Advanced Squad Leader)"),
+    ({"firers": "U1", "target": "B1", "range": 1, "options": "op_fire=yes"},
+     "'options': 'op\\_fire' is not an option of this order here (options: charging, beyond\\_visibility, "
+     "from\\_lower, flamethrower)"),  # as posted: underscores escaped for markdown
+    ({"firers": "J1", "target": "A1", "range": 1}, "Japanese rifle squad J1 belongs to Japan; you play US"),
+], ids=["asl-kind", "cd-option", "other-side"])
+async def test_nhis_fire_refused(table, options, says):
+    await nhis_game(table)
+    assert says in await table.refused("fire", options)
+
+
+# --- Command Decision ------------------------------------------------------------------------
+
+
+async def test_cd_direct_fire_rolls_rof_to_hit_and_hit_results(table):
+    await cd_game(table)
+    reply = await table.send("fire", {"firers": "S1", "target": "G1", "band": "short", "dice": "3 4 5 6"})
+    g1 = "German rifle platoon G1"
+    hit = "CD Hit Results [19.1] experienced"
+    assert reply.embeds == [{
+        "type": "rich",
+        "flags": 0,
+        "color": ASL_BLUE,
+        "title": "M4 Sherman fires 2 ROF at German rifle platoon: 2 hits -> forced back, forced back",
+        "description": "Command Decision: Test of Battle · Test · turn 1, General Fire Phase (Americans)",
+        "footer": {"text": "log #10"},
+        "fields": [
+            field("Dice", f"d10 3 (to hit {g1})\nd10 4 (to hit {g1})\nd10 5 (hit result on {g1})\n"
+                          f"d10 6 (hit result on {g1})\nmanual dice (given by the players)"),
+            field(f"M4 Sherman S1 fires at {g1} [CD [13]]", "—"),
+            field("Rate of fire [CD [13.5]]",
+                  "ROF of M4 Sherman S1  2  (=2)  [CD [13.5]]\nROF dice  2  (=2)  [CD [13.5]]"),
+            field(f"To hit {g1} [CD [14.2.1]]",
+                  "To-hit of M4 Sherman S1 at short  6  (=6)  [CD [14.2.1]]\n"
+                  f"Hits {g1} on 6 or less  6  (=6)  [CD [14.2.1]]\n"
+                  f"ROF die 1 at {g1}  3  [CD [14.2.1]]\n3 vs 6 or less: hit  3  (=6)  [CD [14.2.1]]\n"
+                  f"ROF die 2 at {g1}  4  [CD [14.2.1]]\n4 vs 6 or less: hit  4  (=6)  [CD [14.2.1]]"),
+            field(f"Hit results on {g1}: 2 hit(s) [CD [19.1]]",
+                  f"Hit result on {g1} (experienced)  5  [CD [19.1]]\n"
+                  f"{hit}, 5: forced back  forced back  [CD [19.1]]\n{g1}: forced back  [CD [19.1]]\n"
+                  f"Hit result on {g1} (experienced)  6  [CD [19.1]]\n"
+                  f"{hit}, 6: forced back  forced back  [CD [19.1]]\n{g1}: forced back  [CD [19.1]]"),
+            field("Table", f"{hit} column, 5 -> forced back [CD [19.1]]\n"
+                           f"{hit} column, 6 -> forced back [CD [19.1]]"),
+            field("Effects", f"{g1}: Good Order -> Good Order, forced back (forced back, forced back)"),
+        ],
+    }]
+    entry = await last_entry(table)
+    assert entry.order == {"action": "fire", "firer": "S1", "targets": ["G1"], "range_band": "short"}
+    assert (await table.game()).units["G1"].forced_back
+
+
+async def test_cd_fire_takes_cover_and_op_fire_as_options(table):
+    await cd_game(table)
+    await table.send("fire", {"firers": "P1", "target": "G1 G2", "band": "medium", "options": "cover=hard",
+                              "dice": "9 9"})
+    entry = await last_entry(table)
+    assert entry.order == {"action": "fire", "firer": "P1", "targets": ["G1", "G2"], "range_band": "medium",
+                           "cover": "hard"}
+
+
+@pytest.mark.parametrize(("options", "says"), [
+    ({"firers": "S1", "target": "G1", "range": 3}, "'range' is not used in Command Decision: Test of Battle games"),
+    ({"firers": "S1 P1", "target": "G1", "band": "short"}, "in Command Decision one stand fires per order"),
+    ({"firers": "S1", "target": "G1"}, "'band' is required in Command Decision"),
+    ({"firers": "S1", "target": "G1", "band": "extreme"}, "its bands: close, short, medium, long"),
+    ({"firers": "G1", "target": "S1", "band": "short"}, "German rifle platoon G1 belongs to Germans"),
+], ids=["range-in-cd", "two-firers", "no-band", "unknown-band", "other-side"])
+async def test_cd_fire_refused(table, options, says):
+    await cd_game(table)
+    assert says in await table.refused("fire", options)
+
+
+async def test_cd_indirect_fire_suppresses_the_stands_under_the_template(table):
+    await cd_game(table, phase="Artillery")
+    reply = await table.send("artillery fire", {"firer": "B1", "targets": "G1 G2", "cover": "medium",
+                                                "dice": "2 9 4"})
+    embed = reply.embeds[0]
+    assert embed["title"] == ("US 105mm battery fires IDF at German rifle platoon, German rifle platoon: "
+                              "1 hit -> German rifle platoon: no effect")
+    assert fields(embed)["IDF to hit German rifle platoon G1 [CD [17.6]]"].splitlines()[:3] == [
+        "IDF number of US 105mm battery B1  6  (=6)  [CD [17.6]]",
+        "Personnel in medium cover  -2  (=4)  [CD [17.6]]",
+        "Hits German rifle platoon G1 on 4 or less  4  (=4)  [CD [17.6]]"]
+    assert fields(embed)["Dice"].splitlines()[:3] == [
+        "d10 2 (IDF to hit German rifle platoon G1)", "d10 9 (IDF to hit German rifle platoon G2)",
+        "d10 4 (hit result on German rifle platoon G1)"]
+    entry = await last_entry(table)
+    assert (entry.command, entry.manual) == ("/artillery fire", True)
+    assert entry.order == {"action": "indirect_fire", "firer": "B1", "targets": ["G1", "G2"], "cover": "medium"}
+    game = await table.game()
+    assert game.units["G2"].suppressed
+
+
+async def test_cd_artillery_response_rolls_one_d10_against_the_support_number(table):
+    await cd_game(table, phase="Artillery")
+    reply = await table.send("artillery response", {"firer": "B1", "support": "supporting", "dice": "1"})
+    embed = reply.embeds[0]
+    assert embed["title"] == "Supporting artillery response for US 105mm battery: d10 1 -> responds, place the template"
+    trail = fields(embed)["Artillery response: US 105mm battery B1 [CD [17.4]]"].splitlines()
+    assert trail[1] == "Response roll for US 105mm battery B1  1  [CD [17.4]]"
+    assert trail[-1] == "US 105mm battery B1: place the IDF template  [CD [17.4]]"
+    entry = await last_entry(table)
+    assert entry.order == {"action": "artillery_response", "firer": "B1", "support": "supporting"}
+
+
+async def test_indirect_fire_refused_outside_the_artillery_and_op_fire_phases(table):
+    await cd_game(table, phase="GeneralFire")
+    text = await table.refused("artillery fire", {"firer": "B1", "targets": "G1", "dice": "2"})
+    assert text == "Indirect fire is resolved in the Artillery or OpFire phase, not the GeneralFire phase (CD [17.6])"
+
+
+@pytest.mark.parametrize("command", ["artillery fire", "artillery response"])
+async def test_artillery_is_refused_in_an_asl_game(table, command):
+    await asl_game(table)
+    options = {"firer": "A1", "targets": "R1"} if command == "artillery fire" else {"firer": "A1"}
+    assert await table.refused(command, options) == (
+        "/artillery is only for Command Decision: Test of Battle games; this channel plays Advanced Squad "
+        "Leader (fire with /fire)")
+
+
+@pytest.mark.parametrize(("command", "options", "says"), [
+    ("artillery fire", {"firer": "B9", "targets": "G1", "dice": "2"}, "no unit 'B9' in this game"),
+    ("artillery fire", {"firer": "S1", "targets": "G1", "dice": "2"}, "M4 Sherman S1 has no indirect-fire number"),
+    ("artillery response", {"firer": "B1", "dice": "11"}, "'dice' takes die faces from 1 to 10"),
+], ids=["unknown-battery", "no-idf-number", "impossible-die"])
+async def test_artillery_refused(table, command, options, says):
+    await cd_game(table, phase="Artillery")
+    assert says in await table.refused(command, options)
+
+
+async def test_artillery_in_a_channel_without_a_game(table):
+    text = await table.refused("artillery response", {"firer": "B1"}, channel=THREAD)
+    assert text == "There is no game in this channel: start one with /game new"
+
+
+async def test_artillery_response_for_the_other_sides_battery_is_refused(table):
+    await cd_game(table, phase="Artillery")
+    text = await table.refused("artillery response", {"firer": "B1", "dice": "1"}, user=BOB)
+    assert text == "US 105mm battery B1 belongs to Americans; you play Germans"
+
+
+# --- autocomplete ----------------------------------------------------------------------------
+
+
+async def test_firers_autocomplete_completes_the_last_id_and_keeps_the_others(table):
+    await asl_game(table)
+    choices = await table.autocomplete("fire", {"firers": "A1 MG"}, focused="firers")
+    assert choices == [{"name": "A1 MG1 (LMG, Germans, A4)", "value": "A1 MG1"},
+                       {"name": "A1 MG2 (LMG, Germans, A4)", "value": "A1 MG2"}]
+
+
+async def test_target_autocomplete_offers_locations_in_asl_and_stands_in_cd(table):
+    await asl_game(table)
+    assert await table.autocomplete("fire", {"target": "B"}, focused="target") == [
+        {"name": "B5 (woods)", "value": "B5"}]
+    await table.bot.referee.end_game(table.channel, GM_ACTOR)
+    await cd_game(table)
+    assert await table.autocomplete("fire", {"target": "G1 G"}, focused="target") == [
+        {"name": "G1 G1 (German rifle platoon, Germans, X2)", "value": "G1 G1"},
+        {"name": "G1 G2 (German rifle platoon, Germans, X2)", "value": "G1 G2"}]
+
+
+async def test_cd_target_autocomplete_offers_only_the_named_firers_enemies(table):
+    await cd_game(table, phase="Artillery")
+    enemies = [{"name": "G1 (German rifle platoon, Germans, X2)", "value": "G1"},
+               {"name": "G2 (German rifle platoon, Germans, X2)", "value": "G2"}]
+    assert await table.autocomplete("fire", {"firers": "S1", "target": ""}, focused="target") == enemies
+    assert await table.autocomplete("artillery fire", {"firer": "B1", "targets": ""}, focused="targets") == enemies
+
+
+async def test_band_autocomplete_offers_the_named_firers_to_hit_numbers(table):
+    await cd_game(table)
+    choices = await table.autocomplete("fire", {"firers": "S1", "band": ""}, focused="band")
+    assert choices == [{"name": "close (hits on 7)", "value": "close"}, {"name": "short (hits on 6)", "value": "short"},
+                       {"name": "medium (hits on 5)", "value": "medium"}, {"name": "long (hits on 3)", "value": "long"}]
+    assert await table.autocomplete("fire", {"firers": "P1", "band": "me"}, focused="band") == [
+        {"name": "medium (hits on 3)", "value": "medium"}]

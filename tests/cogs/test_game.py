@@ -1,0 +1,290 @@
+"""/game new, join, status, phase, end: through the real client, the loopback Discord and a real
+SQLite file. Each refused order answers with a red ephemeral embed and leaves the game and its
+log exactly as they were (``table.refused``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.core.rulesets import get_ruleset
+from tests.cogs.conftest import ALICE, BOB, CAROL, GAME_CHANNEL, GENERAL, GM, THREAD
+
+GREY, BLUE = 0x8A8F98, 0x4A7AB5  # bot.render: neutral (set-up, phases) and side 1's colour
+NO_GAME = "There is no game in this channel: start one with /game new"
+
+
+def mention(user: int) -> str:
+    return f"<@\u200b{user}>"  # how the renderer escapes a mention in a trail line
+
+
+async def start_asl(table, **extra):
+    reply = await table.as_gm("game new", {"ruleset": "asl", "sides": "Germans, Russians", **extra})
+    assert not reply.ephemeral, reply.embeds
+    return reply
+
+
+async def seat_players(table):
+    await table.send("game join", {"side": "Germans"}, user=ALICE)
+    await table.send("game join", {"side": "Russians"}, user=BOB)
+
+
+# --- /game new ---------------------------------------------------------------------------
+
+
+async def test_game_new_answers_with_the_sides_their_elr_the_game_master_and_the_first_phase(table):
+    reply = await start_asl(table, scenario="Guards Counterattack", elr_1=3, elr_2=2)
+
+    assert reply.embeds == [{
+        "type": "rich", "flags": 0, "color": GREY,
+        "title": "New Advanced Squad Leader game: Germans vs Russians (Guards Counterattack)",
+        "description": "Advanced Squad Leader · Guards Counterattack · turn 1, Rally Phase (Germans)",
+        "fields": [{"name": "Trail", "inline": False,
+                    "value": f"Side 1: Germans (ELR 3)\nSide 2: Russians (ELR 2)\nGame master: {mention(GM)}\n"
+                             "Turn 1, Rally Phase"}],
+        "footer": {"text": "log #1"},
+    }]
+    game = await table.game()
+    assert (game.ruleset, game.variant, game.scenario, game.gm) == ("asl", "full", "Guards Counterattack", GM)
+    assert [(s.name, s.elr, s.players) for s in game.sides] == [("Germans", 3, []), ("Russians", 2, [])]
+    assert (game.turn, game.phase, game.active_side, game.units, game.locations) == (1, "RPh", 0, {}, {})
+    assert (await table.bot.referee.log(GAME_CHANNEL)).total == 1
+
+
+async def test_game_new_plays_the_asl_starter_kit_when_asked(table):
+    await start_asl(table, variant="starter")
+    assert (await table.game()).variant == "starter"
+
+
+async def test_game_new_takes_rule_options_as_key_value_pairs(table):
+    reply = await table.as_gm("game new", {"ruleset": "cd", "sides": "Blue, Red", "options": "night=yes"})
+    assert reply.embeds[0]["title"] == "New Command Decision: Test of Battle game: Blue vs Red"
+    game = await table.game()
+    assert (game.ruleset, game.variant, game.options, game.phase) == ("cd", None, {"night": True}, "Artillery")
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    ({"ruleset": "asl", "sides": "Germans, Russians", "elr_1": 9},
+     "'elr' is one number from 0 to 5 per side"),
+    ({"ruleset": "asl", "sides": "Germans, Russians", "elr_2": -1},
+     "'elr' is one number from 0 to 5 per side"),
+    ({"ruleset": "nhis", "sides": "Marines, Japanese", "elr_1": 3},
+     "ELR is an Advanced Squad Leader rating (A19.1): No Honor in Surrender has none"),
+    ({"ruleset": "cd", "sides": "Blue, Red", "variant": "starter"},
+     "unknown rules variant 'starter' (not used: Command Decision: Test of Battle has one set of rules)"),
+    ({"ruleset": "asl", "sides": "Germans"}, "a game has exactly two sides, each with a name"),
+    ({"ruleset": "asl", "sides": "Germans, Russians, Finns"}, "a game has exactly two sides, each with a name"),
+    ({"ruleset": "asl", "sides": "Germans, germans"}, "the two sides need different names"),
+    ({"ruleset": "asl", "sides": "Germans, Russians", "options": "night"},
+     "'options' takes key=value pairs; 'night' has no '='"),
+])
+async def test_game_new_refuses_a_malformed_game_and_creates_nothing(table, options, message):
+    assert await table.refused("game new", options, user=GM) == message
+    assert await table.snapshot() == (None, 0)
+
+
+async def test_a_second_game_in_the_same_channel_is_refused_and_the_first_is_untouched(table):
+    await start_asl(table)
+    assert await table.refused("game new", {"ruleset": "cd", "sides": "Blue, Red"}, user=BOB) == (
+        "There is already a game in this channel (Advanced Squad Leader, Germans vs Russians, turn 1): "
+        "the game master can end it with /game end, or start the new one in a thread")
+    assert (await table.game()).ruleset == "asl"
+
+
+async def test_a_thread_is_a_channel_of_its_own(table):
+    await table.as_gm("game new", {"ruleset": "asl", "sides": "Germans, Russians"}, channel=GENERAL)
+    reply = await table.send("game new", {"ruleset": "nhis", "sides": "Marines, Japanese"}, user=BOB,
+                             channel=THREAD)
+    assert reply.embeds[0]["title"] == "New No Honor in Surrender game: Marines vs Japanese"
+    parent, thread = await table.game(GENERAL), await table.game(THREAD)
+    assert (parent.ruleset, parent.gm, thread.ruleset, thread.gm) == ("asl", GM, "nhis", BOB)
+    assert await table.snapshot(GAME_CHANNEL) == (None, 0)  # the other channel has no game
+
+
+# --- /game join --------------------------------------------------------------------------
+
+
+async def test_game_join_seats_the_player_on_the_side_they_name(table):
+    await start_asl(table)
+    reply = await table.send("game join", {"side": "russians"}, user=BOB)  # names match case-blind
+    assert reply.embeds == [{
+        "type": "rich", "flags": 0, "color": GREY, "title": "A player joins Russians",
+        "description": "Advanced Squad Leader · turn 1, Rally Phase (Germans)",
+        "fields": [{"name": "Trail", "inline": False, "value": f"{mention(BOB)} plays Russians"}],
+        "footer": {"text": "log #2"},
+    }]
+    assert [s.players for s in (await table.game()).sides] == [[], [BOB]]
+
+
+async def test_the_game_master_seats_another_player(table):
+    await start_asl(table)
+    reply = await table.as_gm("game join", {"side": "Germans", "player": ALICE})
+    assert reply.embeds[0]["fields"][0]["value"] == f"{mention(ALICE)} plays Germans"
+    assert [s.players for s in (await table.game()).sides] == [[ALICE], []]
+
+
+async def test_game_join_refusals_leave_the_seats_as_they_were(table):
+    assert await table.refused("game join", {"side": "Germans"}) == NO_GAME
+    await start_asl(table)
+    await table.send("game join", {"side": "Germans"}, user=ALICE)
+    assert await table.refused("game join", {"side": "Russians"}, user=ALICE) == "you already play Germans"
+    assert await table.refused("game join", {"side": "Italians"}, user=BOB) == (
+        "no side 'Italians' in this game (sides: Germans, Russians)")
+    assert await table.refused("game join", {"side": "Russians", "player": BOB}, user=ALICE) == (
+        "you may join a side only for yourself; the game master seats other players")
+    assert [s.players for s in (await table.game()).sides] == [[ALICE], []]
+
+
+# --- /game status ------------------------------------------------------------------------
+
+
+async def test_game_status_shows_the_board_to_anyone_even_a_non_player(table):
+    await start_asl(table, scenario="The Guards")
+    await seat_players(table)
+    await table.as_gm("unit add", {"id": "A1", "side": "Germans", "type": "ger-467", "location": "B3"})
+    await table.as_gm("unit add", {"id": "R1", "side": "Russians", "type": "rus-447", "location": "C4"})
+    await table.as_gm("unit add", {"id": "R2", "side": "Russians", "type": "rus-8-1"})
+    await table.as_gm("location set", {"location": "B3", "terrain": "woods"})
+    await table.as_gm("unit edit", {"unit": "R1", "stats": "broken=yes dm=yes"})
+    before = await table.snapshot()
+
+    reply = await table.send("game status", user=CAROL)
+
+    assert not reply.ephemeral and reply.message.flags == 0
+    assert reply.embeds == [{
+        "type": "rich", "flags": 0, "color": BLUE, "title": "The Guards: turn 1",
+        "description": "Advanced Squad Leader · The Guards · turn 1, Rally Phase (Germans)\n"
+                       f"Germans (to act): <@{ALICE}>\nRussians: <@{BOB}>",
+        "fields": [
+            {"name": "B3: woods", "inline": False, "value": "4-6-7 A1 (Germans): no markers"},
+            {"name": "C4: open", "inline": False, "value": "4-4-7 R1 (Russians): broken, DM"},
+            {"name": "Off board", "inline": False, "value": "8-1 R2 (Russians): no markers"},
+        ],
+    }]
+    assert await table.snapshot() == before  # looking changes nothing, not even the log
+
+
+async def test_game_status_of_a_new_game_says_how_to_add_units(table):
+    await table.as_gm("game new", {"ruleset": "nhis", "sides": "Marines, Japanese"})
+    reply = await table.send("game status", user=CAROL)
+    assert reply.embeds[0]["fields"] == [
+        {"name": "Units", "inline": False, "value": "none yet: add them with /unit add"}]
+
+
+async def test_game_status_without_a_game_is_refused(table):
+    assert await table.refused("game status", user=CAROL) == NO_GAME
+
+
+# --- /game phase -------------------------------------------------------------------------
+
+
+async def test_game_phase_ends_the_rally_phase_and_shows_its_clean_ups(table):
+    await start_asl(table)
+    await seat_players(table)
+    await table.as_gm("unit add", {"id": "R1", "side": "Russians", "type": "rus-447", "location": "C4"})
+    await table.as_gm("unit edit", {"unit": "R1", "stats": "broken=yes dm=yes"})
+
+    reply = await table.send("game phase", user=BOB)  # either player may advance the phase
+
+    assert reply.embeds == [{
+        "type": "rich", "flags": 0, "color": GREY, "title": "Turn 1, Germans: Prep Fire Phase",
+        "description": "Advanced Squad Leader · turn 1, Prep Fire Phase (Germans)",
+        "fields": [
+            {"name": "Trail", "inline": False, "value": (
+                "4-4-7 R1: DM removed  [A10.62]\n"
+                "The bot has no map: DM comes off every unit; one adjacent to a Known armed enemy keeps it, "
+                "so put it back with /unit edit (A10.62)\n"
+                "Phase: RPh -> PFPh; turn 1, player turn of Germans")},
+            {"name": "Effects", "inline": False, "value": "4-4-7 R1: broken, DM -> broken (DM removed)"},
+        ],
+        "footer": {"text": "log #6"},
+    }]
+    game = await table.game()
+    assert (game.phase, game.units["R1"].dm, game.units["R1"].broken) == ("PFPh", False, True)
+
+
+async def test_game_phase_to_a_named_phase_ends_every_phase_in_between(table):
+    await start_asl(table)
+    await seat_players(table)
+    reply = await table.send("game phase", {"to": "RPh"}, user=ALICE)  # round to the Russians' turn
+    assert reply.embeds[0]["title"] == "Turn 1, Russians: Rally Phase"
+    assert reply.embeds[0]["fields"][0]["value"] == "Phase: RPh -> RPh; turn 1, player turn of Russians"
+    game = await table.game()
+    assert (game.turn, game.phase, game.active_side) == (1, "RPh", 1)
+
+
+async def test_game_phase_refusals(table):
+    assert await table.refused("game phase") == NO_GAME
+    await start_asl(table)
+    await seat_players(table)
+    assert await table.refused("game phase", {"to": "Lunch"}) == (
+        "unknown phase 'Lunch' (phases: RPh, PFPh, MPh, DFPh, AFPh, RtPh, APh, CCPh)")
+    assert await table.refused("game phase", user=CAROL) == (
+        "only the players of this game give orders here: join a side first "
+        "(anyone may look at the game and its log)")
+
+
+# --- /game end ---------------------------------------------------------------------------
+
+
+async def test_game_end_by_the_game_master_closes_the_game_and_frees_the_channel(table):
+    await start_asl(table)
+    await seat_players(table)
+    await table.as_gm("unit add", {"id": "A1", "side": "Germans", "type": "ger-467", "location": "B3"})
+
+    reply = await table.as_gm("game end")
+
+    assert reply.embeds == [{
+        "type": "rich", "flags": 0, "color": GREY, "title": "Game over after turn 1",
+        "description": "Advanced Squad Leader · turn 1, Rally Phase (Germans)",
+        "fields": [{"name": "Trail", "inline": False, "value": "Germans: 1 unit in play\nRussians: 0 units in play"}],
+        "footer": {"text": "log #5"},
+    }]
+    assert await table.snapshot() == (None, 0)
+    assert (await table.bot.referee.verify(GAME_CHANNEL)).ok
+    started = await table.send("game new", {"ruleset": "cd", "sides": "Blue, Red"}, user=BOB)
+    assert started.embeds[0]["footer"] == {"text": "log #1"}  # a new game, a new log
+
+
+async def test_game_end_by_a_player_is_refused(table):
+    await start_asl(table)
+    await seat_players(table)
+    assert await table.refused("game end", user=ALICE) == (
+        "only the game master (who started the game) or someone with Manage Channels may end the game")
+    assert await table.refused("game end", user=CAROL, channel=THREAD) == NO_GAME
+
+
+# --- autocomplete ------------------------------------------------------------------------
+
+
+async def test_side_and_phase_autocomplete_offer_the_channel_s_values(table):
+    await table.as_gm("game new", {"ruleset": "nhis", "sides": "Marines, Japanese"})
+    assert await table.autocomplete("game join", {"side": ""}, focused="side") == [
+        {"name": "Marines", "value": "Marines"}, {"name": "Japanese", "value": "Japanese"}]
+    assert await table.autocomplete("game join", {"side": "jap"}, focused="side") == [
+        {"name": "Japanese", "value": "Japanese"}]
+    phases = get_ruleset("nhis").phases
+    assert await table.autocomplete("game phase", {"to": ""}, focused="to") == [
+        {"name": f"{p} ({get_ruleset('nhis').phase_names[p]})", "value": p} for p in phases]
+    assert await table.autocomplete("game phase", {"to": "adm"}, focused="to") == [
+        {"name": "Administrative (Administrative Phase)", "value": "Administrative"}]
+
+
+async def test_autocomplete_in_a_channel_without_a_game_offers_nothing(table):
+    assert await table.autocomplete("game join", {"side": ""}, focused="side") == []
+    assert await table.autocomplete("game phase", {"to": ""}, focused="to") == []
+
+
+# --- help text ---------------------------------------------------------------------------
+
+
+async def test_every_set_up_command_and_option_has_help_text(table):
+    """discord.py fills a missing description with '…'; players would see nothing useful."""
+    synced = {c["name"]: c for c in table.fake.commands_for(table.fake.guild().id)}
+    expected = {"game": ["end", "join", "new", "phase", "status"],
+                "unit": ["add", "edit", "list", "move", "remove", "types"], "location": ["set"]}
+    for group, subcommands in expected.items():
+        assert synced[group]["description"] not in ("", "…")
+        assert sorted(s["name"] for s in synced[group]["options"]) == subcommands
+        for sub in synced[group]["options"]:
+            texts = [sub["description"]] + [o["description"] for o in sub.get("options") or []]
+            assert all(len(t) > 10 and t != "…" for t in texts), (group, sub["name"], texts)

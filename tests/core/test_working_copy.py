@@ -1,0 +1,94 @@
+"""The working copy ``api.resolve`` makes (copying.tree_copy) is the deep copy it replaced:
+equal to the original, sharing no model, dict or list with it, on every ruleset's games."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from bench import scenarios
+from bot.core.api import resolve
+from bot.core.copying import tree_copy
+from bot.core.dice import SeededDice
+from bot.core.game import Game
+
+
+def _containers(value, path="game"):
+    """(path, object) for every model, dict and list in the tree: what must never be shared."""
+    from pydantic import BaseModel
+
+    if isinstance(value, BaseModel):
+        yield path, value
+        for name in type(value).model_fields:
+            yield from _containers(getattr(value, name), f"{path}.{name}")
+    elif isinstance(value, dict):
+        yield path, value
+        for key, item in value.items():
+            yield from _containers(item, f"{path}[{key!r}]")
+    elif isinstance(value, list):
+        yield path, value
+        for i, item in enumerate(value):
+            yield from _containers(item, f"{path}[{i}]")
+
+
+def _played(ruleset: str) -> Game:
+    """The standard game after a few orders, so markers, lists and options hold values."""
+    game = scenarios.build(ruleset)
+    game.options["house_rules"] = {"notes": ["a", "b"], "values": [1, 2]}
+    game.sides[0].players.append(42)
+    _, _, fire = scenarios.RULESETS[ruleset]
+    return resolve(game, fire(), SeededDice(7)).game
+
+
+@pytest.mark.parametrize("ruleset", ["asl", "nhis", "cd"])
+def test_the_copy_equals_the_deep_copy_and_round_trips(ruleset):
+    game = _played(ruleset)
+    copied = tree_copy(game)
+    assert copied == game == copy.deepcopy(game)
+    assert copied.model_dump_json() == game.model_dump_json()
+    assert copied.model_fields_set == game.model_fields_set
+    assert Game.model_validate_json(copied.model_dump_json()) == game
+
+
+@pytest.mark.parametrize("ruleset", ["asl", "nhis", "cd"])
+def test_the_copy_shares_no_mutable_part_with_the_original(ruleset):
+    game = _played(ruleset)
+    originals = {id(obj): path for path, obj in _containers(game)}
+    shared = [path for path, obj in _containers(tree_copy(game)) if id(obj) in originals]
+    assert shared == []
+
+
+def test_changing_the_copy_leaves_the_original_untouched():
+    game = _played("asl")
+    before = game.model_dump_json()
+    copied = tree_copy(game)
+    copied.units["G1"].recovery_attempts.append("1:0:MG")
+    copied.units["G2"].broken = True
+    copied.locations["B3"].features.append("foxhole")
+    copied.options["house_rules"]["notes"].append("c")
+    copied.sides[1].players.append(7)
+    assert game.model_dump_json() == before
+
+
+@pytest.mark.parametrize("ruleset", ["asl", "nhis", "cd"])
+def test_resolve_results_are_the_same_as_before_the_optimisations(monkeypatch, ruleset):
+    """The same seeded orders give the same outcomes and states (to the byte) with pydantic's
+    deep copy and every trail step validated, as api.resolve did before copying.py and the
+    trail's direct path."""
+    from bot.core import api, trail
+
+    _, _, fire = scenarios.RULESETS[ruleset]
+
+    def run():
+        game, out = scenarios.build(ruleset), []
+        dice = SeededDice(11)
+        for _ in range(30):
+            res = resolve(game, fire(), dice)
+            out.append((res.outcome.model_dump_json(), res.game.model_dump_json()))
+        return out
+
+    now = run()
+    monkeypatch.setattr(api, "tree_copy", lambda game: game.model_copy(deep=True))
+    monkeypatch.setattr(trail, "_exact", lambda *values: False)
+    assert run() == now

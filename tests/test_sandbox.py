@@ -1,0 +1,327 @@
+"""`python -m bot sandbox`: the real bot on the loopback Discord, driven from a terminal.
+
+The scripted sessions run the sandbox as a real subprocess with a script on stdin (the way a
+person pipes a file into it), per ruleset: the sample scenario is set up through the real
+slash commands, then the players fire, check morale, rally (and, in ASL, transfer a support
+weapon) with manual dice, and the printed trail is checked line by line.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot import cli
+from bot.core.dice import SeededDice
+from bot.sandbox import CommandLineError, parse_command_line, readable, split_options
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def clean_env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    """The environment without a token or any REFEREE_ setting (HOME in tmp_path)."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("DISCORD_TOKEN", "REFEREE_TOKEN") and not k.startswith("REFEREE_")}
+    env.update(HOME=str(tmp_path), XDG_DATA_HOME=str(tmp_path / "data"), **extra)
+    return env
+
+
+def run(tmp_path: Path, *args: str, script: str = "", env: dict[str, str] | None = None):
+    return subprocess.run([sys.executable, "-m", "bot", *args], input=script, capture_output=True, check=False,
+                          text=True, cwd=ROOT, env=env or clean_env(tmp_path), timeout=60)
+
+
+def sandbox(tmp_path: Path, *args: str, script: str):
+    result = run(tmp_path, "sandbox", *args, script=script)
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr, result.stderr
+    return result.stdout
+
+
+def reply_to(out: str, line: str) -> str:
+    """What the sandbox printed after echoing ``line`` (up to the next prompt)."""
+    start = out.index(f"> {line}\n") + len(f"> {line}\n")
+    following = [i for i in (out.find("@#", start),) if i != -1]
+    end = out.rfind("\n", start, following[0]) if following else len(out)
+    return out[start:end]
+
+
+# --- scripted sessions, one per ruleset ---------------------------------------------------------
+
+ASL_PLAY = """\
+as alice
+/transfer weapon:MG1 to:A2
+/game phase
+/fire firers:A1 L1 target:C4 range:1 dice:2 3 5 4 3 3
+as bob
+/fire firers:R2 target:B5 range:1 dice:2 2
+/morale unit:R2 check:NMC dice:6 2
+/game phase to:RPh
+/rally unit:R1 dice:1 2
+/undo
+as alice
+click accept
+/log verify
+/log export format:JSON
+save {folder}
+"""
+
+
+def test_asl_session_transfer_fire_morale_rally_undo_and_export(tmp_path):
+    out = sandbox(tmp_path, "--scenario", "asl", script=ASL_PLAY.format(folder=tmp_path / "files"))
+    assert "   LMG MG1 (Germans): held by A1" in out  # the scenario's /game status
+    assert reply_to(out, "/transfer weapon:MG1 to:A2").splitlines()[0] == \
+        "== LMG MG1 passes from 4-6-7 A1 to 4-6-7 A2 =="
+    fire = reply_to(out, "/fire firers:A1 L1 target:C4 range:1 dice:2 3 5 4 3 3").splitlines()
+    assert fire[0] == "== 8 FP (IFT 8) vs C4: DR 5 -> 2MC =="
+    for line in ("   DR 5: white 2, colored 3 (IFT attack)",
+                 "   manual dice (given by the players)",
+                 "   4-6-7 A1: point blank fire  x2  (=8)  [A7.21]",
+                 "   leadership of 8-1 L1  -1  (=-1)  [A7.53]",
+                 "   TEM: Woods  +1  (=0)  [B.6]",
+                 "   IFT 8 column, Final DR 5  2MC  [A7.3]",
+                 "   Final DR 11 vs morale 8  fails  (=11)  [A7.3]",
+                 "   Final DR 8 vs morale 7  fails  (=8)  [A7.3]",
+                 "   4-4-7 R1: Good Order -> broken, DM (broken)"):
+        assert line in fire, line
+    # the Russians may not fire in the Germans' Prep Fire Phase: a refusal is a private reply
+    # quoting the rule, and the dice given are not used
+    refused = reply_to(out, "/fire firers:R2 target:B5 range:1 dice:2 2").splitlines()
+    assert refused == ["[only you can see this]", "== Order refused ==",
+                       "4-4-7 R2 belongs to Russians: only the ATTACKER (Germans) fires Prep Fire (A3.3, seed 003)"]
+    morale = reply_to(out, "/morale unit:R2 check:NMC dice:6 2").splitlines()
+    assert morale[0] == "== 4-4-7 R2: Normal Morale Check, Final DR 8 vs 7 -> fails =="
+    assert "   Final DR 8 vs morale 7  fails  (=8)  [A10.1]" in morale
+    rally = reply_to(out, "/rally unit:R1 dice:1 2").splitlines()
+    assert rally[0] == "== 4-4-7 R1 rally (Self-Rally): Final DR 7 vs 7 -> rallies =="
+    for line in ("   Woods: rally terrain  -1  [A10.61]", "   Desperation Morale  +4  [A10.62]",
+                 "   Self-Rally  +1  [A10.63]", "   Final DR 7 vs broken-side morale 7  passes  (=7)  [A10.6]"):
+        assert line in rally, line
+    # bob proposes to undo his rally; alice accepts with the button on the proposal
+    assert "buttons: [Accept]  [Refuse]  (type: click LABEL)" in reply_to(out, "/undo")
+    assert reply_to(out, "click accept").splitlines()[0] == "== Undo of entry #17: accepted =="
+    assert reply_to(out, "/log verify").splitlines()[0] == "== The log checks out =="
+    # the exported log, saved from the sandbox, replays bit for bit without Discord
+    export = tmp_path / "files" / "game-1-log.json"
+    assert f"saved {export} (" in out
+    replay = run(tmp_path, "rules", "replay", str(export))
+    assert (replay.returncode, replay.stdout) == (0, "18 entries reproduced bit for bit\n"), replay.stderr
+    assert out.rstrip().endswith("bye")
+
+
+NHIS_PLAY = """\
+as alice
+/game phase
+/fire firers:M1 M2 target:0405 range:2 dice:1 2 6 1
+/morale unit:M1 hit:1 dice:6
+/game phase to:Rally
+/rally unit:M1 dice:3
+"""
+
+
+def test_nhis_session_fire_morale_rally(tmp_path):
+    out = sandbox(tmp_path, "--scenario", "nhis", script=NHIS_PLAY)
+    fire = reply_to(out, "/fire firers:M1 M2 target:0405 range:2 dice:1 2 6 1").splitlines()
+    assert fire[0] == "== 5 FP -> column 4, shifted 2 left -> 0: 2d6 3 -> Hit-1 =="
+    for line in ("   Cover Factor of 0405: Jungle 2  -2  (=5)  [NHiS Terrain Chart (seed 001)]",
+                 "   Column 0, roll 3: Hit-1  Hit-1  [NHiS Fire Table (seed 001)]",
+                 "   Japanese rifle squad J1: Unshakable, fails: reduced  [NHiS Hit result (seed 001)]",
+                 "   2 vs 5: passes  pass  [NHiS Hit result (seed 001)]"):
+        assert line in fire, line
+    morale = reply_to(out, "/morale unit:M1 hit:1 dice:6").splitlines()
+    assert morale[0] == ("== US Marine rifle squad M1 morale check (Hit-1): 1d6 6 + 1 = 7 vs 6 -> fails: "
+                         "Shaken; its impulse ends ==")
+    assert "   Leadership of US Marine leader L1 (Prepared)  +1  (=6)  [NHiS Hit result (seed 001)]" in morale
+    rally = reply_to(out, "/rally unit:M1 dice:3").splitlines()
+    assert rally[0] == "== US Marine rifle squad M1 rally: 1d6 3 vs 6 -> rallies =="
+    assert "   US Marine rifle squad M1: Shaken -> Prepared (rallies: Prepared)" in rally
+
+
+CD_PLAY = """\
+as alice
+/artillery response firer:RA1 support:organic dice:4
+/artillery fire firer:RA1 targets:G1 G2 cover:light dice:2 9 5
+/game phase to:GeneralFire
+/fire firers:1-A target:G1 band:short options:cover=light dice:3 7 8
+as bob
+/fire firers:G2 target:1-A 1-B band:short dice:1 2 5 3
+as alice
+/game phase to:CommandMorale
+/morale company:Able options:in_cover=yes enemy_personnel_near=yes dice:9
+/game phase to:Movement
+/rally company:Able
+"""
+
+
+def test_cd_session_artillery_fire_morale_rally(tmp_path):
+    out = sandbox(tmp_path, "--scenario", "cd", script=CD_PLAY)
+    assert reply_to(out, "/artillery response firer:RA1 support:organic dice:4").splitlines()[0] == \
+        "== Organic artillery response for US 105mm battery: d10 4 -> responds, place the template =="
+    idf = reply_to(out, "/artillery fire firer:RA1 targets:G1 G2 cover:light dice:2 9 5").splitlines()
+    assert "   German MG42 platoon G2: Good Order -> Good Order, suppressed (suppressed)" in idf
+    fire = reply_to(out, "/fire firers:1-A target:G1 band:short options:cover=light dice:3 7 8").splitlines()
+    assert fire[0] == "== US rifle platoon fires 2 ROF at German rifle platoon: 1 hit -> eliminated =="
+    assert "   d10 8 (hit result on German rifle platoon G1)" in fire
+    morale = reply_to(out, "/morale company:Able options:in_cover=yes enemy_personnel_near=yes dice:9")
+    morale_lines = morale.splitlines()
+    assert morale_lines[0] == "== Company Able morale: d10 9 -> missed by 3: forced back + shaken =="
+    for line in ("   In cover  +2  (=2)  [CD [14.2.2]]",
+                 "   Enemy personnel within 12\" and LOS  -1  (=1)  [CD [21.2]]",
+                 "   Stand of the company forced back this turn x1  -1  (=0)  [CD [21.1.1]]",
+                 "   d10 9 vs 6 or less (rating 6 +0): missed by 3  9  (=6)  [CD [21]]"):
+        assert line in morale_lines, line
+    rally = reply_to(out, "/rally company:Able").splitlines()
+    assert rally[0] == "== Company Able rallies: now good order =="
+    assert "   US rifle platoon 1-B: shaken -> good order  [CD [21.4]]" in rally
+
+
+# --- the prompt's own behaviour -----------------------------------------------------------------
+
+
+def test_mistakes_are_explained_and_the_session_goes_on(tmp_path):
+    script = ("/fire firer:A1 target:B5\n"  # not an option: the sandbox says which ones exist
+              "/game\n"  # a group needs its subcommand
+              "/game new sides:A, B\n"  # Discord itself refuses a missing required option
+              "fly away\n"
+              "load chess\n"
+              "as zeus\n"
+              "channel table-1\n"
+              "/game status\n")
+    out = sandbox(tmp_path, script=script)
+    assert "error: 'firer:A1' is not an option of /fire: write name:value (options: target, firers," in out
+    assert "error: /game needs a subcommand: /game new, /game join" in out
+    assert "error: /game new is missing required option(s): ['ruleset']" in out
+    assert "'fly' is neither a sandbox command nor a slash command: type help" in out
+    assert "who? one of: alice, bob, gm, carol" in out
+    assert "sample scenarios: asl, nhis, cd" in out
+    status = reply_to(out, "/game status")
+    assert status.startswith("[only you can see this]\n== Order refused ==\nThere is no game in this channel")
+    assert "gm@#table-1> /game status" in out
+
+
+def test_help_lists_the_synced_commands_with_their_options(tmp_path):
+    out = sandbox(tmp_path, script="help\n")
+    assert "  as alice|bob|gm|carol who is typing" in out
+    assert "  /game new: Start a game in this channel" in out
+    assert "      ruleset (string): The rules system the game is played with" in out
+    assert "  /rally: " in out and "  /transfer: " in out
+
+
+def test_seeded_dice_are_the_seeds_sequence_and_the_banner_says_so(tmp_path):
+    script = "as alice\n/transfer weapon:MG1 to:A2\n/game phase\n/fire firers:A1 L1 target:C4 range:1\n"
+    out = sandbox(tmp_path, "--scenario", "asl", "--seed", "7", script=script)
+    assert "  dice:     seeded with 7: the same commands roll the same dice" in out
+    # setting up rolls nothing, so the fire's DR is the first two dice of the seed's sequence
+    dice = SeededDice(7)
+    white, colored = dice.draw(6), dice.draw(6)
+    fire = reply_to(out, "/fire firers:A1 L1 target:C4 range:1").splitlines()
+    assert f"   DR {white + colored}: white {white}, colored {colored} (IFT attack)" in fire
+    assert "   manual dice (given by the players)" not in fire
+
+
+def test_a_database_file_keeps_the_games_and_passes_the_health_check(tmp_path, monkeypatch):
+    database = tmp_path / "sandbox.sqlite3"
+    sandbox(tmp_path, "--scenario", "cd", "--database", str(database), script="")
+    out = sandbox(tmp_path, "--database", str(database), script="channel cd\n/game status\n")
+    assert f"  database: {database}\n" in out
+    assert "   US 105mm battery RA1 (Americans): no markers" in reply_to(out, "/game status")
+    monkeypatch.setenv("REFEREE_DATABASE", str(database))
+    health = io.StringIO()
+    assert cli.main(["health"], stdout=health) == 0
+    assert health.getvalue() == f"ok: {database}\n"
+
+
+def test_a_database_that_cannot_be_opened_is_one_line(tmp_path):
+    database = tmp_path / "notes.txt"
+    database.write_text("not a database\n" * 200)
+    result = run(tmp_path, "sandbox", "--database", str(database), script="quit\n")
+    assert result.returncode == 1
+    assert result.stderr.splitlines()[-1] == \
+        f"referee: the sandbox cannot open its database {database}: file is not a database"
+    assert "Traceback" not in result.stderr
+
+
+def test_python_m_bot_without_a_token_starts_the_sandbox(tmp_path):
+    result = run(tmp_path, script="quit\n")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("Referee sandbox: the real bot against a local fake Discord at "
+                                    "http://127.0.0.1:")
+    assert "(temporary: deleted on exit)" in result.stdout
+    assert result.stdout.rstrip().endswith("gm@#general> quit\nbye")
+
+
+# --- reading a command line (in process, against a schema written here) -------------------------
+
+FIRE = {"name": "fire", "type": 1, "description": "Fire", "options": [
+    {"name": "target", "type": 3, "required": True, "description": "t"},
+    {"name": "firers", "type": 3, "description": "f"},
+    {"name": "range", "type": 4, "description": "r"},
+    {"name": "dice", "type": 3, "description": "d"},
+]}
+GAME = {"name": "game", "type": 1, "description": "Game", "options": [
+    {"name": "new", "type": 1, "description": "n", "options": [
+        {"name": "ruleset", "type": 3, "required": True, "description": "r",
+         "choices": [{"name": "Advanced Squad Leader", "value": "asl"}, {"name": "Command Decision", "value": "cd"}]},
+        {"name": "sides", "type": 3, "required": True, "description": "s"},
+        {"name": "gm", "type": 6, "description": "g"},
+        {"name": "public", "type": 5, "description": "p"}]},
+]}
+UNIT = {"name": "unit", "type": 1, "description": "Unit", "options": [
+    {"name": "add", "type": 1, "description": "a", "options": [
+        {"name": "id", "type": 3, "required": True, "description": "i"},
+        {"name": "name", "type": 3, "description": "n"},
+        {"name": "stats", "type": 3, "description": "s"}]},
+]}
+COMMANDS = [FIRE, GAME, UNIT]
+
+
+def test_a_value_runs_until_the_next_option():
+    parsed = parse_command_line(COMMANDS, "/fire firers:A1 A2 target:B5 range:2 dice:3 4")
+    assert (parsed.path, parsed.options) == ("fire", {"firers": "A1 A2", "target": "B5", "range": 2,
+                                                      "dice": "3 4"})
+
+
+def test_the_equals_form_and_no_slash():
+    parsed = parse_command_line(COMMANDS, "fire firers=A1 target=B5 range=0")
+    assert parsed.options == {"firers": "A1", "target": "B5", "range": 0}
+
+
+def test_key_value_pairs_inside_a_value_stay_in_it():
+    parsed = parse_command_line(COMMANDS, "/unit add id:A1 stats:kind=squad name=4-6-7 fp=4")
+    assert (parsed.path, parsed.options) == ("unit add", {"id": "A1", "stats": "kind=squad name=4-6-7 fp=4"})
+
+
+def test_subcommands_choices_people_and_yes_no():
+    parsed = parse_command_line(COMMANDS, "/game new ruleset:Advanced Squad Leader sides:Germans, Russians "
+                                          "gm:@bob public:yes")
+    assert parsed.path == "game new"
+    assert parsed.options == {"ruleset": "asl", "sides": "Germans, Russians", "gm": "2000000000000000002",
+                              "public": True}
+
+
+@pytest.mark.parametrize("line, message", [
+    ("/fire range:two target:B5", "/fire: option 'range' takes a whole number, not 'two'"),
+    ("/fire target:B5 target:B6", "/fire: option 'target' is given twice"),
+    ("/fire target:", "/fire: option 'target' has no value"),
+    ("/charge target:B5", "there is no command /charge; commands: /fire, /game, /unit"),
+    ("/game", "/game needs a subcommand: /game new"),
+    ("/game new ruleset:asl sides:A, B gm:zeus", "/game new: option 'gm' takes a person: alice, bob, gm, carol"),
+])
+def test_lines_that_cannot_be_read_say_why(line, message):
+    with pytest.raises(CommandLineError) as caught:
+        parse_command_line(COMMANDS, line)
+    assert str(caught.value) == message
+
+
+def test_an_option_name_inside_a_word_does_not_split_it():
+    schema = {o["name"]: o for o in FIRE["options"]}
+    assert split_options("fire", schema, "target:hex-target:2") == {"target": "hex-target:2"}
+
+
+def test_mentions_read_as_names():
+    assert readable("<@2000000000000000001> plays Germans, <@!42> watches") == "@alice plays Germans, @42 watches"
