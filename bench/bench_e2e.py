@@ -1,7 +1,7 @@
 """End-to-end benchmark: the real RefereeBot against the loopback Discord, many channels at once,
 side by side with a floor bot.
 
-    .venv/bin/python bench/bench_e2e.py [--profile]
+    .venv/bin/python bench/bench_e2e.py [--profile] [--switch-interval=S] [--one-hop-reads]
 
 Both bots are real discord.py clients logged in to ``bot.emulator.FakeDiscord`` on 127.0.0.1,
 in this process and event loop (so the fake's own work is in both figures alike). A latency is
@@ -15,7 +15,7 @@ interaction callback (the reply), stamped by the fake itself.
   synchronous=FULL), with production dice (``secrets``). Each channel holds the standard ASL
   game of bench/scenarios.py, set up through the service with the set-up orders players give.
 
-Two workloads, each run by both bots:
+Two workloads, each run by both bots in alternating chunks (see Bench):
 - ``/fire``: rounds of 50 channels at once, each channel's fire group Prep Firing once at its
   target stack (a fired group is marked Prep Fire, so each round uses fresh channels).
 - ``/morale``: 50 channels at once, each issuing M Pin Task Checks one after the other (a player

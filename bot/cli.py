@@ -20,6 +20,7 @@ from bot.core.dice import DiceSource, ScriptedDice, SystemDice
 from bot.core.errors import IllegalOrder, InvalidOrder, RulesError
 from bot.core.game import Game
 from bot.core.rulesets import RULESET_NAMES, get_ruleset
+from bot.core.version import LEGACY_RULES_VERSION, RULES_VERSION
 
 EXIT_OK = 0
 EXIT_FAILED = 1  # a replay that differs; the sandbox missing; an internal error
@@ -230,45 +231,61 @@ def _entry_dice(entry: dict[str, Any]) -> list[int]:
     return rolled + [int(d) for d in outcome.get("unused_dice", ())]
 
 
-def _difference(expected: Any, got: Any, path: str = "outcome") -> str | None:
-    """The first place two JSON values differ, as "outcome.rolls[0].dice: 3 != 4"."""
-    if isinstance(expected, dict) and isinstance(got, dict):
-        for key in list(expected) + [k for k in got if k not in expected]:
-            found = _difference(expected.get(key), got.get(key), f"{path}.{key}")
-            if found:
-                return found
-        return None
-    if isinstance(expected, list) and isinstance(got, list) and len(expected) == len(got):
-        for i, (a, b) in enumerate(zip(expected, got)):
-            found = _difference(a, b, f"{path}[{i}]")
-            if found:
-                return found
-        return None
-    return None if expected == got else f"{path}: logged {json.dumps(expected)}, replayed {json.dumps(got)}"
+def _entry_rules_version(entry: dict[str, Any]) -> int:
+    """The rules version an exported entry was logged under (bot/core/version.py). An entry
+    without one that carries the log's hash was logged before versions were recorded: version 1.
+    A hand-written entry (no hash) states what today's rules give, so it is checked bit for bit."""
+    version = entry.get("rules_version")
+    if version is None:
+        return LEGACY_RULES_VERSION if "hash" in entry else RULES_VERSION
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise ValueError(f"entry {entry.get('seq')}: rules_version must be a whole number from 1, "
+                         f"not {json.dumps(version)}")
+    return version
 
 
 def replay_entries(entries: list[dict[str, Any]]) -> tuple[bool, str]:
     """Apply every logged order again with its logged dice; (ok, the report line). The same
-    Replayer as /log verify: the game's creation, its end and undo entries replay too."""
-    from bot.store.replay import Replayer, ReplayRefused
+    Replayer and the same check as /log verify: every entry must consume the same dice and reach
+    the state it recorded; its outcome must be the same bit for bit if it was logged under
+    today's rules version (its wording may differ under an earlier one)."""
+    from bot.store.replay import Replayer, ReplayRefused, replay_difference, versions_note
 
     if not entries:
         return False, "the export holds no entries"
     replayer = Replayer()
+    by_version: dict[int, int] = {}
     for number, entry in enumerate(entries, start=1):
         seq = entry.get("seq", number)
+        version = _entry_rules_version(entry)
         logged = entry.get("outcome")
         manual = entry.get("manual", bool((logged or {}).get("manual_dice")))
+        logged_state = entry.get("state_hash")
+        if logged_state is not None and not isinstance(logged_state, str):
+            raise ValueError(f"entry {seq}: state_hash must be a string")
         try:
             _game, outcome = replayer.apply(seq, entry.get("order") or {}, _entry_dice(entry), bool(manual))
         except ReplayRefused as exc:
             return False, f"entry {seq}: {exc}"
         except RulesError as exc:
             return False, f"entry {seq}: the order is now refused: {refusal(exc)}"
-        difference = _difference(logged, outcome.model_dump(mode="json")) if logged is not None else None
-        if difference:
-            return False, f"entry {seq} differs: {difference}"
-    return True, f"{len(entries)} entries reproduced bit for bit"
+        replayed = outcome.model_dump(mode="json")
+        # an entry without its outcome has only its state (when recorded) to compare
+        difference = replay_difference(version, replayed if logged is None else logged, replayed,
+                                       logged_state, replayer.last_hash)
+        if difference is not None:
+            earlier = f" (logged under rules version {version}; today's is {RULES_VERSION})"
+            if difference.kind == "result":
+                return False, f"entry {seq} differs: {difference.detail}"
+            if difference.kind == "dice":
+                return False, f"entry {seq} consumes different dice: {difference.detail}{earlier}"
+            return False, (f"entry {seq} reaches a different state: {difference.detail}"
+                           + (earlier if version != RULES_VERSION else ""))
+        by_version[version] = by_version.get(version, 0) + 1
+    note = versions_note(len(entries), by_version)
+    if not note:
+        return True, f"{len(entries)} entries reproduced bit for bit"
+    return True, f"{len(entries)} entries reproduced: {note}"
 
 
 def load_export(path: str) -> list[dict[str, Any]]:
@@ -407,7 +424,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="write the exact odds of the order (an OddsReport) instead of rolling it")
     replay_commands = rules.add_subparsers(dest="rules_command", metavar="replay")
     replay = replay_commands.add_parser(
-        "replay", help="replay a game's exported log and check every outcome bit for bit")
+        "replay", help="replay a game's exported log: every entry's dice and state, and bit for bit "
+                       "the outcomes logged under today's rules version")
     replay.add_argument("file", help="the JSON export (a list of log entries)")
     return parser
 

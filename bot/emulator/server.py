@@ -34,7 +34,7 @@ API = "/api/v10"
 LOADING = 1 << 7  # message flag: "the bot is thinking" (a deferred reply not yet edited)
 ALL_APP_PERMISSIONS = (1 << 51) - 1
 # the tasks discord.py runs an interaction's handler in; a reply is complete once they end
-HANDLER_TASK_PREFIXES = ("CommandTree-invoker", "discord-ui-view-dispatch", "discord-ui-modal",
+HANDLER_TASK_PREFIXES = ("CommandTree-invoker", "discord-ui-view-dispatch", "discord-ui-dynamic-item", "discord-ui-modal",
                          "discord.py: on_interaction")
 
 

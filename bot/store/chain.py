@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from bot.core.game import Game
 from bot.core.outcome import Outcome
+from bot.core.version import LEGACY_RULES_VERSION, RULES_VERSION
 
 # prev_hash of a game's first entry: there is nothing before it to link to
 GENESIS_HASH = "0" * 64
@@ -40,7 +41,8 @@ class LogEntry(BaseModel):
 
     ``dice`` is the exact sequence the dice source handed out: every die of the outcome's
     rolls in order, then any manual dice given but not needed. ``ScriptedDice(dice,
-    manual=manual)`` therefore reproduces the Outcome bit for bit on replay.
+    manual=manual)`` therefore reproduces the Outcome bit for bit on replay, under the rules
+    version the entry was resolved with (``rules_version``, bot/core/version.py).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -58,10 +60,20 @@ class LogEntry(BaseModel):
     prev_hash: str
     hash: str
     interaction_id: int | None = None
+    # the rules core's version when the entry was resolved: an entry without one (logged before
+    # versions were recorded) reads as 1; ``seal`` stamps today's
+    rules_version: int = Field(default=LEGACY_RULES_VERSION, ge=1)
 
     def body(self) -> dict[str, Any]:
-        """Every field but the two hashes of the chain: what ``hash`` covers, with ``prev_hash``."""
-        return self.model_dump(mode="json", exclude={"prev_hash", "hash"})
+        """Every field but the two hashes of the chain: what ``hash`` covers, with ``prev_hash``.
+
+        An entry of the legacy rules version hashes without the field, exactly as it did before
+        the field existed, so every old hash still verifies. Any other version is in the body:
+        relabelling an entry's version changes its hash like any other edit."""
+        body = self.model_dump(mode="json", exclude={"prev_hash", "hash"})
+        if self.rules_version == LEGACY_RULES_VERSION:
+            del body["rules_version"]
+        return body
 
     def expected_hash(self) -> str:
         return chain_hash(self.prev_hash, self.body())
@@ -75,7 +87,9 @@ class LogEntry(BaseModel):
 
     @classmethod
     def seal(cls, *, prev_hash: str, **fields: Any) -> "LogEntry":
-        """Build an entry and compute its hash from its content and the previous hash."""
+        """Build an entry (under today's rules version unless told) and compute its hash from its
+        content and the previous hash."""
+        fields.setdefault("rules_version", RULES_VERSION)
         draft = cls(prev_hash=prev_hash, hash="", **fields)
         return draft.model_copy(update={"hash": draft.expected_hash()})
 

@@ -4,13 +4,20 @@ Entry 1 of every game is its creation and the last entry of an ended game is its
 goes through the rules core's order union, so their Outcomes are built here, the same way when
 the command runs and when verify replays it. ``ChainVerifier`` checks one entry at a time
 (seq, link, hash, then a replay through ``bot.core.api``), so verify can stream a long log.
+
+Rules versions (bot/core/version.py): the hash chain always covers every entry whole, and the
+replay must always reproduce the dice each entry consumed and the state after it. The Outcome
+is compared bit for bit only for entries logged under today's RULES_VERSION: an entry logged
+under another version may read differently today (a reworded trail line, a corrected rule
+reference) without anything having been tampered with. ``replay_difference`` is that check,
+shared by verify and ``python -m bot rules replay``.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from bot.core.api import new_game, resolve
 from bot.core.dice import ScriptedDice
@@ -19,6 +26,7 @@ from bot.core.game import Game
 from bot.core.outcome import Outcome, UnitEffect
 from bot.core.rulesets import RULESET_TITLES, get_ruleset
 from bot.core.trail import Trail
+from bot.core.version import RULES_VERSION
 
 from .base import StoredGame
 from .chain import GENESIS_HASH, LogEntry, state_hash
@@ -192,6 +200,63 @@ def first_difference(logged: Any, replayed: Any, path: str = "outcome") -> str |
     return f"{path}: logged {json.dumps(logged)[:80]}, replayed {json.dumps(replayed)[:80]}"
 
 
+def dice_view(outcome: dict[str, Any]) -> dict[str, list[int]]:
+    """The dice an Outcome consumed: those its rolls used, in order, then those given but not needed."""
+    rolled = [d for roll in outcome.get("rolls") or () for d in roll.get("dice") or ()]
+    return {"rolled": rolled, "unused": list(outcome.get("unused_dice") or ())}
+
+
+class Difference(NamedTuple):
+    """What a replayed entry got wrong: ``kind`` is "result" (the Outcome, today's rules version
+    only), "dice" (the dice consumed) or "state" (the state after it); ``detail`` says where."""
+
+    kind: str
+    detail: str
+
+
+def replay_difference(rules_version: int, logged: dict[str, Any], replayed: dict[str, Any],
+                      logged_state: str | None, replayed_state: str | None) -> Difference | None:
+    """The first thing a replayed entry got wrong, or None: the whole Outcome for an entry of
+    today's rules version, only the dice consumed for an older one, and for every entry the
+    state after it (when the entry recorded its state hash)."""
+    if rules_version == RULES_VERSION:
+        difference = first_difference(logged, replayed)
+        if difference:
+            return Difference("result", difference)
+    else:
+        difference = first_difference(dice_view(logged), dice_view(replayed), "dice")
+        if difference:
+            return Difference("dice", difference)
+    if logged_state is not None and logged_state != replayed_state:
+        return Difference("state", f"state hash: logged {logged_state[:12]}..., replayed "
+                                   f"{(replayed_state or '')[:12]}...")
+    return None
+
+
+def _entries(count: int) -> str:
+    return f"{count} entr{'y' if count == 1 else 'ies'}"
+
+
+def versions_note(total: int, by_version: dict[int, int]) -> str:
+    """How the entries of other rules versions were checked, for the reports of verify and
+    replay, e.g. "3 entries were logged under earlier rules (version 1; today's rules are version
+    2): their dice and the state after each were reproduced, their wording is not compared; the
+    other 5 reproduced bit for bit". "" when every entry is of today's version."""
+    other = {v: n for v, n in sorted(by_version.items()) if v != RULES_VERSION and n}
+    if not other:
+        return ""
+    count = sum(other.values())
+    which = "earlier" if max(other) < RULES_VERSION else "other"
+    versions = (f"version {next(iter(other))}" if len(other) == 1
+                else ", ".join(f"{n} of version {v}" for v, n in other.items()))
+    note = (f"{_entries(count)} {'was' if count == 1 else 'were'} logged under {which} rules ({versions}; "
+            f"today's rules are version {RULES_VERSION}): {'its' if count == 1 else 'their'} dice and the "
+            f"state after each were reproduced, {'its' if count == 1 else 'their'} wording is not compared")
+    if total > count:
+        note += f"; the other {total - count} reproduced bit for bit"
+    return note
+
+
 @dataclass(frozen=True)
 class Problem:
     seq: int | None  # the first entry that does not match; None when the game row itself is off
@@ -207,6 +272,7 @@ class ChainVerifier:
         self.prev_hash = GENESIS_HASH
         self.last_state_hash: str | None = None
         self.replayer = Replayer()
+        self.by_version: dict[int, int] = {}  # rules version -> entries checked that were logged under it
 
     def check(self, entry: LogEntry) -> Problem | None:
         n = self.expected_seq
@@ -221,6 +287,7 @@ class ChainVerifier:
         if reason:
             return Problem(n, reason)
         self.checked += 1
+        self.by_version[entry.rules_version] = self.by_version.get(entry.rules_version, 0) + 1
         self.expected_seq += 1
         self.prev_hash = entry.hash
         self.last_state_hash = entry.state_hash
@@ -234,12 +301,26 @@ class ChainVerifier:
             return str(exc)
         except RulesError as exc:
             return f"replaying entry #{n} is refused: {exc}"
-        difference = first_difference(entry.outcome, outcome.model_dump(mode="json"))
-        if difference:
-            return f"replaying entry #{n} gives a different result ({difference})"
-        if self.replayer.last_hash != entry.state_hash:
-            return f"the state after replaying entry #{n} does not match the hash it recorded"
-        return None
+        difference = replay_difference(entry.rules_version, entry.outcome, outcome.model_dump(mode="json"),
+                                       entry.state_hash, self.replayer.last_hash)
+        if difference is None:
+            return None
+        if difference.kind == "result":
+            return f"replaying entry #{n} gives a different result ({difference.detail})"
+        earlier = (f" (it was logged under rules version {entry.rules_version}; today's is {RULES_VERSION})"
+                   if entry.rules_version != RULES_VERSION else "")
+        if difference.kind == "dice":
+            return f"replaying entry #{n} consumes different dice ({difference.detail}){earlier}"
+        return f"the state after replaying entry #{n} does not match the hash it recorded{earlier}"
+
+    def summary(self) -> str:
+        """The report of a log that checks out, saying how entries of earlier rules were checked."""
+        note = versions_note(self.checked, self.by_version)
+        if not note:
+            return (f"all {self.checked} entries check out: the chain is intact and the replay "
+                    "reproduces every result and the saved state")
+        return (f"all {self.checked} entries check out: the chain is intact and the replay reproduces "
+                f"the saved state; {note}")
 
     @property
     def game(self) -> Game | None:

@@ -34,7 +34,10 @@ BUSY_TIMEOUT_MS = 5000  # another process (a backup, a verify tool) holding the 
 
 _GAME_COLUMNS = "id, channel_id, guild_id, ruleset, status, created_at, state, last_seq, head_hash"
 _ENTRY_COLUMNS = ("game_id, seq, time, actor, command, order_json, dice, manual, outcome, "
-                  "state_hash, prev_hash, hash, interaction_id")
+                  "state_hash, prev_hash, hash, interaction_id, rules_version")
+# the log's columns before schema 3 (no rules_version): a store held at an earlier schema by
+# ``open(upto=...)``, as the migration tests do, reads and writes only these
+_ENTRY_COLUMNS_BEFORE_3 = _ENTRY_COLUMNS.removesuffix(", rules_version")
 _UNDO_COLUMNS = ("id, game_id, target_seq, head_seq, head_hash, proposer, proposed_at, expires_at, "
                  "state_before, status, answered_by, answered_at, interaction_id, channel_id, message_id")
 
@@ -92,19 +95,21 @@ def _entry(row: Any) -> LogEntry:
     return LogEntry(game_id=row[0], seq=row[1], time=row[2], actor=row[3], command=row[4],
                     order=json.loads(row[5]), dice=json.loads(row[6]), manual=bool(row[7]),
                     outcome=json.loads(row[8]), state_hash=row[9], prev_hash=row[10], hash=row[11],
-                    interaction_id=row[12])
+                    interaction_id=row[12], **({"rules_version": row[13]} if len(row) > 13 else {}))
 
 
 def _entry_params(entry: LogEntry) -> tuple[Any, ...]:
     return (entry.game_id, entry.seq, entry.time, entry.actor, entry.command,
             canonical_json(entry.order), canonical_json(list(entry.dice)), int(entry.manual),
             canonical_json(entry.outcome), entry.state_hash, entry.prev_hash, entry.hash,
-            entry.interaction_id)
+            entry.interaction_id, entry.rules_version)
 
 
 class SqliteStore(Store):
-    def __init__(self, db: aiosqlite.Connection, *, max_entries: int = MAX_LOG_ENTRIES):
+    def __init__(self, db: aiosqlite.Connection, *, max_entries: int = MAX_LOG_ENTRIES,
+                 entry_columns: str = _ENTRY_COLUMNS):
         self._db = db
+        self._entry_columns = entry_columns
         self._lock = asyncio.Lock()
         self.max_entries = max_entries
 
@@ -124,10 +129,15 @@ class SqliteStore(Store):
             await db.execute("PRAGMA foreign_keys = ON")
             await db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             await migrate(db, upto=upto)
+            columns = _ENTRY_COLUMNS
+            if upto is not None:
+                async with db.execute("PRAGMA table_info(log_entries)") as cursor:
+                    if "rules_version" not in {row[1] for row in await cursor.fetchall()}:
+                        columns = _ENTRY_COLUMNS_BEFORE_3
         except BaseException:
             await db.close()
             raise
-        return cls(db, max_entries=max_entries)
+        return cls(db, max_entries=max_entries, entry_columns=columns)
 
     async def close(self) -> None:
         async with self._lock:
@@ -229,10 +239,10 @@ class SqliteStore(Store):
                           created_at=stored.created_at, game=game,
                           last_seq=entry.seq, head_hash=entry.hash)
 
-    @staticmethod
-    async def _insert_entry(db: aiosqlite.Connection, entry: LogEntry) -> None:
-        await db.execute(f"INSERT INTO log_entries ({_ENTRY_COLUMNS}) "
-                         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", _entry_params(entry))
+    async def _insert_entry(self, db: aiosqlite.Connection, entry: LogEntry) -> None:
+        count = self._entry_columns.count(",") + 1
+        await db.execute(f"INSERT INTO log_entries ({self._entry_columns}) "
+                         f"VALUES ({', '.join('?' * count)})", _entry_params(entry)[:count])
 
     @staticmethod
     def _integrity(exc: sqlite3.IntegrityError, *, entry_interaction: int | None) -> Exception:
@@ -248,14 +258,14 @@ class SqliteStore(Store):
     async def entries(self, game_id: int, *, after_seq: int = 0, limit: int = 50) -> list[LogEntry]:
         async with self._lock:
             async with self._db.execute(
-                    f"SELECT {_ENTRY_COLUMNS} FROM log_entries WHERE game_id = ? AND seq > ? "
+                    f"SELECT {self._entry_columns} FROM log_entries WHERE game_id = ? AND seq > ? "
                     "ORDER BY seq LIMIT ?", (game_id, after_seq, limit)) as cursor:
                 rows = await cursor.fetchall()
         return [_entry(row) for row in rows]
 
     async def entry_by_interaction(self, interaction_id: int) -> LogEntry | None:
         row = await self._fetchone(
-            f"SELECT {_ENTRY_COLUMNS} FROM log_entries WHERE interaction_id = ?", (interaction_id,))
+            f"SELECT {self._entry_columns} FROM log_entries WHERE interaction_id = ?", (interaction_id,))
         return _entry(row) if row else None
 
     # --- undo by consent ---

@@ -5,7 +5,6 @@ Every expected percentage is checked by hand from the dice (n/36 for 2d6, n/6 fo
 for a d10), so a wrong engine, a wrong state or a wrong order cannot pass.
 """
 
-import asyncio
 import sys
 
 import pytest
@@ -35,14 +34,8 @@ async def previewed(table, name, options, user=ALICE):
 
 
 async def click(table, message, custom_id, user_id):
-    """Press a button and wait for its handler: a dynamic item's callback runs in a task the
-    emulator does not settle on its own (see tests/cogs/test_undo.py)."""
-    reply = await table.fake.click(message, custom_id, user_id=user_id)
-    running = [t for t in asyncio.all_tasks()
-               if t.get_name().startswith("discord-ui-dynamic-item") and not t.done()]
-    if running:
-        await asyncio.wait(running, timeout=5)
-    return reply
+    """Press a button; the emulator returns once the handler (a dynamic item's task) has ended."""
+    return await table.fake.click(message, custom_id, user_id=user_id)
 
 
 # --- preview, hand-checked in each ruleset -------------------------------------------------

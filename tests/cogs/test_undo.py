@@ -1,7 +1,6 @@
 """/undo by consent through the emulator (accepted, refused, withdrawn, expired, wrong player,
 after a restart, clicked twice), and pacing: the hand-off mention and the silence reminder."""
 
-import asyncio
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -52,24 +51,12 @@ async def propose(table, user=BOB):
 
 
 async def click(table, message, custom_id, user_id):
-    """Press a button and wait for the whole handler: the emulator settles the tasks it knows
-    (view dispatch), but a dynamic item's callback runs in a task named
-    "discord-ui-dynamic-item-..." that it does not wait for, and the followups come after."""
-    reply = await table.fake.click(message, custom_id, user_id=user_id)
-    running = [t for t in asyncio.all_tasks()
-               if t.get_name().startswith("discord-ui-dynamic-item") and not t.done()]
-    if running:
-        await asyncio.wait(running, timeout=5)
-    return reply
+    """Press a button; the emulator returns once the handler (a dynamic item's task) has ended."""
+    return await table.fake.click(message, custom_id, user_id=user_id)
 
 
 async def redeliver(table, reply):
-    again = await table.fake.redeliver(reply)
-    running = [t for t in asyncio.all_tasks()
-               if t.get_name().startswith("discord-ui-dynamic-item") and not t.done()]
-    if running:
-        await asyncio.wait(running, timeout=5)
-    return again
+    return await table.fake.redeliver(reply)
 
 
 def accept_id(reply):

@@ -1,0 +1,27 @@
+"""The version of the rules core's results, recorded in every log entry.
+
+``/log verify`` and ``python -m bot rules replay`` re-resolve each logged order with its logged
+dice. The dice consumed and the state after the entry must always come out the same; the
+Outcome itself (headline, trail wording, rule references) is compared bit for bit only for
+entries logged under today's ``RULES_VERSION``, so that a game played over weeks still verifies
+after the bot is upgraded, instead of reading as tampered with.
+
+Bump RULES_VERSION (never reuse a number) whenever the Outcome of some order could differ from
+what the previous release gave for the same game, order and dice: a reworded trail line or
+headline, a rule reference corrected, a rule fixed, a table changed. This includes the
+Outcomes built outside the rulesets for the creation, end and undo entries
+(bot/store/replay.py). A change that alters the *state* an old order leads to cannot be
+absorbed by a bump: old logs would no longer replay, so such a fix must keep the old
+behaviour for games already under way.
+
+History:
+  1. every entry logged before versions were recorded (they carry no version and read as 1)
+  2. "player turn of Germans" replaces "Germans's player turn" in the phase trail
+"""
+
+from __future__ import annotations
+
+# Entries logged before the version was recorded read as this one.
+LEGACY_RULES_VERSION = 1
+
+RULES_VERSION = 2
