@@ -274,6 +274,23 @@ async def show_odds(interaction: discord.Interaction, order: Any, dice: list[int
     await send_embeds(interaction, odds_embed(odds.report, odds.game), ephemeral=False)
 
 
+async def act_and_reply(interaction: discord.Interaction, order: Any, *, command: str,
+                        dice: list[int] | None = None, preview: bool = False,
+                        view_for: Any = None) -> None:
+    """The body every order-giving command shares: resolve ``order`` (a dict, or a function of
+    the channel's game called under its lock) through the referee service and answer with the
+    outcome; with ``preview``, show its exact odds instead. ``view_for(acted)`` may add buttons."""
+    from bot.app import reply_outcome
+
+    if preview:
+        await show_odds(interaction, order, dice)
+        return
+    acted = await interaction.client.referee.act(  # type: ignore[attr-defined]
+        interaction.channel_id, actor_of(interaction), order, dice=dice, command=command,
+        interaction_id=interaction.id)
+    await reply_outcome(interaction, acted, view=view_for(acted) if view_for else None)
+
+
 def agreed_drm(drm: int | None, reason: str | None) -> dict[str, Any]:
     """ASL: an extra DRM the players agree on is logged with its reason, so the trail explains it."""
     if reason is not None and not drm:

@@ -13,7 +13,6 @@ the odds that attack had before it was rolled, computed from the state before th
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -22,15 +21,28 @@ from discord import app_commands
 from discord.app_commands import Choice, Range
 from discord.ext import commands
 
-from bot.app import reply_outcome, send_ephemeral
+from bot.app import send_ephemeral
 from bot.core.errors import InvalidOrder, RulesError
 from bot.core.rulesets.asl.orders import AslFire
 from bot.core.rulesets.cd.orders import CdFire
 from bot.core.rulesets.nhis.orders import NhisFire
 from bot.render import error_embed, odds_embed
-from cogs._common import (MAX_CHOICES, _choices, _game_or_none, _last_token_prefix, actor_of, agreed_drm,
-                          location_autocomplete, only_in, order_options, parse_dice, parse_ids, require_ruleset,
-                          send_embeds, show_odds, unit_autocomplete)
+from cogs._common import (
+    MAX_CHOICES,
+    _choices,
+    _game_or_none,
+    _last_token_prefix,
+    act_and_reply,
+    agreed_drm,
+    location_autocomplete,
+    only_in,
+    order_options,
+    parse_dice,
+    parse_ids,
+    require_ruleset,
+    send_embeds,
+    unit_autocomplete,
+)
 
 FIRE_KINDS = [
     Choice(name="Prep Fire (PFPh)", value="prep"),
@@ -177,14 +189,6 @@ class Fire(commands.Cog):
     async def cog_unload(self) -> None:
         self.bot.remove_dynamic_items(OddsButton)
 
-    async def _act(self, interaction: discord.Interaction, order: Callable[[Any], dict[str, Any]],
-                   dice: list[int] | None, command: str, *, odds_button: bool = False) -> None:
-        """Resolve ``order`` (built from the channel's game under its lock) and answer."""
-        referee = self.bot.referee  # type: ignore[attr-defined]
-        acted = await referee.act(interaction.channel_id, actor_of(interaction), order, dice=dice, command=command,
-                                  interaction_id=interaction.id)
-        await reply_outcome(interaction, acted, view=odds_view(acted) if odds_button else None)
-
     @app_commands.command(name="fire", description="Fire at a target: the referee checks, rolls and applies the result")
     @app_commands.describe(
         firers="Firing units, several for a fire group: 'A1 A2 MG1' (Command Decision: the one firing stand)",
@@ -208,13 +212,10 @@ class Fire(commands.Cog):
                    hindrance: Range[int, 0, 20] | None = None, leader: str | None = None,
                    drm: Range[int, -10, 10] | None = None, reason: str | None = None,
                    options: str | None = None, dice: str | None = None, preview: bool = False) -> None:
-        rolled = parse_dice(dice)
         order = partial(fire_order, firers=firers, target=target, range=range, band=band, kind=kind,
                         hindrance=hindrance, leader=leader, drm=drm, reason=reason, options=options)
-        if preview:
-            await show_odds(interaction, order, rolled)
-            return
-        await self._act(interaction, order, rolled, "/fire", odds_button=True)
+        await act_and_reply(interaction, order, command="/fire", dice=parse_dice(dice), preview=preview,
+                            view_for=odds_view)
 
     @artillery.command(name="fire",
                        description="Command Decision: indirect fire by a battery at stands under its template")
@@ -231,13 +232,12 @@ class Fire(commands.Cog):
     async def artillery_fire(self, interaction: discord.Interaction, firer: str, targets: str,
                              cover: str | None = None, dedicated_battery: bool | None = None,
                              h_and_i: bool | None = None, dice: str | None = None) -> None:
-        rolled = parse_dice(dice)
         def order(game) -> dict[str, Any]:
             require_ruleset(game, "artillery", "cd", instead="fire with /fire")
             flags = {"cover": cover, "dedicated_battery": dedicated_battery, "h_and_i": h_and_i}
             return {"action": "indirect_fire", "firer": firer.strip(), "targets": parse_ids(targets, option="targets"),
                     **{key: value for key, value in flags.items() if value is not None}}
-        await self._act(interaction, order, rolled, "/artillery fire")
+        await act_and_reply(interaction, order, command="/artillery fire", dice=parse_dice(dice))
 
     @artillery.command(name="response", description="Command Decision: does the artillery answer the call for fire?")
     @app_commands.describe(
@@ -249,12 +249,11 @@ class Fire(commands.Cog):
     @app_commands.autocomplete(firer=unit_autocomplete)
     async def artillery_response(self, interaction: discord.Interaction, firer: str, support: str | None = None,
                                  dice: str | None = None) -> None:
-        rolled = parse_dice(dice)
         def order(game) -> dict[str, Any]:
             require_ruleset(game, "artillery", "cd", instead="fire with /fire")
             return {"action": "artillery_response", "firer": firer.strip()} | (
                 {"support": support} if support is not None else {})
-        await self._act(interaction, order, rolled, "/artillery response")
+        await act_and_reply(interaction, order, command="/artillery response", dice=parse_dice(dice))
 
 
 async def setup(bot: commands.Bot) -> None:

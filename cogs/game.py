@@ -16,7 +16,15 @@ from bot.app import reply_outcome
 from bot.core.errors import InvalidOrder
 from bot.core.rulesets import RULESET_TITLES
 from bot.render import game_status_embed
-from cogs._common import actor_of, parse_options, phase_autocomplete, send_embeds, side_autocomplete, side_index
+from cogs._common import (
+    act_and_reply,
+    actor_of,
+    parse_options,
+    phase_autocomplete,
+    send_embeds,
+    side_autocomplete,
+    side_index,
+)
 
 RULESET_CHOICES = [app_commands.Choice(name=title, value=key) for key, title in RULESET_TITLES.items()]
 VARIANT_CHOICES = [app_commands.Choice(name="Full ASL", value="full"),
@@ -76,9 +84,7 @@ class GameCog(commands.Cog):
     async def join(self, interaction: discord.Interaction, side: str, player: discord.User | None = None) -> None:
         def order(game) -> dict:
             return {"action": "join", "side": side_index(game, side), "player": (player or interaction.user).id}
-        acted = await self.bot.referee.act(interaction.channel_id, actor_of(interaction), order,
-                                           command="/game join", interaction_id=interaction.id)
-        await reply_outcome(interaction, acted)
+        await act_and_reply(interaction, order, command="/game join")
 
     @game.command(name="status", description="Show the turn, the phase, the players and every unit on the map")
     async def status(self, interaction: discord.Interaction) -> None:
@@ -90,10 +96,7 @@ class GameCog(commands.Cog):
     @app_commands.describe(to="The phase to go to, ending every phase in between (the next one, if left out)")
     @app_commands.autocomplete(to=phase_autocomplete)
     async def phase(self, interaction: discord.Interaction, to: str | None = None) -> None:
-        acted = await self.bot.referee.act(interaction.channel_id, actor_of(interaction),
-                                           {"action": "phase", "to": to}, command="/game phase",
-                                           interaction_id=interaction.id)
-        await reply_outcome(interaction, acted)
+        await act_and_reply(interaction, {"action": "phase", "to": to}, command="/game phase")
 
     @game.command(name="end", description="Game master only: end this channel's game (its log is kept)")
     async def end(self, interaction: discord.Interaction) -> None:

@@ -14,12 +14,19 @@ from discord import app_commands
 from discord.app_commands import Choice, Range
 from discord.ext import commands
 
-from bot.app import reply_outcome
 from bot.core.rulesets.asl.orders import AslMorale
 from bot.core.rulesets.cd.orders import CdMorale
 from bot.core.rulesets.nhis.orders import NhisMorale
-from cogs._common import (actor_of, agreed_drm, company_autocomplete, only_in, order_options, parse_dice,
-                          show_odds, unit_autocomplete, unit_or_company)
+from cogs._common import (
+    act_and_reply,
+    agreed_drm,
+    company_autocomplete,
+    only_in,
+    order_options,
+    parse_dice,
+    unit_autocomplete,
+    unit_or_company,
+)
 
 CHECKS = [
     Choice(name="MC: Morale Check (n from the 'n' option)", value="MC"),
@@ -78,16 +85,9 @@ class Morale(commands.Cog):
                      drm: Range[int, -10, 10] | None = None, reason: str | None = None,
                      hit: Range[int, 0, 6] | None = None, options: str | None = None,
                      dice: str | None = None, preview: bool = False) -> None:
-        rolled = parse_dice(dice)
-        referee = self.bot.referee  # type: ignore[attr-defined]
         order = partial(morale_order, unit=unit, company=company, check=check, n=n, drm=drm, reason=reason,
                         hit=hit, options=options)  # built from the channel's game, under its lock
-        if preview:
-            await show_odds(interaction, order, rolled)
-            return
-        acted = await referee.act(interaction.channel_id, actor_of(interaction), order, dice=rolled,
-                                  command="/morale", interaction_id=interaction.id)
-        await reply_outcome(interaction, acted)
+        await act_and_reply(interaction, order, command="/morale", dice=parse_dice(dice), preview=preview)
 
 
 async def setup(bot: commands.Bot) -> None:

@@ -13,9 +13,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.app import reply_outcome
-from cogs._common import (actor_of, company_autocomplete, only_in, parse_dice, show_odds, unit_autocomplete,
-                          unit_or_company)
+from cogs._common import act_and_reply, company_autocomplete, only_in, parse_dice, unit_autocomplete, unit_or_company
 
 
 def rally_order(game, *, unit: str | None = None, company: str | None = None, leader: str | None = None,
@@ -51,15 +49,8 @@ class Rally(commands.Cog):
     async def rally(self, interaction: discord.Interaction, unit: str | None = None, company: str | None = None,
                     leader: str | None = None, self_rally: bool | None = None, dice: str | None = None,
                     preview: bool = False) -> None:
-        rolled = parse_dice(dice)
-        referee = self.bot.referee  # type: ignore[attr-defined]
         order = partial(rally_order, unit=unit, company=company, leader=leader, self_rally=self_rally)
-        if preview:
-            await show_odds(interaction, order, rolled)
-            return
-        acted = await referee.act(interaction.channel_id, actor_of(interaction), order, dice=rolled,
-                                  command="/rally", interaction_id=interaction.id)
-        await reply_outcome(interaction, acted)
+        await act_and_reply(interaction, order, command="/rally", dice=parse_dice(dice), preview=preview)
 
 
 async def setup(bot: commands.Bot) -> None:

@@ -10,8 +10,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.app import reply_outcome
-from cogs._common import _choices, _game_or_none, actor_of, parse_dice, require_ruleset, unit_autocomplete
+from cogs._common import _choices, _game_or_none, act_and_reply, parse_dice, require_ruleset, unit_autocomplete
 
 NO_SW = "its weapons belong to the units themselves"
 
@@ -34,15 +33,10 @@ class Transfer(commands.Cog):
 
     async def _act(self, interaction: discord.Interaction, command: str, order: dict[str, str],
                    dice: str | None) -> None:
-        rolled = parse_dice(dice)
-        referee = self.bot.referee  # type: ignore[attr-defined]
-
         def asl_only(game) -> dict[str, str]:
             require_ruleset(game, command, "asl", instead=NO_SW)
             return order
-        acted = await referee.act(interaction.channel_id, actor_of(interaction), asl_only, dice=rolled,
-                                  command=f"/{command}", interaction_id=interaction.id)
-        await reply_outcome(interaction, acted)
+        await act_and_reply(interaction, asl_only, command=f"/{command}", dice=parse_dice(dice))
 
     @app_commands.command(name="transfer",
                           description="ASL: pass a support weapon to another unit in the same Location")

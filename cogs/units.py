@@ -15,13 +15,21 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.app import reply_outcome
 from bot.core.errors import InvalidOrder
 from bot.core.rulesets import RULESET_TITLES, get_ruleset
 from bot.render import info_embed, unit_status
 from bot.service import OrderBuilder
-from cogs._common import (actor_of, counter_type_autocomplete, location_autocomplete, parse_options,
-                          send_embeds, side_autocomplete, side_index, terrain_autocomplete, unit_autocomplete)
+from cogs._common import (
+    act_and_reply,
+    counter_type_autocomplete,
+    location_autocomplete,
+    parse_options,
+    send_embeds,
+    side_autocomplete,
+    side_index,
+    terrain_autocomplete,
+    unit_autocomplete,
+)
 
 RULESET_CHOICES = [app_commands.Choice(name=title, value=key) for key, title in RULESET_TITLES.items()]
 
@@ -192,9 +200,7 @@ class UnitsCog(commands.Cog):
 
     async def _act(self, interaction: discord.Interaction, order: dict[str, Any] | OrderBuilder,
                    command: str) -> None:
-        acted = await self.bot.referee.act(interaction.channel_id, actor_of(interaction), order,
-                                           command=command, interaction_id=interaction.id)
-        await reply_outcome(interaction, acted)
+        await act_and_reply(interaction, order, command=command)
 
 
 async def setup(bot: commands.Bot) -> None:
