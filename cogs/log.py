@@ -94,6 +94,7 @@ class LogCog(commands.Cog):
 
     @log.command(name="verify", description="Recompute the hash chain and replay the whole game; name the first bad entry")
     async def verify(self, interaction: discord.Interaction) -> None:
+        await self.bot.referee.log(interaction.channel_id, per_page=1)  # no game: refused privately, not deferred
         await interaction.response.defer(thinking=True)  # a long game takes a moment to replay
         report = await self.bot.referee.verify(interaction.channel_id)
         if report.ok:
