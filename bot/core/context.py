@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from .built import built, plain_strs
 from .dice import Roller
 from .game import Game
 from .outcome import UnitEffect
@@ -31,8 +32,10 @@ class ResolutionContext:
 
     def effect(self, unit: Any, what: str, *, rule: str | None = None) -> None:
         """Record that ``what`` happened to ``unit`` (call ``touch`` before changing it)."""
-        self.touch(unit)
-        self._touched[unit.id][1].append(what)
+        touched = self._touched.get(unit.id)
+        if touched is None:  # touch(unit), inlined: every effect of a resolution comes here
+            touched = self._touched[unit.id] = (type(self).status_text(unit), [])
+        touched[1].append(what)
         self.trail.add("effect", f"{unit.label}: {what}", rule=rule, unit=unit.id)
 
     def effects(self) -> tuple[UnitEffect, ...]:
@@ -40,9 +43,17 @@ class ResolutionContext:
         for unit_id, (before, what) in self._touched.items():
             unit = self.game.units.get(unit_id)
             if unit is None:  # removed by the action itself
-                out.append(UnitEffect(unit=unit_id, name=unit_id, side=None, before=before, after="removed",
-                                      effects=tuple(what)))
+                out.append(_unit_effect(unit_id, unit_id, None, before, "removed", tuple(what)))
                 continue
-            out.append(UnitEffect(unit=unit_id, name=unit.name, side=unit.side, before=before,
-                                  after=type(self).status_text(unit), effects=tuple(what)))
+            out.append(_unit_effect(unit_id, unit.name, unit.side, before, type(self).status_text(unit), tuple(what)))
         return tuple(out)
+
+
+def _unit_effect(unit: str, name: str, side: int | None, before: str, after: str,
+                 effects: tuple[str, ...]) -> UnitEffect:
+    """``UnitEffect(...)``, built directly when validation would keep every value as it is."""
+    if (type(unit) is str and type(name) is str and (side is None or type(side) is int) and type(before) is str
+            and type(after) is str and plain_strs(effects)):
+        return built(UnitEffect, {"unit": unit, "name": name, "side": side, "before": before, "after": after,
+                                  "effects": effects})
+    return UnitEffect(unit=unit, name=name, side=side, before=before, after=after, effects=effects)

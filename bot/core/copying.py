@@ -51,8 +51,9 @@ def tree_copy(value: T) -> T:
     kind = type(value)
     if kind in _IMMUTABLE:
         return value
-    if kind is dict:
-        return {k: v if type(v) in _IMMUTABLE else tree_copy(v) for k, v in value.items()}  # type: ignore[attr-defined,return-value]
+    if kind is dict:  # a game's units and locations: models, copied without the dispatch
+        return {k: v if type(v) in _IMMUTABLE else _copy_model(v) if isinstance(v, BaseModel) else tree_copy(v)
+                for k, v in value.items()}  # type: ignore[attr-defined,return-value]
     if kind is list:
         return [v if type(v) in _IMMUTABLE else tree_copy(v) for v in value]  # type: ignore[attr-defined,return-value]
     if kind is tuple:
@@ -69,10 +70,15 @@ def _copy_model(model: BaseModel) -> BaseModel:
     fields = model.__dict__.copy()
     for name in _container_fields(cls):
         held = fields.get(name)
-        if type(held) not in _IMMUTABLE:
+        kind = type(held)
+        if kind is list:  # the usual container field (list[str]), often empty: copied here, one call less
+            fields[name] = [v if type(v) in _IMMUTABLE else tree_copy(v) for v in held] if held else []
+        elif kind not in _IMMUTABLE:
             fields[name] = tree_copy(held)
     _set(new, "__dict__", fields)
-    _set(new, "__pydantic_extra__", tree_copy(model.__pydantic_extra__))
+    extra = model.__pydantic_extra__
+    _set(new, "__pydantic_extra__", None if extra is None else tree_copy(extra))
     _set(new, "__pydantic_fields_set__", set(model.__pydantic_fields_set__))
-    _set(new, "__pydantic_private__", tree_copy(getattr(model, "__pydantic_private__", None)))
+    private = getattr(model, "__pydantic_private__", None)
+    _set(new, "__pydantic_private__", None if private is None else tree_copy(private))
     return new

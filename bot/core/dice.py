@@ -14,10 +14,11 @@ from __future__ import annotations
 import random
 import secrets
 from collections.abc import Iterable, Sequence
-from typing import Literal, Protocol
+from typing import Literal, Protocol, get_args
 
 from pydantic import BaseModel, ConfigDict
 
+from .built import built, plain_ints
 from .errors import InvalidOrder
 
 RollKind = Literal["DR", "dr", "2d6", "d6", "d10"]
@@ -119,6 +120,9 @@ class Roll(BaseModel):
         return f"{self.kind} {self.total} ({' + '.join(map(str, self.dice))})"
 
 
+_ROLL_KINDS = frozenset(get_args(RollKind))
+
+
 class Roller:
     """Rolls dice from a source and keeps the ordered record of every roll."""
 
@@ -131,7 +135,11 @@ class Roller:
         return bool(getattr(self.source, "manual", False))
 
     def _record(self, kind: RollKind, purpose: str, dice: Sequence[int]) -> Roll:
-        roll = Roll(kind=kind, purpose=purpose, dice=tuple(dice))
+        faces = tuple(dice)
+        if kind in _ROLL_KINDS and type(purpose) is str and plain_ints(faces):
+            roll = built(Roll, {"kind": kind, "purpose": purpose, "dice": faces})  # as validated (built.py)
+        else:
+            roll = Roll(kind=kind, purpose=purpose, dice=faces)
         self.rolls.append(roll)
         return roll
 

@@ -8,7 +8,8 @@ handled here; a ruleset handles its own actions in ``resolve_action``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar
+from functools import cache
+from typing import TYPE_CHECKING, Any, ClassVar, get_args
 
 from pydantic import BaseModel, TypeAdapter
 
@@ -20,6 +21,13 @@ from .trail import Trail
 
 if TYPE_CHECKING:  # game.py imports the rulesets' unit models, which import this module
     from .game import Game
+
+
+@cache
+def _actions(ruleset_class: type) -> tuple[str, ...]:
+    """The ``action`` tag of each order model in a ruleset's order union. It depends on the class
+    alone, and parse_order asks for it on every order: read once per ruleset."""
+    return tuple(get_args(m.model_fields["action"].annotation)[0] for m in get_args(ruleset_class.order_type))
 
 
 class Ruleset:
@@ -46,9 +54,8 @@ class Ruleset:
         return self._adapter
 
     def actions(self) -> list[str]:
-        from typing import get_args
-
-        return [get_args(m.model_fields["action"].annotation)[0] for m in get_args(self.order_type)]
+        """The ruleset's actions, in the order of its order union (a new list: callers may extend it)."""
+        return list(_actions(type(self)))
 
     def resolve(self, game: Game, order: BaseModel, roller: Roller) -> Outcome:
         """Apply ``order`` to ``game`` (a working copy, mutated in place) and describe it."""

@@ -12,11 +12,14 @@ def status_text(unit: AslUnit) -> str:
     """A unit's state in words, for the before/after columns of the effects."""
     if unit.eliminated:
         return "eliminated"
-    parts: list[str] = []
-    if unit.is_sw:
-        parts.append("malfunctioned" if unit.malfunctioned else "working")
+    if unit.kind == "sw":  # unit.is_sw
+        first = "malfunctioned" if unit.malfunctioned else "working"
     else:
-        parts.append("broken" if unit.broken else "Good Order")
+        first = "broken" if unit.broken else "Good Order"
+    # taken once per unit before and after every action: most units carry no marker at all
+    if not (unit.pinned or unit.dm or unit.cx or unit.berserk or unit.heroic or unit.fire_marker):
+        return first
+    parts = [first]
     for flag, word in ((unit.pinned, "pinned"), (unit.dm, "DM"), (unit.cx, "CX"), (unit.berserk, "berserk"),
                        (unit.heroic, "heroic")):
         if flag:

@@ -15,7 +15,7 @@ from fractions import Fraction
 from ...dice import Roll, Roller
 from ...errors import IllegalOrder, InvalidOrder
 from ...game import Game, Location
-from ...outcome import Outcome, TableCell, UnitEffect
+from ...outcome import Outcome, TableCell, UnitEffect, fire_outcome, table_cell
 from ...trail import Trail
 from . import morale, tables
 from .context import AslContext
@@ -94,7 +94,7 @@ class Member:
     unit: AslUnit
     user: AslUnit | None = None  # the possessor of a SW
     first_fire_dfph: bool = False  # marked First Fire and firing in the DFPh (A8.4)
-    fp: Fraction = Fraction(0)  # this firer's FP after its multipliers
+    fp: Fraction | int = 0  # this firer's FP after its multipliers (an int while whole)
 
     @property
     def person(self) -> AslUnit:
@@ -322,11 +322,14 @@ def _multipliers(m: Member, order: AslFire, kind: FireKind) -> list[tuple[str, F
     return out
 
 
-def member_fp(ctx: AslContext, m: Member, order: AslFire, kind: FireKind) -> Fraction:
-    value = Fraction(m.unit.fp)
+def member_fp(ctx: AslContext, m: Member, order: AslFire, kind: FireKind) -> Fraction | int:
+    # An int while the value is whole (no Fraction arithmetic for the usual unmodified firer);
+    # a Fraction as soon as a halving leaves a fraction: the same numbers either way.
+    fp = m.unit.fp
+    value: Fraction | int = fp if type(fp) is int else Fraction(fp)
     ctx.trail.add("base", f"{m.unit.label} FP", m.unit.fp, rule="A7.2", unit=m.unit.id)
     for label, factor, rule in _multipliers(m, order, kind):
-        value *= factor
+        value = _times(value, factor)
         shown = f"x{factor.numerator}/{factor.denominator}" if factor.denominator > 1 else f"x{factor}"
         ctx.trail.add("multiplier", f"{m.unit.label}: {label}", shown, total=_num(value), rule=rule, unit=m.unit.id)
     if kind == "advancing" and m.unit.fp_underlined and not m.unit.is_sw and order.range <= m.unit.range:
@@ -335,11 +338,18 @@ def member_fp(ctx: AslContext, m: Member, order: AslFire, kind: FireKind) -> Fra
     return value
 
 
+def _times(value: Fraction | int, factor: Fraction) -> Fraction | int:
+    """``value * factor``, kept an int when both are whole."""
+    if type(value) is int and factor.denominator == 1:
+        return value * factor.numerator
+    return value * factor
+
+
 def firepower(ctx: AslContext, group: FireGroup, order: AslFire) -> Fraction:
     ctx.trail.section(f"{KINDS[group.kind].name}: firepower", rule=KINDS[group.kind].rule)
     for m in group.members:
         m.fp = member_fp(ctx, m, order, group.kind)
-    total = sum((m.fp for m in group.members), Fraction(0))
+    total = Fraction(sum(m.fp for m in group.members))  # exact: ints and Fractions add exactly
     ctx.trail.add("base", "Total FP (fractions kept until the total)", _num(total), rule="A7.2")
     return total
 
@@ -478,7 +488,7 @@ def read_ift(ctx: AslContext, attack: Attack) -> None:
     row = str(min(max(final, 0), 15)) if final <= 15 else str(final)
     label = table.label(attack.column)
     ctx.trail.add("table", f"IFT {label} column, Final DR {final}", attack.result, rule=table.rule)
-    attack.cell = TableCell(table="IFT", column=label, row=row, result=attack.result, rule=table.rule)
+    attack.cell = table_cell("IFT", label, row, attack.result, table.rule)
 
 
 def roll_attack(ctx: AslContext, group: FireGroup, column: int, drm: int, *, can_cower: bool) -> Attack:
@@ -673,8 +683,7 @@ def _headline(total: Fraction, attack: Attack, loc: Location, *, residual: bool 
 
 
 def _outcome(ctx: AslContext, side: int, headline: str, cell: TableCell | None = None) -> Outcome:
-    return Outcome(ruleset="asl", action="fire", headline=headline, actor_side=side,
-                   trail=ctx.trail.freeze(), cells=(cell,) if cell else (), effects=ctx.effects())
+    return fire_outcome("asl", "fire", headline, side, ctx.trail.freeze(), (cell,) if cell else (), ctx.effects())
 
 
 # --------------------------------------------------------------------------- phase ends

@@ -304,19 +304,16 @@ def _checks(ctx: AslContext, kind: str, n: int, units: list[AslUnit], rule: str,
     """Every unit checks, leaders first; a leader gives his DRM to the others only once he has
     passed his own check (one who broke gives none: he causes a Leader Loss check instead)."""
     attacked = {u.id for u in units}
-    for unit in leaders_first(units):
+    checking = leaders_first(units)
+    order = [u.id for u in checking]  # the leaders-first order, taken once (the sort keys never change)
+    for unit in checking:
         unit = ctx.game.units[unit.id]
         if unit.eliminated:
             continue
-        helpers = [u for u in good_order_leaders(ctx, unit) if u.id not in attacked or _checked(ctx, u, units, unit)]
+        helpers = [u for u in good_order_leaders(ctx, unit)
+                   if u.id not in attacked or order.index(u.id) < order.index(unit.id)]
         leader = (f"leadership of {helpers[0].label}", helpers[0].leadership) if helpers else None
         check(ctx, unit, kind=kind, n=n, rule=rule, roll=None, leader=leader, after_ift=True, losses=losses)
-
-
-def _checked(ctx: AslContext, leader: AslUnit, units: list[AslUnit], current: AslUnit) -> bool:
-    """Whether ``leader`` (attacked too) checks before ``current`` in the leaders-first order."""
-    order = [u.id for u in leaders_first(units)]
-    return order.index(leader.id) < order.index(current.id)
 
 
 # --------------------------------------------------------------------------- /morale
