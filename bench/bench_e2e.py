@@ -1,7 +1,7 @@
 """End-to-end benchmark: the real RefereeBot against the loopback Discord, many channels at once,
 side by side with a floor bot.
 
-    .venv/bin/python bench/bench_e2e.py [--profile] [--switch-interval=S] [--one-hop-reads]
+    .venv/bin/python bench/bench_e2e.py [--profile] [--switch-interval=S]
 
 Both bots are real discord.py clients logged in to ``bot.emulator.FakeDiscord`` on 127.0.0.1,
 in this process and event loop (so the fake's own work is in both figures alike). A latency is
@@ -228,7 +228,9 @@ class CostMeter:
             ("render (outcome_embed)", bot.app, "outcome_embed"),
         ]
         self.seconds = {label: 0.0 for label, _, _ in self.spots}
-        self.hops = 0  # round trips to the SQLite thread (aiosqlite runs each call there)
+        # round trips to the SQLite thread (aiosqlite runs each call there; the store makes one
+        # per read or write, bot/store/sqlite.py)
+        self.hops = 0
         self._saved: list[tuple[Any, str, Any]] = []
 
     def __enter__(self) -> Self:
@@ -394,31 +396,10 @@ def run(quick: bool = False) -> list[Metric]:
     return asyncio.run(measure(quick))
 
 
-@contextlib.contextmanager
-def one_hop_reads() -> Any:
-    """Experiment (``--one-hop-reads``), not the bot as shipped: the store's reads as one round
-    trip to the SQLite thread (``execute_fetchall``) instead of three (execute, fetchone, close).
-    Same statements, same rows; it shows what fewer thread hops per command would buy."""
-    from bot.store.sqlite import SqliteStore
-
-    original = SqliteStore._fetchone
-
-    async def _fetchone(self: Any, sql: str, params: tuple[Any, ...]) -> Any:
-        async with self._lock:
-            rows = await self._db.execute_fetchall(sql, params)
-        return rows[0] if rows else None
-
-    SqliteStore._fetchone = _fetchone  # type: ignore[method-assign]
-    try:
-        yield
-    finally:
-        SqliteStore._fetchone = original  # type: ignore[method-assign]
-
-
 def main(argv: list[str]) -> None:
-    """``--profile``: cProfile the referee's workloads. Experiments for docs/performance.md:
-    ``--switch-interval=S`` (sys.setswitchinterval: how soon the SQLite thread gets the GIL) and
-    ``--one-hop-reads`` (see one_hop_reads)."""
+    """``--profile``: cProfile the referee's workloads (the event loop's thread: the SQLite
+    thread's own work is not in it). ``--switch-interval=S``, an experiment for
+    docs/performance.md: sys.setswitchinterval, how soon the SQLite thread gets the GIL."""
     profile = None
     if "--profile" in argv:
         import cProfile
@@ -427,10 +408,8 @@ def main(argv: list[str]) -> None:
     for arg in argv:
         if arg.startswith("--switch-interval="):
             sys.setswitchinterval(float(arg.split("=", 1)[1]))
-    print(f"switch interval {sys.getswitchinterval() * 1000:g} ms"
-          + (", one-hop reads (experiment)" if "--one-hop-reads" in argv else ""))
-    with one_hop_reads() if "--one-hop-reads" in argv else contextlib.nullcontext():
-        metrics = asyncio.run(measure(profile=profile))
+    print(f"switch interval {sys.getswitchinterval() * 1000:g} ms")
+    metrics = asyncio.run(measure(profile=profile))
     for metric in metrics:
         print(f"{metric.name:58} {metric.value:10,.1f} {metric.unit:6} {metric.target or '':>8} {metric.verdict}")
     if profile is not None:

@@ -12,11 +12,23 @@ proportion.
 "Per second on one core" is counted in CPU seconds of this (single-threaded) process:
 resolutions / ``time.process_time()`` spent. Wall-clock time would also count the time other
 processes on the machine take the core from us; the CPU time does not.
+
+"Before" is the rules core as it was at ``BASELINE_COMMIT`` (before the speed work of issue 5),
+measured in the same run: that commit's ``bot/``, ``data/`` and ``bench/`` are extracted with
+``git archive`` into a temporary directory (the checkout is not touched) and the same ASL fire
+order is timed there by that commit's own ``rate()``, in a subprocess of the same interpreter,
+in rounds alternating with this checkout's (``fire_now_and_before``). Without git or that
+commit (an exported copy of the code), the "before" rows are left out.
 """
 
 from __future__ import annotations
 
+import io
+import os
+import subprocess
 import sys
+import tarfile
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -61,36 +73,76 @@ def per_call_us(fn: Callable[[], object], *, seconds: float, minimum: int) -> fl
     return elapsed / count * 1e6
 
 
-def as_before(measure: Callable[[], float]) -> float:
-    """``measure()`` with the rules core as it was before this benchmark's two optimisations:
-    api.resolve's working copy by pydantic's deep copy, and every trail step validated (see
-    bot/core/copying.py and bot/core/trail.py). The speed-up is measured in the same run."""
-    from bot.core import api, trail
+BASELINE_COMMIT = "f7c44449736f46242262e0e13926ee873f51d897"  # before the speed work of issue 5
+ROOT = Path(__file__).resolve().parents[1]
 
-    copy, exact = api.tree_copy, trail._exact
-    api.tree_copy = lambda game: game.model_copy(deep=True)
-    trail._exact = lambda *values: False
-    try:
-        return measure()
-    finally:
-        api.tree_copy, trail._exact = copy, exact
+
+_BASELINE_CHILD = """\
+import sys
+import bot
+from bench import scenarios
+from bench.bench_rules import rate
+game, order = scenarios.build("asl"), scenarios.asl_fire()
+print(bot.__file__, flush=True)
+for line in sys.stdin:  # one measurement per line asked, while the parent waits
+    print(rate(game, order, seconds={seconds!r}, minimum={minimum!r}), flush=True)
+"""
+
+
+def fire_now_and_before(game: Game, *, seconds: float, minimum: int, rounds: int) -> tuple[float, float | None]:
+    """ASL fire resolutions per CPU second of this checkout's rules core and of BASELINE_COMMIT's
+    (see the module's docstring; None when that commit cannot be read), in alternating rounds
+    (before, now, before, now ...): one process computes at a time, and whatever else the machine
+    is doing weighs on both alike. The best round of each is kept, the least disturbed one."""
+    order = scenarios.asl_fire()
+    archive = subprocess.run(["git", "archive", "--format=tar", BASELINE_COMMIT, "bot", "data", "bench"],
+                             cwd=ROOT, capture_output=True, check=False)
+    if archive.returncode != 0:
+        return max(rate(game, order, seconds=seconds, minimum=minimum) for _ in range(rounds)), None
+    now: list[float] = []
+    before: list[float] = []
+    with tempfile.TemporaryDirectory(prefix="bench-baseline-") as tmp:
+        with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+            tar.extractall(tmp, filter="data")
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+        code = _BASELINE_CHILD.format(seconds=seconds, minimum=minimum)
+        with subprocess.Popen([sys.executable, "-c", code], cwd=tmp, env=env, stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True) as child:
+            assert child.stdin is not None and child.stdout is not None
+            imported = child.stdout.readline().strip()
+            # the old code, not this checkout's (an editable install must not win over the copy)
+            if not imported.startswith(str(Path(tmp).resolve())):
+                child.kill()
+                raise RuntimeError(f"the baseline benchmark imported {imported or 'nothing'}, not the copy in {tmp}")
+            for _ in range(rounds):
+                child.stdin.write("measure\n")
+                child.stdin.flush()
+                before.append(float(child.stdout.readline()))
+                now.append(rate(game, order, seconds=seconds, minimum=minimum))
+            child.stdin.close()
+            if child.wait(timeout=60) != 0:
+                raise RuntimeError("the baseline benchmark failed")
+    return max(now), max(before)
 
 
 def run(quick: bool = False) -> list[Metric]:
     seconds, minimum = (0.0, 50) if quick else (1.5, 2_000)
     asl, nhis, cd = scenarios.build("asl"), scenarios.build("nhis"), scenarios.build("cd")
-    asl_fire = rate(asl, scenarios.asl_fire(), seconds=seconds, minimum=minimum)
+    rounds = 1 if quick else 5
+    asl_fire, asl_fire_before = fire_now_and_before(asl, seconds=seconds / 2, minimum=minimum // 2, rounds=rounds)
     asl_morale = rate(asl, scenarios.asl_morale(), seconds=seconds, minimum=minimum)
     nhis_fire = rate(nhis, scenarios.nhis_fire(), seconds=seconds, minimum=minimum)
     cd_fire = rate(cd, scenarios.cd_fire(), seconds=seconds, minimum=minimum)
-    asl_fire_before = as_before(lambda: rate(asl, scenarios.asl_fire(), seconds=seconds / 2, minimum=minimum))
     copy_seconds = seconds / 3
     deep = per_call_us(lambda: asl.model_copy(deep=True), seconds=copy_seconds, minimum=minimum)
     tree = per_call_us(lambda: tree_copy(asl), seconds=copy_seconds, minimum=minimum)
+    before = [] if asl_fire_before is None else [
+        Metric(f"rules: ASL fire, before (commit {BASELINE_COMMIT[:7]})", asl_fire_before, "res/s/core"),
+        Metric("rules: ASL fire, now / before", asl_fire / asl_fire_before, "x"),
+    ]
     return [
         at_least("rules: ASL fire group vs 3-unit stack (MCs incl.)", asl_fire, "res/s/core", ASL_FIRE_TARGET),
-        Metric("rules: ASL fire, as before (deep copy, validated steps)", asl_fire_before, "res/s/core"),
-        Metric("rules: ASL fire, now / before", asl_fire / asl_fire_before, "x"),
+        *before,
         Metric("rules: ASL NMC with leader (/morale)", asl_morale, "res/s/core"),
         Metric("rules: NHiS fire with morale", nhis_fire, "res/s/core"),
         Metric("rules: CD direct fire, ROF 3 + hit rolls", cd_fire, "res/s/core"),

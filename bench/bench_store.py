@@ -6,7 +6,9 @@ database bytes one log entry costs.
 Loading a game reads one row by index, so its time must not grow with the log (100 vs 10,000
 entries); saving writes the state and one entry in one fsync'd transaction (synchronous=FULL).
 Bytes per entry are measured on real entries of the standard ASL game (bench/scenarios.py):
-the fire group's attack with its whole trail, and a player-turn mix of orders.
+the fire group's attack with its whole trail, and a player-turn mix of orders; both as the store
+writes them (the outcome zlib-compressed in a BLOB) and, in the same run, as it wrote them before
+schema 4 (the outcome as JSON text), with the same dice.
 """
 
 from __future__ import annotations
@@ -165,12 +167,15 @@ def _order(kind: str, i: int) -> dict[str, Any]:
     return {"action": "phase"}
 
 
-async def standard_entries(folder: Path, name: str, kinds: tuple[str, ...], count: int) -> float:
+async def standard_entries(folder: Path, name: str, kinds: tuple[str, ...], count: int, *,
+                           compress: bool = True) -> float:
     """DB bytes per entry for ``count`` entries of the standard ASL game, cycling through
     ``kinds``. Each order is resolved (system-like seeded dice) from the standard position and
     saved with its state and sealed entry exactly as the service saves it; the positions are not
-    chained (fire would soon run out of Good Order firers), so only the sizes are meaningful."""
+    chained (fire would soon run out of Good Order firers), so only the sizes are meaningful.
+    ``compress=False`` writes the outcomes as JSON text, as the store did before schema 4."""
     store = await SqliteStore.open(folder / f"{name}.sqlite3")
+    store.compress_outcomes = compress
     referee = Referee(store)
     try:
         await referee.new_game(CHANNEL, 1, GM, "asl", ["Germans", "Russians"])
@@ -207,8 +212,12 @@ async def measure(quick: bool = False, verbose: bool = False) -> list[Metric]:
         count = 10 if quick else 2_000
         fire = await standard_entries(folder, "fire", ("fire",), count)
         mix = await standard_entries(folder, "mix", TURN_MIX, count)
+        fire_text = await standard_entries(folder, "fire-text", ("fire",), count, compress=False)
+        mix_text = await standard_entries(folder, "mix-text", TURN_MIX, count, compress=False)
         metrics += [at_most("store: DB bytes/entry, standard game: /fire", fire, "B", BYTES_PER_ENTRY_TARGET),
-                    at_most("store: DB bytes/entry, standard game: turn mix", mix, "B", BYTES_PER_ENTRY_TARGET)]
+                    at_most("store: DB bytes/entry, standard game: turn mix", mix, "B", BYTES_PER_ENTRY_TARGET),
+                    Metric("store: DB bytes/entry, /fire, outcome as text (before)", fire_text, "B"),
+                    Metric("store: DB bytes/entry, turn mix, outcome as text (before)", mix_text, "B")]
     return metrics
 
 

@@ -287,6 +287,18 @@ class Referee:
         assert stored is not None  # entries reference their game (foreign key)
         return Acted(entry.outcome_model(), stored.game, entry, replayed=True)
 
+    async def _recorded_or_active(self, channel_id: int, interaction_id: int | None) -> Acted | StoredGame:
+        """The answer already given to this interaction if it was logged, else the channel's
+        active game: what ``_recorded`` then ``_active`` give, in one read of the store (issue 5:
+        every trip to the database thread is paid by all the channels waiting on it)."""
+        entry, stored = await self._store.load_for_command(channel_id, interaction_id)
+        if entry is not None:
+            assert stored is not None  # entries reference their game (foreign key)
+            return Acted(entry.outcome_model(), stored.game, entry, replayed=True)
+        if stored is None:
+            raise NoGame("There is no game in this channel: start one with /game new")
+        return stored
+
     # --- writing ---
 
     def _seal(self, stored_id: int, last_seq: int, head_hash: str, *, actor: Actor, command: str,
@@ -412,9 +424,9 @@ class Referee:
         different rulesets): it is called under the channel's lock, after a re-delivered
         interaction has been answered from the log, so a replay never depends on today's game."""
         async with self._lock(channel_id):
-            if (done := await self._recorded(interaction_id)) is not None:
-                return done
-            stored = await self._active(channel_id)
+            stored = await self._recorded_or_active(channel_id, interaction_id)
+            if isinstance(stored, Acted):
+                return stored
             self._check_room(stored)
             plain = _plain_order(order(stored.game) if callable(order) else order)
             check_permission(stored.game, actor, plain)
@@ -429,9 +441,9 @@ class Referee:
 
     async def end_game(self, channel_id: int, actor: Actor, interaction_id: int | None = None) -> Acted:
         async with self._lock(channel_id):
-            if (done := await self._recorded(interaction_id)) is not None:
-                return done
-            stored = await self._active(channel_id)
+            stored = await self._recorded_or_active(channel_id, interaction_id)
+            if isinstance(stored, Acted):
+                return stored
             if not is_game_master(stored.game, actor):
                 raise NotAllowed("only the game master (who started the game) or someone with Manage "
                                  "Channels may end the game")

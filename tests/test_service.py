@@ -283,7 +283,7 @@ async def test_if_saving_fails_the_game_is_unchanged(referee, store, monkeypatch
     await seated_asl_game(referee)
     before = await referee.game(CHANNEL)
 
-    async def failing_insert(db, entry):
+    def failing_insert(db, entry):  # runs on the connection's thread, inside the transaction
         raise sqlite3.OperationalError("database disk image is malformed (forced)")
     monkeypatch.setattr(type(store), "_insert_entry", staticmethod(failing_insert))
     with pytest.raises(sqlite3.OperationalError):

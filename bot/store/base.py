@@ -143,6 +143,16 @@ class Store(ABC):
     @abstractmethod
     async def entry_by_interaction(self, interaction_id: int) -> LogEntry | None: ...
 
+    async def load_for_command(self, channel_id: int,
+                               interaction_id: int | None) -> tuple[LogEntry | None, StoredGame | None]:
+        """What a command starts from: the entry already logged for ``interaction_id`` (a
+        re-delivery) with that entry's game, else (None, the channel's active game or None).
+        A store that can should answer in one round trip (SqliteStore does); this default
+        asks the other methods."""
+        if interaction_id is not None and (entry := await self.entry_by_interaction(interaction_id)):
+            return entry, await self.load_game(entry.game_id)
+        return None, await self.load_active(channel_id)
+
     # --- undo by consent, pacing (Issue 4) ---
 
     @abstractmethod

@@ -1,11 +1,21 @@
 """The SQLite store (aiosqlite): WAL, numbered migrations, one transaction per command.
 
-One connection, guarded by one asyncio lock: aiosqlite runs every statement on the
-connection's single thread anyway, and the lock keeps one coroutine's BEGIN ... COMMIT from
-interleaving with another's statements (which would otherwise run inside that transaction).
-Channels still proceed concurrently: a command holds this lock only for its few statements,
-not while the rules core works. WAL lets readers in other processes (backups, verify tools)
+One connection; aiosqlite runs every call on the connection's single thread, one call at a
+time, in the order the calls were queued. Each operation of this store is *one* such call: a
+function run on that thread that does the whole read, or the whole BEGIN IMMEDIATE ... COMMIT
+of a write (rolled back there on any error). So no statement of one command can land inside
+another's transaction, without an asyncio lock, and a command costs one hand-over to the thread
+per read or write instead of one per statement, fetch and cursor close (issue 5: ten round
+trips per command became two). A cancelled caller cannot leave a transaction half done either:
+the function runs to its COMMIT or ROLLBACK whatever happens to the coroutine awaiting it.
+Channels still proceed concurrently: the rules core runs on the event loop while the thread
+writes another channel's command. WAL lets readers in other processes (backups, verify tools)
 read while the bot writes.
+
+The bulky part of a log entry, its Outcome (a fire's is ~6 KB of canonical JSON), is stored
+zlib-compressed as a BLOB; entries written before that are TEXT and read as they are (SQLite
+columns are dynamically typed, so both live in one column and no old row is rewritten). The
+hash chain covers the canonical JSON, never the stored bytes, so the compression changes no hash.
 """
 
 from __future__ import annotations
@@ -14,8 +24,8 @@ import asyncio
 import json
 import re
 import sqlite3
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+import zlib
+from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -85,6 +95,23 @@ def _utc_now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
 
+# zlib level 6 (its default): a fire's 5.8 KB outcome becomes ~1.1 KB; levels 7-9 gain a few
+# bytes more for more CPU per command
+COMPRESSION_LEVEL = 6
+COMPRESSED_OUTCOMES_SCHEMA = 4  # migrations/0004_compact_log.sql
+
+
+def pack_json(text: str) -> bytes:
+    """Canonical JSON as it is stored: zlib-compressed UTF-8, in a BLOB."""
+    return zlib.compress(text.encode("utf-8"), COMPRESSION_LEVEL)
+
+
+def unpack_json(stored: str | bytes) -> Any:
+    """A stored JSON column: a BLOB is compressed JSON (schema 4 on; its migration says why),
+    TEXT is JSON as older bots wrote it (and as anyone may still write it by hand)."""
+    return json.loads(zlib.decompress(stored) if isinstance(stored, bytes) else stored)
+
+
 def _stored(row: Any) -> StoredGame:
     return StoredGame(id=row[0], channel_id=row[1], guild_id=row[2], ruleset=row[3], status=row[4],
                       created_at=row[5], game=Game.model_validate_json(row[6]), last_seq=row[7],
@@ -94,28 +121,64 @@ def _stored(row: Any) -> StoredGame:
 def _entry(row: Any) -> LogEntry:
     return LogEntry(game_id=row[0], seq=row[1], time=row[2], actor=row[3], command=row[4],
                     order=json.loads(row[5]), dice=json.loads(row[6]), manual=bool(row[7]),
-                    outcome=json.loads(row[8]), state_hash=row[9], prev_hash=row[10], hash=row[11],
+                    outcome=unpack_json(row[8]), state_hash=row[9], prev_hash=row[10], hash=row[11],
                     interaction_id=row[12], **({"rules_version": row[13]} if len(row) > 13 else {}))
 
 
-def _entry_params(entry: LogEntry) -> tuple[Any, ...]:
+def _entry_params(entry: LogEntry, *, compress: bool = True) -> tuple[Any, ...]:
+    # the order stays TEXT: it is small, and undone() reads its fields with json_extract
+    outcome = canonical_json(entry.outcome)
     return (entry.game_id, entry.seq, entry.time, entry.actor, entry.command,
             canonical_json(entry.order), canonical_json(list(entry.dice)), int(entry.manual),
-            canonical_json(entry.outcome), entry.state_hash, entry.prev_hash, entry.hash,
+            pack_json(outcome) if compress else outcome, entry.state_hash, entry.prev_hash, entry.hash,
             entry.interaction_id, entry.rules_version)
+
+
+Connection = sqlite3.Connection  # what a function run on the connection's thread receives
+
+
+def _in_transaction(conn: Connection, work: Callable[[Connection], Any]) -> Any:
+    """BEGIN IMMEDIATE, ``work(conn)``, COMMIT, on the connection's thread: any error rolls the
+    whole of it back before it reaches the caller."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        result = work(conn)
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    return result
+
+
+def _fetchone(conn: Connection, sql: str, params: tuple[Any, ...]) -> Any:
+    cursor = conn.execute(sql, params)
+    try:
+        return cursor.fetchone()
+    finally:
+        cursor.close()  # now, not when collected: an unfinished statement keeps a read open
+
+
+def _fetchall(conn: Connection, sql: str, params: tuple[Any, ...]) -> list[Any]:
+    return conn.execute(sql, params).fetchall()
 
 
 class SqliteStore(Store):
     def __init__(self, db: aiosqlite.Connection, *, max_entries: int = MAX_LOG_ENTRIES,
-                 entry_columns: str = _ENTRY_COLUMNS):
+                 entry_columns: str = _ENTRY_COLUMNS, compress_outcomes: bool = True):
         self._db = db
         self._entry_columns = entry_columns
+        # False writes outcomes as plain TEXT, as the bots of schema 3 and before did: a store
+        # held at such a schema, and the storage benchmark's "before"; a reader takes either
+        self.compress_outcomes = compress_outcomes
+        # only for what takes several trips to the thread (the schema version, close); every
+        # other operation is a single trip and needs no lock (see the module's docstring)
         self._lock = asyncio.Lock()
         self.max_entries = max_entries
 
     @classmethod
     async def open(cls, path: str | Path, *, max_entries: int = MAX_LOG_ENTRIES,
-                   upto: int | None = None) -> "SqliteStore":
+                   upto: int | None = None) -> SqliteStore:
         """Open (creating it and its folder if needed) and migrate the database at ``path``.
         ``upto`` stops at an earlier schema version: the migration tests use it."""
         if str(path) != ":memory:":
@@ -129,7 +192,7 @@ class SqliteStore(Store):
             await db.execute("PRAGMA foreign_keys = ON")
             await db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             await migrate(db, upto=upto)
-            columns = _ENTRY_COLUMNS
+            columns, compress = _ENTRY_COLUMNS, upto is None or upto >= COMPRESSED_OUTCOMES_SCHEMA
             if upto is not None:
                 async with db.execute("PRAGMA table_info(log_entries)") as cursor:
                     if "rules_version" not in {row[1] for row in await cursor.fetchall()}:
@@ -137,7 +200,7 @@ class SqliteStore(Store):
         except BaseException:
             await db.close()
             raise
-        return cls(db, max_entries=max_entries, entry_columns=columns)
+        return cls(db, max_entries=max_entries, entry_columns=columns, compress_outcomes=compress)
 
     async def close(self) -> None:
         async with self._lock:
@@ -147,25 +210,23 @@ class SqliteStore(Store):
         async with self._lock:
             return await schema_version(self._db)
 
-    # --- transactions ---
+    # --- one trip to the connection's thread per operation ---
 
-    @asynccontextmanager
-    async def _transaction(self) -> AsyncIterator[aiosqlite.Connection]:
-        """BEGIN IMMEDIATE ... COMMIT; any error (or cancellation) rolls the whole command back."""
-        async with self._lock:
-            await self._db.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._db
-                await self._db.execute("COMMIT")
-            except BaseException:
-                if self._db.in_transaction:
-                    await asyncio.shield(self._db.execute("ROLLBACK"))
-                raise
+    async def _on_thread(self, work: Callable[..., Any], *args: Any) -> Any:
+        """``work(conn, *args)`` on the connection's thread, queued behind the calls before it.
+        aiosqlite's ``_execute`` is the one hand-over all its own methods use; it is used here
+        (and only here) to run a whole read or transaction in one trip."""
+        db = self._db
+        return await db._execute(lambda: work(db._conn, *args))
+
+    async def _transact(self, work: Callable[[Connection], Any]) -> Any:
+        return await self._on_thread(_in_transaction, work)
 
     async def _fetchone(self, sql: str, params: tuple[Any, ...]) -> Any:
-        async with self._lock:
-            async with self._db.execute(sql, params) as cursor:
-                return await cursor.fetchone()
+        return await self._on_thread(_fetchone, sql, params)
+
+    async def _fetchall(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
+        return await self._on_thread(_fetchall, sql, params)
 
     # --- games ---
 
@@ -184,26 +245,50 @@ class SqliteStore(Store):
         row = await self._fetchone(f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?", (game_id,))
         return _stored(row) if row else None
 
+    async def load_for_command(self, channel_id: int,
+                               interaction_id: int | None) -> tuple[LogEntry | None, StoredGame | None]:
+        """One trip: the entry already logged for ``interaction_id`` with its game, else the
+        channel's active game (or None)."""
+        entry_sql = f"SELECT {self._entry_columns} FROM log_entries WHERE interaction_id = ?"
+
+        def read(conn: Connection) -> tuple[Any, Any]:
+            if interaction_id is not None:
+                logged = _fetchone(conn, entry_sql, (interaction_id,))
+                if logged is not None:
+                    return logged, _fetchone(conn, f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?",
+                                             (logged[0],))
+            return None, _fetchone(conn, f"SELECT {_GAME_COLUMNS} FROM games WHERE channel_id = ? "
+                                   "AND status = 'active'", (channel_id,))
+
+        logged, game = await self._on_thread(read)
+        return (_entry(logged) if logged else None), (_stored(game) if game else None)
+
     async def create_game(self, channel_id: int, guild_id: int | None, game: Game,
                           first_entry: Callable[[int], LogEntry]) -> tuple[StoredGame, LogEntry]:
-        state = game.model_dump_json()
-        entry: LogEntry | None = None
+        state, created_at = game.model_dump_json(), _utc_now()
+        sealed: list[LogEntry] = []
+
+        def create(conn: Connection) -> LogEntry:
+            cursor = conn.execute(
+                "INSERT INTO games (channel_id, guild_id, ruleset, created_at, state, head_hash) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (channel_id, guild_id, game.ruleset, created_at, state, GENESIS_HASH))
+            game_id = cursor.lastrowid
+            # sealed here, inside the transaction: the entry's hash covers the new game's id
+            sealed.append(entry := first_entry(game_id))
+            self._insert_entry(conn, entry)
+            conn.execute("UPDATE games SET last_seq = ?, head_hash = ? WHERE id = ?",
+                         (entry.seq, entry.hash, game_id))
+            return entry
+
         try:
-            async with self._transaction() as db:
-                cursor = await db.execute(
-                    "INSERT INTO games (channel_id, guild_id, ruleset, created_at, state, head_hash) "
-                    "VALUES (?, ?, ?, ?, ?, ?)",
-                    (channel_id, guild_id, game.ruleset, _utc_now(), state, GENESIS_HASH))
-                game_id = cursor.lastrowid
-                entry = first_entry(game_id)
-                await self._insert_entry(db, entry)
-                await db.execute("UPDATE games SET last_seq = ?, head_hash = ? WHERE id = ?",
-                                 (entry.seq, entry.hash, game_id))
+            entry = await self._transact(create)
         except sqlite3.IntegrityError as exc:
-            raise self._integrity(exc, entry_interaction=entry.interaction_id if entry else None) from None
-        stored = await self.load_game(game_id)
-        assert stored is not None and entry is not None  # just committed
-        return stored, entry
+            raise self._integrity(exc, entry_interaction=sealed[0].interaction_id if sealed else None) from None
+        # the row just committed, without reading it back
+        return StoredGame(id=entry.game_id, channel_id=channel_id, guild_id=guild_id, ruleset=game.ruleset,
+                          status="active", created_at=created_at, game=game, last_seq=entry.seq,
+                          head_hash=entry.hash), entry
 
     async def append(self, stored: StoredGame, game: Game, entry: LogEntry) -> StoredGame:
         return await self._write(stored, game, entry, end=False)
@@ -212,26 +297,30 @@ class SqliteStore(Store):
         return await self._write(stored, stored.game, entry, end=True)
 
     async def _write(self, stored: StoredGame, game: Game, entry: LogEntry, *, end: bool,
-                     also: Callable[[aiosqlite.Connection], Awaitable[None]] | None = None) -> StoredGame:
+                     also: Callable[[Connection], None] | None = None) -> StoredGame:
+        """State + entry (+ ``also``, more of the same command) in one transaction, one trip."""
         # the closing entry may go one past the cap, so a full game can always be ended
         if entry.seq > self.max_entries + (1 if end else 0):
             raise LogFull(f"the log holds {self.max_entries} entries, the most one game may have")
         state = game.model_dump_json()
+
+        def write(conn: Connection) -> None:
+            # the WHERE is an optimistic lock: it matches only if nobody wrote since the load
+            cursor = conn.execute(
+                "UPDATE games SET state = ?, last_seq = ?, head_hash = ?, "
+                "status = CASE WHEN ? THEN 'ended' ELSE status END, "
+                "ended_at = CASE WHEN ? THEN ? ELSE ended_at END "
+                "WHERE id = ? AND status = 'active' AND last_seq = ? AND head_hash = ?",
+                (state, entry.seq, entry.hash, end, end, entry.time,
+                 stored.id, entry.seq - 1, entry.prev_hash))
+            if cursor.rowcount != 1:
+                raise StaleGame(f"game {stored.id} changed since it was loaded")
+            self._insert_entry(conn, entry)
+            if also is not None:
+                also(conn)
+
         try:
-            async with self._transaction() as db:
-                # the WHERE is an optimistic lock: it matches only if nobody wrote since the load
-                cursor = await db.execute(
-                    "UPDATE games SET state = ?, last_seq = ?, head_hash = ?, "
-                    "status = CASE WHEN ? THEN 'ended' ELSE status END, "
-                    "ended_at = CASE WHEN ? THEN ? ELSE ended_at END "
-                    "WHERE id = ? AND status = 'active' AND last_seq = ? AND head_hash = ?",
-                    (state, entry.seq, entry.hash, end, end, entry.time,
-                     stored.id, entry.seq - 1, entry.prev_hash))
-                if cursor.rowcount != 1:
-                    raise StaleGame(f"game {stored.id} changed since it was loaded")
-                await self._insert_entry(db, entry)
-                if also is not None:
-                    await also(db)  # more of the same command, in the same transaction
+            await self._transact(write)
         except sqlite3.IntegrityError as exc:
             raise self._integrity(exc, entry_interaction=entry.interaction_id) from None
         return StoredGame(id=stored.id, channel_id=stored.channel_id, guild_id=stored.guild_id,
@@ -239,10 +328,11 @@ class SqliteStore(Store):
                           created_at=stored.created_at, game=game,
                           last_seq=entry.seq, head_hash=entry.hash)
 
-    async def _insert_entry(self, db: aiosqlite.Connection, entry: LogEntry) -> None:
+    def _insert_entry(self, conn: Connection, entry: LogEntry) -> None:
+        """On the connection's thread, inside the caller's transaction."""
         count = self._entry_columns.count(",") + 1
-        await db.execute(f"INSERT INTO log_entries ({self._entry_columns}) "
-                         f"VALUES ({', '.join('?' * count)})", _entry_params(entry)[:count])
+        conn.execute(f"INSERT INTO log_entries ({self._entry_columns}) VALUES ({', '.join('?' * count)})",
+                     _entry_params(entry, compress=self.compress_outcomes)[:count])
 
     @staticmethod
     def _integrity(exc: sqlite3.IntegrityError, *, entry_interaction: int | None) -> Exception:
@@ -256,11 +346,9 @@ class SqliteStore(Store):
     # --- the log ---
 
     async def entries(self, game_id: int, *, after_seq: int = 0, limit: int = 50) -> list[LogEntry]:
-        async with self._lock:
-            async with self._db.execute(
-                    f"SELECT {self._entry_columns} FROM log_entries WHERE game_id = ? AND seq > ? "
-                    "ORDER BY seq LIMIT ?", (game_id, after_seq, limit)) as cursor:
-                rows = await cursor.fetchall()
+        rows = await self._fetchall(
+            f"SELECT {self._entry_columns} FROM log_entries WHERE game_id = ? AND seq > ? "
+            "ORDER BY seq LIMIT ?", (game_id, after_seq, limit))
         return [_entry(row) for row in rows]
 
     async def entry_by_interaction(self, interaction_id: int) -> LogEntry | None:
@@ -271,12 +359,13 @@ class SqliteStore(Store):
     # --- undo by consent ---
 
     async def create_undo(self, request: UndoRequest) -> UndoRequest:
+        def insert(conn: Connection) -> int:
+            return conn.execute(
+                f"INSERT INTO undo_requests ({_UNDO_COLUMNS}) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                _undo_params(request)[1:]).lastrowid
+
         try:
-            async with self._transaction() as db:
-                cursor = await db.execute(
-                    f"INSERT INTO undo_requests ({_UNDO_COLUMNS}) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    _undo_params(request)[1:])
-                request_id = cursor.lastrowid
+            request_id = await self._transact(insert)
         except sqlite3.IntegrityError as exc:
             if "undo_requests.interaction_id" in str(exc) and request.interaction_id is not None:
                 raise DuplicateInteraction(request.interaction_id) from None
@@ -299,28 +388,28 @@ class SqliteStore(Store):
 
     async def settle_undo(self, request_id: int, status: UndoStatus, answered_by: int | None,
                           answered_at: str) -> bool:
-        async with self._transaction() as db:
-            cursor = await db.execute(
+        def settle(conn: Connection) -> bool:
+            return conn.execute(
                 "UPDATE undo_requests SET status = ?, answered_by = ?, answered_at = ? "
-                "WHERE id = ? AND status = 'pending'", (status, answered_by, answered_at, request_id))
-            return cursor.rowcount == 1
+                "WHERE id = ? AND status = 'pending'", (status, answered_by, answered_at, request_id)).rowcount == 1
+
+        return await self._transact(settle)
 
     async def set_undo_message(self, request_id: int, channel_id: int, message_id: int) -> None:
-        async with self._transaction() as db:
-            await db.execute("UPDATE undo_requests SET channel_id = ?, message_id = ? WHERE id = ?",
-                             (channel_id, message_id, request_id))
+        await self._transact(lambda conn: conn.execute(
+            "UPDATE undo_requests SET channel_id = ?, message_id = ? WHERE id = ?",
+            (channel_id, message_id, request_id)))
 
     async def overdue_undos(self, now: str) -> list[UndoRequest]:
-        async with self._lock, self._db.execute(
-                f"SELECT {_UNDO_COLUMNS} FROM undo_requests WHERE status = 'pending' AND expires_at <= ? "
-                "ORDER BY id", (now,)) as cursor:
-            rows = await cursor.fetchall()
+        rows = await self._fetchall(
+            f"SELECT {_UNDO_COLUMNS} FROM undo_requests WHERE status = 'pending' AND expires_at <= ? "
+            "ORDER BY id", (now,))
         return [_undo(row) for row in rows]
 
     async def apply_undo(self, stored: StoredGame, game: Game, entry: LogEntry, request_id: int,
                          answered_by: int) -> StoredGame:
-        async def accept(db: aiosqlite.Connection) -> None:
-            cursor = await db.execute(
+        def accept(conn: Connection) -> None:
+            cursor = conn.execute(
                 "UPDATE undo_requests SET status = 'accepted', answered_by = ?, answered_at = ? "
                 "WHERE id = ? AND status = 'pending'", (answered_by, entry.time, request_id))
             if cursor.rowcount != 1:
@@ -329,32 +418,28 @@ class SqliteStore(Store):
         return await self._write(stored, game, entry, end=False, also=accept)
 
     async def undone(self, game_id: int, *, after_seq: int = 0) -> dict[int, int]:
-        async with self._lock:
-            async with self._db.execute(
-                    "SELECT json_extract(order_json, '$.undoes'), seq FROM log_entries "
-                    "WHERE game_id = ? AND seq > ? AND json_extract(order_json, '$.action') = 'undo'",
-                    (game_id, after_seq)) as cursor:
-                rows = await cursor.fetchall()
+        rows = await self._fetchall(
+            "SELECT json_extract(order_json, '$.undoes'), seq FROM log_entries "
+            "WHERE game_id = ? AND seq > ? AND json_extract(order_json, '$.action') = 'undo'",
+            (game_id, after_seq))
         return {int(target): int(seq) for target, seq in rows if isinstance(target, int)}
 
     # --- pacing ---
 
     async def quiet_games(self) -> list[QuietGame]:
-        async with self._lock:
-            async with self._db.execute(
-                    f"SELECT {', '.join('g.' + c.strip() for c in _GAME_COLUMNS.split(','))}, e.time, r.seq "
-                    "FROM games g JOIN log_entries e ON e.game_id = g.id AND e.seq = g.last_seq "
-                    "LEFT JOIN pacing_reminders r ON r.game_id = g.id "
-                    "WHERE g.status = 'active' "
-                    "AND json_extract(g.state, '$.options.remind_after_hours') IS NOT NULL") as cursor:
-                rows = await cursor.fetchall()
+        rows = await self._fetchall(
+            f"SELECT {', '.join('g.' + c.strip() for c in _GAME_COLUMNS.split(','))}, e.time, r.seq "
+            "FROM games g JOIN log_entries e ON e.game_id = g.id AND e.seq = g.last_seq "
+            "LEFT JOIN pacing_reminders r ON r.game_id = g.id "
+            "WHERE g.status = 'active' "
+            "AND json_extract(g.state, '$.options.remind_after_hours') IS NOT NULL")
         return [QuietGame(_stored(row[:9]), row[9], row[10]) for row in rows]
 
     async def mark_reminded(self, game_id: int, seq: int, sent_at: str) -> None:
-        async with self._transaction() as db:
-            await db.execute("INSERT INTO pacing_reminders (game_id, seq, sent_at) VALUES (?, ?, ?) "
-                             "ON CONFLICT (game_id) DO UPDATE SET seq = excluded.seq, sent_at = excluded.sent_at",
-                             (game_id, seq, sent_at))
+        await self._transact(lambda conn: conn.execute(
+            "INSERT INTO pacing_reminders (game_id, seq, sent_at) VALUES (?, ?, ?) "
+            "ON CONFLICT (game_id) DO UPDATE SET seq = excluded.seq, sent_at = excluded.sent_at",
+            (game_id, seq, sent_at)))
 
 
 def _undo_params(request: UndoRequest) -> tuple[Any, ...]:

@@ -28,6 +28,7 @@ from bot.core.version import LEGACY_RULES_VERSION, RULES_VERSION
 from bot.service import Actor, Referee
 from bot.store import GENESIS_HASH, LogEntry, SqliteStore, canonical_json, state_hash
 from bot.store.chain import chain_hash
+from bot.store.sqlite import unpack_json  # outcomes are stored compressed (schema 4)
 from tests.store.helpers import CHANNEL, GM, seated_asl_game
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -63,7 +64,7 @@ def rewrite_log(path: Path, change: Callable[[int, dict[str, Any]], dict[str, An
         for seq, time, actor, command, order, dice, manual, outcome, state, interaction, version in rows:
             fields = change(seq, {"game_id": 1, "seq": seq, "time": time, "actor": actor, "command": command,
                                   "order": json.loads(order), "dice": json.loads(dice), "manual": bool(manual),
-                                  "outcome": json.loads(outcome), "state_hash": state,
+                                  "outcome": unpack_json(outcome), "state_hash": state,
                                   "interaction_id": interaction, "rules_version": version})
             entry = LogEntry.seal(prev_hash=prev, **fields)
             db.execute("UPDATE log_entries SET dice = ?, outcome = ?, state_hash = ?, rules_version = ?, "

@@ -87,7 +87,7 @@ async def test_a_restart_keeps_every_game_exactly(tmp_path):
 async def test_if_the_entry_insert_fails_the_state_is_unchanged(store, monkeypatch):
     stored = await _create(store)
 
-    async def failing_insert(db, entry):
+    def failing_insert(db, entry):  # runs on the connection's thread, inside the transaction
         raise sqlite3.OperationalError("disk I/O error (forced)")
     monkeypatch.setattr(type(store), "_insert_entry", staticmethod(failing_insert))
     with pytest.raises(sqlite3.OperationalError, match="forced"):
