@@ -61,7 +61,7 @@ async def reply_outcome(interaction: discord.Interaction, acted: Any, *, ephemer
     """Render an action's outcome and send it: the first message as the response, the rest as
     followups. ``acted`` is what ``Referee.act`` returns (its outcome, game and log seq).
     ``view`` (buttons, e.g. /fire's "Odds") goes on the first message, the one with the headline."""
-    embeds = outcome_embed(acted.outcome, acted.game, entry_seq=_entry_seq(acted))
+    embeds = outcome_embed(acted.outcome, acted.game, entry_seq=acted.seq)
     for i, group in enumerate(message_groups(embeds)):
         if i == 0 and not interaction.response.is_done():
             try:
@@ -77,14 +77,6 @@ async def reply_outcome(interaction: discord.Interaction, acted: Any, *, ephemer
         from bot.pacing import send_hand_off
 
         await send_hand_off(interaction, acted.game, acted.hand_off)
-
-
-def _entry_seq(acted: Any) -> int | None:
-    for name in ("seq", "entry_seq"):
-        value = getattr(acted, name, None)
-        if isinstance(value, int):
-            return value
-    return None
 
 
 class RefereeTree(app_commands.CommandTree):
@@ -113,7 +105,6 @@ class RefereeTree(app_commands.CommandTree):
             await send_ephemeral(interaction, content=(
                 "Something went wrong on our side; nothing was changed "
                 f"(reference: {interaction.id})"))
-
 
     async def _answer_lost(self, interaction: discord.Interaction, error: discord.HTTPException) -> None:
         """Discord refused the answer (an expired token, an outage past discord.py's own retries).
