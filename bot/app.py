@@ -139,7 +139,7 @@ class RefereeBot(commands.Bot):
         self.referee: Any = None
         self.loaded_cogs: list[str] = []
         # rolling commands per player (bot/limits.py; REFEREE_ROLL_LIMIT / REFEREE_ROLL_WINDOW)
-        self.roll_limiter = RollRateLimiter.from_settings()
+        self.roll_limiter = RollRateLimiter.from_settings(settings)
 
     async def setup_hook(self) -> None:
         from bot.service import Referee

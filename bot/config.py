@@ -43,6 +43,9 @@ class Settings(BaseSettings):
     # seed so a sandbox session's dice can be replayed
     sandbox_database: Path | None = None  # None: a fresh temporary database per session
     sandbox_seed: int | None = None
+    # rolling commands (fire, morale, rally, ...) per player in a sliding window (bot.limits)
+    roll_limit: int = Field(default=20, ge=1, le=10_000)
+    roll_window: float = Field(default=60.0, gt=0, le=86_400)  # seconds
 
     @field_validator("token", mode="before")
     @classmethod

@@ -21,24 +21,13 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from discord import app_commands
-from pydantic import Field, ValidationError
-from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from bot.config import ConfigError
+from bot.config import Settings, load_settings
 
 # Root command names that may roll dice. A command can also say so itself with
 # ``extras={"rolls": True}`` (or opt out with ``{"rolls": False}``).
 ROLLING_COMMANDS = frozenset({"fire", "artillery", "morale", "rally", "transfer", "recover"})
 SWEEP_EVERY = 1000  # checks between sweeps that forget players idle for a whole window
-
-
-class LimitSettings(BaseSettings):
-    """``REFEREE_ROLL_LIMIT`` rolling commands per player in ``REFEREE_ROLL_WINDOW`` seconds."""
-
-    model_config = SettingsConfigDict(env_prefix="REFEREE_", extra="ignore", frozen=True)
-
-    roll_limit: int = Field(default=20, ge=1, le=10_000)
-    roll_window: float = Field(default=60.0, gt=0, le=86_400)
 
 
 class RateLimited(app_commands.CheckFailure):
@@ -69,14 +58,10 @@ class RollRateLimiter:
         self._checks = 0
 
     @classmethod
-    def from_settings(cls, settings: LimitSettings | None = None) -> "RollRateLimiter":
-        if settings is None:
-            try:
-                settings = LimitSettings()
-            except ValidationError as exc:  # one line naming the variable, as bot.config does
-                err = exc.errors()[0]
-                raise ConfigError(f"invalid setting REFEREE_{str(err['loc'][0]).upper()}: "
-                                  f"{err.get('msg', 'is invalid')} (got {err.get('input')!r})") from None
+    def from_settings(cls, settings: Settings | None = None) -> "RollRateLimiter":
+        """From the bot's settings (REFEREE_ROLL_LIMIT, REFEREE_ROLL_WINDOW); read from the
+        environment when none are given."""
+        settings = settings or load_settings()
         return cls(settings.roll_limit, settings.roll_window)
 
     def retry_after(self, user_id: int, interaction_id: int) -> float | None:

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from bot.config import ConfigError
+from bot.config import ConfigError, Settings
 from bot.core import setup as core_setup
 from bot.emulator.records import CHANNEL_MESSAGE
-from bot.limits import LimitSettings, RollRateLimiter
+from bot.limits import RollRateLimiter
 from tests.cogs.conftest import ALICE, BOB, GM, refusal
 from tests.reliability.audit import audit_database, size
 
@@ -55,7 +55,7 @@ def test_the_limit_is_read_from_the_environment(monkeypatch):
     assert (limiter.limit, limiter.window) == (5, 30)
     monkeypatch.delenv("REFEREE_ROLL_LIMIT")
     monkeypatch.delenv("REFEREE_ROLL_WINDOW")
-    assert (LimitSettings().roll_limit, LimitSettings().roll_window) == (20, 60)
+    assert (Settings().roll_limit, Settings().roll_window) == (20, 60)
     monkeypatch.setenv("REFEREE_ROLL_LIMIT", "0")
     with pytest.raises(ConfigError, match=r"^invalid setting REFEREE_ROLL_LIMIT: Input should be greater than "
                                           r"or equal to 1 \(got '0'\)$"):
