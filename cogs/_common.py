@@ -87,7 +87,7 @@ def actor_of(interaction: discord.Interaction):
                  name=getattr(interaction.user, "display_name", str(interaction.user)))
 
 
-async def _game_or_none(interaction: discord.Interaction):
+async def game_or_none(interaction: discord.Interaction):
     from bot.core.errors import RulesError
 
     referee = getattr(interaction.client, "referee", None)
@@ -99,7 +99,7 @@ async def _game_or_none(interaction: discord.Interaction):
         return None
 
 
-def _choices(values: list[tuple[str, str]], current: str, *, skip: int = 0) -> list[app_commands.Choice[str]]:
+def matching_choices(values: list[tuple[str, str]], current: str, *, skip: int = 0) -> list[app_commands.Choice[str]]:
     # match the last word being typed (none yet after a trailing space); ``skip`` leaves out the
     # ids already typed, which every name of a multi-id option repeats as its prefix
     folded = current.casefold().split()[-1] if current.strip() and not current[-1:].isspace() else ""
@@ -107,63 +107,63 @@ def _choices(values: list[tuple[str, str]], current: str, *, skip: int = 0) -> l
     return [app_commands.Choice(name=name[:100], value=value[:100]) for name, value in hits[:MAX_CHOICES]]
 
 
-def _last_token_prefix(current: str) -> str:
+def last_token_prefix(current: str) -> str:
     """For options listing several ids, complete the last one and keep the others."""
     parts = current.rsplit(" ", 1)
     return parts[0] + " " if len(parts) == 2 else ""
 
 
 async def unit_autocomplete(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
-    game = await _game_or_none(interaction)
+    game = await game_or_none(interaction)
     if game is None:
         return []
-    prefix = _last_token_prefix(current)
+    prefix = last_token_prefix(current)
     values = [(f"{prefix}{u.id} ({u.name}, {game.side_name(u.side)}, {u.location or 'off board'})",
                f"{prefix}{u.id}") for u in game.units.values() if not u.eliminated]
-    return _choices(values, current, skip=len(prefix))
+    return matching_choices(values, current, skip=len(prefix))
 
 
 async def location_autocomplete(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
-    game = await _game_or_none(interaction)
+    game = await game_or_none(interaction)
     if game is None:
         return []
-    return _choices([(f"{loc.id} ({loc.terrain})", loc.id) for loc in game.locations.values()], current)
+    return matching_choices([(f"{loc.id} ({loc.terrain})", loc.id) for loc in game.locations.values()], current)
 
 
 async def phase_autocomplete(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
     from bot.core.rulesets import get_ruleset
 
-    game = await _game_or_none(interaction)
+    game = await game_or_none(interaction)
     if game is None:
         return []
     ruleset = get_ruleset(game.ruleset)
-    return _choices([(f"{p} ({ruleset.phase_names.get(p, p)})", p) for p in ruleset.phases], current)
+    return matching_choices([(f"{p} ({ruleset.phase_names.get(p, p)})", p) for p in ruleset.phases], current)
 
 
 async def side_autocomplete(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
-    game = await _game_or_none(interaction)
+    game = await game_or_none(interaction)
     if game is None:
         return []
-    return _choices([(side.name, side.name) for side in game.sides], current)
+    return matching_choices([(side.name, side.name) for side in game.sides], current)
 
 
 async def terrain_autocomplete(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
     from bot.core.rulesets import get_ruleset
 
-    game = await _game_or_none(interaction)
+    game = await game_or_none(interaction)
     if game is None:
         return []
-    return _choices([(t, t) for t in sorted(get_ruleset(game.ruleset).terrains())], current)
+    return matching_choices([(t, t) for t in sorted(get_ruleset(game.ruleset).terrains())], current)
 
 
 async def counter_type_autocomplete(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
     from bot.core.rulesets import get_ruleset
 
-    game = await _game_or_none(interaction)
+    game = await game_or_none(interaction)
     if game is None:
         return []
     types = get_ruleset(game.ruleset).counter_types()
-    return _choices([(f"{key} ({spec.get('name', key)})", key) for key, spec in sorted(types.items())], current)
+    return matching_choices([(f"{key} ({spec.get('name', key)})", key) for key, spec in sorted(types.items())], current)
 
 
 def side_index(game, name: str) -> int:
@@ -233,7 +233,7 @@ def order_options(text: str | None, model: Any, *, taken: tuple[str, ...] = (),
 
 async def company_autocomplete(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
     """Command Decision: the companies of the game's stands, with their side and stand count."""
-    game = await _game_or_none(interaction)
+    game = await game_or_none(interaction)
     if game is None:
         return []
     companies: dict[str, list[Any]] = {}
@@ -243,7 +243,7 @@ async def company_autocomplete(interaction: discord.Interaction, current: str) -
             companies.setdefault(name, []).append(stand)
     values = [(f"{name} ({game.side_name(stands[0].side)}, {len(stands)} stand{'s' if len(stands) != 1 else ''})",
                name) for name, stands in sorted(companies.items())]
-    return _choices(values, current)
+    return matching_choices(values, current)
 
 
 # --- replies of lists and boards (set-up cogs) -----------------------------------------------------

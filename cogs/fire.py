@@ -29,12 +29,12 @@ from bot.core.rulesets.nhis.orders import NhisFire
 from bot.render import error_embed, odds_embed
 from cogs._common import (
     MAX_CHOICES,
-    _choices,
-    _game_or_none,
-    _last_token_prefix,
     act_and_reply,
     agreed_drm,
+    game_or_none,
+    last_token_prefix,
     location_autocomplete,
+    matching_choices,
     only_in,
     order_options,
     parse_dice,
@@ -103,7 +103,7 @@ def cd_fire_order(firers: list[str], target: str, band: str | None, options: str
 async def target_autocomplete(interaction: discord.Interaction, current: str) -> list[Choice[str]]:
     """ASL/NHiS: the target Location; Command Decision: the target stands (several ids), only the
     enemies of the firer once one is named."""
-    game = await _game_or_none(interaction)
+    game = await game_or_none(interaction)
     if game is None:
         return []
     if game.ruleset != "cd":
@@ -111,15 +111,15 @@ async def target_autocomplete(interaction: discord.Interaction, current: str) ->
     named = parse_ids(getattr(interaction.namespace, "firers", None) or getattr(interaction.namespace, "firer", None),
                       option="firers")
     firer = game.find_unit(named[0]) if named else None
-    prefix = _last_token_prefix(current)
+    prefix = last_token_prefix(current)
     values = [(f"{prefix}{u.id} ({u.name}, {game.side_name(u.side)}, {u.location or 'off board'})", f"{prefix}{u.id}")
               for u in game.units.values() if not u.eliminated and (firer is None or u.side != firer.side)]
-    return _choices(values, current, skip=len(prefix))
+    return matching_choices(values, current, skip=len(prefix))
 
 
 async def band_autocomplete(interaction: discord.Interaction, current: str) -> list[Choice[str]]:
     """The range bands of the named firer's to-hit numbers (every stand's, until one is named)."""
-    game = await _game_or_none(interaction)
+    game = await game_or_none(interaction)
     if game is None or game.ruleset != "cd":
         return []
     named = parse_ids(getattr(interaction.namespace, "firers", None) or "", option="firers")

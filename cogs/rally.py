@@ -13,7 +13,14 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from cogs._common import act_and_reply, company_autocomplete, only_in, parse_dice, unit_autocomplete, unit_or_company
+from cogs._common import (
+    act_and_reply,
+    company_autocomplete,
+    only_in,
+    parse_dice,
+    unit_autocomplete,
+    unit_or_company,
+)
 
 
 def rally_order(game, *, unit: str | None = None, company: str | None = None, leader: str | None = None,

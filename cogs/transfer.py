@@ -10,18 +10,25 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from cogs._common import _choices, _game_or_none, act_and_reply, parse_dice, require_ruleset, unit_autocomplete
+from cogs._common import (
+    act_and_reply,
+    game_or_none,
+    matching_choices,
+    parse_dice,
+    require_ruleset,
+    unit_autocomplete,
+)
 
 NO_SW = "its weapons belong to the units themselves"
 
 
 async def weapon_autocomplete(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
     """The game's support weapons, each with who holds it (or where it lies)."""
-    game = await _game_or_none(interaction)
+    game = await game_or_none(interaction)
     if game is None:
         return []
     weapons = [u for u in game.units.values() if getattr(u, "kind", None) == "sw" and not u.eliminated]
-    return _choices([(f"{w.id} ({w.name}, {f'held by {w.owner}' if w.owner else 'unpossessed'}, "
+    return matching_choices([(f"{w.id} ({w.name}, {f'held by {w.owner}' if w.owner else 'unpossessed'}, "
                       f"{w.location or 'off board'})", w.id) for w in weapons], current)
 
 
