@@ -8,15 +8,15 @@ the counter they need.
 from __future__ import annotations
 
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from ...data import data_path
 from .models import AslKind, Quality
 
-DATA_FILE = Path(__file__).resolve().parents[4] / "data" / "asl" / "counters.yaml"
+DATA_FILE = data_path("asl", "counters.yaml")
 
 
 class CounterType(BaseModel):

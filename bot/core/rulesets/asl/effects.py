@@ -10,16 +10,16 @@ its id, side, Location and markers, so the SWs it carries and the players' handl
 from __future__ import annotations
 
 from functools import lru_cache
-from pathlib import Path
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
+from ...data import data_path
 from . import counters
 from .context import AslContext
 from .models import AslUnit
 
-DATA_FILE = Path(__file__).resolve().parents[4] / "data" / "asl" / "morale.yaml"
+DATA_FILE = data_path("asl", "morale.yaml")
 
 # Markers and bookkeeping a unit keeps when it is replaced by another counter type
 STATUS_FIELDS = ("broken", "pinned", "dm", "cx", "fire_marker", "in_melee", "moving", "assault_moving",

@@ -9,19 +9,19 @@ caller has already written the check line and, for a rally, rallied the unit.
 from __future__ import annotations
 
 from functools import lru_cache
-from pathlib import Path
 from typing import Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict
 
+from ...data import data_path
 from ...errors import InvalidOrder
 from . import counters
 from .context import AslContext
 from .effects import replace_with_type
 from .models import AslUnit
 
-DATA_FILE = Path(__file__).resolve().parents[4] / "data" / "asl" / "heat_of_battle.yaml"
+DATA_FILE = data_path("asl", "heat_of_battle.yaml")
 MODE_OPTION = "heat_of_battle"
 DRM_OPTION = "heat_of_battle_drms"
 INEXPERIENCED = ("green", "conscript")

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from pathlib import Path
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from ...data import data_path
 from ...errors import InvalidOrder
 
-DATA_DIR = Path(__file__).resolve().parents[4] / "data" / "asl"
+DATA_DIR = data_path("asl")
 
 # Every result the IFT can print: no effect, Pin Task Check, Normal/+n Morale Check,
 # Casualty Reduction plus nMC, n units eliminated (A7.3).

@@ -9,15 +9,15 @@ names each modifier by its field here, so a missing modifier is a validation err
 from __future__ import annotations
 
 from functools import lru_cache
-from pathlib import Path
 from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from ...data import data_path
 from .models import CdStand, TroopQuality
 
-DATA_DIR = Path(__file__).resolve().parents[4] / "data" / "cd"
+DATA_DIR = data_path("cd")
 QUALITIES: tuple[TroopQuality, ...] = ("green", "trained", "regular", "experienced", "veteran", "elite")
 HitResult = Literal["no effect", "forced back", "eliminated"]
 Direction = Literal["at_most", "at_least"]

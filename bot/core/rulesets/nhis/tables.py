@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from ...data import data_path
 from ...errors import InvalidOrder
 
-DATA_DIR = Path(__file__).resolve().parents[4] / "data" / "nhis"
+DATA_DIR = data_path("nhis")
 
 FIRE_RESULT = re.compile(r"^(-|Hit|Hit-[1-6]|D|D-[23])$")
 
