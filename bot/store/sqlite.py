@@ -127,7 +127,7 @@ def _entry(row: Any) -> LogEntry:
 
 def _entry_params(entry: LogEntry, *, compress: bool = True) -> tuple[Any, ...]:
     # the order stays TEXT: it is small, and undone() reads its fields with json_extract
-    outcome = canonical_json(entry.outcome)
+    outcome = entry.outcome_json()  # the text its hash covered, encoded once (issue 5)
     return (entry.game_id, entry.seq, entry.time, entry.actor, entry.command,
             canonical_json(entry.order), canonical_json(list(entry.dice)), int(entry.manual),
             pack_json(outcome) if compress else outcome, entry.state_hash, entry.prev_hash, entry.hash,

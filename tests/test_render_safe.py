@@ -1,0 +1,61 @@
+"""render.safe is one regex pass: it must escape exactly as discord.py's two helpers did."""
+
+from __future__ import annotations
+
+import pytest
+from discord.utils import escape_markdown, escape_mentions
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bot.render import safe
+
+
+def old_safe(text: object) -> str:
+    """render.safe as it was before issue 5's speed work: the reference."""
+    return escape_mentions(escape_markdown(str(text)))
+
+
+TRICKY = [
+    "", "plain 4-6-7 squad", "8-1 leader", "- list", "  - indented list", "\n- second line",
+    "# heading", "### h3", "#### h4", "a # b", "> quote", ">>> block", ">no space", "a\n> quote",
+    "**bold** and __under__ and ~~strike~~ and ||spoiler|| and `code`", "back\\slash", "\\*",
+    "[link](https://example.com)", "[a](b) and [c](d)", "[@everyone](x)", "[x](@here)",
+    "https://example.com/a_b*c", "see https://ex.com/_x_.", "<https://ex.com/_a_>", "<a:/_b_>",
+    "steam://run/_1_", "http://x/@everyone", "https://x/@123456789012345678",
+    "@everyone", "@here", "@@everyone", "@here_and_now", "@123456789012345678", "@!123456789012345678",
+    "@&123456789012345678901", "@1234567890123456", "a@everyone_b", "<@123456789012345678>",
+    "unit_1 *A1*", "line one\n# two\n- three\n> four", "\t-\ttab dash", "\u200b@everyone",
+    "Ünïcödé *ß* _é_ 🎲", "`@everyone`", "*@here*", "[**x**](https://a.b/_c_)", "[\n](x)",
+    "https://a.b/c)", "(https://a.b/c)", "x_https://a.b/_c", "__init__.py", "-", "#", ">", "@",
+]
+
+
+@pytest.mark.parametrize("text", TRICKY)
+def test_safe_escapes_tricky_text_as_discord_py_does(text: str) -> None:
+    assert safe(text) == old_safe(text)
+
+
+def test_safe_examples_read_as_expected() -> None:
+    assert safe("**8-1** @everyone") == "\\*\\*8-1\\*\\* @\u200beveryone"
+    assert safe("https://example.com/a_b") == "https://example.com/a_b"
+    assert safe(12) == "12"
+
+
+# markdown, mention and link pieces, so random text often holds what the escaping acts on
+PIECES = st.sampled_from(["*", "_", "~", "|", "`", "\\", ">", ">>> ", "#", "## ", "-", " -", "[", "]", "(",
+                          ")", "](", "\n", " ", "\t", "@", "@everyone", "@here", "@!", "@&",
+                          "@123456789012345678", "1234567890", "https://", "http://a.b/", "steam://",
+                          "<", ">", ":/", ".", ",", "'", '"', "a", "é", "\u200b"])
+TEXT = st.lists(st.one_of(PIECES, st.text(max_size=4)), max_size=24).map("".join)
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(TEXT)
+def test_safe_matches_discord_py_on_random_markdown(text: str) -> None:
+    assert safe(text) == old_safe(text)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text())
+def test_safe_matches_discord_py_on_random_unicode(text: str) -> None:
+    assert safe(text) == old_safe(text)
