@@ -420,7 +420,7 @@ def status_blocks(game: Game) -> list[Block]:
 
 def _natural(text: str) -> tuple:
     """"B10" after "B9": digits compare as numbers."""
-    return tuple(int(p) if p.isdigit() else p.casefold() for p in re.split(r"(\d+)", text))
+    return tuple(int(p) if p.isascii() and p.isdigit() else p.casefold() for p in re.split(r"(\d+)", text))
 
 
 def _sides_text(game: Game) -> str:

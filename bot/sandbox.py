@@ -204,7 +204,7 @@ def _user_id(path: str, name: str, value: str) -> str:
     bare = value.strip().removeprefix("<@").removesuffix(">").lstrip("@!")
     if bare.casefold() in PEOPLE:
         return str(PEOPLE[bare.casefold()].id)
-    if bare.isdigit():
+    if bare.isascii() and bare.isdigit():
         return bare
     raise CommandLineError(f"/{path}: option '{name}' takes a person: {', '.join(PEOPLE)}")
 

@@ -39,7 +39,7 @@ def parse_dice(text: str | None) -> list[int] | None:
     for part in _SPLIT.split(text.strip()):
         if not part:
             continue
-        if not part.isdigit() or not 1 <= int(part) <= 10:
+        if not (part.isascii() and part.isdigit()) or not 1 <= int(part) <= 10:
             raise InvalidOrder(f"'dice' takes die faces from 1 to 10 separated by spaces; '{part[:20]}' is not one",
                                field="dice")
         values.append(int(part))

@@ -522,7 +522,7 @@ def _guild_of(payload: dict[str, Any]) -> int | None:
 
 
 def _int(text: str) -> int:
-    return int(text) if text.isdigit() else -1
+    return int(text) if text.isascii() and text.isdigit() else -1
 
 
 def _describe(payload: dict[str, Any]) -> str:

@@ -133,3 +133,12 @@ async def test_rally_autocomplete_offers_units_and_companies(table):
     await asl_game(table, phase="RPh")
     assert await table.autocomplete("rally", {"unit": "A3"}, focused="unit") == [
         {"name": "A3 (4-6-7, Germans, A4)", "value": "A3"}]
+
+
+async def test_manual_dice_that_only_look_like_digits_are_refused_by_name(table):
+    # '²' is a digit to str.isdigit() but not a number int() reads: found by the full fuzz run
+    from tests.cogs.helpers import asl_game
+
+    await asl_game(table, phase="RPh")
+    assert await table.refused("rally", {"unit": "A3", "dice": "²"}) == (
+        "'dice' takes die faces from 1 to 10 separated by spaces; '²' is not one")
