@@ -15,9 +15,8 @@ from bot.core.api import new_game, resolve
 from bot.core.dice import ScriptedDice
 from bot.core.errors import InvalidOrder
 from bot.core.game import Game, Location
-from bot.core.odds.enumerate import Leaf, successors
+from bot.core.odds.enumerate import Leaf, tally
 from bot.core.odds.generic import snapshot
-from bot.core.odds.report import breaks, end_state
 from bot.core.rulesets.asl.ruleset import RULESET
 
 NEXT_DIE = re.compile(r"the next one is a d(\d+)")
@@ -42,21 +41,9 @@ def brute_force(game: Game, order: dict[str, Any]) -> list[Leaf]:
 
 
 def tallied(game: Game, found: list[Leaf], subjects: list[str]) -> tuple[dict, dict, Fraction]:
-    """unit -> end-state distribution, unit -> P(breaks), P(at least one breaks)."""
-    states: dict[str, dict[str, Fraction]] = {u: {} for u in subjects}
-    broke = {u: Fraction(0) for u in subjects}
-    any_breaks = Fraction(0)
-    for leaf in found:
-        some = False
-        for uid in subjects:
-            before = snapshot(game.units[uid])
-            after = tuple(snapshot(u) for u in successors(game, leaf.game, uid))
-            state = end_state(before, after)
-            states[uid][state] = states[uid].get(state, Fraction(0)) + leaf.probability
-            if breaks(before, after):
-                broke[uid] += leaf.probability
-                some = True
-        any_breaks += leaf.probability if some else 0
+    """unit -> end-state distribution, unit -> P(breaks), P(at least one breaks), over leaves
+    found by brute force through the real resolver (the enumerator's own tally classifies them)."""
+    _, states, broke, any_breaks, _ = tally(game, iter(found), subjects, snapshot, lambda leaf: "")
     return states, broke, any_breaks
 
 
