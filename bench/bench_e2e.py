@@ -289,9 +289,10 @@ class Bench:
 
     def __init__(self, sizes: Sizes, folder: Path) -> None:
         self.sizes, self.n = sizes, sizes.channels
-        # referee channels [0, n x rounds): one fresh game each per /fire round; the next n: /morale
+        # referee channels [0, n x rounds): one fresh game each per /fire round; the next n: /morale;
+        # the last n: the warm-up /fire round
         self.floor_guild = bench_guild(self.n)
-        self.guild = bench_guild(self.n * (sizes.fire_rounds + 1))
+        self.guild = bench_guild(self.n * (sizes.fire_rounds + 2))
         self.database = folder / "referee.sqlite3"
         self.floor_fake = TimedDiscord(guilds=[self.floor_guild], reply_timeout=60)
         self.fake = TimedDiscord(guilds=[self.guild], reply_timeout=60)
@@ -300,24 +301,26 @@ class Bench:
         self.fire = _send(self.fake, self.guild, "fire", fire_options)
         to_morale = _send(self.fake, self.guild, "morale", morale_options)
         self.morale: Send = lambda c, i: to_morale(self.n * sizes.fire_rounds + c, i)
+        self.warm_fire: Send = lambda c, i: self.fire(self.n * (sizes.fire_rounds + 1) + c, i)
 
     @contextlib.asynccontextmanager
     async def bots(self, warm: bool) -> Any:
         """Both fakes and both bots up, the referee's games set up, and (``warm``) one command per
-        channel through each bot first: the first commands fill caches (validators, tables,
-        prepared statements) and are not measured."""
+        channel of each workload through each bot first: the first commands fill caches
+        (validators, prepared statements, code paths run once) and are not measured."""
         async with contextlib.AsyncExitStack() as stack:
             await stack.enter_async_context(self.floor_fake)
             await stack.enter_async_context(self.fake)
             await stack.enter_async_context(running(FloorBot(), fake=self.floor_fake))
             bot = RefereeBot(Settings(token=None, database=self.database, dev_guild=None))
             await stack.enter_async_context(running(bot, fake=self.fake))
-            await setup_games(bot, self.guild, self.n * (self.sizes.fire_rounds + 1))
+            await setup_games(bot, self.guild, self.n * (self.sizes.fire_rounds + 2))
             if warm:
                 with self.on(self.floor_fake):
                     await sustained(self.floor_fake, self.floor_send, self.n, 1)
                 with self.on(self.fake):
                     await sustained(self.fake, self.morale, self.n, 1)
+                    await one_round(self.fake, self.warm_fire, self.n, 0)
             yield
 
     @staticmethod

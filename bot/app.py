@@ -21,6 +21,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.config import Settings
+from bot.core.api import TablesUnreadable, load_tables
 from bot.core.errors import RulesError
 from bot.limits import RollRateLimiter
 from bot.logs import current_interaction
@@ -145,6 +146,7 @@ class RefereeBot(commands.Bot):
         from bot.service import Referee
         from bot.store import SqliteStore
 
+        load_tables()  # a broken data file stops the bot here (TablesUnreadable), not mid-game
         path = self.settings.database
         if str(path) != ":memory:":
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -228,6 +230,9 @@ def main_run(settings: Settings) -> int:
     except discord.LoginFailure:
         log.error("Discord refused the token: check DISCORD_TOKEN (or REFEREE_TOKEN)")
         return 2
+    except TablesUnreadable as exc:
+        log.error("%s", exc)
+        return 1
     except KeyboardInterrupt:
         pass
     return 0

@@ -30,6 +30,7 @@ from typing import Any, TextIO
 
 from bot.app import RefereeBot
 from bot.config import ConfigError, Settings, load_settings
+from bot.core.api import TablesUnreadable
 from bot.core.dice import SeededDice
 from bot.emulator import FakeDiscord, running
 from bot.emulator.payloads import (
@@ -577,6 +578,9 @@ def main(argv: list[str] | None = None, *, out: TextIO | None = None) -> int:
     except KeyboardInterrupt:
         print("\nbye", file=out, flush=True)
         return EXIT_OK
+    except TablesUnreadable as exc:  # a rules table broken by an edit (REFEREE_DATA, data/)
+        print(f"referee: {exc}", file=sys.stderr)
+        return EXIT_FAILED
     except (sqlite3.Error, StoreError, OSError) as exc:
         # the database given cannot be opened (not SQLite, written by a newer bot, unwritable)
         where = args.database or settings.sandbox_database

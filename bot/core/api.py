@@ -12,11 +12,12 @@ from typing import Any
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from .copying import tree_copy
+from .data import data_path
 from .dice import DiceSource, Roller, ScriptedDice, SystemDice
 from .errors import InvalidOrder
 from .game import Game
-from .outcome import Resolution
-from .rulesets import get_ruleset
+from .outcome import Resolution, with_dice
+from .rulesets import RULESET_NAMES, RULESET_TITLES, get_ruleset
 from .setup import SETUP_ACTIONS, SetupOrder, resolve_setup
 
 _SETUP_ADAPTER: TypeAdapter[Any] | None = None
@@ -63,11 +64,13 @@ def parse_order(ruleset_name: str, data: dict[str, Any] | BaseModel) -> BaseMode
         raise InvalidOrder(f"'action' is required (one of: {', '.join(ruleset.actions() + sorted(SETUP_ACTIONS))})",
                            field="action")
     adapter = _setup_adapter() if action in SETUP_ACTIONS else ruleset.order_adapter
-    if action not in SETUP_ACTIONS and action not in ruleset.actions():
+    if action not in SETUP_ACTIONS and not ruleset.has_action(action):
         raise InvalidOrder(f"{ruleset.title} has no action '{action}' "
                            f"(actions: {', '.join(ruleset.actions() + sorted(SETUP_ACTIONS))})", field="action")
     try:
-        return adapter.validate_python(data)
+        # the adapter's schema validator itself: TypeAdapter.validate_python only forwards its
+        # default arguments to it, on every order
+        return adapter.validator.validate_python(data)
     except ValidationError as exc:
         message, field = validation_message(exc)
         raise InvalidOrder(message, field=field) from None
@@ -86,11 +89,8 @@ def resolve(game: Game, order: dict[str, Any] | BaseModel, dice: DiceSource | No
     else:
         outcome = ruleset.resolve(work, parsed, roller)
     unused = tuple(source.remaining) if isinstance(source, ScriptedDice) else ()
-    outcome = outcome.model_copy(update={
-        "rolls": tuple(roller.rolls) if roller.rolls else outcome.rolls,
-        "manual_dice": roller.manual and bool(roller.rolls),
-        "unused_dice": unused,
-    })
+    outcome = with_dice(outcome, tuple(roller.rolls) if roller.rolls else outcome.rolls,
+                        roller.manual and bool(roller.rolls), unused)
     return Resolution(outcome=outcome, game=work)
 
 
@@ -98,3 +98,21 @@ def new_game(ruleset_name: str, *, sides: list[str], scenario: str = "", variant
              options: dict[str, Any] | None = None, gm: int | None = None) -> Game:
     return get_ruleset(ruleset_name).new_game(sides=sides, scenario=scenario, variant=variant,
                                              options=options, gm=gm)
+
+
+class TablesUnreadable(RuntimeError):
+    """A data file of a ruleset is missing or does not validate (see ``load_tables``)."""
+
+
+def load_tables() -> None:
+    """Read and validate every ruleset's data files now, once per process (they are cached).
+
+    The bot calls this at start-up, so a table broken by an edit stops it there, with the folder
+    named, instead of refusing the first order that needs the table in the middle of a game;
+    and the first command of a session does not wait for the YAML to be parsed."""
+    for name in RULESET_NAMES:
+        try:
+            get_ruleset(name).load_tables()  # a ruleset may read a table as it is imported
+        except Exception as exc:  # OSError, YAMLError, ValidationError: the message says which
+            raise TablesUnreadable(f"the {RULESET_TITLES[name]} tables in {data_path(name)} cannot be used: "
+                                   f"{type(exc).__name__}: {exc}") from exc

@@ -16,14 +16,14 @@ from __future__ import annotations
 import copy
 import types
 import typing
-from functools import cache
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
+from .built import new_instance, set_dict, set_extra, set_fields_set, set_private
+
 T = TypeVar("T")
 _IMMUTABLE = frozenset({str, int, float, bool, type(None)})
-_set = object.__setattr__
 
 
 def _immutable(annotation: Any) -> bool:
@@ -40,10 +40,16 @@ def _immutable(annotation: Any) -> bool:
     return False
 
 
-@cache
+_CONTAINER_FIELDS: dict[type, tuple[str, ...]] = {}  # model class -> _container_fields(class), once per class
+
+
 def _container_fields(cls: type[BaseModel]) -> tuple[str, ...]:
     """The fields of a model class that may hold something mutable (copied one level further)."""
-    return tuple(name for name, info in cls.model_fields.items() if not _immutable(info.annotation))
+    found = _CONTAINER_FIELDS.get(cls)
+    if found is None:
+        found = _CONTAINER_FIELDS[cls] = tuple(name for name, info in cls.model_fields.items()
+                                               if not _immutable(info.annotation))
+    return found
 
 
 def tree_copy(value: T) -> T:
@@ -66,19 +72,20 @@ def tree_copy(value: T) -> T:
 def _copy_model(model: BaseModel) -> BaseModel:
     # the same four attributes pydantic's own __deepcopy__ sets on the new instance
     cls = type(model)
-    new = cls.__new__(cls)
+    new = new_instance(cls)
     fields = model.__dict__.copy()
-    for name in _container_fields(cls):
+    containers = _CONTAINER_FIELDS.get(cls)  # _container_fields(cls) without the call, as a rule
+    for name in containers if containers is not None else _container_fields(cls):
         held = fields.get(name)
         kind = type(held)
         if kind is list:  # the usual container field (list[str]), often empty: copied here, one call less
             fields[name] = [v if type(v) in _IMMUTABLE else tree_copy(v) for v in held] if held else []
         elif kind not in _IMMUTABLE:
             fields[name] = tree_copy(held)
-    _set(new, "__dict__", fields)
+    set_dict(new, fields)
     extra = model.__pydantic_extra__
-    _set(new, "__pydantic_extra__", None if extra is None else tree_copy(extra))
-    _set(new, "__pydantic_fields_set__", set(model.__pydantic_fields_set__))
+    set_extra(new, None if extra is None else tree_copy(extra))
+    set_fields_set(new, model.__pydantic_fields_set__.copy())
     private = getattr(model, "__pydantic_private__", None)
-    _set(new, "__pydantic_private__", None if private is None else tree_copy(private))
+    set_private(new, None if private is None else tree_copy(private))
     return new

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
 
-from .built import all_of, built, plain_strs
+from .built import all_of, built, new_instance, plain_strs, set_dict, set_extra, set_fields_set, set_private
 from .dice import Roll
 from .trail import Step
 
@@ -94,3 +94,21 @@ def table_cell(table: str, column: str, row: str, result: str, rule: str | None)
     if plain_strs((table, column, row, result)) and (rule is None or type(rule) is str):
         return built(TableCell, {"table": table, "column": column, "row": row, "result": result, "rule": rule})
     return TableCell(table=table, column=column, row=row, result=result, rule=rule)
+
+
+_DICE_FIELDS = ("rolls", "manual_dice", "unused_dice")
+
+
+def with_dice(outcome: Outcome, rolls: tuple[Roll, ...], manual_dice: bool, unused_dice: tuple[int, ...]) -> Outcome:
+    """``outcome.model_copy(update={"rolls": ..., "manual_dice": ..., "unused_dice": ...})``: the
+    same instance pydantic's copy makes (``__dict__`` in the same order, the three fields added to
+    the fields-set, nothing validated), without its generic copy and update path; api.resolve
+    calls it once per order."""
+    fields = outcome.__dict__.copy()
+    fields["rolls"], fields["manual_dice"], fields["unused_dice"] = rolls, manual_dice, unused_dice
+    copied = new_instance(type(outcome))
+    set_dict(copied, fields)
+    set_extra(copied, None if outcome.__pydantic_extra__ is None else dict(outcome.__pydantic_extra__))
+    set_fields_set(copied, outcome.__pydantic_fields_set__.union(_DICE_FIELDS))
+    set_private(copied, None)
+    return copied

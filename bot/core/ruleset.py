@@ -8,6 +8,7 @@ handled here; a ruleset handles its own actions in ``resolve_action``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
 from typing import TYPE_CHECKING, Any, ClassVar, get_args
 
@@ -57,6 +58,10 @@ class Ruleset:
         """The ruleset's actions, in the order of its order union (a new list: callers may extend it)."""
         return list(_actions(type(self)))
 
+    def has_action(self, action: str) -> bool:
+        """Whether ``action`` is one of the ruleset's own actions (no list made: asked per order)."""
+        return action in _actions(type(self))
+
     def resolve(self, game: Game, order: BaseModel, roller: Roller) -> Outcome:
         """Apply ``order`` to ``game`` (a working copy, mutated in place) and describe it."""
         if isinstance(order, PhaseOrder):
@@ -101,6 +106,20 @@ class Ruleset:
     def counter_types(self) -> dict[str, dict[str, Any]]:
         """The counter library: type name -> the unit's fields (without id, side, location)."""
         return {}
+
+    def table_loaders(self) -> tuple[Callable[[], Any], ...]:
+        """The ruleset's table loaders beyond ``counter_types`` and ``terrains`` (each reads and
+        validates a file of data/ once, then answers from its cache); rulesets override."""
+        return ()
+
+    def load_tables(self) -> None:
+        """Read and validate every data file the ruleset uses, now: a broken table stops the bot
+        at start-up instead of refusing the first order that needs it, and the first command of
+        a session does not wait for YAML to be parsed."""
+        self.counter_types()
+        self.terrains()
+        for load in self.table_loaders():
+            load()
 
     def make_unit(self, type_name: str | None, *, id: str, side: int, location: str | None,
                   stats: dict[str, Any] | None = None) -> Any:

@@ -6,6 +6,8 @@ from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict
 
+from .built import new_instance, set_dict, set_extra, set_fields_set, set_private
+
 StepKind = Literal[
     "section",  # a heading: "Fire group", "Morale check: 4-6-7 A"
     "base",  # a starting value: a unit's FP, a morale rating
@@ -37,7 +39,6 @@ class Step(BaseModel):
 
 _STEP_KINDS = frozenset(get_args(StepKind))
 _STEP_FIELDS = frozenset(Step.model_fields)
-_new, _set = object.__new__, object.__setattr__
 
 
 def _exact(kind: object, label: object, value: object, total: object, rule: object, unit: object) -> bool:
@@ -74,12 +75,11 @@ class Trail:
         unit: str | None = None,
     ) -> Step:
         if _exact(kind, label, value, total, rule, unit):
-            step = _new(Step)
-            _set(step, "__dict__", {"kind": kind, "label": label, "value": value, "total": total,
-                                    "rule": rule, "unit": unit})
-            _set(step, "__pydantic_fields_set__", set(_STEP_FIELDS))
-            _set(step, "__pydantic_extra__", None)
-            _set(step, "__pydantic_private__", None)
+            step = new_instance(Step)
+            set_dict(step, {"kind": kind, "label": label, "value": value, "total": total, "rule": rule, "unit": unit})
+            set_fields_set(step, set(_STEP_FIELDS))
+            set_extra(step, None)
+            set_private(step, None)
         else:
             step = Step(kind=kind, label=label, value=value, total=total, rule=rule, unit=unit)
         self.steps.append(step)

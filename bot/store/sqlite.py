@@ -2,15 +2,25 @@
 
 One connection; aiosqlite runs every call on the connection's single thread, one call at a
 time, in the order the calls were queued. Each operation of this store is *one* such call: a
-function run on that thread that does the whole read, or the whole BEGIN IMMEDIATE ... COMMIT
-of a write (rolled back there on any error). So no statement of one command can land inside
-another's transaction, without an asyncio lock, and a command costs one hand-over to the thread
-per read or write instead of one per statement, fetch and cursor close (issue 5: ten round
-trips per command became two). A cancelled caller cannot leave a transaction half done either:
-the function runs to its COMMIT or ROLLBACK whatever happens to the coroutine awaiting it.
-Channels still proceed concurrently: the rules core runs on the event loop while the thread
-writes another channel's command. WAL lets readers in other processes (backups, verify tools)
-read while the bot writes.
+function run on that thread that does the whole read, or the whole of a write (rolled back
+there on any error). So no statement of one command can land inside another's write, without an
+asyncio lock, and a command costs one hand-over to the thread per read or write instead of one
+per statement, fetch and cursor close (issue 5: ten round trips per command became two). A
+cancelled caller cannot leave a write half done either: the function runs to its COMMIT or
+ROLLBACK whatever happens to the coroutine awaiting it. Channels still proceed concurrently: the
+rules core runs on the event loop while the thread writes another channel's command. WAL lets
+readers in other processes (backups, verify tools) read while the bot writes.
+
+Group commit. A command's write is durable before its answer is sent (synchronous=FULL: an
+fsync per COMMIT), and an fsync costs 0.5-4 ms on the 2-core machine: one COMMIT per command
+made the SQLite thread the bot's bottleneck with many channels at once (issue 5,
+docs/performance.md). So the writes queued while a COMMIT is on its way to the disk go
+together in the next transaction (``_in_group``): BEGIN IMMEDIATE, each command's writes in a
+SAVEPOINT of its own, one COMMIT. Each command stays whole or absent: its state and its log
+entry are released together, or rolled back to its savepoint alone when it fails (a stale game,
+a re-delivered interaction) while the others go on; if the COMMIT itself fails, none of them is
+kept and every one of them gets the error. No caller hears "saved" before the COMMIT that holds
+its write is on disk. A lone write is a transaction of one, as before.
 
 The bulky part of a log entry, its Outcome (a fire's is ~6 KB of canonical JSON), is stored
 zlib-compressed as a BLOB; entries written before that are TEXT and read as they are (SQLite
@@ -41,6 +51,8 @@ from .chain import GENESIS_HASH, LogEntry, canonical_json
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 _MIGRATION_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
 BUSY_TIMEOUT_MS = 5000  # another process (a backup, a verify tool) holding the write lock
+# the most writes one group commit takes: bounds how long one transaction holds the write lock
+MAX_GROUP = 64
 
 _GAME_COLUMNS = "id, channel_id, guild_id, ruleset, status, created_at, state, last_seq, head_hash"
 _ENTRY_COLUMNS = ("game_id, seq, time, actor, command, order_json, dice, manual, outcome, "
@@ -137,18 +149,34 @@ def _entry_params(entry: LogEntry, *, compress: bool = True) -> tuple[Any, ...]:
 Connection = sqlite3.Connection  # what a function run on the connection's thread receives
 
 
-def _in_transaction(conn: Connection, work: Callable[[Connection], Any]) -> Any:
-    """BEGIN IMMEDIATE, ``work(conn)``, COMMIT, on the connection's thread: any error rolls the
-    whole of it back before it reaches the caller."""
+def _in_group(conn: Connection, works: list[Callable[[Connection], Any]]) -> list[tuple[bool, Any]]:
+    """Group commit (see the module's docstring), on the connection's thread: BEGIN IMMEDIATE,
+    each work in its own SAVEPOINT, one COMMIT. Returns (True, result) or (False, the exception)
+    per work, in order; a work that fails is rolled back to its savepoint, alone. An error that
+    ends the transaction itself (the COMMIT failing, SQLite rolling everything back on an I/O
+    error) rolls all of it back and is raised: then no work of the group was kept."""
     conn.execute("BEGIN IMMEDIATE")
+    done: list[tuple[bool, Any]] = []
     try:
-        result = work(conn)
+        for work in works:
+            conn.execute("SAVEPOINT command")
+            try:
+                result = work(conn)
+            except Exception as exc:
+                if not conn.in_transaction:  # SQLite gave up the whole transaction: nothing is kept
+                    raise
+                conn.execute("ROLLBACK TO command")
+                conn.execute("RELEASE command")
+                done.append((False, exc))
+            else:
+                conn.execute("RELEASE command")
+                done.append((True, result))
         conn.execute("COMMIT")
     except BaseException:
         if conn.in_transaction:
             conn.execute("ROLLBACK")
         raise
-    return result
+    return done
 
 
 def _fetchone(conn: Connection, sql: str, params: tuple[Any, ...]) -> Any:
@@ -175,6 +203,9 @@ class SqliteStore(Store):
         # other operation is a single trip and needs no lock (see the module's docstring)
         self._lock = asyncio.Lock()
         self.max_entries = max_entries
+        # group commit: the writes waiting for the next transaction, and the task committing them
+        self._queued: list[tuple[Callable[[Connection], Any], asyncio.Future[Any]]] = []
+        self._committing: asyncio.Task[None] | None = None
 
     @classmethod
     async def open(cls, path: str | Path, *, max_entries: int = MAX_LOG_ENTRIES,
@@ -204,6 +235,8 @@ class SqliteStore(Store):
 
     async def close(self) -> None:
         async with self._lock:
+            if self._committing is not None:  # writes already queued are committed first
+                await asyncio.gather(self._committing, return_exceptions=True)
             await self._db.close()
 
     async def version(self) -> int:
@@ -220,7 +253,42 @@ class SqliteStore(Store):
         return await db._execute(lambda: work(db._conn, *args))
 
     async def _transact(self, work: Callable[[Connection], Any]) -> Any:
-        return await self._on_thread(_in_transaction, work)
+        """``work(conn)`` inside a write transaction, committed before this returns; shared with
+        the other writes queued meanwhile (group commit, see the module's docstring)."""
+        future = asyncio.get_running_loop().create_future()
+        self._queued.append((work, future))
+        if self._committing is None:
+            self._committing = asyncio.create_task(self._commit_queued())
+        return await future
+
+    async def _commit_queued(self) -> None:
+        """Commit what is queued, a group at a time, until the queue is empty. A caller cancelled
+        meanwhile is not waited for, but its write still goes in whole (as a lone write would:
+        the thread runs it to its COMMIT)."""
+        try:
+            while self._queued:
+                group, self._queued = self._queued[:MAX_GROUP], self._queued[MAX_GROUP:]
+                try:
+                    done = await self._on_thread(_in_group, [work for work, _ in group])
+                except BaseException as exc:  # the transaction failed as a whole: no write was kept
+                    for _, future in group:
+                        if not future.done():
+                            future.set_exception(exc)
+                    if isinstance(exc, asyncio.CancelledError):  # the loop is shutting down
+                        for _, future in self._queued:
+                            future.cancel()
+                        self._queued.clear()
+                        raise
+                    continue
+                for (_, future), (ok, value) in zip(group, done):
+                    if future.done():  # its caller was cancelled
+                        continue
+                    if ok:
+                        future.set_result(value)
+                    else:
+                        future.set_exception(value)
+        finally:
+            self._committing = None
 
     async def _fetchone(self, sql: str, params: tuple[Any, ...]) -> Any:
         return await self._on_thread(_fetchone, sql, params)

@@ -19,9 +19,18 @@ RULESET_TITLES = {
 }
 
 
+_LOADED: dict[str, Ruleset] = {}  # name -> its RULESET, once imported (each is an immutable singleton)
+
+
 def get_ruleset(name: str) -> "Ruleset":
+    # every resolution asks (api.resolve, parse_order): a dict lookup, not the import machinery
+    # and the package's lazy __getattr__ each time
+    loaded = _LOADED.get(name)
+    if loaded is not None:
+        return loaded
     if name not in RULESET_NAMES:
         raise InvalidOrder(
             f"unknown ruleset '{name}' (choose one of: {', '.join(RULESET_NAMES)})", field="ruleset"
         )
-    return import_module(f"{__name__}.{name}").RULESET
+    loaded = _LOADED[name] = import_module(f"{__name__}.{name}").RULESET
+    return loaded

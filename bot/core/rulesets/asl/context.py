@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import get_args
 
 from ...context import ResolutionContext
-from .models import AslUnit
+from .models import AslUnit, FireMarker
+
+# "Prep Fire", "First Fire", "Final Fire": each marker's words, spelled once
+_FIRE_MARKER_WORDS = {marker: f"{marker.title()} Fire" for marker in get_args(FireMarker)}
 
 
 def status_text(unit: AslUnit) -> str:
@@ -20,12 +24,19 @@ def status_text(unit: AslUnit) -> str:
     if not (unit.pinned or unit.dm or unit.cx or unit.berserk or unit.heroic or unit.fire_marker):
         return first
     parts = [first]
-    for flag, word in ((unit.pinned, "pinned"), (unit.dm, "DM"), (unit.cx, "CX"), (unit.berserk, "berserk"),
-                       (unit.heroic, "heroic")):
-        if flag:
-            parts.append(word)
+    if unit.pinned:
+        parts.append("pinned")
+    if unit.dm:
+        parts.append("DM")
+    if unit.cx:
+        parts.append("CX")
+    if unit.berserk:
+        parts.append("berserk")
+    if unit.heroic:
+        parts.append("heroic")
     if unit.fire_marker:
-        parts.append(f"{unit.fire_marker.title()} Fire")
+        marker = unit.fire_marker
+        parts.append(_FIRE_MARKER_WORDS.get(marker) or f"{marker.title()} Fire")
     return ", ".join(parts)
 
 

@@ -7,7 +7,7 @@ the counter they need.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 import yaml
@@ -96,3 +96,20 @@ def counter_types() -> dict[str, dict[str, Any]]:
 
 def counter_type(key: str) -> CounterType | None:
     return library().counters.get(key.casefold())
+
+
+@cache
+def _printed_fields(key: str) -> tuple[tuple[str, Any], ...]:
+    # the dump of one library entry, made once: Casualty Reduction and ELR replacement build a
+    # unit from it in the middle of a fire resolution (every value is a plain int, str, bool or None)
+    entry = library().counters[key]
+    return tuple(entry.model_dump(exclude={"assumed"}).items())
+
+
+def unit_fields(key: str) -> dict[str, Any] | None:
+    """The unit fields of the library type ``key`` (``counter_type(key).model_dump(exclude={"assumed"})``,
+    a fresh dict the caller may change), or None when the library has no such type."""
+    folded = key.casefold()
+    if folded not in library().counters:
+        return None
+    return dict(_printed_fields(folded))

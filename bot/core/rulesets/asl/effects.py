@@ -156,10 +156,9 @@ def carried(game, unit_id: str) -> list[AslUnit]:
 def replace_with_type(ctx: AslContext, unit: AslUnit, type_name: str, *, new_id: str | None = None) -> AslUnit:
     """A counter of the library type ``type_name`` in ``unit``'s place: same side, Location and
     markers, the new type's numbers. With ``new_id`` it is an extra counter beside ``unit``."""
-    entry = counters.counter_type(type_name)
-    if entry is None:  # the library validates its own references; a custom unit may name anything
+    fields = counters.unit_fields(type_name)
+    if fields is None:  # the library validates its own references; a custom unit may name anything
         raise ValueError(f"counter type '{type_name}' is not in the ASL library")
-    fields = entry.model_dump(exclude={"assumed"})
     fields.update({name: getattr(unit, name) for name in STATUS_FIELDS})
     fields.update(id=new_id or unit.id, type=type_name.casefold(), side=unit.side, location=unit.location)
     new = AslUnit.model_validate(fields)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import NamedTuple
 
 from ...dice import Roll, Roller
 from ...errors import IllegalOrder, InvalidOrder
@@ -114,7 +115,7 @@ class FireGroup:
     @property
     def id(self) -> str:
         """A stable name for the group, so a leader directs the same group all phase (A7.53)."""
-        return "+".join(sorted(m.unit.id for m in self.members))
+        return "+".join(sorted([m.unit.id for m in self.members]))
 
     def personnel(self) -> list[AslUnit]:
         """Every unit that takes part: firers, possessors of fired SWs, directing leaders."""
@@ -325,13 +326,13 @@ def _multipliers(m: Member, order: AslFire, kind: FireKind) -> list[tuple[str, F
 def member_fp(ctx: AslContext, m: Member, order: AslFire, kind: FireKind) -> Fraction | int:
     # An int while the value is whole (no Fraction arithmetic for the usual unmodified firer);
     # a Fraction as soon as a halving leaves a fraction: the same numbers either way.
-    fp = m.unit.fp
+    fp, name, uid = m.unit.fp, m.unit.label, m.unit.id
     value: Fraction | int = fp if type(fp) is int else Fraction(fp)
-    ctx.trail.add("base", f"{m.unit.label} FP", m.unit.fp, rule="A7.2", unit=m.unit.id)
+    ctx.trail.add("base", f"{name} FP", fp, rule="A7.2", unit=uid)
     for label, factor, rule in _multipliers(m, order, kind):
         value = _times(value, factor)
         shown = f"x{factor.numerator}/{factor.denominator}" if factor.denominator > 1 else f"x{factor}"
-        ctx.trail.add("multiplier", f"{m.unit.label}: {label}", shown, total=_num(value), rule=rule, unit=m.unit.id)
+        ctx.trail.add("multiplier", f"{name}: {label}", shown, total=_num(value), rule=rule, unit=uid)
     if kind == "advancing" and m.unit.fp_underlined and not m.unit.is_sw and order.range <= m.unit.range:
         value = Fraction(math.ceil(value + 1))  # added last, then rounded up (A7.36)
         ctx.trail.add("modifier", f"{m.unit.label}: Assault Fire", 1, total=_num(value), rule="A7.36", unit=m.unit.id)
@@ -356,8 +357,9 @@ def firepower(ctx: AslContext, group: FireGroup, order: AslFire) -> Fraction:
 
 # --------------------------------------------------------------------------- DRMs
 
-@dataclass(frozen=True)
-class Drm:
+# A NamedTuple: as immutable as a frozen dataclass, and built in half the time (a frozen
+# dataclass sets each field through object.__setattr__); several are made per resolution.
+class Drm(NamedTuple):
     label: str
     value: int
     rule: str
@@ -370,7 +372,8 @@ def _leadership(ctx: AslContext, group: FireGroup, explicit: str | None) -> int 
     locations = {m.person.location for m in group.members}
     chosen: dict[str, AslUnit] = {}
     for leader in group.leaders:
-        if leader.led_group not in (None, group.id) and leader.fire_marker:
+        # (the group's id is only worked out for a leader who directed a group already)
+        if leader.led_group is not None and leader.fire_marker and leader.led_group != group.id:
             if explicit is not None:
                 raise IllegalOrder(f"{leader.label} already directed another fire group this phase (A7.53)")
             continue

@@ -40,6 +40,12 @@ class AslRuleset(Ruleset):
 
         return counters.counter_types()
 
+    def table_loaders(self) -> tuple:
+        from . import effects, heat, tables
+
+        # data/asl/ift.yaml, morale.yaml (MC, ELR, Casualty Reduction), heat_of_battle.yaml
+        return (tables.ift, effects.rules, heat.table)
+
     def resolve_action(self, game: Game, order, roller: Roller) -> Outcome:
         if isinstance(order, AslFire):
             return fire.resolve_fire(game, order, roller)

@@ -9,7 +9,7 @@ the B# is lowered, the original B# becomes the weapon's removal number (X#) for 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ...dice import Roll
 from ...game import Game
@@ -43,8 +43,9 @@ def inexperienced(game: Game, user: AslUnit | None) -> bool:
                    for u in game.units_at(user.location) if user.location is not None)
 
 
-@dataclass(frozen=True)
-class BreakdownNumber:
+# A NamedTuple: as immutable as a frozen dataclass, and built in half the time (a frozen
+# dataclass sets each field through object.__setattr__); several are made per resolution.
+class BreakdownNumber(NamedTuple):
     number: int  # the B# for this shot
     removal: int | None  # the X# for this shot: an Original DR at or above it removes the MG
     changes: tuple[tuple[str, int, str], ...]  # (reason, change, rule) in the order applied
@@ -77,8 +78,7 @@ def _record_number(ctx: AslContext, mg: AslUnit, bn: BreakdownNumber) -> None:
         ctx.trail.note(f"{mg.label}: B{bn.number}, X{bn.removal} for this shot", rule="Table 12b")
 
 
-@dataclass(frozen=True)
-class MgShot:
+class MgShot(NamedTuple):
     mg: AslUnit
     user: AslUnit | None  # the unit firing it (its possessor)
     sustained: bool

@@ -34,6 +34,10 @@ class CdRuleset(Ruleset):
     def counter_types(self) -> dict[str, dict[str, Any]]:
         return {key: dict(fields) for key, fields in tables.counters().counters.items()}
 
+    def table_loaders(self) -> tuple:
+        # data/cd/hit_results.yaml, modifiers.yaml, morale.yaml (counters.yaml: counter_types)
+        return (tables.hit_results, tables.modifiers, tables.morale)
+
     def resolve_action(self, game: Game, order: BaseModel, roller: Roller) -> Outcome:
         from .context import CdContext
         from .fire import resolve_fire

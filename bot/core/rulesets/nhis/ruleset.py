@@ -34,6 +34,9 @@ class NhisRuleset(Ruleset):
     def default_terrain(self) -> str:
         return tables.terrain_file().default
 
+    def table_loaders(self) -> tuple:
+        return (tables.fire_table, tables.rules)  # data/nhis/fire_table.yaml, rules.yaml
+
     def resolve_action(self, game: Game, order, roller: Roller) -> Outcome:
         if isinstance(order, NhisFire):
             return fire.resolve_fire(game, order, roller)
