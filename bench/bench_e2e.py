@@ -14,6 +14,9 @@ interaction callback (the reply), stamped by the fake itself.
 - The referee is ``bot.app.RefereeBot`` with its cogs, on a real SQLite file (WAL,
   synchronous=FULL), with production dice (``secrets``). Each channel holds the standard ASL
   game of bench/scenarios.py, set up through the service with the set-up orders players give.
+- Before the measured commands, both bots answer one command per channel of each workload (the
+  warm-up), and the start-up objects are frozen (``gc.freeze``) as ``bot.app.serve`` does once
+  the bot is logged in; that is process-wide, so the floor bot shares it.
 
 Two workloads, each run by both bots in alternating chunks (see Bench):
 - ``/fire``: rounds of 50 channels at once, each channel's fire group Prep Firing once at its
@@ -26,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import sys
 import tempfile
 import time
@@ -43,7 +47,7 @@ from discord.ext import commands
 
 from bench import scenarios
 from bench.common import Metric, at_least, at_most, median, percentile
-from bot.app import RefereeBot
+from bot.app import RefereeBot, freeze_start_up_objects
 from bot.config import Settings
 from bot.emulator import FakeDiscord, pointed_at, running
 from bot.emulator.payloads import PLAYER_PERMISSIONS, ChannelSpec, GuildSpec, UserSpec
@@ -321,7 +325,12 @@ class Bench:
                 with self.on(self.fake):
                     await sustained(self.fake, self.morale, self.n, 1)
                     await one_round(self.fake, self.warm_fire, self.n, 0)
-            yield
+            # as `bot.app.serve` does once the bot is logged in; process-wide, so for both bots
+            freeze_start_up_objects()
+            try:
+                yield
+            finally:
+                gc.unfreeze()  # a caller running the benchmark again starts from the same place
 
     @staticmethod
     def on(fake: TimedDiscord) -> Any:
