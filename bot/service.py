@@ -644,8 +644,11 @@ class Referee:
     async def _accept_undo(self, stored: StoredGame, request: UndoRequest, actor: Actor,
                            interaction_id: int | None) -> UndoAnswer:
         restored = Game.model_validate_json(request.state_before)
+        # the log keeps orders as canonical JSON, whose keys are sorted: the order of the units and
+        # Locations (part of the game: a stack is listed in it) goes with the state, for the replay
         order = {"action": UNDO, "undoes": request.target_seq, "proposed_by": request.proposer,
-                 "accepted_by": actor.user_id, "state": restored.model_dump(mode="json")}
+                 "accepted_by": actor.user_id, "state": restored.model_dump(mode="json"),
+                 "unit_order": list(restored.units), "location_order": list(restored.locations)}
         outcome = undo_outcome(stored.game, restored, order)
         entry = self._seal(stored.id, stored.last_seq, stored.head_hash, actor=Actor(request.proposer),
                            command="/undo", order=order, outcome=outcome, game=restored, manual=False,

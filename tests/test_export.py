@@ -112,6 +112,19 @@ def test_a_tampered_undo_entry_is_named_by_replay(sample, tmp_path):
                                      f"the one before #{undo['order']['undoes']}")
 
 
+def test_an_undo_entry_whose_unit_order_does_not_match_its_state_is_named_by_replay(sample, tmp_path):
+    undo = next(e for e in sample["entries"] if e["order"]["action"] == "undo")
+    assert sorted(undo["order"]["unit_order"]) == sorted(undo["order"]["state"]["units"])  # the export carries it
+    undo["order"]["unit_order"] = undo["order"]["unit_order"][1:] + ["Z1"]  # one unit swapped for another
+    path = tmp_path / "tampered.json"
+    path.write_text(json_text(sample), encoding="utf-8")
+    result = subprocess.run([sys.executable, "-m", "bot", "rules", "replay", str(path)], cwd=ROOT,
+                            capture_output=True, text=True, timeout=60, check=False)
+    assert result.returncode == 1
+    assert result.stderr.strip() == (f"entry {undo['seq']}: entry #{undo['seq']} records an order of its units "
+                                     "that does not match its state")
+
+
 def test_the_csv_has_one_row_per_die_in_the_order_drawn(sample):
     rows = list(csv.DictReader(io.StringIO(csv_text(sample, names))))
     assert [(r["seq"], r["actor"], r["kind"], r["die"], r["value"], r["manual"], r["undone"]) for r in rows] == [

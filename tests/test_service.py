@@ -10,7 +10,7 @@ from bot.cli import replay_entries
 from bot.core.errors import InvalidOrder, RulesError
 from bot.core.rulesets import get_ruleset
 from bot.service import GameExists, NoGame, NotAllowed, Referee
-from bot.store import canonical_json
+from bot.store import canonical_json, state_hash
 
 from tests.store.helpers import (CHANNEL, GERMAN, GM, GUILD, MANAGER, RUSSIAN, STRANGER, CountingDice, asl_squad,
                                  nhis_squad, open_store, seated_asl_game, stand_in_rally)
@@ -406,3 +406,35 @@ async def test_verify_catches_a_state_edited_outside_the_bot(referee, tmp_path):
     report = await referee.verify(CHANNEL)
     assert (report.ok, report.checked, report.first_bad_seq) == (False, 5, None)
     assert "saved game state does not match the state after entry #5" in report.reason
+
+
+async def test_verify_catches_units_reordered_outside_the_bot_which_the_state_hash_cannot_see(referee, tmp_path):
+    # the state hash covers sorted JSON; the order of the units is still part of the game
+    await seated_asl_game(referee)
+    game = await referee.game(CHANNEL)
+    reordered = game.model_copy(update={"units": dict(reversed(game.units.items()))})
+    assert list(reordered.units) == ["R1", "A1"] and state_hash(reordered) == state_hash(game)
+    await _raw(tmp_path, "UPDATE games SET state = ?", (reordered.model_dump_json(),))
+    report = await referee.verify(CHANNEL)
+    assert (report.ok, report.checked, report.first_bad_seq) == (False, 5, None)
+    assert report.reason == ("the saved game state holds its units in another order than the state after "
+                             "entry #5: it was changed outside the bot")
+
+
+async def test_after_an_undo_the_replay_keeps_the_units_in_the_order_the_live_game_has(referee):
+    # the order of the units is part of the game (a stack is listed in it); an undo restores the
+    # state before the undone entry, and the replay of the undo must restore it in the same order,
+    # or every later result that lists the stack differs on replay and verify cries tamper
+    await seated_asl_game(referee)
+    for unit in ("R9", "R2"):  # ids whose sorted order is not the order they were added in
+        await referee.act(CHANNEL, GM, asl_squad(unit, 1, "C5"), command="/unit add")
+    await referee.act(CHANNEL, GM, {"action": "phase", "to": "PFPh"}, command="/game phase")
+    fire = {"action": "fire", "firers": ["A1"], "target": "C5", "range": 1}
+    await referee.act(CHANNEL, GERMAN, fire, dice=[6, 6], command="/fire")
+    proposal = await referee.propose_undo(CHANNEL, RUSSIAN)
+    await referee.answer_undo(proposal.request.id, GERMAN, accept=True)
+    assert list((await referee.game(CHANNEL)).units) == ["A1", "R1", "R9", "R2"]
+    again = await referee.act(CHANNEL, GERMAN, fire, dice=[6, 6], command="/fire")
+    assert again.outcome.trail[0].label == "Target in C5: 4-6-7 R1, 4-6-7 R9, 4-6-7 R2"
+    report = await referee.verify(CHANNEL)
+    assert report.ok, report.reason

@@ -171,10 +171,27 @@ class Replayer:
             restored = Game.model_validate(order.get("state"))
         except ValueError:
             raise ReplayRefused(f"entry #{seq} does not hold a valid game state to restore") from None
+        restored = _in_logged_order(seq, restored, order)
         if state_hash(restored) != self.live[-2][1]:
             raise ReplayRefused(f"entry #{seq} restores a state that is not the one before #{target}")
         assert self.game is not None
         return restored, undo_outcome(self.game, restored, order)
+
+
+def _in_logged_order(seq: int, restored: Game, order: dict[str, Any]) -> Game:
+    """The restored state with its units and Locations in the order the undo entry recorded
+    (``unit_order``, ``location_order``): the state itself comes back from canonical JSON with its
+    keys sorted. An undo logged before the orders were recorded keeps the sorted order."""
+    for field in ("units", "locations"):
+        logged = order.get(f"{field[:-1]}_order")
+        if logged is None:
+            continue
+        held = getattr(restored, field)
+        if (not isinstance(logged, list) or not all(type(key) is str for key in logged)
+                or sorted(logged) != sorted(held)):
+            raise ReplayRefused(f"entry #{seq} records an order of its {field} that does not match its state")
+        setattr(restored, field, {key: held[key] for key in logged})
+    return restored
 
 
 class ReplayRefused(Exception):
@@ -341,4 +358,10 @@ class ChainVerifier:
         if state_hash(stored.game) != self.last_state_hash:
             return Problem(None, f"the saved game state does not match the state after entry #{last}: "
                                  "it was changed outside the bot")
+        replayed = self.replayer.game
+        # the state hash covers sorted JSON, blind to the order of the units; but the order is
+        # part of the game (a stack is listed, and checks, in it), so it is compared here
+        if replayed is not None and list(stored.game.units) != list(replayed.units):
+            return Problem(None, f"the saved game state holds its units in another order than the state "
+                                 f"after entry #{last}: it was changed outside the bot")
         return None
