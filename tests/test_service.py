@@ -438,3 +438,29 @@ async def test_after_an_undo_the_replay_keeps_the_units_in_the_order_the_live_ga
     assert again.outcome.trail[0].label == "Target in C5: 4-6-7 R1, 4-6-7 R9, 4-6-7 R2"
     report = await referee.verify(CHANNEL)
     assert report.ok, report.reason
+
+
+async def test_an_undo_logged_before_unit_orders_were_recorded_still_verifies(referee, tmp_path):
+    # such an undo replays with the units sorted by id: verify cannot know the live order after it
+    await seated_asl_game(referee)
+    for unit in ("R9", "R2"):
+        await referee.act(CHANNEL, GM, asl_squad(unit, 1, "C5"), command="/unit add")
+    await referee.act(CHANNEL, GM, asl_squad("A0", 0, "B5"), command="/unit add")
+    proposal = await referee.propose_undo(CHANNEL, RUSSIAN)
+    await referee.answer_undo(proposal.request.id, GERMAN, accept=True)
+    store = await open_store(tmp_path, name="referee.sqlite3")
+    try:
+        entries = [e async for e in store.iter_entries(1)]
+    finally:
+        await store.close()
+    undo = entries[-1]
+    assert undo.order["action"] == "undo" and undo.order["unit_order"] == ["A1", "R1", "R9", "R2"]
+    legacy_order = {k: v for k, v in undo.order.items() if k not in ("unit_order", "location_order")}
+    legacy = undo.model_copy(update={"order": legacy_order})
+    legacy = legacy.model_copy(update={"hash": legacy.expected_hash()})  # as an older bot sealed it
+    await _raw(tmp_path, "UPDATE log_entries SET order_json = ?, hash = ? WHERE seq = ?",
+               (canonical_json(legacy_order), legacy.hash, undo.seq))
+    await _raw(tmp_path, "UPDATE games SET head_hash = ?", (legacy.hash,))
+    assert list((await referee.game(CHANNEL)).units) == ["A1", "R1", "R9", "R2"]  # the live order
+    report = await referee.verify(CHANNEL)
+    assert report.ok, report.reason
