@@ -259,7 +259,19 @@ class SqliteStore(Store):
         self._queued.append((work, future))
         if self._committing is None:
             self._committing = asyncio.create_task(self._commit_queued())
+            self._committing.add_done_callback(self._committer_ended)
         return await future
+
+    def _committer_ended(self, task: asyncio.Task[None]) -> None:
+        """Runs however the committing task ended. Its own ``finally`` lets go of the queue, except
+        when it was cancelled before its first step (none of its code ran): then its writers are
+        cancelled here, so none waits for a task that is gone."""
+        if self._committing is not task:  # it ended on its own, or a newer task has the queue
+            return
+        self._committing = None
+        for _, future in self._queued:
+            future.cancel()
+        self._queued.clear()
 
     async def _commit_queued(self) -> None:
         """Commit what is queued, a group at a time, until the queue is empty. A caller cancelled
@@ -270,15 +282,18 @@ class SqliteStore(Store):
                 group, self._queued = self._queued[:MAX_GROUP], self._queued[MAX_GROUP:]
                 try:
                     done = await self._on_thread(_in_group, [work for work, _ in group])
+                except asyncio.CancelledError:
+                    # this task was cancelled (the loop is shutting down): the thread still runs the
+                    # group to its COMMIT or ROLLBACK, as it would for a lone write's cancelled caller;
+                    # its writers are cancelled with it, and the writes not yet sent are dropped
+                    for _, future in group + self._queued:
+                        future.cancel()
+                    self._queued.clear()
+                    raise
                 except BaseException as exc:  # the transaction failed as a whole: no write was kept
                     for _, future in group:
                         if not future.done():
                             future.set_exception(exc)
-                    if isinstance(exc, asyncio.CancelledError):  # the loop is shutting down
-                        for _, future in self._queued:
-                            future.cancel()
-                        self._queued.clear()
-                        raise
                     continue
                 for (_, future), (ok, value) in zip(group, done):
                     if future.done():  # its caller was cancelled
@@ -288,7 +303,7 @@ class SqliteStore(Store):
                     else:
                         future.set_exception(value)
         finally:
-            self._committing = None
+            self._committing = None  # at once: a write queued from now on starts a new task
 
     async def _fetchone(self, sql: str, params: tuple[Any, ...]) -> Any:
         return await self._on_thread(_fetchone, sql, params)

@@ -146,7 +146,8 @@ async def test_a_caller_cancelled_while_its_group_commits_finds_its_write_whole(
     tasks = [asyncio.create_task(store.append(stored, game, entry)) for stored, game, entry in writes]
     await asyncio.sleep(0)  # every write queued, the group on its way to the thread
     tasks[1].cancel()
-    results = await asyncio.gather(*tasks, return_exceptions=True)
+    # a writer left waiting would hang here: fail instead
+    results = await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), 10)
     assert isinstance(results[1], asyncio.CancelledError)
     for channel in CHANNELS:  # the cancelled caller's write was committed whole, like the others
         report = await referee.verify(channel)
@@ -165,3 +166,26 @@ async def test_fifty_commands_at_once_take_far_fewer_commits_than_commands(table
     for channel in CHANNELS:
         report = await referee.verify(channel)
         assert (report.ok, report.checked) == (True, 5 + 9), report.reason
+
+
+@pytest.mark.parametrize("steps", [1, 3], ids=["before-its-first-step", "while-the-thread-commits"])
+async def test_when_the_committing_task_is_cancelled_each_write_is_whole_or_absent_and_the_store_goes_on(
+        tables, steps):
+    # what a loop shutting down does to the task that commits the queued writes
+    store, referee, path = tables
+    writes = [await sealed_unit_add(store, channel, "X1") for channel in CHANNELS]
+    tasks = [asyncio.create_task(store.append(stored, game, entry)) for stored, game, entry in writes]
+    for _ in range(steps):  # 1: the writes queued, the committing task not started; 3: it waits on the thread
+        await asyncio.sleep(0)
+    committing = store._committing
+    assert committing is not None and not committing.done()
+    committing.cancel()
+    # a writer left waiting would hang here: fail instead
+    results = await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), 10)
+    assert all(isinstance(r, asyncio.CancelledError) for r in results)
+    # the thread ran the group to its end: each command's state and entry are there together or not at all
+    for channel in CHANNELS:
+        report = await referee.verify(channel)
+        assert report.ok, report.reason
+    await referee.act(CHANNELS[0], GM, asl_squad("AFTER", 0), command="/unit add")
+    assert "AFTER" in (await referee.game(CHANNELS[0])).units
