@@ -10,8 +10,9 @@ must equal the live one, the order of its units and Locations included (that ord
 state no hash covers: a stack is listed in it; an undo's replay once restored it sorted by id,
 and the next result listing that stack failed verify as if tampered).
 
-Games: 6 of 70 actions by default, 40 of 150 with REFEREE_FULL_RELIABILITY=1 (fresh seeds each
-full run; a failure prints its seed, ``REFEREE_RELIABILITY_SEED=N`` replays it).
+Per ruleset (ASL, NHiS, CD): 4 games of 70 actions by default, 25 of 150 with
+REFEREE_FULL_RELIABILITY=1 (fresh seeds each full run; a failure prints its seed,
+``REFEREE_RELIABILITY_SEED=N`` replays it).
 """
 
 from __future__ import annotations
@@ -20,16 +21,17 @@ import os
 import random
 import secrets
 
+import pytest
+
 from bot.core.errors import RulesError
 from bot.service import NotAllowed, Referee
 from bot.store.replay import Replayer
 from tests.reliability.audit import FULL, size
 from tests.store.helpers import GERMAN, GM, GUILD, RUSSIAN, open_store
 
-GAMES = size(6, 40)
+GAMES = size(4, 25)  # per ruleset
 ACTIONS = size(70, 150)
 IDS = ["G7", "A3", "R9", "B1", "Z2", "C5", "M4", "E8", "K1", "Q6"]  # neither sorted nor reversed
-HEXES = ["B5", "C5", "D6"]
 SIDES = {0: GERMAN, 1: RUSSIAN}
 
 
@@ -40,47 +42,130 @@ def seeds() -> list[int]:
     return [base + i for i in range(GAMES)]
 
 
-def random_order(rng: random.Random, units: dict) -> tuple[dict, object]:
-    """(order, actor): one thing a player or the game master might do now."""
-    ours = list(units)
-    kind = rng.choices(["add", "move", "remove", "terrain", "edit", "fire", "morale", "rally", "phase"],
-                       [3, 2, 1, 1, 1, 4, 3, 1, 2])[0]
-    if kind == "add" or not ours:
-        side = rng.randrange(2)
-        stats = {"kind": "leader", "name": "8-1", "morale": 8, "leadership": -1} if rng.random() < 0.2 else \
-            {"kind": "squad", "name": "4-6-7", "fp": 4, "range": 6, "morale": 7}
-        return {"action": "unit_add", "id": rng.choice(IDS), "side": side, "location": rng.choice(HEXES),
-                "stats": stats}, GM
-    unit = rng.choice(ours)
-    side = units[unit].side
-    if kind == "move":
-        return {"action": "unit_move", "unit": unit, "location": rng.choice(HEXES)}, GM
-    if kind == "remove":  # an id removed and added again goes to the end of the order
-        return {"action": "unit_remove", "unit": unit}, GM
-    if kind == "terrain":
-        return {"action": "location_set", "location": rng.choice(HEXES + ["A1", "F2"]),
-                "terrain": rng.choice(["open", "woods", "stone building"])}, GM
-    if kind == "edit":  # the game master's correction
-        return {"action": "unit_edit", "unit": unit, "changes": rng.choice(
-            [{"broken": True}, {"broken": False}, {"pinned": True}, {"morale": rng.randint(6, 8)}])}, GM
-    if kind == "fire":
-        firers = rng.sample([u for u in ours if units[u].side == side], k=1)
-        return {"action": "fire", "firers": firers, "target": rng.choice(HEXES), "range": rng.randint(1, 3)}, SIDES[side]
-    if kind == "morale":
-        return {"action": "morale", "unit": unit, "check": rng.choice(["NMC", "MC", "PTC"]),
-                **({"n": rng.randint(1, 3)} if rng.random() < 0.3 else {})}, SIDES[side]
-    if kind == "rally":
-        return {"action": "rally", "unit": unit}, SIDES[side]
-    return {"action": "phase"}, GM
+class Script:
+    """What a player or the game master of one ruleset might do now: (order, actor)."""
+
+    ruleset: str
+    hexes: list[str]
+    terrains: list[str]
+    kinds = (["add", "move", "remove", "terrain", "edit", "fire", "morale", "rally", "phase"],
+             [3, 2, 1, 1, 1, 4, 3, 1, 2])
+
+    def __init__(self, rng: random.Random):
+        self.rng = rng
+
+    def order(self, game) -> tuple[dict, object]:
+        rng, units = self.rng, game.units
+        ours = list(units)
+        kind = self.in_phase(rng.choices(*self.kinds)[0], game.phase)
+        if kind == "add" or not ours:
+            side = rng.randrange(2)
+            return {"action": "unit_add", "id": rng.choice(IDS), "side": side, "location": rng.choice(self.hexes),
+                    **self.unit(side)}, GM
+        unit = rng.choice(ours)
+        side = units[unit].side
+        if kind == "move":
+            return {"action": "unit_move", "unit": unit, "location": rng.choice(self.hexes)}, GM
+        if kind == "remove":  # an id removed and added again goes to the end of the order
+            return {"action": "unit_remove", "unit": unit}, GM
+        if kind == "terrain":
+            return {"action": "location_set", "location": rng.choice(self.hexes + ["F2"]),
+                    "terrain": rng.choice(self.terrains)}, GM
+        if kind == "edit":  # the game master's correction
+            return {"action": "unit_edit", "unit": unit, "changes": self.correction()}, GM
+        if kind == "phase":
+            return {"action": "phase"}, GM
+        friends = [u for u in ours if units[u].side == side]
+        return self.rolling(kind, unit, friends, units), SIDES[side]
+
+    def in_phase(self, kind: str, phase: str) -> str:
+        """The kind of order to give; a ruleset whose rolling orders each have their phase
+        gives mostly the one the phase allows (the others are still tried, and refused)."""
+        return kind
 
 
-async def play(referee: Referee, channel: int, rng: random.Random) -> tuple[int, int]:
-    """Play one random game; returns (entries kept, undos accepted)."""
-    await referee.new_game(channel, GUILD, GM, "asl", ["Germans", "Russians"], scenario="Random game")
+class AslScript(Script):
+    ruleset, hexes, terrains = "asl", ["B5", "C5", "D6"], ["open", "woods", "stone building"]
+
+    def unit(self, side: int) -> dict:
+        if self.rng.random() < 0.2:
+            return {"stats": {"kind": "leader", "name": "8-1", "morale": 8, "leadership": -1}}
+        return {"stats": {"kind": "squad", "name": "4-6-7", "fp": 4, "range": 6, "morale": 7}}
+
+    def correction(self) -> dict:
+        return self.rng.choice([{"broken": True}, {"broken": False}, {"pinned": True},
+                                {"morale": self.rng.randint(6, 8)}])
+
+    def rolling(self, kind: str, unit: str, friends: list[str], units: dict) -> dict:
+        rng = self.rng
+        if kind == "fire":
+            return {"action": "fire", "firers": rng.sample(friends, k=1), "target": rng.choice(self.hexes),
+                    "range": rng.randint(1, 3)}
+        if kind == "morale":
+            return {"action": "morale", "unit": unit, "check": rng.choice(["NMC", "MC", "PTC"]),
+                    **({"n": rng.randint(1, 3)} if rng.random() < 0.3 else {})}
+        return {"action": "rally", "unit": unit}
+
+
+class NhisScript(Script):
+    ruleset, hexes, terrains = "nhis", ["0304", "0305", "0406"], ["clear", "jungle", "light woods"]
+
+    def unit(self, side: int) -> dict:
+        kind = self.rng.choice(["rifle-squad", "rifle-squad", "leader"])
+        return {"type": f"{'us' if side == 0 else 'jp'}-{kind}"}
+
+    def correction(self) -> dict:
+        return self.rng.choice([{"shaken": True}, {"shaken": False}, {"morale": self.rng.randint(5, 7)}])
+
+    def rolling(self, kind: str, unit: str, friends: list[str], units: dict) -> dict:
+        rng = self.rng
+        if kind == "fire":
+            return {"action": "fire", "firers": rng.sample(friends, k=min(len(friends), rng.randint(1, 2))),
+                    "target": rng.choice(self.hexes), "range": rng.randint(1, 4)}
+        if kind == "morale":
+            return {"action": "morale", "unit": unit, "hit": rng.randint(0, 2)}
+        return {"action": "rally", "unit": unit}
+
+
+class CdScript(Script):
+    ruleset, hexes, terrains = "cd", ["X1", "X2", "X3"], ["open", "woods", "town"]
+    COMPANIES = {0: ["Able", "Baker"], 1: ["Kampf", "Panzer"]}
+    PHASE_ORDERS = {"GeneralFire": "fire", "OpFire": "fire", "CommandMorale": "morale", "Movement": "rally"}
+
+    def in_phase(self, kind: str, phase: str) -> str:
+        if kind in ("fire", "morale", "rally") and phase in self.PHASE_ORDERS and self.rng.random() < 0.8:
+            return self.PHASE_ORDERS[phase]  # CD [13], [21], [21.4]: each in its phase
+        return kind
+
+    def unit(self, side: int) -> dict:
+        kind = self.rng.choice(["us-rifle", "m4-sherman-75"] if side == 0 else ["ger-rifle", "ger-rifle"])
+        return {"type": kind, "stats": {"company": self.rng.choice(self.COMPANIES[side])}}
+
+    def correction(self) -> dict:
+        return self.rng.choice([{"suppressed": True}, {"suppressed": False}])
+
+    def rolling(self, kind: str, unit: str, friends: list[str], units: dict) -> dict:
+        rng = self.rng
+        if kind == "fire":
+            enemies = [u for u in units if units[u].side != units[unit].side]
+            return {"action": "fire", "firer": unit, "targets": rng.sample(enemies, k=min(len(enemies), 2)) or [unit],
+                    "range_band": rng.choice(["close", "short", "medium"])}
+        company = getattr(units[unit], "company", None) or "Able"
+        return {"action": "morale" if kind == "morale" else "rally", "company": company}
+
+
+SCRIPTS = {"asl": AslScript, "nhis": NhisScript, "cd": CdScript}
+SIDE_NAMES = {"asl": ["Germans", "Russians"], "nhis": ["US", "Japan"], "cd": ["Americans", "Germans"]}
+
+
+async def play(referee: Referee, channel: int, script: Script) -> tuple[int, int, int]:
+    """Play one random game; returns (entries kept, rolling orders answered, undos accepted)."""
+    rng = script.rng
+    await referee.new_game(channel, GUILD, GM, script.ruleset, SIDE_NAMES[script.ruleset], scenario="Random game")
     for side, actor in SIDES.items():
         await referee.act(channel, actor, {"action": "join", "side": side, "player": actor.user_id},
                           command="/game join")
-    undos = 0
+    undos = rolled = 0
     for _ in range(ACTIONS):
         game = await referee.game(channel)
         if rng.random() < 0.12:
@@ -95,36 +180,39 @@ async def play(referee: Referee, channel: int, rng: random.Random) -> tuple[int,
             report = await referee.verify(channel)
             assert report.ok, f"after undo #{undos}: {report.reason}"
             continue
-        order, actor = random_order(rng, game.units)
-        dice = [rng.randint(1, 6) for _ in range(24)]
+        order, actor = script.order(game)
+        rolling = order["action"] in ("fire", "morale", "rally")
         try:
-            await referee.act(channel, actor, order, dice=dice if order["action"] in ("fire", "morale", "rally")
-                              else None, command=f"/{order['action']}")
+            await referee.act(channel, actor, order, dice=[rng.randint(1, 6) for _ in range(24)] if rolling else None,
+                              command=f"/{order['action']}")
         except (RulesError, NotAllowed):
-            pass  # refused whole: nothing changed, nothing logged
-    return (await referee.log(channel)).total, undos
+            continue  # refused whole: nothing changed, nothing logged
+        rolled += rolling
+    return (await referee.log(channel)).total, rolled, undos
 
 
-async def test_random_games_with_undos_verify_and_replay_to_the_live_game_in_its_order(tmp_path):
+@pytest.mark.parametrize("ruleset", list(SCRIPTS))
+async def test_random_games_with_undos_verify_and_replay_to_the_live_game_in_its_order(tmp_path, ruleset):
     store = await open_store(tmp_path)
     referee = Referee(store)
     played = []
     try:
         for channel, seed in enumerate(seeds(), start=100):
-            entries, undos = await play(referee, channel, random.Random(seed))
+            entries, rolled, undos = await play(referee, channel, SCRIPTS[ruleset](random.Random(seed)))
             report = await referee.verify(channel)
-            assert report.ok, f"seed {seed}: {report.reason}"
+            assert report.ok, f"{ruleset} seed {seed}: {report.reason}"
             live = await referee.game(channel)
             replayer = Replayer()
             stored = await store.load_active(channel)
             async for entry in store.iter_entries(stored.id):
                 replayer.apply(entry.seq, entry.order, entry.dice, entry.manual)
-            assert replayer.game == live, f"seed {seed}"
+            assert replayer.game == live, f"{ruleset} seed {seed}"
             assert (list(replayer.game.units), list(replayer.game.locations)) == \
-                (list(live.units), list(live.locations)), f"seed {seed}"
-            played.append((entries, undos))
+                (list(live.units), list(live.locations)), f"{ruleset} seed {seed}"
+            played.append((entries, rolled, undos))
     finally:
         await store.close()
-    print(f"{len(played)} random games: {sum(e for e, _ in played)} entries, {sum(u for _, u in played)} undos")
-    assert sum(u for _, u in played) >= len(played), played  # the games did exercise undo
-    assert sum(e for e, _ in played) > len(played) * ACTIONS // 3, played  # and mostly legal orders
+    entries, rolled, undos = (sum(p[i] for p in played) for i in range(3))
+    print(f"{ruleset}: {len(played)} random games, {entries} entries, {rolled} rolls answered, {undos} undos")
+    assert undos >= len(played), played  # the games did exercise undo
+    assert rolled >= len(played) * 5, played  # and the rules, not only set-up orders
