@@ -9,6 +9,7 @@ resolved through ``bot.core.api.resolve`` like any order.
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 from bot.core.outcome import Outcome, UnitEffect
@@ -34,6 +35,12 @@ def asl_squad(unit_id: str, side: int, location: str = "B5") -> dict:
 def nhis_squad(unit_id: str, side: int, *, shaken: bool = True) -> dict:
     return {"action": "unit_add", "id": unit_id, "side": side, "location": "0304",
             "stats": {"kind": "squad", "name": "Rifle", "fp": 3, "range": 5, "morale": 7, "shaken": shaken}}
+
+
+def raw(path: Path, sql: str, params: tuple = ()) -> list[tuple]:
+    """Read (or edit) the database file directly, as someone with the file would."""
+    with sqlite3.connect(path) as db:
+        return db.execute(sql, params).fetchall()
 
 
 async def open_store(tmp_path: Path, name: str = "referee.sqlite3", **kwargs) -> SqliteStore:

@@ -3,7 +3,6 @@ verify), and one round trip to the SQLite thread per read or write of a command.
 
 import asyncio
 import json
-import sqlite3
 import zlib
 
 import aiosqlite.core
@@ -16,12 +15,7 @@ from bot.service import Referee
 from bot.store import SchemaTooNew, SqliteStore, Store, canonical_json
 from bot.store.sqlite import COMPRESSED_OUTCOMES_SCHEMA
 
-from .helpers import CHANNEL, GERMAN, GM, GUILD, asl_squad, open_store, seated_asl_game
-
-
-def raw(path, sql, params=()):
-    with sqlite3.connect(path) as db:
-        return db.execute(sql, params).fetchall()
+from .helpers import CHANNEL, GERMAN, GM, GUILD, asl_squad, open_store, raw, seated_asl_game
 
 
 async def standard_asl_game(referee: Referee) -> None:

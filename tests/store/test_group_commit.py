@@ -15,14 +15,10 @@ from bot.service import Referee
 from bot.store import SqliteStore, StaleGame
 from bot.store.chain import LogEntry, consumed_dice, state_hash
 
-from .helpers import CHANNEL, GM, asl_squad, open_store, seated_asl_game
+from .helpers import CHANNEL, GM, asl_squad, open_store, raw, seated_asl_game
 
 CHANNELS = [CHANNEL + c for c in range(6)]
 
-
-def raw(path, sql, params=()):
-    with sqlite3.connect(path) as db:
-        return db.execute(sql, params).fetchall()
 
 
 class Statements:

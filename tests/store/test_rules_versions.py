@@ -29,7 +29,7 @@ from bot.service import Actor, Referee
 from bot.store import GENESIS_HASH, LogEntry, SqliteStore, canonical_json, state_hash
 from bot.store.chain import chain_hash
 from bot.store.sqlite import unpack_json  # outcomes are stored compressed (schema 4)
-from tests.store.helpers import CHANNEL, GM, seated_asl_game
+from tests.store.helpers import CHANNEL, GM, raw, seated_asl_game
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURE_V1 = Path(__file__).with_name("fixtures") / "v0001.sqlite3"
@@ -100,10 +100,6 @@ async def verify(path: Path, then: Callable[[Referee], Any] | None = None):
     finally:
         await store.close()
 
-
-def raw(path: Path, sql: str, params: tuple = ()) -> list[tuple]:
-    with sqlite3.connect(path) as db:
-        return db.execute(sql, params).fetchall()
 
 
 # --- the hash of an entry --------------------------------------------------------------------
