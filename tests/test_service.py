@@ -421,6 +421,20 @@ async def test_verify_catches_units_reordered_outside_the_bot_which_the_state_ha
                              "entry #5: it was changed outside the bot")
 
 
+async def test_verify_catches_locations_reordered_outside_the_bot(referee, tmp_path):
+    await seated_asl_game(referee)
+    await referee.act(CHANNEL, GM, {"action": "location_set", "location": "D6", "terrain": "woods"},
+                      command="/location set")
+    game = await referee.game(CHANNEL)
+    reordered = game.model_copy(update={"locations": dict(reversed(game.locations.items()))})
+    assert list(reordered.locations) == ["D6", "C5", "B5"] and state_hash(reordered) == state_hash(game)
+    await _raw(tmp_path, "UPDATE games SET state = ?", (reordered.model_dump_json(),))
+    report = await referee.verify(CHANNEL)
+    assert (report.ok, report.checked, report.first_bad_seq) == (False, 6, None)
+    assert report.reason == ("the saved game state holds its Locations in another order than the state after "
+                             "entry #6: it was changed outside the bot")
+
+
 async def test_after_an_undo_the_replay_keeps_the_units_in_the_order_the_live_game_has(referee):
     # the order of the units is part of the game (a stack is listed in it); an undo restores the
     # state before the undone entry, and the replay of the undo must restore it in the same order,

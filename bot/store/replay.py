@@ -124,9 +124,10 @@ class Replayer:
         self.ended = False
         self.live: list[tuple[int, str]] = []  # (seq, state hash after it), entries not undone
         self.undone: dict[int, int] = {}  # seq undone -> seq of the undo entry
-        # False after an undo logged before undo entries recorded the units' order: from there on
-        # the replayed game holds its units sorted by id, whatever order the live game kept
-        self.unit_order_known = True
+        # False after an undo logged before undo entries recorded the order of the units and
+        # Locations: from there on the replayed game holds them sorted by id, whatever order the
+        # live game kept
+        self.order_known = True
         self.last_hash: str | None = None  # the state hash after the last entry applied
 
     def undo_target(self) -> int | None:
@@ -176,7 +177,7 @@ class Replayer:
             raise ReplayRefused(f"entry #{seq} does not hold a valid game state to restore") from None
         restored = _in_logged_order(seq, restored, order)
         if "unit_order" not in order:
-            self.unit_order_known = False
+            self.order_known = False
         if state_hash(restored) != self.live[-2][1]:
             raise ReplayRefused(f"entry #{seq} restores a state that is not the one before #{target}")
         assert self.game is not None
@@ -364,11 +365,12 @@ class ChainVerifier:
             return Problem(None, f"the saved game state does not match the state after entry #{last}: "
                                  "it was changed outside the bot")
         replayed = self.replayer.game
-        # the state hash covers sorted JSON, blind to the order of the units; but the order is
-        # part of the game (a stack is listed, and checks, in it), so it is compared here, when
-        # the log tells it (an old undo entry does not)
-        if (replayed is not None and self.replayer.unit_order_known
-                and list(stored.game.units) != list(replayed.units)):
-            return Problem(None, f"the saved game state holds its units in another order than the state "
-                                 f"after entry #{last}: it was changed outside the bot")
+        # the state hash covers sorted JSON, blind to the order of the units and Locations; but
+        # the order is part of the game (a stack is listed, and checks, in it), so it is compared
+        # here, when the log tells it (an old undo entry does not)
+        if replayed is not None and self.replayer.order_known:
+            for field, name in (("units", "units"), ("locations", "Locations")):
+                if list(getattr(stored.game, field)) != list(getattr(replayed, field)):
+                    return Problem(None, f"the saved game state holds its {name} in another order than the "
+                                         f"state after entry #{last}: it was changed outside the bot")
         return None
