@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
 
-from .built import all_of, built, new_instance, plain_strs, set_dict, set_extra, set_fields_set, set_private
+from .built import all_of, built, plain_strs
 from .dice import Roll
 from .trail import Step
 
@@ -106,9 +106,5 @@ def with_dice(outcome: Outcome, rolls: tuple[Roll, ...], manual_dice: bool, unus
     calls it once per order."""
     fields = outcome.__dict__.copy()
     fields["rolls"], fields["manual_dice"], fields["unused_dice"] = rolls, manual_dice, unused_dice
-    copied = new_instance(type(outcome))
-    set_dict(copied, fields)
-    set_extra(copied, None if outcome.__pydantic_extra__ is None else dict(outcome.__pydantic_extra__))
-    set_fields_set(copied, outcome.__pydantic_fields_set__.union(_DICE_FIELDS))
-    set_private(copied, None)
-    return copied
+    # an Outcome forbids extra fields and has no private ones: ``built`` sets both to None
+    return built(type(outcome), fields, given=tuple(outcome.__pydantic_fields_set__.union(_DICE_FIELDS)))
