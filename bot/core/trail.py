@@ -6,7 +6,7 @@ from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict
 
-from .built import new_instance, set_dict, set_extra, set_fields_set, set_private
+from .built import built
 
 StepKind = Literal[
     "section",  # a heading: "Fire group", "Morale check: 4-6-7 A"
@@ -38,7 +38,6 @@ class Step(BaseModel):
 
 
 _STEP_KINDS = frozenset(get_args(StepKind))
-_STEP_FIELDS = frozenset(Step.model_fields)
 
 
 def _exact(kind: object, label: object, value: object, total: object, rule: object, unit: object) -> bool:
@@ -75,11 +74,8 @@ class Trail:
         unit: str | None = None,
     ) -> Step:
         if _exact(kind, label, value, total, rule, unit):
-            step = new_instance(Step)
-            set_dict(step, {"kind": kind, "label": label, "value": value, "total": total, "rule": rule, "unit": unit})
-            set_fields_set(step, set(_STEP_FIELDS))
-            set_extra(step, None)
-            set_private(step, None)
+            step = built(Step, {"kind": kind, "label": label, "value": value, "total": total, "rule": rule,
+                                "unit": unit})
         else:
             step = Step(kind=kind, label=label, value=value, total=total, rule=rule, unit=unit)
         self.steps.append(step)
