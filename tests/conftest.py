@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 
+import pytest
 import pytest_asyncio
 
 
@@ -30,3 +31,22 @@ async def emulated(fake_discord):
 
         yield start
 # --- end of emulator fixtures ----------------------------------------------------------------------
+
+
+# --- store fixtures (bot/store and the service on it) ---------------------------------------------
+@pytest_asyncio.fixture
+async def store(tmp_path):
+    """A migrated SQLite store on a real file in ``tmp_path/data``, closed after the test."""
+    from tests.store.helpers import open_store
+
+    store = await open_store(tmp_path)
+    yield store
+    await store.close()
+
+
+@pytest.fixture
+def counter():
+    """A dice source that counts the dice it hands out (tests/store/helpers.py)."""
+    from tests.store.helpers import CountingDice
+
+    return CountingDice()

@@ -17,18 +17,6 @@ from tests.store.helpers import (CHANNEL, GERMAN, GM, GUILD, MANAGER, RUSSIAN, S
 
 
 @pytest.fixture
-async def store(tmp_path):
-    store = await open_store(tmp_path)
-    yield store
-    await store.close()
-
-
-@pytest.fixture
-def counter():
-    return CountingDice()
-
-
-@pytest.fixture
 def referee(store, counter):
     return Referee(store, dice=counter)
 

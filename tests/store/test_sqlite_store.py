@@ -17,13 +17,6 @@ def _entry(game_id, seq, prev_hash, game, *, interaction_id=None, order=None):
                          state_hash=state_hash(game), interaction_id=interaction_id)
 
 
-@pytest.fixture
-async def store(tmp_path):
-    store = await open_store(tmp_path)
-    yield store
-    await store.close()
-
-
 async def _create(store, channel=10, ruleset="asl"):
     game = new_game(ruleset, sides=["Blue", "Red"], gm=1)
     stored, _ = await store.create_game(channel, 7, game, lambda gid: _entry(gid, 1, GENESIS_HASH, game))

@@ -19,26 +19,12 @@ from tests.store.helpers import (
     GM,
     RUSSIAN,
     STRANGER,
-    CountingDice,
-    open_store,
     seated_asl_game,
 )
 
 from .conftest import standard_game
 
-# --- Referee.preview ------------------------------------------------------------------------
-
-
-@pytest.fixture
-async def store(tmp_path):
-    store = await open_store(tmp_path)
-    yield store
-    await store.close()
-
-
-@pytest.fixture
-def counter():
-    return CountingDice()
+# --- Referee.preview (the store and counter fixtures: tests/conftest.py) ----------------------
 
 
 def _entries(tmp_path) -> int:
