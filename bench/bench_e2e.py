@@ -220,7 +220,7 @@ class CostMeter:
     measured workloads only, and removed after."""
 
     def __init__(self) -> None:
-        import bot.app
+        import bot.replies
         import bot.service
         import bot.store.sqlite
         from bot.service import Referee
@@ -229,7 +229,7 @@ class CostMeter:
             ("rules core (api.resolve)", bot.service, "resolve"),
             ("log entry (Referee._seal: JSON, hashes)", Referee, "_seal"),
             ("state load (row -> Game, JSON parse)", bot.store.sqlite, "_stored"),
-            ("render (outcome_embed)", bot.app, "outcome_embed"),
+            ("render (outcome_embed)", bot.replies, "outcome_embed"),
         ]
         self.seconds = {label: 0.0 for label, _, _ in self.spots}
         # round trips to the SQLite thread (aiosqlite runs each call there; the store makes one

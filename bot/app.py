@@ -15,70 +15,34 @@ import importlib.util
 import inspect
 import logging
 import signal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.client import RefereeClient
 from bot.config import Settings
 from bot.core.api import TablesUnreadable, load_tables
 from bot.core.errors import RulesError
 from bot.limits import RollRateLimiter
 from bot.logs import current_interaction
-from bot.render import error_embed, message_groups, outcome_embed
+from bot.pacing import Pacer
+from bot.render import error_embed
+from bot.replies import reply_outcome, send_ephemeral
+
+if TYPE_CHECKING:
+    from bot.store import Store
 
 log = logging.getLogger(__name__)
 
 COGS = ("cogs.game", "cogs.units", "cogs.fire", "cogs.morale", "cogs.rally", "cogs.transfer", "cogs.log",
         "cogs.undo", "cogs.stats")
-ALREADY_ACKNOWLEDGED = 40060  # Discord's error code for a second answer to one interaction
 
 
 async def _maybe_await(value: Any) -> Any:
     """The store's open/close may be coroutines or plain calls; accept both."""
     return await value if inspect.isawaitable(value) else value
-
-
-async def send_ephemeral(interaction: discord.Interaction, *, content: str | None = None,
-                         embed: discord.Embed | None = None) -> None:
-    """Answer privately, as the response when none was sent yet, else as a followup."""
-    kwargs: dict[str, Any] = {"ephemeral": True, "allowed_mentions": discord.AllowedMentions.none()}
-    if content is not None:
-        kwargs["content"] = content
-    if embed is not None:
-        kwargs["embed"] = embed
-    try:
-        if interaction.response.is_done():
-            await interaction.followup.send(**kwargs)
-        else:
-            await interaction.response.send_message(**kwargs)
-    except discord.HTTPException:
-        # the interaction expired (15 min) or Discord is unreachable: nothing left to tell
-        log.warning("could not send the error reply", exc_info=True)
-
-
-async def reply_outcome(interaction: discord.Interaction, acted: Any, *, ephemeral: bool = False,
-                        view: discord.ui.View | None = None) -> None:
-    """Render an action's outcome and send it: the first message as the response, the rest as
-    followups. ``acted`` is what ``Referee.act`` returns (its outcome, game and log seq).
-    ``view`` (buttons, e.g. /fire's "Odds") goes on the first message, the one with the headline."""
-    embeds = outcome_embed(acted.outcome, acted.game, entry_seq=acted.seq)
-    for i, group in enumerate(message_groups(embeds)):
-        if i == 0 and not interaction.response.is_done():
-            try:
-                await interaction.response.send_message(embeds=group, ephemeral=ephemeral,
-                                                        **({"view": view} if view is not None else {}))
-            except discord.HTTPException as exc:
-                if getattr(acted, "replayed", False) and exc.code == ALREADY_ACKNOWLEDGED:
-                    return  # a re-delivered interaction: the recorded answer was given the first time
-                raise
-        else:
-            await interaction.followup.send(embeds=group, ephemeral=ephemeral)
-    if not ephemeral and getattr(acted, "hand_off", None) is not None:
-        from bot.pacing import send_hand_off
-
-        await send_hand_off(interaction, acted.game, acted.hand_off)
 
 
 class RefereeTree(app_commands.CommandTree):
@@ -113,23 +77,20 @@ class RefereeTree(app_commands.CommandTree):
         The order may be saved by then, so never claim "nothing was changed" unless the log says
         so: a saved result is sent once more, as a re-delivered interaction would get it."""
         log.warning("Discord refused the answer: %s %s (code %s)", error.status, error.text, error.code)
-        store = getattr(self.client, "store", None)
-        entry = await store.entry_by_interaction(interaction.id) if store is not None else None
-        if entry is None:
+        referee = getattr(self.client, "referee", None)
+        acted = await referee.recorded(interaction.id) if referee is not None else None
+        if acted is None:
             await send_ephemeral(interaction, content=(
                 "Discord did not take the bot's answer; nothing was changed: give the order again "
                 f"(reference: {interaction.id})"))
             return
-        from bot.service import Acted
-
-        stored = await store.load_game(entry.game_id)
         try:
-            await reply_outcome(interaction, Acted(entry.outcome_model(), stored.game, entry, replayed=True))
+            await reply_outcome(interaction, acted)
         except discord.HTTPException:
-            log.warning("the saved result (log #%s) could not be shown either; it stays in the log", entry.seq)
+            log.warning("the saved result (log #%s) could not be shown either; it stays in the log", acted.seq)
 
 
-class RefereeBot(commands.Bot):
+class RefereeBot(RefereeClient):
     """The bot: no privileged intents (slash commands need none), never pings anyone."""
 
     def __init__(self, settings: Settings, **kwargs: Any):
@@ -137,11 +98,11 @@ class RefereeBot(commands.Bot):
                          allowed_mentions=discord.AllowedMentions.none(), help_command=None,
                          tree_cls=RefereeTree, **kwargs)
         self.settings = settings
-        self.store: Any = None
-        self.referee: Any = None
+        self.store: Store | None = None  # opened in setup_hook; only the app shell touches it
         self.loaded_cogs: list[str] = []
         # rolling commands per player (bot/limits.py; REFEREE_ROLL_LIMIT / REFEREE_ROLL_WINDOW)
         self.roll_limiter = RollRateLimiter.from_settings(settings)
+        self.pacer = Pacer(self)
 
     async def setup_hook(self) -> None:
         from bot.service import Referee
@@ -155,6 +116,7 @@ class RefereeBot(commands.Bot):
         self.referee = Referee(self.store)
         await self.load_cogs()
         await self.sync_commands()
+        self.pacer.start()  # the reminders of slow games (bot/pacing.py); it waits until ready
 
     async def load_cogs(self) -> None:
         """Load every cog module that exists; a cog that exists but fails to load is an error."""
@@ -181,6 +143,7 @@ class RefereeBot(commands.Bot):
 
     async def close(self) -> None:
         # the gateway first, so no command starts against a closed database
+        self.pacer.stop()
         await super().close()
         store, self.store = self.store, None
         if store is not None:

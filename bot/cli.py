@@ -249,7 +249,7 @@ def replay_entries(entries: list[dict[str, Any]]) -> tuple[bool, str]:
     Replayer and the same check as /log verify: every entry must consume the same dice and reach
     the state it recorded; its outcome must be the same bit for bit if it was logged under
     today's rules version (its wording may differ under an earlier one)."""
-    from bot.store.replay import Replayer, ReplayRefused, replay_difference, versions_note
+    from bot.record.replay import Replayer, ReplayRefused, replay_difference, versions_note
 
     if not entries:
         return False, "the export holds no entries"

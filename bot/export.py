@@ -23,7 +23,7 @@ from bot.core.game import Game
 from bot.core.outcome import Outcome
 from bot.core.rulesets import RULESET_TITLES, get_ruleset
 from bot.render import outcome_blocks, safe
-from bot.store.replay import UNDO, Replayer, ReplayRefused
+from bot.record.replay import UNDO, Replayer, ReplayRefused
 
 FORMATS = {"markdown": "md", "csv": "csv", "json": "json"}
 CSV_COLUMNS = ("seq", "time", "actor_id", "actor", "command", "purpose", "kind", "die", "value", "manual",

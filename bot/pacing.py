@@ -22,43 +22,12 @@ import discord
 from discord.ext import tasks
 
 from bot.core.game import Game
-from bot.core.rulesets import get_ruleset
-from bot.render import safe
+from bot.render import reminder_line
+from bot.replies import only_these, side_players
 
 log = logging.getLogger(__name__)
 
 CHECK_EVERY_MINUTES = 10  # how often the reminder loop looks for silent games
-
-
-def _where(game: Game) -> str:
-    phase = get_ruleset(game.ruleset).phase_names.get(game.phase, game.phase)
-    return f"{safe(game.side_name(game.active_side))}, turn {game.turn}, {safe(phase)}"
-
-
-def side_players(game: Game, side: int) -> list[int]:
-    return list(game.sides[side].players) if 0 <= side < len(game.sides) else []
-
-
-def only_these(users: list[int]) -> discord.AllowedMentions:
-    """Allow mentions of exactly these users: no roles, no @everyone, no reply ping."""
-    return discord.AllowedMentions(everyone=False, roles=False, replied_user=False,
-                                   users=[discord.Object(id=user) for user in users])
-
-
-def hand_off_line(game: Game, side: int) -> str | None:
-    """"<@1> <@2>: your move (Russians, turn 1, Rally Phase)"; None when the side has no player."""
-    players = side_players(game, side)
-    if not players:
-        return None
-    return f"{' '.join(f'<@{p}>' for p in players)}: your move ({_where(game)})"
-
-
-async def send_hand_off(interaction: discord.Interaction, game: Game, side: int) -> None:
-    """After a reply that passed the turn: mention the players of the side now to act."""
-    line = hand_off_line(game, side)
-    if line is None:
-        return
-    await interaction.followup.send(content=line, allowed_mentions=only_these(side_players(game, side)))
 
 
 def reminder_hours(game: Game) -> float | None:
@@ -72,15 +41,6 @@ def reminder_hours(game: Game) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
         return None
     return float(value)
-
-
-def reminder_line(game: Game, silent_for: timedelta) -> str | None:
-    players = side_players(game, game.active_side)
-    if not players:
-        return None
-    hours = int(silent_for.total_seconds() // 3600)
-    return (f"{' '.join(f'<@{p}>' for p in players)}: the game waits for your move ({_where(game)}); "
-            f"nothing happened for {hours} hour{'s' if hours != 1 else ''}")
 
 
 class Pacer:

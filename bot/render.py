@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 import discord
@@ -439,6 +440,33 @@ def game_status_embed(game: Game) -> list[discord.Embed]:
     blocks = status_blocks(game) or [Block("Units", ("none yet: add them with /unit add",))]
     return paginate(title, blocks, colour=side_colour(game.active_side), description=description)
 
+
+
+# --- pacing lines (the only texts that mention players: bot/replies.py allows exactly those) ---
+
+
+def where_line(game: Game) -> str:
+    """"Russians, turn 1, Rally Phase": who acts, and when."""
+    phase = get_ruleset(game.ruleset).phase_names.get(game.phase, game.phase)
+    return f"{safe(game.side_name(game.active_side))}, turn {game.turn}, {safe(phase)}"
+
+
+def hand_off_line(game: Game, side: int) -> str | None:
+    """"<@1> <@2>: your move (Russians, turn 1, Rally Phase)"; None when the side has no player."""
+    players = game.sides[side].players if 0 <= side < len(game.sides) else []
+    if not players:
+        return None
+    return f"{' '.join(f'<@{p}>' for p in players)}: your move ({where_line(game)})"
+
+
+def reminder_line(game: Game, silent_for: timedelta) -> str | None:
+    """The reminder of a silent game, to the players of the side to act; None when it has none."""
+    players = game.sides[game.active_side].players if 0 <= game.active_side < len(game.sides) else []
+    if not players:
+        return None
+    hours = int(silent_for.total_seconds() // 3600)
+    return (f"{' '.join(f'<@{p}>' for p in players)}: the game waits for your move ({where_line(game)}); "
+            f"nothing happened for {hours} hour{'s' if hours != 1 else ''}")
 
 
 # --- odds --------------------------------------------------------------------------------

@@ -28,10 +28,11 @@ from bot.core.odds import OddsReport
 from bot.core.odds import preview as odds_preview
 from bot.core.outcome import Outcome
 from bot.core.rulesets import RULESET_TITLES
-from bot.store import (GENESIS_HASH, ActiveGameExists, DuplicateInteraction, LogEntry, LogFull, StaleGame,
-                       Store, StoredGame, UndoRequest, consumed_dice, state_hash)
-from bot.store.replay import (END_GAME, UNDO, ChainVerifier, Replayer, ReplayRefused, creation_order,
-                              creation_outcome, ending_outcome, game_from_creation, undo_outcome)
+from bot.record import GENESIS_HASH, LogEntry, consumed_dice, state_hash
+from bot.record.replay import (END_GAME, UNDO, ChainVerifier, Replayer, ReplayRefused, creation_order,
+                               creation_outcome, ending_outcome, game_from_creation, undo_outcome)
+from bot.store import (ActiveGameExists, DuplicateInteraction, LogFull, StaleGame, Store, StoredGame,
+                       UndoRequest)
 
 MAX_PER_PAGE = 50
 OrderBuilder = Callable[[Game], "dict[str, Any] | BaseModel"]
@@ -276,8 +277,9 @@ class Referee:
     async def game(self, channel_id: int) -> Game:
         return (await self._active(channel_id)).game
 
-    async def _recorded(self, interaction_id: int | None) -> Acted | None:
-        """The answer already given to this interaction, if it was logged."""
+    async def recorded(self, interaction_id: int | None) -> Acted | None:
+        """The answer already given to this interaction, if it was logged (a re-delivery, or a reply
+        Discord refused after the result was saved)."""
         if interaction_id is None:
             return None
         entry = await self._store.entry_by_interaction(interaction_id)
@@ -327,7 +329,7 @@ class Referee:
             else:
                 await self._store.append(stored, game, entry)
         except DuplicateInteraction:
-            return await self._recorded(entry.interaction_id)
+            return await self.recorded(entry.interaction_id)
         except StaleGame:
             raise NotAllowed("the game changed while this order was being resolved; nothing was "
                              "saved: give the order again") from None
@@ -339,7 +341,7 @@ class Referee:
                        sides: list[str], scenario: str = "", variant: str | None = None,
                        options: dict[str, Any] | None = None, interaction_id: int | None = None) -> Acted:
         async with self._lock(channel_id):
-            if (done := await self._recorded(interaction_id)) is not None:
+            if (done := await self.recorded(interaction_id)) is not None:
                 return done
             existing = await self._store.load_active(channel_id)
             if existing is not None:
@@ -357,7 +359,7 @@ class Referee:
                 existing = await self._store.load_active(channel_id)
                 raise GameExists(self._exists_message(existing.game if existing else game)) from None
             except DuplicateInteraction:
-                return await self._recorded(interaction_id)  # type: ignore[return-value]
+                return await self.recorded(interaction_id)  # type: ignore[return-value]
             return Acted(outcome, game, entry)
 
     @staticmethod
@@ -607,7 +609,7 @@ class Referee:
         stored = await self._store.load_game(request.game_id)
         assert stored is not None  # requests reference their game (foreign key)
         async with self._lock(stored.channel_id):
-            if (done := await self._recorded(interaction_id)) is not None:
+            if (done := await self.recorded(interaction_id)) is not None:
                 return UndoAnswer("accepted", request, done)
             request = await self._store.undo_request(request_id)
             stored = await self._store.load_game(request.game_id)  # type: ignore[union-attr]
@@ -656,7 +658,7 @@ class Referee:
         try:
             await self._store.apply_undo(stored, restored, entry, request.id, actor.user_id)
         except DuplicateInteraction:
-            return UndoAnswer("accepted", request, await self._recorded(interaction_id))
+            return UndoAnswer("accepted", request, await self.recorded(interaction_id))
         except StaleGame:
             raise NotAllowed("the game changed while this undo was being applied; nothing was saved") from None
         accepted = await self._store.undo_request(request.id)

@@ -13,6 +13,8 @@ import discord
 from discord import app_commands
 
 from bot.core.errors import InvalidOrder
+from bot.render import odds_embed
+from bot.replies import reply_outcome, send_embeds
 
 MAX_CHOICES = 25  # Discord's limit for autocomplete answers
 _SPLIT = re.compile(r"[\s,;]+")
@@ -249,28 +251,14 @@ async def company_autocomplete(interaction: discord.Interaction, current: str) -
 # --- replies of lists and boards (set-up cogs) -----------------------------------------------------
 
 
-async def send_embeds(interaction: discord.Interaction, embeds: list[discord.Embed], *, ephemeral: bool) -> None:
-    """Send embeds already laid out within Discord's limits: the first message as the response,
-    the rest as followups (at most 10 embeds and 6,000 characters per message)."""
-    from bot.render import message_groups
-
-    for i, group in enumerate(message_groups(embeds)):
-        if i == 0 and not interaction.response.is_done():
-            await interaction.response.send_message(embeds=group, ephemeral=ephemeral)
-        else:
-            await interaction.followup.send(embeds=group, ephemeral=ephemeral)
-
-
 async def show_odds(interaction: discord.Interaction, order: Any, dice: list[int] | None) -> None:
     """The ``preview`` of /fire, /morale and /rally: the exact odds of ``order`` (a dict or a
     function of the game) posted in the channel, for the table to discuss; nothing is rolled or
     logged. Manual dice make no sense with it and are refused rather than ignored."""
-    from bot.render import odds_embed
-
     if dice:
         raise InvalidOrder("'preview' shows the odds before any roll: leave 'dice' out, or leave 'preview' "
                            "out to resolve the order with your dice", field="dice")
-    odds = await interaction.client.referee.odds(interaction.channel_id, actor_of(interaction), order)  # type: ignore[attr-defined]
+    odds = await interaction.client.referee.odds(interaction.channel_id, actor_of(interaction), order)
     await send_embeds(interaction, odds_embed(odds.report, odds.game), ephemeral=False)
 
 
@@ -280,12 +268,10 @@ async def act_and_reply(interaction: discord.Interaction, order: Any, *, command
     """The body every order-giving command shares: resolve ``order`` (a dict, or a function of
     the channel's game called under its lock) through the referee service and answer with the
     outcome; with ``preview``, show its exact odds instead. ``view_for(acted)`` may add buttons."""
-    from bot.app import reply_outcome
-
     if preview:
         await show_odds(interaction, order, dice)
         return
-    acted = await interaction.client.referee.act(  # type: ignore[attr-defined]
+    acted = await interaction.client.referee.act(
         interaction.channel_id, actor_of(interaction), order, dice=dice, command=command,
         interaction_id=interaction.id)
     await reply_outcome(interaction, acted, view=view_for(acted) if view_for else None)

@@ -21,7 +21,7 @@ from discord import app_commands
 from discord.app_commands import Choice, Range
 from discord.ext import commands
 
-from bot.app import send_ephemeral
+from bot.replies import send_embeds, send_ephemeral
 from bot.core.errors import InvalidOrder, RulesError
 from bot.core.rulesets.asl.orders import AslFire
 from bot.core.rulesets.cd.orders import CdFire
@@ -40,7 +40,6 @@ from cogs._common import (
     parse_dice,
     parse_ids,
     require_ruleset,
-    send_embeds,
     unit_autocomplete,
 )
 
@@ -158,7 +157,7 @@ class OddsButton(discord.ui.DynamicItem[discord.ui.Button],
         if self.seq > ODDS_DEFER_AFTER:
             await interaction.response.defer(ephemeral=True, thinking=True)
         try:
-            odds = await interaction.client.referee.entry_odds(self.game_id, self.seq)  # type: ignore[attr-defined]
+            odds = await interaction.client.referee.entry_odds(self.game_id, self.seq)
         except RulesError as exc:  # components bypass the tree's error handler: refuse here, privately
             await send_ephemeral(interaction, embed=error_embed(exc.message, exc.rule))
             return

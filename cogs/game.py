@@ -12,7 +12,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.app import reply_outcome
+from bot.replies import reply_outcome, send_embeds
 from bot.core.errors import InvalidOrder
 from bot.core.rulesets import RULESET_TITLES
 from bot.render import game_status_embed
@@ -21,7 +21,6 @@ from cogs._common import (
     actor_of,
     parse_options,
     phase_autocomplete,
-    send_embeds,
     side_autocomplete,
     side_index,
 )

@@ -18,8 +18,8 @@ from discord.ext import commands
 
 from bot.export import Names, export_files, undone_map
 from bot.render import Block, error_embed, paginate, roll_line, safe
-from bot.store import LogEntry
-from cogs._common import send_embeds
+from bot.record import LogEntry
+from bot.replies import send_embeds
 
 OK_COLOUR = discord.Colour(0x3BA55D)
 NAME_LOOKUPS = 20  # members fetched from Discord per command at most, when not cached

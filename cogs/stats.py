@@ -77,7 +77,7 @@ class StatsCog(commands.Cog):
     @app_commands.autocomplete(side=side_autocomplete)
     async def dice(self, interaction: discord.Interaction, player: discord.User | None = None,
                    side: str | None = None) -> None:
-        record = await self.bot.referee.export(interaction.channel_id)  # type: ignore[attr-defined]
+        record = await self.bot.referee.export(interaction.channel_id)
         number = side_of(record, side) if side is not None else None
         stats = tally(record["entries"], player=player.id if player else None, side=number)
         who = [safe(player.display_name)] if player else []

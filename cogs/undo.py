@@ -6,8 +6,6 @@ The buttons are dynamic items whose custom_id carries the proposal's id (``undo:
 and the proposal lives in the database: a button still works after the bot restarts.
 An accepted undo appends a reverting entry restoring the state before the undone one; the
 undone entry and its dice stay in the log, marked. Nothing is ever rerolled.
-
-This cog also runs the pacing loop (bot/pacing.py): both are about the flow between players.
 """
 
 from __future__ import annotations
@@ -20,9 +18,8 @@ import discord
 from discord import app_commands
 from discord.ext import commands, tasks
 
-from bot.app import ALREADY_ACKNOWLEDGED, reply_outcome, send_ephemeral
+from bot.replies import ALREADY_ACKNOWLEDGED, reply_outcome, send_ephemeral
 from bot.core.errors import RulesError
-from bot.pacing import Pacer
 from bot.render import NEUTRAL_COLOUR, error_embed, safe
 from bot.service import UndoAnswer, UndoProposal
 from cogs._common import actor_of
@@ -71,7 +68,7 @@ class UndoButton(discord.ui.DynamicItem[discord.ui.Button], template=r"undo:(?P<
         return cls(match["verb"], int(match["request"]))
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        referee = interaction.client.referee  # type: ignore[attr-defined]
+        referee = interaction.client.referee
         try:
             answer = await referee.answer_undo(self.request_id, actor_of(interaction), accept=self.verb == "accept",
                                                interaction_id=interaction.id)
@@ -101,22 +98,19 @@ def proposal_view(request_id: int) -> discord.ui.View:
 class UndoCog(commands.Cog):
     def __init__(self, bot: commands.Bot):
         self.bot = bot
-        self.pacer = Pacer(bot)
 
     async def cog_load(self) -> None:
         self.bot.add_dynamic_items(UndoButton)
-        self.pacer.start()
         self.expire_proposals.start()
 
     async def cog_unload(self) -> None:
         self.expire_proposals.cancel()
-        self.pacer.stop()
         self.bot.remove_dynamic_items(UndoButton)
 
     @app_commands.command(name="undo", description="Propose to undo the newest action; the other side must accept")
     @app_commands.guild_only()
     async def undo(self, interaction: discord.Interaction) -> None:
-        proposal = await self.bot.referee.propose_undo(interaction.channel_id, actor_of(interaction),  # type: ignore[attr-defined]
+        proposal = await self.bot.referee.propose_undo(interaction.channel_id, actor_of(interaction),
                                                        interaction_id=interaction.id)
         try:
             sent = await interaction.response.send_message(embed=proposal_embed(proposal),
@@ -126,13 +120,13 @@ class UndoCog(commands.Cog):
                 raise
             return  # a re-delivered /undo, answered the first time with this same proposal
         if sent.message_id is not None:
-            await self.bot.referee.note_undo_message(proposal.request.id, interaction.channel_id, sent.message_id)  # type: ignore[attr-defined]
+            await self.bot.referee.note_undo_message(proposal.request.id, interaction.channel_id, sent.message_id)
 
     @tasks.loop(minutes=EXPIRY_CHECK_MINUTES)
     async def expire_proposals(self) -> None:
         """Take the buttons off proposals that expired unanswered (a click would say so too)."""
         try:
-            for proposal, answer in await self.bot.referee.expire_undos():  # type: ignore[attr-defined]
+            for proposal, answer in await self.bot.referee.expire_undos():
                 request = answer.request
                 if request.channel_id is None or request.message_id is None:
                     continue

@@ -18,13 +18,13 @@ from discord.ext import commands
 from bot.core.errors import InvalidOrder
 from bot.core.rulesets import RULESET_TITLES, get_ruleset
 from bot.render import info_embed, unit_status
+from bot.replies import send_embeds
 from bot.service import OrderBuilder
 from cogs._common import (
     act_and_reply,
     counter_type_autocomplete,
     location_autocomplete,
     parse_options,
-    send_embeds,
     side_autocomplete,
     side_index,
     terrain_autocomplete,

@@ -399,7 +399,7 @@ async def test_an_unexpected_error_is_logged_with_the_interaction_and_answered_p
 async def test_a_long_outcome_is_sent_as_response_then_followups(game):
     from types import SimpleNamespace
 
-    from bot.app import reply_outcome
+    from bot.replies import reply_outcome
 
     o, _ = long_outcome()
     interaction = FakeInteraction()

@@ -10,7 +10,7 @@ from bot.cli import replay_entries
 from bot.core.errors import InvalidOrder, RulesError
 from bot.core.rulesets import get_ruleset
 from bot.service import GameExists, NoGame, NotAllowed, Referee
-from bot.store import canonical_json, state_hash
+from bot.record import canonical_json, state_hash
 
 from tests.store.helpers import (CHANNEL, GERMAN, GM, GUILD, MANAGER, RUSSIAN, STRANGER, CountingDice, asl_squad,
                                  nhis_squad, open_store, seated_asl_game, stand_in_rally)

@@ -10,7 +10,7 @@ Bump RULES_VERSION (never reuse a number) whenever the Outcome of some order cou
 what the previous release gave for the same game, order and dice: a reworded trail line or
 headline, a rule reference corrected, a rule fixed, a table changed. This includes the
 Outcomes built outside the rulesets for the creation, end and undo entries
-(bot/store/replay.py). A change that alters the *state* an old order leads to cannot be
+(bot/record/replay.py). A change that alters the *state* an old order leads to cannot be
 absorbed by a bump: old logs would no longer replay, so such a fix must keep the old
 behaviour for games already under way.
 

@@ -1,15 +1,14 @@
 """Persistence: games and their hash-chained logs behind a small interface (``Store``).
 
 ``SqliteStore`` is the implementation used today; ``bot.service.Referee`` is its only caller.
+What an entry means (its hash chain, its replay) is ``bot.record``'s, shared by every store.
 """
 
 from .base import (MAX_LOG_ENTRIES, ActiveGameExists, DuplicateInteraction, LogFull, QuietGame, SchemaTooNew,
                    StaleGame, Store, StoredGame, StoreError, UndoRequest)
-from .chain import GENESIS_HASH, LogEntry, canonical_json, consumed_dice, state_hash
 from .sqlite import SqliteStore, migrations
 
 __all__ = [
-    "GENESIS_HASH", "MAX_LOG_ENTRIES", "ActiveGameExists", "DuplicateInteraction", "LogEntry", "LogFull",
-    "QuietGame", "SchemaTooNew", "SqliteStore", "StaleGame", "Store", "StoreError", "StoredGame", "UndoRequest",
-    "canonical_json", "consumed_dice", "migrations", "state_hash",
+    "MAX_LOG_ENTRIES", "ActiveGameExists", "DuplicateInteraction", "LogFull", "QuietGame", "SchemaTooNew",
+    "SqliteStore", "StaleGame", "Store", "StoreError", "StoredGame", "UndoRequest", "migrations",
 ]

@@ -15,7 +15,7 @@ from typing import Literal
 
 from bot.core.game import Game
 
-from .chain import LogEntry
+from bot.record.chain import LogEntry
 
 # A game whose log reached this many entries takes no more commands: a bound on one game's
 # disk use and on the time verify needs (Issue 6). A real game has a few thousand.

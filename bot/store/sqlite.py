@@ -46,7 +46,7 @@ from bot.core.game import Game
 
 from .base import (MAX_LOG_ENTRIES, ActiveGameExists, DuplicateInteraction, LogFull, QuietGame, SchemaTooNew,
                    StaleGame, Store, StoredGame, UndoRequest, UndoStatus)
-from .chain import GENESIS_HASH, LogEntry, canonical_json
+from bot.record.chain import GENESIS_HASH, LogEntry, canonical_json
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 _MIGRATION_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")

@@ -31,7 +31,7 @@ def clock(table):
     table.bot.referee.clock = clock
     cog = table.bot.get_cog("UndoCog")
     cog.expire_proposals.cancel()
-    cog.pacer.stop()
+    table.bot.pacer.stop()
     return clock
 
 
@@ -267,7 +267,7 @@ async def test_undoing_a_hand_off_hands_the_turn_back(table, clock):
 
 
 async def test_a_silent_game_gets_one_reminder_per_silence(table, clock):
-    pacer = table.bot.get_cog("UndoCog").pacer
+    pacer = table.bot.pacer
     await start_game(table, "asl", ["Germans", "Russians"], [], options={"remind_after_hours": 12})
     clock.advance(hours=11)
     assert await pacer.check() == []
@@ -286,7 +286,7 @@ async def test_a_silent_game_gets_one_reminder_per_silence(table, clock):
 
 
 async def test_games_without_the_option_are_never_reminded(table, clock):
-    pacer = table.bot.get_cog("UndoCog").pacer
+    pacer = table.bot.pacer
     await asl_game(table)
     clock.advance(days=30)
     assert await pacer.check() == []

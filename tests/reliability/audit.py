@@ -12,8 +12,9 @@ import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bot.store import GENESIS_HASH, SqliteStore
-from bot.store.replay import ChainVerifier
+from bot.record import GENESIS_HASH
+from bot.store import SqliteStore
+from bot.record.replay import ChainVerifier
 
 FULL = os.environ.get("REFEREE_FULL_RELIABILITY") == "1"
 

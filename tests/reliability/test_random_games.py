@@ -27,7 +27,7 @@ import pytest
 
 from bot.core.errors import RulesError
 from bot.service import NotAllowed, Referee
-from bot.store.replay import Replayer
+from bot.record.replay import Replayer
 from tests.reliability.audit import FULL, size
 from tests.store.helpers import GERMAN, GM, GUILD, RUSSIAN, open_store
 

@@ -12,7 +12,8 @@ from bench import scenarios
 from bot.core.api import resolve
 from bot.core.dice import SeededDice
 from bot.service import Referee
-from bot.store import SchemaTooNew, SqliteStore, Store, canonical_json
+from bot.record import canonical_json
+from bot.store import SchemaTooNew, SqliteStore, Store
 from bot.store.sqlite import COMPRESSED_OUTCOMES_SCHEMA
 
 from .helpers import CHANNEL, GERMAN, GM, GUILD, asl_squad, open_store, raw, seated_asl_game

@@ -13,7 +13,7 @@ from bot.core.api import resolve
 from bot.core.dice import ScriptedDice
 from bot.service import Referee
 from bot.store import SqliteStore, StaleGame
-from bot.store.chain import LogEntry, consumed_dice, state_hash
+from bot.record.chain import LogEntry, consumed_dice, state_hash
 
 from .helpers import CHANNEL, GM, asl_squad, open_store, raw, seated_asl_game
 

@@ -7,7 +7,7 @@ import pytest
 from bot.core.api import new_game
 from bot.store import SchemaTooNew, SqliteStore, migrations
 from bot.store import sqlite as sqlite_module
-from bot.store.chain import GENESIS_HASH, LogEntry
+from bot.record.chain import GENESIS_HASH, LogEntry
 
 LATEST = len(migrations())
 

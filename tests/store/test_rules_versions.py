@@ -26,8 +26,9 @@ import pytest
 from bot.cli import replay_entries
 from bot.core.version import LEGACY_RULES_VERSION, RULES_VERSION
 from bot.service import Actor, Referee
-from bot.store import GENESIS_HASH, LogEntry, SqliteStore, canonical_json, state_hash
-from bot.store.chain import chain_hash
+from bot.record import GENESIS_HASH, LogEntry, canonical_json, state_hash
+from bot.store import SqliteStore
+from bot.record.chain import chain_hash
 from bot.store.sqlite import unpack_json  # outcomes are stored compressed (schema 4)
 from tests.store.helpers import CHANNEL, GM, raw, seated_asl_game
 

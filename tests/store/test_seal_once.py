@@ -14,7 +14,7 @@ from bench import scenarios
 from bot.core.api import resolve
 from bot.core.dice import SeededDice
 from bot.core.version import LEGACY_RULES_VERSION
-from bot.store import GENESIS_HASH, LogEntry, consumed_dice, state_hash
+from bot.record import GENESIS_HASH, LogEntry, consumed_dice, state_hash
 from bot.store.sqlite import _entry_params, pack_json
 
 

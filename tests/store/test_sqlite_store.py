@@ -5,8 +5,8 @@ import sqlite3
 import pytest
 
 from bot.core.api import new_game, resolve
-from bot.store import (GENESIS_HASH, ActiveGameExists, DuplicateInteraction, LogEntry, LogFull, StaleGame,
-                       state_hash)
+from bot.record import GENESIS_HASH, LogEntry, state_hash
+from bot.store import ActiveGameExists, DuplicateInteraction, LogFull, StaleGame
 
 from .helpers import asl_squad, open_store
 

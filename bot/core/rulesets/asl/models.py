@@ -61,7 +61,7 @@ class AslUnit(UnitBase):
     @model_serializer(mode="wrap")
     def _omit_unset_late_fields(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         """Fields added after games were first logged are written only when set, so a saved game
-        state (and the hash chained to it, bot/store/chain.py) stays what it was before they existed."""
+        state (and the hash chained to it, bot/record/chain.py) stays what it was before they existed."""
         data = handler(self)
         for name in LATE_FIELDS:
             if data.get(name) is False:

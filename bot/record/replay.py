@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from bot.core.api import new_game, resolve
 from bot.core.dice import ScriptedDice
@@ -28,8 +28,17 @@ from bot.core.rulesets import RULESET_TITLES, get_ruleset
 from bot.core.trail import Trail
 from bot.core.version import RULES_VERSION
 
-from .base import StoredGame
 from .chain import GENESIS_HASH, LogEntry, state_hash
+
+
+class SavedHead(Protocol):
+    """What a store saved of a game besides its log: the newest entry it points at and the state.
+    (A store's game row, e.g. ``bot.store.StoredGame``; the record needs no store to check it.)"""
+
+    last_seq: int
+    head_hash: str
+    game: Game
+
 
 NEW_GAME = "new_game"
 END_GAME = "end_game"
@@ -350,7 +359,7 @@ class ChainVerifier:
         """The game as replayed up to the last entry checked."""
         return self.replayer.game
 
-    def finish(self, stored: StoredGame) -> Problem | None:
+    def finish(self, stored: SavedHead) -> Problem | None:
         """After the last entry: the game row must point at it and hold the replayed state."""
         last = self.expected_seq - 1
         if last == 0:

@@ -4,7 +4,7 @@ import pytest
 
 from bot.core.api import new_game, resolve
 from bot.core.dice import ScriptedDice
-from bot.store import GENESIS_HASH, LogEntry, canonical_json, consumed_dice, state_hash
+from bot.record import GENESIS_HASH, LogEntry, canonical_json, consumed_dice, state_hash
 
 FIELDS = dict(game_id=3, seq=2, time="2026-01-01T00:00:00.000+00:00", actor=100, command="/fire",
               order={"action": "fire", "firers": ["A1"]}, dice=(3, 4), manual=True,
