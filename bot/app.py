@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import importlib
 import importlib.util
 import inspect
 import logging
+import pkgutil
 import signal
 from typing import TYPE_CHECKING, Any
 
@@ -36,8 +38,14 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-COGS = ("cogs.game", "cogs.units", "cogs.fire", "cogs.morale", "cogs.rally", "cogs.transfer", "cogs.log",
-        "cogs.undo", "cogs.stats")
+COGS_PACKAGE = "cogs"  # every module in it is a cog (an extension with ``setup``), but those named _*
+
+
+def cog_modules() -> list[str]:
+    """The cogs, found by walking the package: a new module is loaded without a list to edit."""
+    package = importlib.import_module(COGS_PACKAGE)
+    return sorted(f"{COGS_PACKAGE}.{m.name}" for m in pkgutil.iter_modules(package.__path__)
+                  if not m.name.startswith("_") and not m.ispkg)
 
 
 async def _maybe_await(value: Any) -> Any:
@@ -119,15 +127,11 @@ class RefereeBot(RefereeClient):
         self.pacer.start()  # the reminders of slow games (bot/pacing.py); it waits until ready
 
     async def load_cogs(self) -> None:
-        """Load every cog module that exists; a cog that exists but fails to load is an error."""
-        for name in COGS:
-            if importlib.util.find_spec(name) is None:
-                continue
+        """Load every cog module of the cogs package; one that fails to load stops the start-up."""
+        for name in cog_modules():
             await self.load_extension(name)
             self.loaded_cogs.append(name)
-        missing = [name for name in COGS if name not in self.loaded_cogs]
-        log.info("cogs loaded: %s%s", ", ".join(self.loaded_cogs) or "none",
-                 f" (not present: {', '.join(missing)})" if missing else "")
+        log.info("cogs loaded: %s", ", ".join(self.loaded_cogs) or "none")
 
     async def sync_commands(self) -> list[app_commands.AppCommand]:
         if self.settings.dev_guild:

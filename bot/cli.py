@@ -13,13 +13,14 @@ import json
 import sys
 from typing import Any, Literal, TextIO, Union
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, field_validator, model_validator
 
 from bot.core.api import resolve, validation_message
 from bot.core.dice import DiceSource, ScriptedDice, SystemDice
 from bot.core.errors import IllegalOrder, InvalidOrder, RulesError
 from bot.core.game import Game
-from bot.core.rulesets import RULESET_NAMES, get_ruleset
+from bot.core.rulesets import get_ruleset, names, rulesets
+from bot.plugins import PluginUnusable, load_plugins
 from bot.core.version import LEGACY_RULES_VERSION, RULES_VERSION
 
 EXIT_OK = 0
@@ -64,11 +65,18 @@ class Situation(_Strict):
 
 
 class RulesRequest(_Strict):
-    ruleset: Literal["asl", "nhis", "cd"]
+    ruleset: str  # a registered ruleset's name (the schema lists them)
     game: dict[str, Any] | None = None  # a full Game, as written by an earlier request
     situation: Situation | None = None
     order: dict[str, Any]  # validated by the ruleset, exactly as a slash command's order
     dice: list[int] | None = Field(default=None, max_length=MAX_DICE)  # manual dice; None: rolled
+
+    @field_validator("ruleset")
+    @classmethod
+    def _registered(cls, name: str) -> str:
+        if name not in names():
+            raise ValueError(f"unknown ruleset '{name[:30]}' (choose one of: {', '.join(names())})")
+        return name
 
     @model_validator(mode="after")
     def _one_position(self) -> "RulesRequest":
@@ -82,12 +90,13 @@ def request_schema() -> dict[str, Any]:
     from bot.core.setup import SetupOrder
 
     orders: list[Any] = list(SetupOrder.__args__)
-    for name in RULESET_NAMES:
-        for model in get_ruleset(name).order_type.__args__:
+    for ruleset in rulesets():
+        for model in ruleset.order_type.__args__:
             if model not in orders:
                 orders.append(model)
     schema_model = create_model(
         "RulesRequest", __base__=RulesRequest,
+        ruleset=(Literal[names()], ...),  # type: ignore[valid-type]
         game=(Game | None, None),
         order=(Union[tuple(orders)], ...),  # anyOf: the same action name differs per ruleset
     )
@@ -434,6 +443,11 @@ def main(argv: list[str] | None = None, *, stdin: TextIO | None = None, stdout: 
          stderr: TextIO | None = None) -> int:
     stdin, stdout, stderr = stdin or sys.stdin, stdout or sys.stdout, stderr or sys.stderr
     argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        load_plugins()  # the host's own rulesets (REFEREE_RULESETS, entry points), for every command
+    except PluginUnusable as exc:
+        print(f"referee: {exc}", file=stderr)
+        return EXIT_FAILED
     if argv[:1] == ["sandbox"]:
         # handed on exactly as typed: argparse's REMAINDER drops the sandbox's own flags
         # (--scenario asl) when they come first

@@ -21,7 +21,7 @@ from typing import Any
 from bot.core.errors import RulesError
 from bot.core.game import Game
 from bot.core.outcome import Outcome
-from bot.core.rulesets import RULESET_TITLES, get_ruleset
+from bot.core.rulesets import get_ruleset, title_of
 from bot.render import outcome_blocks, safe
 from bot.record.replay import UNDO, Replayer, ReplayRefused
 
@@ -156,7 +156,7 @@ def markdown_text(record: dict[str, Any], names: Names = plain_name) -> str:
 
 
 def _header(record: dict[str, Any], first: Game | None, final: Game | None, names: Names) -> list[str]:
-    title = RULESET_TITLES.get(record["ruleset"], record["ruleset"])
+    title = title_of(record["ruleset"])
     if first is None or final is None:
         return [f"# After-action report: {title}", ""]
     name = safe(first.scenario) if first.scenario else title

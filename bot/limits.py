@@ -1,7 +1,7 @@
 """Limits that keep one player or one game from swamping the bot (Issue 6).
 
-- Rolling commands (fire, artillery, morale, rally, transfer/recover: every command that may roll)
-  are limited per player: at most ``REFEREE_ROLL_LIMIT`` (20) in any ``REFEREE_ROLL_WINDOW``
+- Rolling commands (every command whose orders may roll: they say so themselves, with
+  ``extras={"rolls": True}``, from their order's declaration ``OrderBase.rolls``) are limited per player: at most ``REFEREE_ROLL_LIMIT`` (20) in any ``REFEREE_ROLL_WINDOW``
   (60) seconds. One player hammering /fire cannot starve the other channels, nor push the bot
   into Discord's own rate limits. The check runs once, in ``RefereeTree.interaction_check``,
   before the command is parsed; a refused command rolled nothing and changed nothing.
@@ -24,9 +24,6 @@ from discord import app_commands
 
 from bot.config import Settings, load_settings
 
-# Root command names that may roll dice. A command can also say so itself with
-# ``extras={"rolls": True}`` (or opt out with ``{"rolls": False}``).
-ROLLING_COMMANDS = frozenset({"fire", "artillery", "morale", "rally", "transfer", "recover"})
 SWEEP_EVERY = 1000  # checks between sweeps that forget players idle for a whole window
 
 
@@ -129,8 +126,7 @@ def is_rolling(command: Any) -> bool:
         flag = getattr(node, "extras", {}).get("rolls")
         if flag is not None:
             return bool(flag)
-    root = command.qualified_name.split(" ")[0]
-    return root in ROLLING_COMMANDS
+    return False
 
 
 def _lineage(command: Any) -> list[Any]:

@@ -14,19 +14,24 @@ never push a field over its limit. The bot also sends with ``AllowedMentions.non
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from datetime import timedelta
-from typing import Any
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
 
 import discord
 
 from bot.core.dice import Roll
 from bot.core.game import Game
 from bot.core.outcome import Outcome, TableCell, UnitEffect
-from bot.core.rulesets import RULESET_TITLES, get_ruleset
+from bot.core.rulesets import get_ruleset, title_of
 from bot.core.setup import SETUP_ACTIONS
 from bot.core.trail import Step
+from bot.record import LogEntry
+from bot.stats import DiceStats, FamilyStats, rollers, summary, tally
+
+if TYPE_CHECKING:
+    from bot.service import LogPage, UndoAnswer, UndoProposal, VerifyReport
 
 # Discord's limits (https://discord.com/developers/docs/resources/message#embed-object-embed-limits)
 TITLE_MAX = 256
@@ -45,18 +50,8 @@ ELLIPSIS = "…"
 SIDE_COLOURS = (discord.Colour(0x4A7AB5), discord.Colour(0xB5533C))  # side 0, side 1
 NEUTRAL_COLOUR = discord.Colour(0x8A8F98)  # set-up, phases, anything no side did
 ERROR_COLOUR = discord.Colour(0xD83C3E)
+OK_COLOUR = discord.Colour(0x3BA55D)  # a log that checks out
 NEUTRAL_ACTIONS = SETUP_ACTIONS | {"phase"}
-
-# status flags of units in every ruleset, in the order players read them
-STATUS_FLAGS = (
-    ("broken", "broken"), ("shaken", "shaken"), ("demoralized", "demoralized"),
-    ("reduced", "reduced"), ("pinned", "pinned"), ("suppressed", "suppressed"),
-    ("dm", "DM"), ("cx", "CX"), ("forced_back", "forced back"), ("in_melee", "in melee"),
-    ("malfunctioned", "malfunctioned"), ("captured", "captured"),
-    ("ammo_depleted", "ammo depleted"), ("moving", "moving"), ("assault_moving", "assault moving"),
-    ("crawling", "crawling"), ("banzai", "Banzai charging"),
-)
-
 
 # safe() is discord.py's escape_mentions(escape_markdown(text)) in one pass of one compiled
 # pattern (issue 5: the two helpers compile-cache-look-up and scan twice, 13% of the bot's time
@@ -334,7 +329,7 @@ def side_colour(side: int | None) -> discord.Colour:
 
 def game_line(game: Game) -> str:
     """"Advanced Squad Leader · Scenario · turn 2, Prep Fire Phase (Germans)"."""
-    parts = [RULESET_TITLES.get(game.ruleset, game.ruleset)]
+    parts = [title_of(game.ruleset)]
     if game.scenario:
         parts.append(safe(game.scenario))
     phase = get_ruleset(game.ruleset).phase_names.get(game.phase, game.phase)
@@ -370,17 +365,8 @@ def info_embed(title: str, description: str = "", *, fields: Sequence[tuple[str,
 
 
 def unit_status(unit: Any) -> str:
-    """A unit's markers in words, for the status board: "broken, DM, Prep Fire"."""
-    if unit.eliminated:
-        return "eliminated"
-    words = [word for flag, word in STATUS_FLAGS if getattr(unit, flag, False)]
-    if getattr(unit, "fire_marker", None):
-        words.append(f"{unit.fire_marker.title()} Fire")
-    if getattr(unit, "marker", None):
-        words.append(f"{unit.marker.title()} marker")
-    if getattr(unit, "owner", None):
-        words.append(f"held by {unit.owner}")
-    return ", ".join(words) or "no markers"
+    """A unit's markers in words, as its ruleset says them: "broken, DM, Prep Fire"."""
+    return get_ruleset(unit.system).unit_status(unit)
 
 
 def _location_heading(game: Game, location_id: str) -> str:
@@ -435,11 +421,109 @@ def _sides_text(game: Game) -> str:
 
 def game_status_embed(game: Game) -> list[discord.Embed]:
     """Turn, phase, side to act, and every unit by location with its markers."""
-    title = f"{safe(game.scenario) or RULESET_TITLES.get(game.ruleset, game.ruleset)}: turn {game.turn}"
+    title = f"{safe(game.scenario) or title_of(game.ruleset)}: turn {game.turn}"
     description = f"{game_line(game)}\n{_sides_text(game)}"
     blocks = status_blocks(game) or [Block("Units", ("none yet: add them with /unit add",))]
     return paginate(title, blocks, colour=side_colour(game.active_side), description=description)
 
+
+
+# --- the log, undo proposals, dice statistics ----------------------------------------------
+
+
+def entry_line(entry: LogEntry, names: Callable[[Any], str], undone: dict[int, int]) -> str:
+    """"#7 · 2026-11-23 10:54 · alice · /morale · DR 7: white 3, colored 4 (…) · headline"."""
+    parts = [f"#{entry.seq}", f"{entry.time[:10]} {entry.time[11:16]}", safe(names(entry.actor)),
+             safe(entry.command)]
+    rolls = [roll_line(roll) for roll in entry.outcome_model().rolls]
+    if rolls:
+        parts.append("; ".join(rolls) + (" (manual)" if entry.manual else ""))
+    parts.append(safe(entry.outcome.get("headline", "")))
+    line = " · ".join(parts)
+    if entry.seq in undone:
+        return f"~~{line}~~ (undone by #{undone[entry.seq]})"
+    return line
+
+
+def log_page_embeds(shown: LogPage, names: Callable[[Any], str]) -> list[discord.Embed]:
+    """One page of the log, newest last."""
+    lines = tuple(entry_line(e, names, shown.undone) for e in shown.entries)
+    title = f"Log of game {shown.game_id}" + (" (ended)" if shown.status == "ended" else "")
+    first, last = shown.entries[0].seq, shown.entries[-1].seq
+    return paginate(title, [Block(f"Entries {first}-{last} of {shown.total}", lines)],
+                    colour=NEUTRAL_COLOUR, footer=f"page {shown.page}/{shown.pages} · newest last")
+
+
+def verify_embed(report: VerifyReport) -> discord.Embed:
+    """What /log verify found: green when the whole log checks out, else the first entry that does not."""
+    if report.ok:
+        return discord.Embed(title="The log checks out", description=safe(report.reason), colour=OK_COLOUR)
+    where = f"Entry #{report.first_bad_seq}" if report.first_bad_seq else "The game's record"
+    return error_embed(report.reason, title=f"{where} does not check out")
+
+
+def stamp(when: datetime) -> str:
+    """Discord's timestamp markup: each reader sees it in their own time zone."""
+    seconds = int(when.timestamp())
+    return f"<t:{seconds}:t> (<t:{seconds}:R>)"
+
+
+def proposal_embed(proposal: UndoProposal, answer: UndoAnswer | None = None) -> discord.Embed:
+    request, target, game = proposal.request, proposal.target, proposal.game
+    proposer_sides = [i for i, side in enumerate(game.sides) if request.proposer in side.players]
+    others = [safe(game.side_name(i)) for i in range(len(game.sides)) if i not in proposer_sides]
+    text = (f"<@{request.proposer}> proposes to undo entry #{target.seq} ({safe(target.command)}): "
+            f"{safe(target.outcome.get('headline', ''))}\nIts dice stay in the log; nothing is rerolled.")
+    if answer is None:
+        title = f"Undo proposed: entry #{target.seq}"
+        text += (f"\nA player of {' or '.join(others) or 'the other side'} or the game master may accept "
+                 f"until {stamp(proposal.expires_at)}; the proposer may withdraw it.")
+    else:
+        who = f"<@{answer.request.answered_by}>" if answer.request.answered_by else ""
+        title = f"Undo of entry #{target.seq}: {answer.status}"
+        text += "\n" + ANSWERED[answer.status].format(who=who).capitalize() + "."
+    return discord.Embed(title=title, description=text, colour=NEUTRAL_COLOUR)
+
+
+ANSWERED = {"accepted": "accepted by {who}", "refused": "refused by {who}", "withdrawn": "withdrawn by {who}",
+            "expired": "expired without an answer", "lapsed": "lapsed: the game moved on (or ended) meanwhile"}
+
+
+def family_block(stats: FamilyStats) -> Block:
+    fam = stats.family
+    mean = f"mean {stats.mean:.2f} (fair: {fam.expected_mean:g})" if stats.mean is not None else "no dice"
+    lines = [f"{face}: {observed} (expected {expected:.1f})"
+             for face, observed, expected in zip(fam.faces, stats.observed, stats.expected)]
+    if stats.testable:
+        lines.append(f"chi-square {stats.chi_square:.2f}, {stats.degrees_of_freedom} df, p = {stats.p_value:.3f}")
+    else:
+        lines.append(f"chi-square test: needs at least {stats.rolls_needed} (5 expected per cell)")
+    return Block(f"{fam.title}: {stats.n}, {mean}", tuple(lines))
+
+
+def breakdown_block(entries: list[dict], sides: list[str]) -> Block | None:
+    """Everyone's dice at a glance: one line per player and per side that rolled. Players are
+    shown as <@id>: an embed never pings, and Discord shows each reader the name."""
+    players, rolled_for = rollers(entries)
+    lines = [f"<@{p}>: {summary(tally(entries, player=p))}" for p in players]
+    lines += [f"{safe(sides[i]) if i < len(sides) else i}: {summary(tally(entries, side=i))}" for i in rolled_for]
+    return Block("By player and by side", tuple(lines)) if lines else None
+
+
+CHART = "dice.png"  # the attachment's name the stats embed shows
+
+
+def stats_embeds(stats: DiceStats, who: str, extra: Block | None = None) -> list[discord.Embed]:
+    counted = [f for f in stats.families if f.n]
+    description = f"{stats.rolls} roll{'s' if stats.rolls != 1 else ''} by the bot's dice"
+    if stats.manual_left_out:
+        description += f"; {stats.manual_left_out} manual dice left out (thrown at the table)"
+    description += ". A small p (below 0.01) says the dice look unfair; a large one says nothing is wrong."
+    blocks = [family_block(f) for f in counted] or [Block("No dice yet", ("nothing was rolled",))]
+    blocks += [extra] if extra else []
+    embeds = paginate(f"Dice statistics: {who}", blocks, colour=NEUTRAL_COLOUR, description=description)
+    embeds[0].set_image(url=f"attachment://{CHART}")
+    return embeds
 
 
 # --- pacing lines (the only texts that mention players: bot/replies.py allows exactly those) ---
@@ -474,7 +558,6 @@ def reminder_line(game: Game, silent_for: timedelta) -> str | None:
 # Short names of the end states, worst first (bot.core.odds.END_STATES), per ruleset's words
 STATE_WORDS = {"eliminated": "elim", "reduced": "reduced", "broken": "broken", "pinned": "pinned",
                "forced back": "forced back", "rallied": "rallied", "unharmed": "unharmed"}
-SHAKEN_RULESETS = ("nhis", "cd")  # "broken" reads "shaken" there
 
 
 def percent(p: Any) -> str:
@@ -494,7 +577,7 @@ def percent(p: Any) -> str:
 def odds_embed(preview: Any, game: Game | None) -> list[discord.Embed]:
     """An OddsReport (bot.core.odds) compactly: the results, each unit's end states and the chance
     that at least one unit breaks; MGs and cowering for ASL fire. Nothing was rolled or logged."""
-    broken = "shaken" if preview.ruleset in SHAKEN_RULESETS else "broken"
+    broken = get_ruleset(preview.ruleset).word("broken")  # "shaken" in NHiS and CD
     words = {**STATE_WORDS, "broken": broken}
     results = " · ".join(f"{safe(name)} {percent(c.p)}" for name, c in preview.results.items())
     blocks = [Block("Results", (results or "—",))]

@@ -20,14 +20,15 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from bot.core.api import resolve
+from bot.core.api import order_model, resolve
 from bot.core.dice import DiceSource, ScriptedDice, SystemDice
 from bot.core.errors import InvalidOrder, RulesError
 from bot.core.game import Game
+from bot.core.orders import acting_refs
 from bot.core.odds import OddsReport
 from bot.core.odds import preview as odds_preview
 from bot.core.outcome import Outcome
-from bot.core.rulesets import RULESET_TITLES
+from bot.core.rulesets import title_of
 from bot.record import GENESIS_HASH, LogEntry, consumed_dice, state_hash
 from bot.record.replay import (END_GAME, UNDO, ChainVerifier, Replayer, ReplayRefused, creation_order,
                                creation_outcome, ending_outcome, game_from_creation, undo_outcome)
@@ -36,7 +37,6 @@ from bot.store import (ActiveGameExists, DuplicateInteraction, LogFull, StaleGam
 
 MAX_PER_PAGE = 50
 OrderBuilder = Callable[[Game], "dict[str, Any] | BaseModel"]
-PREVIEWABLE_ACTIONS = frozenset({"fire", "morale", "rally"})  # what /fire, /morale, /rally preview
 ENTRY_ODDS_CACHED = 64  # answers of the "Odds" button kept, so pressing it again replays nothing
 UNDO_MINUTES = 10  # how long an undo proposal waits for its answer; a game option may change it
 
@@ -134,18 +134,9 @@ class VerifyReport:
 
 # --- permissions -------------------------------------------------------------------------
 
-# Corrections of the game's facts: only the game master may make them.
-GM_ONLY_ACTIONS = {
-    "location_set": "set a location's terrain",
-    "unit_edit": "edit a unit",
-    "unit_remove": "remove a unit",
-}
-# Order fields naming the units (or stands) the order acts with. ``weapon`` counts through the
-# unit possessing it; ``to`` only where it names a unit (a support weapon's new owner).
-UNIT_FIELDS = ("firers", "firer", "unit", "leader", "weapon", "to")
-
 
 def _ids(value: Any) -> list[str]:
+    """The ids an order field holds: one, or a list (anything else names no unit)."""
     if isinstance(value, str):
         return [value]
     if isinstance(value, list):
@@ -154,28 +145,29 @@ def _ids(value: Any) -> list[str]:
 
 
 def acting_sides(game: Game, order: dict[str, Any]) -> dict[int, str]:
-    """The sides an order acts for, each with what in the order made it so (a unit's label).
-    Unknown ids are skipped: the rules core refuses them with the list of known ones."""
+    """The sides an order acts for, each with what in the order made it so (a unit's label). Read
+    from the order model's own declarations (``Refers(..., acting=True)``, bot/core/orders.py): no
+    field name is listed here, so a new field an order acts with cannot be missed. Unknown ids are
+    skipped: the rules core refuses them with the list of known ones."""
+    model = order_model(game.ruleset, order.get("action"))
     sides: dict[int, str] = {}
-    action = order.get("action")
-    for field in UNIT_FIELDS:
-        if field == "to" and action == "phase":
-            continue  # the phase to advance to, not a unit
-        for unit_id in _ids(order.get(field)):
-            unit = game.find_unit(unit_id)
-            if unit is None:
+    for field, ref in acting_refs(model) if model is not None else ():
+        value = order.get(field)
+        if ref.to == "side":
+            if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < len(game.sides):
+                sides.setdefault(value, "the new unit")
+            continue
+        for name in _ids(value):
+            if ref.to == "company":  # CD: the side of the company's stands
+                for stand in game.units.values():
+                    if (getattr(stand, "company", "") or "").casefold() == name.casefold():
+                        sides.setdefault(stand.side, f"company {name}")
                 continue
-            if field == "weapon":
-                unit = game.find_unit(getattr(unit, "owner", None) or "")
-                if unit is None:
-                    continue  # unpossessed: whoever recovers it acts through their own unit
-            sides.setdefault(unit.side, unit.label)
-    for company in _ids(order.get("company")):  # CD: the side of the company's stands
-        for stand in game.units.values():
-            if getattr(stand, "company", "").casefold() == company.casefold():
-                sides.setdefault(stand.side, f"company {company}")
-    if action == "unit_add" and isinstance(order.get("side"), int) and 0 <= order["side"] < len(game.sides):
-        sides.setdefault(order["side"], "the new unit")
+            unit = game.find_unit(name)
+            if unit is not None and ref.to == "weapon":
+                unit = game.find_unit(getattr(unit, "owner", None) or "")  # acts through its holder
+            if unit is not None:  # an unpossessed weapon: whoever recovers it acts through their unit
+                sides.setdefault(unit.side, unit.label)
     return sides
 
 
@@ -187,18 +179,17 @@ def check_permission(game: Game, actor: Actor, order: dict[str, Any]) -> None:
     """Raise NotAllowed unless ``actor`` may give ``order`` in ``game`` (checked before any roll)."""
     if is_game_master(game, actor):
         return
-    action = order.get("action")
-    if action == "join":
-        if order.get("player") != actor.user_id:
+    model = order_model(game.ruleset, order.get("action"))
+    if model is not None and model.for_user is not None:  # an order a user gives for themselves (join)
+        if order.get(model.for_user) != actor.user_id:
             raise NotAllowed("you may join a side only for yourself; the game master seats other players")
         return
     mine = [i for i, side in enumerate(game.sides) if actor.user_id in side.players]
     if not mine:
         raise NotAllowed("only the players of this game give orders here: join a side first "
                          "(anyone may look at the game and its log)")
-    if action in GM_ONLY_ACTIONS:
-        raise NotAllowed(f"only the game master may {GM_ONLY_ACTIONS[action]}: it corrects the game, "
-                         "it is not a move")
+    if model is not None and model.gm_only:
+        raise NotAllowed(f"only the game master may {model.gm_only}: it corrects the game, it is not a move")
     for side, what in acting_sides(game, order).items():
         if side not in mine:
             raise NotAllowed(f"{what} belongs to {game.side_name(side)}; you play "
@@ -364,7 +355,7 @@ class Referee:
 
     @staticmethod
     def _exists_message(game: Game) -> str:
-        title = RULESET_TITLES.get(game.ruleset, game.ruleset)
+        title = title_of(game.ruleset)
         return (f"There is already a game in this channel ({title}, {game.sides[0].name} vs "
                 f"{game.sides[1].name}, turn {game.turn}): the game master can end it with /game end, "
                 "or start the new one in a thread")
@@ -397,7 +388,8 @@ class Referee:
         entry = next(iter(await self._store.entries(game_id, after_seq=seq - 1, limit=1)), None)
         if entry is None or entry.seq != seq:
             raise NotAllowed(f"entry #{seq} of this game is not in the log")
-        if entry.order.get("action") not in PREVIEWABLE_ACTIONS:
+        model = order_model(entry.outcome.get("ruleset", ""), entry.order.get("action"))
+        if model is None or not model.previewable:
             raise NotAllowed(f"entry #{seq} ({entry.command}) is not an attack or a check: it has no odds")
         replayer, last = Replayer(), None
         try:

@@ -4,30 +4,30 @@ A channel (or a thread) is one game. Each command parses its options, hands one 
 referee service (which checks permissions, resolves it in the rules core and saves it with its
 log entry in one transaction) and renders what came back. Refusals are raised, never caught
 here: the bot's one error handler turns them into red ephemeral embeds.
+
+/game new is built from the registry when the cog loads: its ruleset and variant choices, and one
+option per side for each number a ruleset's scenario gives a side (ASL's ELR: elr_1, elr_2).
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.replies import reply_outcome, send_embeds
+from bot.client import Interaction, RefereeClient
+from bot.core.commands import parse_options
 from bot.core.errors import InvalidOrder
-from bot.core.rulesets import RULESET_TITLES
+from bot.core.ruleset import Ruleset
+from bot.core.rulesets import get_ruleset, rulesets
 from bot.render import game_status_embed
-from cogs._common import (
-    act_and_reply,
-    actor_of,
-    parse_options,
-    phase_autocomplete,
-    side_autocomplete,
-    side_index,
-)
+from bot.replies import reply_outcome, send_embeds
+from cogs._common import act_and_reply, actor_of, phase_autocomplete, side_autocomplete, side_index
+from cogs._slash import Param, build_command
 
-RULESET_CHOICES = [app_commands.Choice(name=title, value=key) for key, title in RULESET_TITLES.items()]
-VARIANT_CHOICES = [app_commands.Choice(name="Full ASL", value="full"),
-                   app_commands.Choice(name="ASL Starter Kit", value="starter")]
+SIDES = ("first", "second")
 
 
 def split_sides(text: str) -> list[str]:
@@ -35,44 +35,63 @@ def split_sides(text: str) -> list[str]:
     return [name.strip() for name in text.split(",")]
 
 
-def creation_options(ruleset: str, options: str | None, elr: tuple[int | None, int | None]) -> dict:
-    """The game's options from the key=value text, with each side's ELR where one was given."""
+def creation_options(ruleset: Ruleset, options: str | None, values: dict[str, Any]) -> dict[str, Any]:
+    """The game's options from the key=value text, with each side option given (``elr_1``, ``elr_2``)
+    as the list the rules core reads; a side option of another ruleset is refused by name."""
     parsed = parse_options(options)
-    if any(value is not None for value in elr):
-        if ruleset != "asl":
-            # ELR is an ASL scenario rating (A19.1); the other systems have nothing to put it on
-            raise InvalidOrder(f"ELR is an Advanced Squad Leader rating (A19.1): "
-                               f"{RULESET_TITLES[ruleset]} has none", field="elr_1")
-        parsed["elr"] = list(elr)  # the rules core checks each value against the ELR range
+    for registered in rulesets():
+        for option in registered.side_options:
+            given = [values.get(f"{option.name}_{i + 1}") for i in range(len(SIDES))]
+            if all(value is None for value in given):
+                continue
+            if option not in ruleset.side_options:
+                raise InvalidOrder(f"the {option.title} ({option.rule}) belongs to {registered.title} games: "
+                                   f"{ruleset.title} has none", field=f"{option.name}_1")
+            parsed[option.name] = given  # the rules core checks each value against the option's range
     return parsed
+
+
+def new_game_params(registered: tuple[Ruleset, ...]) -> list[Param]:
+    variants = [(title, key) for r in registered for key, title in r.variants.items()]
+    with_variants = " and ".join(r.title for r in registered if r.variants)
+    params = [
+        Param("ruleset", str, "The rules system the game is played with", required=True,
+              choices=[(r.title, r.name) for r in registered]),
+        Param("sides", app_commands.Range[str, 3, 200], "The two sides' names, separated by a comma, e.g. "
+              "'Germans, Russians'", required=True),
+        Param("scenario", app_commands.Range[str, 1, 100], "The scenario's name, shown on every result"),
+    ]
+    if variants:
+        params.append(Param("variant", str, f"{with_variants} only: which rules ({', '.join(t for t, _ in variants)})",
+                            choices=variants))
+    for r in registered:
+        for option in r.side_options:
+            params += [Param(f"{option.name}_{i + 1}", int, f"{r.title} only: the {which} side's {option.title}, "
+                             f"{option.min} to {option.max} ({option.rule})") for i, which in enumerate(SIDES)]
+    params.append(Param("options", str, "Rule options as key=value pairs separated by spaces"))
+    return params
 
 
 class GameCog(commands.Cog):
     game = app_commands.Group(name="game", description="Start, join, look at, advance and end this channel's game",
                               guild_only=True)
 
-    def __init__(self, bot: commands.Bot):
+    def __init__(self, bot: RefereeClient):
         self.bot = bot
+        others = list(self.game.commands)
+        for command in others:  # /game new first, as players meet it
+            self.game.remove_command(command.name)
+        self.game.add_command(build_command("new", "Start a game in this channel (a thread is a channel of its own)",
+                                            new_game_params(rulesets()), self.new))
+        for command in others:
+            self.game.add_command(command)
 
-    @game.command(name="new", description="Start a game in this channel (a thread is a channel of its own)")
-    @app_commands.describe(
-        ruleset="The rules system the game is played with",
-        sides="The two sides' names, separated by a comma, e.g. 'Germans, Russians'",
-        scenario="The scenario's name, shown on every result",
-        variant="Advanced Squad Leader only: the full rules or the Starter Kit",
-        elr_1="Advanced Squad Leader only: the first side's Experience Level Rating, 0 to 5 (A19.1)",
-        elr_2="Advanced Squad Leader only: the second side's Experience Level Rating, 0 to 5 (A19.1)",
-        options="Rule options as key=value pairs separated by spaces",
-    )
-    @app_commands.choices(ruleset=RULESET_CHOICES, variant=VARIANT_CHOICES)
-    async def new(self, interaction: discord.Interaction, ruleset: app_commands.Choice[str],
-                  sides: app_commands.Range[str, 3, 200], scenario: app_commands.Range[str, 1, 100] | None = None,
-                  variant: app_commands.Choice[str] | None = None, elr_1: int | None = None,
-                  elr_2: int | None = None, options: str | None = None) -> None:
-        game_options = creation_options(ruleset.value, options, (elr_1, elr_2))
-        acted = await self.bot.referee.new_game(
-            interaction.channel_id, interaction.guild_id, actor_of(interaction), ruleset.value,
-            split_sides(sides), scenario=scenario or "", variant=variant.value if variant else None,
+    async def new(self, interaction: Interaction, values: dict[str, Any]) -> None:
+        ruleset = get_ruleset(values["ruleset"])
+        game_options = creation_options(ruleset, values.get("options"), values)
+        acted = await interaction.client.referee.new_game(
+            interaction.channel_id, interaction.guild_id, actor_of(interaction), ruleset.name,
+            split_sides(values["sides"]), scenario=values.get("scenario") or "", variant=values.get("variant"),
             options=game_options, interaction_id=interaction.id)
         await reply_outcome(interaction, acted)
 
@@ -80,29 +99,29 @@ class GameCog(commands.Cog):
     @app_commands.describe(side="The side you play",
                            player="Game master only: the player to seat (you, if left out)")
     @app_commands.autocomplete(side=side_autocomplete)
-    async def join(self, interaction: discord.Interaction, side: str, player: discord.User | None = None) -> None:
+    async def join(self, interaction: Interaction, side: str, player: discord.User | None = None) -> None:
         def order(game) -> dict:
             return {"action": "join", "side": side_index(game, side), "player": (player or interaction.user).id}
         await act_and_reply(interaction, order, command="/game join")
 
     @game.command(name="status", description="Show the turn, the phase, the players and every unit on the map")
-    async def status(self, interaction: discord.Interaction) -> None:
+    async def status(self, interaction: Interaction) -> None:
         # anyone may look, players or not: it changes nothing
-        game = await self.bot.referee.game(interaction.channel_id)
+        game = await interaction.client.referee.game(interaction.channel_id)
         await send_embeds(interaction, game_status_embed(game), ephemeral=False)
 
     @game.command(name="phase", description="End the current phase (its clean-ups apply) and go to the next one")
     @app_commands.describe(to="The phase to go to, ending every phase in between (the next one, if left out)")
     @app_commands.autocomplete(to=phase_autocomplete)
-    async def phase(self, interaction: discord.Interaction, to: str | None = None) -> None:
+    async def phase(self, interaction: Interaction, to: str | None = None) -> None:
         await act_and_reply(interaction, {"action": "phase", "to": to}, command="/game phase")
 
     @game.command(name="end", description="Game master only: end this channel's game (its log is kept)")
-    async def end(self, interaction: discord.Interaction) -> None:
-        acted = await self.bot.referee.end_game(interaction.channel_id, actor_of(interaction),
-                                                interaction_id=interaction.id)
+    async def end(self, interaction: Interaction) -> None:
+        acted = await interaction.client.referee.end_game(interaction.channel_id, actor_of(interaction),
+                                                          interaction_id=interaction.id)
         await reply_outcome(interaction, acted)
 
 
-async def setup(bot: commands.Bot) -> None:
+async def setup(bot: RefereeClient) -> None:
     await bot.add_cog(GameCog(bot))

@@ -12,48 +12,20 @@ from __future__ import annotations
 
 import logging
 import re
-from datetime import datetime
 
 import discord
 from discord import app_commands
 from discord.ext import commands, tasks
 
-from bot.replies import ALREADY_ACKNOWLEDGED, reply_outcome, send_ephemeral
+from bot.client import Interaction, RefereeClient
 from bot.core.errors import RulesError
-from bot.render import NEUTRAL_COLOUR, error_embed, safe
-from bot.service import UndoAnswer, UndoProposal
+from bot.render import error_embed, proposal_embed
+from bot.replies import ALREADY_ACKNOWLEDGED, reply_outcome, send_ephemeral
 from cogs._common import actor_of
 
 log = logging.getLogger(__name__)
 
 EXPIRY_CHECK_MINUTES = 1  # how often proposals past their expiry get their buttons taken off
-ANSWERED = {"accepted": "accepted by {who}", "refused": "refused by {who}", "withdrawn": "withdrawn by {who}",
-            "expired": "expired without an answer", "lapsed": "lapsed: the game moved on (or ended) meanwhile"}
-
-
-def _stamp(when: datetime) -> str:
-    """Discord's timestamp markup: each reader sees it in their own time zone."""
-    seconds = int(when.timestamp())
-    return f"<t:{seconds}:t> (<t:{seconds}:R>)"
-
-
-def proposal_embed(proposal: UndoProposal, answer: UndoAnswer | None = None) -> discord.Embed:
-    request, target, game = proposal.request, proposal.target, proposal.game
-    proposer_sides = [i for i, side in enumerate(game.sides) if request.proposer in side.players]
-    others = [safe(game.side_name(i)) for i in range(len(game.sides)) if i not in proposer_sides]
-    text = (f"<@{request.proposer}> proposes to undo entry #{target.seq} ({safe(target.command)}): "
-            f"{safe(target.outcome.get('headline', ''))}\nIts dice stay in the log; nothing is rerolled.")
-    if answer is None:
-        title = f"Undo proposed: entry #{target.seq}"
-        text += (f"\nA player of {' or '.join(others) or 'the other side'} or the game master may accept "
-                 f"until {_stamp(proposal.expires_at)}; the proposer may withdraw it.")
-    else:
-        who = f"<@{answer.request.answered_by}>" if answer.request.answered_by else ""
-        title = f"Undo of entry #{target.seq}: {answer.status}"
-        text += "\n" + ANSWERED[answer.status].format(who=who).capitalize() + "."
-    return discord.Embed(title=title, description=text, colour=NEUTRAL_COLOUR)
-
-
 class UndoButton(discord.ui.DynamicItem[discord.ui.Button], template=r"undo:(?P<verb>accept|refuse):(?P<request>[0-9]{1,18})"):
     """Accept or Refuse on a proposal; rebuilt from its custom_id on every click, restarts included."""
 
@@ -63,11 +35,11 @@ class UndoButton(discord.ui.DynamicItem[discord.ui.Button], template=r"undo:(?P<
         self.verb, self.request_id = verb, request_id
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button,
+    async def from_custom_id(cls, interaction: Interaction, item: discord.ui.Button,
                              match: re.Match[str]) -> UndoButton:
         return cls(match["verb"], int(match["request"]))
 
-    async def callback(self, interaction: discord.Interaction) -> None:
+    async def callback(self, interaction: Interaction) -> None:
         referee = interaction.client.referee
         try:
             answer = await referee.answer_undo(self.request_id, actor_of(interaction), accept=self.verb == "accept",
@@ -96,7 +68,7 @@ def proposal_view(request_id: int) -> discord.ui.View:
 
 
 class UndoCog(commands.Cog):
-    def __init__(self, bot: commands.Bot):
+    def __init__(self, bot: RefereeClient):
         self.bot = bot
 
     async def cog_load(self) -> None:
@@ -109,8 +81,8 @@ class UndoCog(commands.Cog):
 
     @app_commands.command(name="undo", description="Propose to undo the newest action; the other side must accept")
     @app_commands.guild_only()
-    async def undo(self, interaction: discord.Interaction) -> None:
-        proposal = await self.bot.referee.propose_undo(interaction.channel_id, actor_of(interaction),
+    async def undo(self, interaction: Interaction) -> None:
+        proposal = await interaction.client.referee.propose_undo(interaction.channel_id, actor_of(interaction),
                                                        interaction_id=interaction.id)
         try:
             sent = await interaction.response.send_message(embed=proposal_embed(proposal),
@@ -120,7 +92,7 @@ class UndoCog(commands.Cog):
                 raise
             return  # a re-delivered /undo, answered the first time with this same proposal
         if sent.message_id is not None:
-            await self.bot.referee.note_undo_message(proposal.request.id, interaction.channel_id, sent.message_id)
+            await interaction.client.referee.note_undo_message(proposal.request.id, interaction.channel_id, sent.message_id)
 
     @tasks.loop(minutes=EXPIRY_CHECK_MINUTES)
     async def expire_proposals(self) -> None:
@@ -143,5 +115,5 @@ class UndoCog(commands.Cog):
         await self.bot.wait_until_ready()
 
 
-async def setup(bot: commands.Bot) -> None:
+async def setup(bot: RefereeClient) -> None:
     await bot.add_cog(UndoCog(bot))

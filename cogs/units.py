@@ -11,67 +11,49 @@ from __future__ import annotations
 
 from typing import Any
 
-import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.client import Interaction, RefereeClient
+from bot.core.commands import parse_options
 from bot.core.errors import InvalidOrder
-from bot.core.rulesets import RULESET_TITLES, get_ruleset
+from bot.core.ruleset import Ruleset
+from bot.core.rulesets import get_ruleset, rulesets
 from bot.render import info_embed, unit_status
 from bot.replies import send_embeds
 from bot.service import OrderBuilder
 from cogs._common import (
     act_and_reply,
     counter_type_autocomplete,
-    location_autocomplete,
-    parse_options,
     side_autocomplete,
     side_index,
+    suggesting,
     terrain_autocomplete,
-    unit_autocomplete,
 )
+from cogs._slash import Param, build_command
 
-RULESET_CHOICES = [app_commands.Choice(name=title, value=key) for key, title in RULESET_TITLES.items()]
-
-# The printed numbers players check on a counter, per ruleset, in the order they read them.
-# A number that is zero or unset (a squad's leadership, a leader's ROF, a CD stand's weapon class
-# "none") is left out.
-COUNTER_NUMBERS: dict[str, tuple[tuple[str, str], ...]] = {
-    "asl": (("fp", "FP"), ("range", "range"), ("morale", "morale"), ("broken_morale", "broken morale"),
-            ("leadership", "leadership"), ("rof", "ROF"), ("breakdown", "B#"), ("removal", "X#"),
-            ("portage", "PP")),
-    "nhis": (("fp", "FP"), ("range", "range"), ("morale", "morale"), ("leadership", "leadership"),
-             ("reduced_fp", "reduced FP"), ("reduced_range", "reduced range"),
-             ("reduced_morale", "reduced morale"), ("reduced_leadership", "reduced leadership")),
-    "cd": (("company", "company"), ("quality", "quality"), ("rof", "ROF"), ("morale", "morale"),
-           ("weapon_class", "weapon class"), ("to_hit", "to hit"), ("penetration", "penetration"),
-           ("armour", "armour"), ("weight", "weight"), ("idf_to_hit", "indirect to hit")),
-}
-# Printed marks that change how a counter plays, shown when the field has the given value.
-COUNTER_MARKS: dict[str, tuple[tuple[str, Any, str], ...]] = {
-    "asl": (("fp_underlined", True, "Assault Fire"),),  # A7.36
-    "nhis": (("shakeable", False, "Unshakable"),),  # rule 8.2
-    "cd": (),
-}
+unit_autocomplete = suggesting("unit", several=True)
+location_autocomplete = suggesting("location")
 
 
-def counter_numbers(ruleset: str, fields: dict[str, Any]) -> str:
-    """'squad, FP 5, range 4, morale 8' from a unit's (or a library type's) fields."""
+def counter_numbers(ruleset: Ruleset, fields: dict[str, Any]) -> str:
+    """'squad, FP 5, range 4, morale 8' from a unit's (or a library type's) fields, with the numbers
+    the ruleset's counters show (a number that is zero or unset is left out) and its printed marks."""
     parts = [str(fields["kind"])] if fields.get("kind") else []
-    for key, label in COUNTER_NUMBERS[ruleset]:
+    for key, label in ruleset.counter_fields:
         value = fields.get(key)
         if isinstance(value, dict):  # numbers by range band (CD): "short 5/medium 3"
             value = "/".join(f"{band} {number}" for band, number in value.items())
         if value not in (None, 0, "", "none", False):
             parts.append(f"{label} {value}")
-    parts += [label for key, value, label in COUNTER_MARKS[ruleset] if fields.get(key, not value) == value]
+    parts += [label for key, value, label in ruleset.counter_marks if fields.get(key, not value) == value]
     return ", ".join(parts)
 
 
 def unit_line(game, unit) -> str:
     """'A1 5-4-8 (B3): squad, FP 5, range 4, morale 8; broken, DM' (escaped by info_embed)."""
     where = unit.location or "off board"
-    return (f"{unit.id} {unit.name} ({where}): {counter_numbers(game.ruleset, unit.model_dump())}; "
+    return (f"{unit.id} {unit.name} ({where}): {counter_numbers(get_ruleset(game.ruleset), unit.model_dump())}; "
             f"{unit_status(unit)}")
 
 
@@ -86,10 +68,10 @@ def units_by_side(game, side: int | None, location: str | None) -> list[tuple[st
     return fields
 
 
-def library_fields(ruleset: str) -> list[tuple[str, list[str]]]:
+def library_fields(ruleset: Ruleset) -> list[tuple[str, list[str]]]:
     """The counter library grouped by nationality, one line per type."""
     groups: dict[str, list[str]] = {}
-    for key, spec in sorted(get_ruleset(ruleset).counter_types().items()):
+    for key, spec in sorted(ruleset.counter_types().items()):
         nationality = str(spec.get("nationality") or "Counters")
         groups.setdefault(nationality.title() if nationality.islower() else nationality, []).append(
             f"{key}: {spec.get('name', key)} ({counter_numbers(ruleset, spec)})")
@@ -107,8 +89,12 @@ class UnitsCog(commands.Cog):
     location = app_commands.Group(name="location", description="Set the terrain of a hex or area of the map",
                                   guild_only=True)
 
-    def __init__(self, bot: commands.Bot):
+    def __init__(self, bot: RefereeClient):
         self.bot = bot
+        self.unit.add_command(build_command(  # its ruleset choices come from the registry
+            "types", "List the counter library of this game's ruleset (only you see it)",
+            [Param("ruleset", str, "The ruleset whose library to list (this channel's game's, if left out)",
+                   choices=[(r.title, r.name) for r in rulesets()])], self.list_types))
 
     @unit.command(name="add", description="Put a unit into the game, from the counter library or with its numbers")
     @app_commands.rename(unit_id="id", counter_type="type")
@@ -122,7 +108,7 @@ class UnitsCog(commands.Cog):
     )
     @app_commands.autocomplete(side=side_autocomplete, counter_type=counter_type_autocomplete,
                                location=location_autocomplete)
-    async def add(self, interaction: discord.Interaction, unit_id: str, side: str, counter_type: str | None = None,
+    async def add(self, interaction: Interaction, unit_id: str, side: str, counter_type: str | None = None,
                   location: str | None = None, name: app_commands.Range[str, 1, 60] | None = None,
                   stats: str | None = None) -> None:
         numbers = parse_options(stats, option="stats")
@@ -140,7 +126,7 @@ class UnitsCog(commands.Cog):
     @app_commands.describe(unit="The unit to correct",
                            stats="The fields to change as key=value pairs, e.g. 'morale=7 broken=no'")
     @app_commands.autocomplete(unit=unit_autocomplete)
-    async def edit(self, interaction: discord.Interaction, unit: str, stats: str) -> None:
+    async def edit(self, interaction: Interaction, unit: str, stats: str) -> None:
         order = {"action": "unit_edit", "unit": unit, "changes": parse_options(stats, option="stats")}
         await self._act(interaction, order, "/unit edit")
 
@@ -149,21 +135,21 @@ class UnitsCog(commands.Cog):
                            to="Where it goes (a new location is created with the default terrain); "
                               "off board if left out")
     @app_commands.autocomplete(unit=unit_autocomplete, to=location_autocomplete)
-    async def move(self, interaction: discord.Interaction, unit: str, to: str | None = None) -> None:
+    async def move(self, interaction: Interaction, unit: str, to: str | None = None) -> None:
         await self._act(interaction, {"action": "unit_move", "unit": unit, "location": to}, "/unit move")
 
     @unit.command(name="remove", description="Game master only: take a unit out of the game (a set-up mistake)")
     @app_commands.describe(unit="The unit to take out")
     @app_commands.autocomplete(unit=unit_autocomplete)
-    async def remove(self, interaction: discord.Interaction, unit: str) -> None:
+    async def remove(self, interaction: Interaction, unit: str) -> None:
         await self._act(interaction, {"action": "unit_remove", "unit": unit}, "/unit remove")
 
     @unit.command(name="list", description="List the game's units with their numbers and markers (only you see it)")
     @app_commands.describe(side="Only this side's units", location="Only the units in this location")
     @app_commands.autocomplete(side=side_autocomplete, location=location_autocomplete)
-    async def list_units(self, interaction: discord.Interaction, side: str | None = None,
+    async def list_units(self, interaction: Interaction, side: str | None = None,
                    location: str | None = None) -> None:
-        game = await self.bot.referee.game(interaction.channel_id)
+        game = await interaction.client.referee.game(interaction.channel_id)
         side_filter = side_index(game, side) if side else None
         where = game.location(location).id if location else None
         count = sum(1 for u in game.units.values()
@@ -172,17 +158,13 @@ class UnitsCog(commands.Cog):
         await send_embeds(interaction, info_embed(title, fields=units_by_side(game, side_filter, where)),
                           ephemeral=True)
 
-    @unit.command(name="types", description="List the counter library of this game's ruleset (only you see it)")
-    @app_commands.describe(ruleset="The ruleset whose library to list (this channel's game's, if left out)")
-    @app_commands.choices(ruleset=RULESET_CHOICES)
-    async def list_types(self, interaction: discord.Interaction,
-                    ruleset: app_commands.Choice[str] | None = None) -> None:
-        if ruleset is None:
-            name = (await self.bot.referee.game(interaction.channel_id)).ruleset
+    async def list_types(self, interaction: Interaction, values: dict[str, Any]) -> None:
+        if values["ruleset"] is None:
+            ruleset = get_ruleset((await interaction.client.referee.game(interaction.channel_id)).ruleset)
         else:
-            name = ruleset.value
-        library = library_fields(name)
-        title = f"{RULESET_TITLES[name]} counter library: {sum(len(lines) for _, lines in library)} types"
+            ruleset = get_ruleset(values["ruleset"])
+        library = library_fields(ruleset)
+        title = f"{ruleset.title} counter library: {sum(len(lines) for _, lines in library)} types"
         await send_embeds(interaction, info_embed(title, "Use the key (before the colon) as /unit add type.",
                                                   fields=library), ephemeral=True)
 
@@ -192,16 +174,16 @@ class UnitsCog(commands.Cog):
                            features="What else it holds, separated by commas, e.g. 'hill, foxhole' "
                                     "(replaces the ones set before)")
     @app_commands.autocomplete(location=location_autocomplete, terrain=terrain_autocomplete)
-    async def set_location(self, interaction: discord.Interaction, location: str, terrain: str,
+    async def set_location(self, interaction: Interaction, location: str, terrain: str,
                            features: app_commands.Range[str, 1, 300] | None = None) -> None:
         order = {"action": "location_set", "location": location, "terrain": terrain,
                  "features": parse_features(features)}
         await self._act(interaction, order, "/location set")
 
-    async def _act(self, interaction: discord.Interaction, order: dict[str, Any] | OrderBuilder,
+    async def _act(self, interaction: Interaction, order: dict[str, Any] | OrderBuilder,
                    command: str) -> None:
         await act_and_reply(interaction, order, command=command)
 
 
-async def setup(bot: commands.Bot) -> None:
+async def setup(bot: RefereeClient) -> None:
     await bot.add_cog(UnitsCog(bot))

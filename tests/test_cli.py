@@ -94,7 +94,9 @@ def test_a_request_that_is_not_an_object_is_refused():
 
 def test_an_invalid_order_names_the_field():
     order = {"action": "fire", "firers": ["A1"], "target": "B6"}
-    assert refused(rules(asl_request(order))) == (
+    request = asl_request(order)
+    request["situation"]["phase"] = "PFPh"  # a phase with fire: the order itself is what is wrong
+    assert refused(rules(request)) == (
         "invalid order: give the range in hexes from the firers to the target (0 = same Location)")
 
 

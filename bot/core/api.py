@@ -7,20 +7,22 @@ anything raises, the caller's game is untouched: the copy is simply dropped.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from .copying import tree_copy
 from .data import data_path
 from .dice import DiceSource, Roller, ScriptedDice, SystemDice
-from .errors import InvalidOrder
+from .errors import IllegalOrder, InvalidOrder
 from .game import Game
 from .outcome import Resolution, with_dice
-from .rulesets import RULESET_NAMES, RULESET_TITLES, get_ruleset
+from .ruleset import Ruleset
+from .rulesets import get_ruleset, rulesets
 from .setup import SETUP_ACTIONS, SetupOrder, resolve_setup
 
 _SETUP_ADAPTER: TypeAdapter[Any] | None = None
+_SETUP_MODELS = {get_args(m.model_fields["action"].annotation)[0]: m for m in get_args(SetupOrder)}
 
 
 def _setup_adapter() -> TypeAdapter[Any]:
@@ -34,13 +36,17 @@ def _setup_adapter() -> TypeAdapter[Any]:
     return _SETUP_ADAPTER
 
 
+def _all_actions() -> frozenset[str]:
+    """Every order's action tag, of every ruleset and the set-up orders."""
+    return frozenset(SETUP_ACTIONS).union(*(r.actions() for r in rulesets()))
+
+
 def validation_message(exc: ValidationError) -> tuple[str, str]:
     """(message, field) for the first error, in words a player can act on."""
     err = exc.errors()[0]
     loc = [str(p) for p in err.get("loc", ())]
     # drop the discriminator tag pydantic puts first in a tagged union's path
-    if len(loc) > 1 and loc[0] in SETUP_ACTIONS | {"fire", "morale", "rally", "transfer", "recover",
-                                                    "phase", "indirect_fire", "artillery_response"}:
+    if len(loc) > 1 and loc[0] in _all_actions():
         loc = loc[1:]
     field = ".".join(loc) or "order"
     msg = err.get("msg", "is invalid")
@@ -51,6 +57,18 @@ def validation_message(exc: ValidationError) -> tuple[str, str]:
     if err.get("type") == "union_tag_invalid":
         return f"unknown action: {msg}", "action"
     return f"'{field}': {msg}", field
+
+
+def order_model(ruleset_name: str, action: Any) -> type[BaseModel] | None:
+    """The order model of ``action`` in a ruleset (a set-up order's too), or None when it has none."""
+    if action in SETUP_ACTIONS:
+        return _SETUP_MODELS[action]
+    try:
+        ruleset = get_ruleset(ruleset_name)
+    except InvalidOrder:
+        return None
+    return next((m for m in get_args(ruleset.order_type)
+                 if get_args(m.model_fields["action"].annotation) == (action,)), None)
 
 
 def parse_order(ruleset_name: str, data: dict[str, Any] | BaseModel) -> BaseModel:
@@ -83,6 +101,7 @@ def resolve(game: Game, order: dict[str, Any] | BaseModel, dice: DiceSource | No
     parsed = parse_order(game.ruleset, order)
     source = dice if dice is not None else SystemDice()
     roller = Roller(source)
+    check_phase(game, ruleset, parsed)
     work = tree_copy(game)  # the deep copy, made knowing a Game's shape (copying.py)
     if getattr(parsed, "action", None) in SETUP_ACTIONS:
         outcome = resolve_setup(work, ruleset, parsed)
@@ -92,6 +111,18 @@ def resolve(game: Game, order: dict[str, Any] | BaseModel, dice: DiceSource | No
     outcome = with_dice(outcome, tuple(roller.rolls) if roller.rolls else outcome.rolls,
                         roller.manual and bool(roller.rolls), unused)
     return Resolution(outcome=outcome, game=work)
+
+
+def check_phase(game: Game, ruleset: Ruleset, order: BaseModel) -> None:
+    """Refuse an order in a phase its model does not allow (``OrderBase.phases``), quoting the rule
+    and naming the phases that allow it."""
+    allowed = getattr(order, "phases", None)
+    if allowed is None or game.phase in allowed.names:
+        return
+    names = [ruleset.phase_names.get(p, p) for p in allowed.names]
+    listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
+    raise IllegalOrder(f"{allowed.doing} only in the {listed}; this is the "
+                       f"{ruleset.phase_names.get(game.phase, game.phase)} ({allowed.rule})", rule=allowed.rule)
 
 
 def new_game(ruleset_name: str, *, sides: list[str], scenario: str = "", variant: str | None = None,
@@ -110,9 +141,14 @@ def load_tables() -> None:
     The bot calls this at start-up, so a table broken by an edit stops it there, with the folder
     named, instead of refusing the first order that needs the table in the middle of a game;
     and the first command of a session does not wait for the YAML to be parsed."""
-    for name in RULESET_NAMES:
+    try:
+        registered = rulesets()  # a ruleset may read a table as it is imported
+    except Exception as exc:  # OSError, YAMLError, ValidationError: the message says which
+        raise TablesUnreadable(f"the rules tables in {data_path()} cannot be used: "
+                               f"{type(exc).__name__}: {exc}") from exc
+    for ruleset in registered:
         try:
-            get_ruleset(name).load_tables()  # a ruleset may read a table as it is imported
-        except Exception as exc:  # OSError, YAMLError, ValidationError: the message says which
-            raise TablesUnreadable(f"the {RULESET_TITLES[name]} tables in {data_path(name)} cannot be used: "
+            ruleset.load_tables()
+        except Exception as exc:
+            raise TablesUnreadable(f"the {ruleset.title} tables in {data_path(ruleset.name)} cannot be used: "
                                    f"{type(exc).__name__}: {exc}") from exc

@@ -1,25 +1,21 @@
 """Ruleset-neutral game state: sides, units, locations, turn, phase.
 
 A Game round-trips through JSON exactly (``Game.model_validate_json(g.model_dump_json()) == g``).
-Units are per-ruleset models (a discriminated union on ``system``), defined in each ruleset's
-``models.py``; this module holds what all of them share. The core never mutates a Game it was
+Units are per-ruleset models, each defined in its ruleset's package and told apart by ``system``:
+the type of ``Game.units`` is bound to the union of the registered rulesets' unit models
+(``bind_unit_models``, called by the registry once the rulesets are imported and again when a
+plug-in registers), so a ruleset added later needs no change here. The core never mutates a Game it was
 given: rulesets work on a deep copy (``copying.tree_copy``) and return the copy.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Union
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, field_validator
 
 from .errors import InvalidOrder
-from .rulesets.asl.models import AslUnit
-from .rulesets.cd.models import CdStand
-from .rulesets.nhis.models import NhisUnit
-
-RulesetName = Literal["asl", "nhis", "cd"]
-
-Unit = Annotated[Union[AslUnit, NhisUnit, CdStand], Field(discriminator="system")]
+from .rulesets.base import UnitBase
 
 
 class Side(BaseModel):
@@ -46,17 +42,28 @@ class Location(BaseModel):
 class Game(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    ruleset: RulesetName
+    ruleset: str  # a registered ruleset's name
     variant: str | None = None  # ASL: "full" or "starter"
     scenario: str = ""
     sides: list[Side]
-    units: dict[str, Unit] = Field(default_factory=dict)
+    units: dict[str, UnitBase] = Field(default_factory=dict)  # bound to the rulesets' unit models below
     locations: dict[str, Location] = Field(default_factory=dict)
     turn: int = 1
     active_side: int = 0  # index into sides: the side whose player turn it is (ASL ATTACKER)
     phase: str
     options: dict[str, Any] = Field(default_factory=dict)  # per-game rule overrides
     gm: int | None = None  # the game master's Discord user id
+
+    @field_validator("ruleset")
+    @classmethod
+    def _registered(cls, name: str) -> str:
+        from .rulesets import get_ruleset
+
+        try:
+            get_ruleset(name)
+        except InvalidOrder as exc:
+            raise ValueError(exc.message) from None
+        return name
 
     # --- lookups that fail with a message a player can act on ---
 
@@ -95,3 +102,19 @@ class Game(BaseModel):
 
     def side_name(self, index: int) -> str:
         return self.sides[index].name if 0 <= index < len(self.sides) else f"side {index}"
+
+
+def bind_unit_models(models: tuple[type[UnitBase], ...]) -> None:
+    """Make ``Game.units`` hold units of exactly these models, told apart by ``system`` (a
+    discriminated union, validated straight from JSON). Each unit is serialized by its own model
+    (SerializeAsAny): the saved state is exactly the unit models' JSON, whatever the union."""
+    union: Any = models[0] if len(models) == 1 else Annotated[Union[models], Field(discriminator="system")]
+    Game.model_fields["units"].annotation = dict[str, SerializeAsAny[union]]  # type: ignore[valid-type]
+    Game.model_rebuild(force=True)
+
+
+# The rulesets import this module (their units' base, the Game they act on); once they are all
+# imported, the registry binds their unit models here.
+from .rulesets import rulesets as _rulesets  # noqa: E402
+
+_rulesets()

@@ -1,5 +1,12 @@
 """The interface each rules system implements, and what they share.
 
+A ruleset is one package under ``rulesets/`` (or a plug-in module) whose ``RULESET`` describes the
+whole system: its names, variants and per-side options, its phases, its counters (the library,
+the numbers a counter shows, the words of its markers), its orders and the slash commands that
+give them, how an order's odds are previewed and how its results read. Nothing outside the
+package keeps a list of ruleset names: the registry (``rulesets/__init__.py``) lists them, and the
+game model, the JSON Schema, the CLI, the cogs and the renderer ask it.
+
 A ruleset turns an order into an Outcome by mutating a *working copy* of the game (the caller,
 ``bot.core.api.resolve``, makes the copy and discards it on any error, so a failed order never
 changes the state). Orders common to every ruleset (setting up units and locations, phases) are
@@ -9,19 +16,22 @@ handled here; a ruleset handles its own actions in ``resolve_action``.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any, ClassVar, get_args
 
 from pydantic import BaseModel, TypeAdapter
 
+from .commands import Command, Suggest
 from .dice import Roller
 from .errors import IllegalOrder, InvalidOrder
 from .orders import PhaseOrder
 from .outcome import Outcome, UnitEffect
 from .trail import Trail
 
-if TYPE_CHECKING:  # game.py imports the rulesets' unit models, which import this module
+if TYPE_CHECKING:  # game.py imports the unit base class from rulesets/base.py
     from .game import Game
+    from .odds.report import OddsReport
 
 
 @cache
@@ -31,13 +41,40 @@ def _actions(ruleset_class: type) -> tuple[str, ...]:
     return tuple(get_args(m.model_fields["action"].annotation)[0] for m in get_args(ruleset_class.order_type))
 
 
+@dataclass(frozen=True)
+class SideOption:
+    """A number the scenario gives each side (ASL's ELR), kept on the game's ``Side``. Given at
+    ``/game new`` as one option per side (``elr_1``, ``elr_2``)."""
+
+    name: str  # a field of bot.core.game.Side
+    title: str  # "Experience Level Rating"
+    min: int
+    max: int
+    rule: str
+
+
 class Ruleset:
-    name: ClassVar[str]
-    title: ClassVar[str]
+    # --- names ---
+    name: ClassVar[str]  # the key games and logs carry: "asl"
+    title: ClassVar[str]  # "Advanced Squad Leader"
+    short_name: ClassVar[str]  # how help texts name it briefly: "ASL"
+    variants: ClassVar[dict[str, str]] = {}  # key -> title, e.g. "starter": "ASL Starter Kit"; empty: one rules set
+    side_options: ClassVar[tuple[SideOption, ...]] = ()  # numbers per side (ASL: ELR)
+
+    # --- the sequence of play ---
     phases: ClassVar[tuple[str, ...]]  # one player turn (ASL) or one game turn (NHiS, CD)
     phase_names: ClassVar[dict[str, str]] = {}  # short -> long, e.g. "PFPh" -> "Prep Fire Phase"
+
+    # --- counters: the numbers a counter shows and the words of its state ---
+    counter_fields: ClassVar[tuple[tuple[str, str], ...]] = ()  # (unit field, label), as players read them
+    counter_marks: ClassVar[tuple[tuple[str, Any, str], ...]] = ()  # (field, value, label): printed marks
+    status_flags: ClassVar[tuple[tuple[str, str], ...]] = ()  # (unit flag, word), in the order players read
+    words: ClassVar[dict[str, str]] = {}  # this ruleset's word for a common one: {"broken": "shaken"}
+
+    # --- orders, and the slash commands that give them ---
     order_type: ClassVar[Any]  # the union of this ruleset's orders, discriminated on ``action``
-    variants: ClassVar[tuple[str, ...]] = ()  # ASL: ("full", "starter"); empty: one rules set only
+    commands: ClassVar[tuple[Command, ...]] = ()
+    instead: ClassVar[dict[str, str]] = {}  # a command it lacks -> what it uses instead ("transfer": ...)
 
     def __init__(self) -> None:
         self._adapter: TypeAdapter[Any] | None = None
@@ -53,6 +90,10 @@ class Ruleset:
 
             self._adapter = TypeAdapter(Annotated[self.order_type, Field(discriminator="action")])
         return self._adapter
+
+    def command(self, name: str) -> Command | None:
+        """The slash command ``name`` ("fire", "artillery fire") of this ruleset, or None."""
+        return next((c for c in self.commands if c.name == name), None)
 
     def actions(self) -> list[str]:
         """The ruleset's actions, in the order of its order union (a new list: callers may extend it)."""
@@ -74,7 +115,7 @@ class Ruleset:
     # --- game set-up ---
 
     def default_variant(self) -> str | None:
-        return None
+        return next(iter(self.variants), None)
 
     def new_game(self, *, sides: list[str], scenario: str = "", variant: str | None = None,
                  options: dict[str, Any] | None = None, gm: int | None = None) -> Game:
@@ -89,15 +130,21 @@ class Ruleset:
                        else f"not used: {self.title} has one set of rules")
             raise InvalidOrder(f"unknown rules variant '{variant[:30]}' ({allowed})", field="variant")
         options = dict(options or {})
-        # ASL: the scenario's ELR per side (A19.1) travels in the options, one value per side
-        elr = options.pop("elr", None) or [None, None]
-        if len(elr) != 2 or any(e is not None and not (isinstance(e, int) and 0 <= e <= 5) for e in elr):
-            raise InvalidOrder("'elr' is one number from 0 to 5 per side", field="elr")
+        # the side options (ASL: the scenario's ELR, A19.1) travel in the options, one value per side
+        per_side: list[dict[str, Any]] = [{}, {}]
+        for option in self.side_options:
+            values = options.pop(option.name, None) or [None, None]
+            if len(values) != 2 or any(v is not None and not (isinstance(v, int) and not isinstance(v, bool)
+                                                              and option.min <= v <= option.max) for v in values):
+                raise InvalidOrder(f"'{option.name}' is one number from {option.min} to {option.max} per side",
+                                   field=option.name)
+            for side, value in zip(per_side, values):
+                side[option.name] = value
         return Game(
-            ruleset=self.name,  # type: ignore[arg-type]
+            ruleset=self.name,
             variant=variant or self.default_variant(),
             scenario=scenario,
-            sides=[Side(name=s.strip(), elr=e) for s, e in zip(sides, elr)],
+            sides=[Side(name=s.strip(), **extra) for s, extra in zip(sides, per_side)],
             phase=self.phases[0],
             options=options,
             gm=gm,
@@ -142,6 +189,45 @@ class Ruleset:
 
     def unit_model(self) -> type[BaseModel]:
         raise NotImplementedError  # every ruleset overrides this (its unit class)
+
+    # --- how its counters and results read ---
+
+    def unit_status(self, unit: Any) -> str:
+        """A unit's state in words, for the status board: "broken, DM, Prep Fire"."""
+        if unit.eliminated:
+            return "eliminated"
+        words = [word for flag, word in self.status_flags if getattr(unit, flag, False)]
+        words += self.marker_words(unit)
+        return ", ".join(words) or "no markers"
+
+    def marker_words(self, unit: Any) -> list[str]:
+        """Words for what a unit carries beyond its flags (fire markers, who holds a weapon)."""
+        return []
+
+    def word(self, common: str) -> str:
+        """This ruleset's word for a common one ("broken" reads "shaken" in NHiS and CD)."""
+        return self.words.get(common, common)
+
+    def result_name(self, outcome: Outcome) -> str | None:
+        """The result players name an outcome by, when the table cell or check does not say it
+        (the odds report tallies by it); None: the cell read or the first check's verdict."""
+        return None
+
+    # --- odds, suggestions ---
+
+    def preview(self, game: Game, order: BaseModel) -> OddsReport | None:
+        """The exact odds of ``order`` from a fast engine of the ruleset's own, or None to enumerate
+        every roll through the resolver (``bot.core.odds.generic``). The order was resolved once
+        already, so it is legal."""
+        return None
+
+    def suggestions(self, suggest: Suggest, game: Game, named: dict[str, list[str]]) -> list[tuple[str, str]]:
+        """(label, value) pairs autocomplete offers for an option; ``named`` holds the ids typed so
+        far in the command's other options (the enemies of the firer named). The kinds every
+        ruleset has are here; a ruleset adds its own ("weapon", "range_band")."""
+        from .suggest import common_suggestions
+
+        return common_suggestions(suggest.kind, game, named, of=suggest.of)
 
     # --- phases ---
 

@@ -7,13 +7,13 @@ one logged order that a replay can apply again.
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, ValidationError
 
 from .errors import IllegalOrder, InvalidOrder
 from .game import Game, Location
-from .orders import OrderBase
+from .orders import ActingSide, ActingUnit, OrderBase, Refers
 from .outcome import Outcome, UnitEffect
 from .ruleset import Ruleset
 from .trail import Trail
@@ -24,42 +24,57 @@ MAX_UNITS = 400  # per game: a big ASL scenario has ~150 counters
 MAX_LOCATIONS = 2000
 
 
+# A new unit's id and its counter type name nothing in the game yet; its numbers are values
+NewId = Annotated[str, Refers("nothing")]
+CounterType = Annotated[str | None, Refers("nothing")]
+Numbers = Annotated[dict[str, Any], Refers("nothing")]
+Place = Annotated[str | None, Refers("location")]
+
+
 class UnitAdd(OrderBase):
     action: Literal["unit_add"] = "unit_add"
-    id: str = Field(pattern=ID_PATTERN)
-    type: str | None = None  # counter type from the library; None: custom, all stats given
-    side: int = Field(ge=0, le=1)
-    location: str | None = Field(default=None, pattern=ID_PATTERN)
-    stats: dict[str, Any] = Field(default_factory=dict)  # overrides of the library's numbers
+    id: NewId = Field(pattern=ID_PATTERN)
+    type: CounterType = None  # counter type from the library; None: custom, all stats given
+    side: ActingSide = Field(ge=0, le=1)
+    location: Place = Field(default=None, pattern=ID_PATTERN)
+    stats: Numbers = Field(default_factory=dict)  # overrides of the library's numbers
 
 
 class UnitEdit(OrderBase):
+    gm_only = "edit a unit"
+
     action: Literal["unit_edit"] = "unit_edit"
-    unit: str
-    changes: dict[str, Any] = Field(min_length=1)  # field -> new value (a GM's correction)
+    unit: ActingUnit
+    changes: Numbers = Field(min_length=1)  # field -> new value (a GM's correction)
 
 
 class UnitMove(OrderBase):
     action: Literal["unit_move"] = "unit_move"
-    unit: str
-    location: str | None = Field(default=None, pattern=ID_PATTERN)  # None: off board
+    unit: ActingUnit
+    location: Place = Field(default=None, pattern=ID_PATTERN)  # None: off board
 
 
 class UnitRemove(OrderBase):
+    gm_only = "remove a unit"
+
     action: Literal["unit_remove"] = "unit_remove"
-    unit: str
+    unit: ActingUnit
 
 
 class LocationSet(OrderBase):
+    gm_only = "set a location's terrain"
+
     action: Literal["location_set"] = "location_set"
-    location: str = Field(pattern=ID_PATTERN)
-    terrain: str
-    features: list[str] = Field(default_factory=list)
+    location: Annotated[str, Refers("location")] = Field(pattern=ID_PATTERN)
+    terrain: Annotated[str, Refers("nothing")]  # a key of the ruleset's terrain chart
+    features: Annotated[list[str], Refers("nothing")] = Field(default_factory=list)
 
 
 class Join(OrderBase):
+    for_user = "player"
+
     action: Literal["join"] = "join"
-    side: int = Field(ge=0, le=1)
+    side: Annotated[int, Refers("side")] = Field(ge=0, le=1)  # the permission check asks who joins, not which side
     player: int = Field(gt=0)
 
 

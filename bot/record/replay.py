@@ -24,7 +24,7 @@ from bot.core.dice import ScriptedDice
 from bot.core.errors import RulesError
 from bot.core.game import Game
 from bot.core.outcome import Outcome, UnitEffect
-from bot.core.rulesets import RULESET_TITLES, get_ruleset
+from bot.core.rulesets import get_ruleset, title_of
 from bot.core.trail import Trail
 from bot.core.version import RULES_VERSION
 
@@ -64,7 +64,7 @@ def creation_outcome(game: Game) -> Outcome:
     if game.gm is not None:
         trail.note(f"Game master: <@{game.gm}>")
     trail.note(f"Turn {game.turn}, {get_ruleset(game.ruleset).phase_names.get(game.phase, game.phase)}")
-    title = RULESET_TITLES.get(game.ruleset, game.ruleset)
+    title = title_of(game.ruleset)
     headline = f"New {title} game: {game.sides[0].name} vs {game.sides[1].name}"
     if game.scenario:
         headline += f" ({game.scenario})"

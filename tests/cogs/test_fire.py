@@ -133,7 +133,8 @@ async def test_asl_fire_refused(table, options, user, says):
 async def test_asl_fire_refused_in_the_rally_phase(table):
     await asl_game(table, phase="RPh")
     text = await table.refused("fire", {"firers": "A1", "target": "B5", "range": 2, "dice": "3 3"})
-    assert text == "there is no fire attack in the RPh (seed 003: fire is made in the PFPh, MPh, DFPh and AFPh)"
+    assert text == ("fire attacks are made only in the Prep Fire Phase, Movement Phase, Defensive Fire Phase or "
+                    "Advancing Fire Phase; this is the Rally Phase (seed 003)")
 
 
 async def test_a_negative_range_from_a_client_skipping_discords_checks_is_refused_by_the_rules(table):
@@ -304,7 +305,8 @@ async def test_cd_artillery_response_rolls_one_d10_against_the_support_number(ta
 async def test_indirect_fire_refused_outside_the_artillery_and_op_fire_phases(table):
     await cd_game(table, phase="GeneralFire")
     text = await table.refused("artillery fire", {"firer": "B1", "targets": "G1", "dice": "2"})
-    assert text == "Indirect fire is resolved in the Artillery or OpFire phase, not the GeneralFire phase (CD [17.6])"
+    assert text == ("indirect fire is resolved only in the Artillery & Air Phase or Opportunity Fire Phase; this is the "
+                    "General Fire Phase (CD [17.6])")
 
 
 @pytest.mark.parametrize("command", ["artillery fire", "artillery response"])
@@ -312,7 +314,7 @@ async def test_artillery_is_refused_in_an_asl_game(table, command):
     await asl_game(table)
     options = {"firer": "A1", "targets": "R1"} if command == "artillery fire" else {"firer": "A1"}
     assert await table.refused(command, options) == (
-        "/artillery is only for Command Decision: Test of Battle games; this channel plays Advanced Squad "
+        f"/{command} is only for Command Decision: Test of Battle games; this channel plays Advanced Squad "
         "Leader (fire with /fire)")
 
 

@@ -68,7 +68,7 @@ async def test_game_new_takes_rule_options_as_key_value_pairs(table):
     ({"ruleset": "asl", "sides": "Germans, Russians", "elr_2": -1},
      "'elr' is one number from 0 to 5 per side"),
     ({"ruleset": "nhis", "sides": "Marines, Japanese", "elr_1": 3},
-     "ELR is an Advanced Squad Leader rating (A19.1): No Honor in Surrender has none"),
+     "the Experience Level Rating (A19.1) belongs to Advanced Squad Leader games: No Honor in Surrender has none"),
     ({"ruleset": "cd", "sides": "Blue, Red", "variant": "starter"},
      "unknown rules variant 'starter' (not used: Command Decision: Test of Battle has one set of rules)"),
     ({"ruleset": "asl", "sides": "Germans"}, "a game has exactly two sides, each with a name"),

@@ -62,8 +62,9 @@ async def test_morale_without_dice_rolls_system_dice_and_logs_manual_false(table
     ({"unit": "A1", "hit": 2, "dice": "3 4"}, ALICE,
      "'hit' is not used in Advanced Squad Leader games (only in No Honor in Surrender)"),
     ({"unit": "A1", "options": "in_cover=yes"}, ALICE,
-     "'options': 'in\\_cover' is not an option of this order here (options: none)"),
-    ({"dice": "3 4"}, ALICE, "'unit' is required: the unit that checks morale"),
+     "'options' is not used in Advanced Squad Leader games (only in No Honor in Surrender and Command Decision: "
+     "Test of Battle)"),
+    ({"dice": "3 4"}, ALICE, "'unit' is required in Advanced Squad Leader: the unit that checks"),
     ({"unit": "A1", "reason": "because"}, ALICE, "'reason' explains an extra 'drm': give the drm too"),
 ], ids=["other-side", "unknown-unit", "company-in-asl", "hit-in-asl", "cd-option-in-asl", "no-unit",
         "reason-without-drm"])
@@ -134,7 +135,7 @@ async def test_cd_morale_refused(table, options, user, says):
 async def test_cd_morale_refused_outside_the_command_and_morale_phase(table):
     await cd_game(table, phase="GeneralFire")
     assert await table.refused("morale", {"company": "Kampf", "dice": "3"}, user=BOB) == (
-        "A morale check is resolved in the CommandMorale phase, not the GeneralFire phase (CD [21])")
+        "a company checks morale only in the Command & Morale Phase; this is the General Fire Phase (CD [21])")
 
 
 async def test_company_autocomplete_lists_the_games_companies(table):

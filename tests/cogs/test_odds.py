@@ -139,7 +139,7 @@ async def test_the_odds_button_in_command_decision_replays_the_state_before(tabl
     pressed = await click(table, fired.message, "odds:1:10", ALICE)
     assert fields(pressed.embeds[0])["Results"] == "2 hits 36.0% · 1 hit 48.0% · 0 hits 16.0%"
     # a long log: "thinking..." first (Discord's 3 s deadline), then the same odds, still private
-    monkeypatch.setattr(sys.modules["cogs.fire"], "ODDS_DEFER_AFTER", 9)  # the module the bot loaded
+    monkeypatch.setattr(sys.modules["cogs.orders"], "ODDS_DEFER_AFTER", 9)  # the module the bot loaded
     deferred = await click(table, fired.message, "odds:1:10", BOB)
     assert deferred.type == 5 and deferred.ephemeral  # DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE
     [answer] = deferred.followups  # Discord shows the first followup in place of "thinking..."

@@ -82,8 +82,8 @@ CASES = [
      "illegal order: US Marine rifle squad U1 is Shaken and may not fire (NHiS Hit result (seed 001))",
      ("situation", "units", 0, "stats"), {}),
     ("cd direct fire in the artillery phase", ARTILLERY_PHASE_FIRE,
-     ("illegal order: Direct fire is resolved in the Movement or OpFire or GeneralFire phase, not the Artillery "
-      "phase (CD [13.1])"),
+     ("illegal order: direct fire is resolved only in the Movement Phase, Opportunity Fire Phase or General Fire "
+      "Phase; this is the Artillery & Air Phase (CD [13.1])"),
      ("situation", "phase"), "GeneralFire"),
 ]
 

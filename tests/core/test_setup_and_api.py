@@ -170,6 +170,7 @@ def test_asl_offers_full_rules_and_the_starter_kit():
 
 
 def test_an_asl_attack_with_firers_needs_a_range(game):
+    game = resolve(game, {"action": "phase", "to": "PFPh"}, ScriptedDice([])).game
     with pytest.raises(InvalidOrder) as refused:
         resolve(game, {"action": "fire", "firers": ["A1"], "target": "B5"}, ScriptedDice([3, 4]))
     assert refused.value.field == "range"

@@ -14,6 +14,7 @@ from pydantic import BaseModel
 
 from ..game import Game
 from ..outcome import Outcome
+from ..rulesets import get_ruleset
 from .enumerate import Leaf, leaves, tally
 from .report import (
     OddsReport,
@@ -26,21 +27,20 @@ from .report import (
 
 
 def snapshot(unit: Any) -> Snapshot:
-    """The flags the end states read, whatever the ruleset."""
-    if unit.system == "asl":
-        return Snapshot(unit.kind, unit.broken, unit.pinned, unit.eliminated)
-    if unit.system == "nhis":
-        return Snapshot(unit.kind, unit.shaken, False, unit.eliminated, unit.reduced)
-    return Snapshot(unit.kind, unit.shaken or unit.demoralized, unit.pinned, unit.eliminated,
-                    forced_back=unit.forced_back)
+    """The flags the end states read, whatever the ruleset: broken is ASL's broken, NHiS's Shaken,
+    CD's shaken or demoralized (a unit model has only the flags of its own ruleset)."""
+    return Snapshot(unit.kind, bool(getattr(unit, "broken", False) or getattr(unit, "shaken", False)
+                                    or getattr(unit, "demoralized", False)),
+                    bool(getattr(unit, "pinned", False)), unit.eliminated, bool(getattr(unit, "reduced", False)),
+                    forced_back=bool(getattr(unit, "forced_back", False)))
 
 
 def result_of(outcome: Outcome) -> str:
-    """The table result players name an outcome by: the cell read, the hits scored (CD fire), or
-    the verdict of the first check."""
-    if outcome.ruleset == "cd" and outcome.action == "fire":
-        hits = sum(1 for s in outcome.trail if s.kind == "check" and s.label.endswith(": hit"))
-        return f"{hits} hit{'s' if hits != 1 else ''}"
+    """The table result players name an outcome by: the ruleset's own name for it (CD fire: the
+    hits scored), else the cell read, else the verdict of the first check."""
+    named = get_ruleset(outcome.ruleset).result_name(outcome)
+    if named is not None:
+        return named
     if outcome.cells:
         return outcome.cells[0].result
     for step in outcome.trail:

@@ -78,7 +78,7 @@ def test_the_kind_of_fire_must_fit_the_phase_seed_003(asl_game, fire):
 
 def test_no_fire_in_the_rally_phase(asl_game, fire):
     g = asl_game(phase="RPh").squad("A1", 0, "A4").squad("R1", 1, "B5").game
-    with pytest.raises(IllegalOrder, match="no fire attack in the RPh"):
+    with pytest.raises(IllegalOrder, match=r"fire attacks are made only in the Prep Fire Phase, Movement Phase, Defensive Fire Phase or Advancing Fire Phase; this is the Rally Phase \(seed 003\)"):
         fire(g, [3, 3], firers=["A1"], target="B5", range=1)
 
 

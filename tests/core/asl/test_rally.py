@@ -109,7 +109,7 @@ def test_one_rally_attempt_per_unit_per_player_turn_a10_6(asl_game):
 def test_rally_refused_outside_the_rally_phase_and_game_unchanged_a10_6(asl_game):
     g = asl_game(phase="PFPh").squad("A1", 0, "B5", broken=True).game
     before = g.model_dump()
-    with pytest.raises(IllegalOrder, match=r"only in the Rally Phase; this is the PFPh \(A10.6\)"):
+    with pytest.raises(IllegalOrder, match=r"only in the Rally Phase; this is the Prep Fire Phase \(A10.6\)"):
         rally(g, [1, 1], unit="A1")
     assert g.model_dump() == before
 

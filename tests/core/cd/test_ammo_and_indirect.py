@@ -132,7 +132,7 @@ def test_a_stand_without_an_idf_number_may_not_fire_idf_17_6(cd_game):
 
 
 def test_idf_is_refused_in_the_general_fire_phase(cd_game):
-    with pytest.raises(IllegalOrder, match=r"Artillery or OpFire phase, not the GeneralFire phase \(CD \[17.6\]\)"):
+    with pytest.raises(IllegalOrder, match=r"only in the Artillery & Air Phase or Opportunity Fire Phase; this is the General Fire Phase \(CD \[17.6\]\)"):
         idf(battery(cd_game, phase="GeneralFire").game, [5])
 
 

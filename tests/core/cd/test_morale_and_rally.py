@@ -143,7 +143,7 @@ def test_a_company_checks_once_a_turn(cd_game):
 
 
 def test_morale_is_checked_in_the_command_and_morale_phase(cd_game):
-    with pytest.raises(IllegalOrder, match=r"CommandMorale phase, not the GeneralFire phase \(CD \[21\]\)"):
+    with pytest.raises(IllegalOrder, match=r"only in the Command & Morale Phase; this is the General Fire Phase \(CD \[21\]\)"):
         check(company(cd_game, phase="GeneralFire"), 1)
 
 

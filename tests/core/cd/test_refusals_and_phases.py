@@ -57,7 +57,7 @@ def test_a_failed_roll_midway_changes_nothing(cd_game):
 
 
 def test_no_direct_fire_in_the_artillery_phase_13_1(cd_game):
-    with pytest.raises(IllegalOrder, match=r"Movement or OpFire or GeneralFire phase, not the Artillery phase"):
+    with pytest.raises(IllegalOrder, match=r"only in the Movement Phase, Opportunity Fire Phase or General Fire Phase; this is the Artillery & Air Phase"):
         run(small(cd_game, "Artillery").game, [1], firer="F", targets=["T"])
 
 

@@ -123,7 +123,7 @@ def test_a_charging_unit_must_be_a_firer():
 
 def test_fire_happens_in_the_operations_phase():
     game = nhis_game(phase="Rally").squad("U1", 0, "A1").squad("J1", 1, "C1").game
-    with pytest.raises(IllegalOrder, match=r"fire is an Operations Phase action \(now: Rally Phase\)"):
+    with pytest.raises(IllegalOrder, match=r"units fire only in the Operations Phase; this is the Rally Phase \(NHiS sequence of play \(assumed\)\)"):
         fire(game, [3, 4], firers=["U1"], target="C1", range=2)
 
 

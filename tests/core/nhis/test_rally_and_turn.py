@@ -60,7 +60,7 @@ def test_a_shaken_leader_must_rally_himself_first_and_lends_nothing():
 def test_rally_is_refused_outside_the_rally_phase():
     game = shaken_squad().game
     game.phase = "Operations"
-    with pytest.raises(IllegalOrder, match=r"units rally only in the Rally Phase \(now: Operations Phase\)"):
+    with pytest.raises(IllegalOrder, match=r"units rally only in the Rally Phase; this is the Operations Phase"):
         rally(game, 1)
 
 

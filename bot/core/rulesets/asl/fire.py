@@ -67,10 +67,7 @@ def fire_kind(game: Game, order: AslFire) -> FireKind:
     """The order's kind of fire, inferred from the phase when not given, checked against it."""
     kind = order.kind
     if kind is None:
-        kind = INFERRED_KIND.get(game.phase)
-        if kind is None:
-            raise IllegalOrder(f"there is no fire attack in the {game.phase} (seed 003: fire is "
-                               f"made in the PFPh, MPh, DFPh and AFPh)")
+        kind = INFERRED_KIND[game.phase]  # AslFire.phases: api.resolve refused the other phases
         if kind == "dff" and order.firers and all(
                 _marker_of(game, f) == "first" for f in order.firers):
             kind = "sff"  # every firer already First Fired: its next MPh shot is SFF (A8.3)

@@ -6,7 +6,8 @@ from typing import Literal
 
 from pydantic import Field
 
-from ...orders import OrderBase, PhaseOrder
+from ...orders import (ActingUnit, ActingUnitOrNone, ActingUnits, ActingWeapon, LocationId, OrderBase, PhaseOrder,
+                       Phases, TargetUnitsOrNone, TextOrNone)
 
 FireKind = Literal["prep", "advancing", "dff", "sff", "fpf", "residual", "dfph"]
 CheckKind = Literal["MC", "NMC", "PTC", "TC", "LLMC", "LLTC"]
@@ -15,56 +16,71 @@ CheckKind = Literal["MC", "NMC", "PTC", "TC", "LLMC", "LLTC"]
 class AslFire(OrderBase):
     """A fire attack by one unit or a fire group (A7)."""
 
+    rolls = True
+    previewable = True
+    phases = Phases(("PFPh", "MPh", "DFPh", "AFPh"), "seed 003", "fire attacks are made")
+
     action: Literal["fire"] = "fire"
     # None: inferred from the phase and the firers' markers (PFPh -> prep, AFPh -> advancing,
     # DFPh -> dfph, MPh -> dff, or sff for firers marked First Fire)
     kind: FireKind | None = None
-    firers: list[str] = Field(default_factory=list)  # unit and SW ids; empty only for residual
-    target: str  # the target Location
+    firers: ActingUnits = Field(default_factory=list)  # unit and SW ids; empty only for residual
+    target: LocationId  # the target Location
     # hexes from firer to target; 0 = same Location. Required for every attack with firers;
     # Residual Fire has no firer and so no range (A8.2).
     range: int | None = Field(default=None, ge=0, le=200)
     hindrance: int = Field(default=0, ge=0, le=20)  # +1 hindrance hexes along the LOS
-    target_units: list[str] | None = None  # MPh: the moving units fired on (default: the moving ones)
-    leader: str | None = None  # directing leader; default: the best Good Order leader firing
+    target_units: TargetUnitsOrNone = None  # MPh: the moving units fired on (default: the moving ones)
+    leader: ActingUnitOrNone = None  # directing leader; default: the best Good Order leader firing
     drm: int = Field(default=0, ge=-10, le=10)  # any other DRM the players agree, with a reason
-    drm_reason: str | None = None
+    drm_reason: TextOrNone = None
 
 
 class AslMorale(OrderBase):
     """A Morale Check, Pin Task Check or Task Check taken on its own (A10, A7.8)."""
 
+    rolls = True
+    previewable = True
+
     action: Literal["morale"] = "morale"
-    unit: str
+    unit: ActingUnit
     check: CheckKind = "NMC"
     n: int = Field(default=0, ge=0, le=7)  # the +n of an nMC
     drm: int = Field(default=0, ge=-10, le=10)
-    drm_reason: str | None = None
+    drm_reason: TextOrNone = None
 
 
 class AslRally(OrderBase):
     """A rally attempt in the Rally Phase (A10.6): with a leader, or Self-Rally."""
 
+    rolls = True
+    previewable = True
+    phases = Phases(("RPh",), "A10.6", "units rally")
+
     action: Literal["rally"] = "rally"
-    unit: str
-    leader: str | None = None  # None: the best Good Order leader in the Location, else Self-Rally
+    unit: ActingUnit
+    leader: ActingUnitOrNone = None  # None: the best Good Order leader in the Location, else Self-Rally
     self_rally: bool = False
 
 
 class AslTransfer(OrderBase):
     """Support weapon transfer between units in one Location (A4.43, seed 002 Table 7)."""
 
+    rolls = True  # a dr when the receiving unit is not the holder's stack-mate in Good Order (Table 7)
+
     action: Literal["transfer"] = "transfer"
-    weapon: str
-    to: str
+    weapon: ActingWeapon
+    to: ActingUnit  # the unit that takes it
 
 
 class AslRecover(OrderBase):
     """Recovery of an unpossessed SW, or of one held by a friendly broken unit (A4.44)."""
 
+    rolls = True
+
     action: Literal["recover"] = "recover"
-    weapon: str
-    unit: str
+    weapon: ActingWeapon  # unpossessed: the recovering unit acts; held: through its holder
+    unit: ActingUnit
 
 
 AslOrder = AslFire | AslMorale | AslRally | AslTransfer | AslRecover | PhaseOrder

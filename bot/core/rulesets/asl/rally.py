@@ -32,8 +32,6 @@ def player_turn(game: Game) -> int:
 # --------------------------------------------------------------------------- who may rally
 
 def _may_rally(ctx: AslContext, unit: AslUnit) -> None:
-    if ctx.game.phase != "RPh":
-        raise IllegalOrder(f"units rally only in the Rally Phase; this is the {ctx.game.phase} ({RULE})")
     if unit.is_sw:
         raise InvalidOrder(f"{unit.label} is a support weapon: only personnel rally", field="unit")
     if unit.eliminated:

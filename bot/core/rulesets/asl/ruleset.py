@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from ...commands import Suggest
 from ...dice import Roller
 from ...game import Game
 from ...outcome import Outcome, UnitEffect
-from ...ruleset import Ruleset
+from ...ruleset import Ruleset, SideOption
+from ...suggest import common_suggestions
 from ...trail import Trail
 from . import fire, morale, rally, transfer
+from .commands import COMMANDS
 from .models import AslUnit
 from .orders import AslFire, AslMorale, AslOrder, AslRally, AslRecover, AslTransfer
 
@@ -15,6 +20,9 @@ from .orders import AslFire, AslMorale, AslOrder, AslRally, AslRecover, AslTrans
 class AslRuleset(Ruleset):
     name = "asl"
     title = "Advanced Squad Leader"
+    short_name = "ASL"
+    variants = {"full": "Full ASL", "starter": "ASL Starter Kit"}  # the Starter Kit: no Heat of Battle, ...
+    side_options = (SideOption("elr", "Experience Level Rating", 0, 5, "A19.1"),)
     phases = ("RPh", "PFPh", "MPh", "DFPh", "AFPh", "RtPh", "APh", "CCPh")
     phase_names = {
         "RPh": "Rally Phase", "PFPh": "Prep Fire Phase", "MPh": "Movement Phase",
@@ -22,13 +30,49 @@ class AslRuleset(Ruleset):
         "APh": "Advance Phase", "CCPh": "Close Combat Phase",
     }
     order_type = AslOrder
-    variants = ("full", "starter")  # full ASL, or the Starter Kit (no Heat of Battle, ...)
+    commands = COMMANDS
+    instead = {"artillery": "fire with /fire"}
+
+    counter_fields = (("fp", "FP"), ("range", "range"), ("morale", "morale"), ("broken_morale", "broken morale"),
+                      ("leadership", "leadership"), ("rof", "ROF"), ("breakdown", "B#"), ("removal", "X#"),
+                      ("portage", "PP"))
+    counter_marks = (("fp_underlined", True, "Assault Fire"),)  # A7.36
+    status_flags = (("broken", "broken"), ("pinned", "pinned"), ("dm", "DM"), ("cx", "CX"), ("in_melee", "in melee"),
+                    ("malfunctioned", "malfunctioned"), ("captured", "captured"), ("moving", "moving"),
+                    ("assault_moving", "assault moving"))
 
     def unit_model(self):
         return AslUnit
 
-    def default_variant(self) -> str:
-        return "full"
+    def marker_words(self, unit: Any) -> list[str]:
+        words = [f"{unit.fire_marker.title()} Fire"] if unit.fire_marker else []
+        return words + ([f"held by {unit.owner}"] if unit.owner else [])
+
+    def suggestions(self, suggest: Suggest, game: Game, named: dict[str, list[str]]) -> list[tuple[str, str]]:
+        if suggest.kind == "weapon":  # the support weapons, each with who holds it (or where it lies)
+            return [(f"{w.id} ({w.name}, {f'held by {w.owner}' if w.owner else 'unpossessed'}, "
+                     f"{w.location or 'off board'})", w.id)
+                    for w in game.units.values() if getattr(w, "is_sw", False) and not w.eliminated]
+        return common_suggestions(suggest.kind, game, named, of=suggest.of)
+
+    def preview(self, game: Game, order: Any) -> Any:
+        from ...odds import asl as fast
+
+        # the fast engine mirrors Heat of Battle as the bot marks it (A15, the default); when the
+        # game has the bot roll the HoB table, or a unit is berserk or heroic, every roll goes
+        # through the real resolver instead (exact, but only for small trees)
+        full = (game.variant or "full") == "full"
+        if full and game.options.get("heat_of_battle", "mark") != "mark":
+            return None
+        if any(getattr(u, "berserk", False) or getattr(u, "heroic", False) for u in game.units.values()):
+            return None
+        if isinstance(order, AslFire) and fire.fire_kind(game, order) != "fpf":
+            return fast.fire_odds(game, order)
+        if isinstance(order, AslMorale):
+            return fast.morale_odds(game, order)
+        if isinstance(order, AslRally):
+            return fast.rally_odds(game, order)
+        return None
 
     def terrains(self) -> dict:
         from . import tables  # data/asl/terrain.yaml

@@ -38,11 +38,6 @@ class CdContext(ResolutionContext):
     def stand(self, stand_id: str, *, field: str) -> CdStand:
         return self.game.unit(stand_id, field=field)  # type: ignore[return-value]
 
-    def require_phase(self, allowed: tuple[str, ...], what: str, rule: str) -> None:
-        if self.game.phase not in allowed:
-            raise IllegalOrder(f"{what} is resolved in the {' or '.join(allowed)} phase, not the "
-                               f"{self.game.phase} phase ({rule})", rule=rule)
-
     def modifier(self, mod: Mod, rule: str, running: int, *, label: str | None = None,
                  value: int | None = None, unit: str | None = None) -> int:
         """Add a modifier step (the mod's own rule, else the table's) and return the new total."""

@@ -17,7 +17,6 @@ from .hits import ApHit, check_depletion, resolve_hit, suppress
 from .models import CdStand
 from .orders import CdFire
 
-FIRE_PHASES = ("Movement", "OpFire", "GeneralFire")
 PREP_FIRE_CLASSES = ("H", "HC")  # Prep Fire: unpinned H/HC class only (card, Movement C)
 PERSONNEL_COVER = {"medium": "medium_cover", "hard": "hard_cover", "fortification": "fortification"}
 
@@ -72,7 +71,6 @@ def check_may_fire(ctx: CdContext, firer: CdStand, order: CdFire, op_fire: bool)
         raise IllegalOrder(f"{firer.label} has no direct-fire weapon (CD [14])", rule="CD [14]")
     if order.human_wave and not order.close_assault:
         raise InvalidOrder("Human Wave adds a die only in close assault (CD [13.5])", field="human_wave")
-    ctx.require_phase(FIRE_PHASES, "Direct fire", "CD [13.1]")
     check_fire_kind(ctx, firer, order, op_fire)
 
 

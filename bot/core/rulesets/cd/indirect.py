@@ -16,8 +16,6 @@ from .hits import check_depletion, resolve_hit, suppress
 from .models import CdStand
 from .orders import CdArtilleryResponse, CdIndirectFire
 
-IDF_PHASES = ("Artillery", "OpFire")  # IDF resolves in 1C, and as Op Fire in 3A
-RESPONSE_PHASES = ("Artillery",)  # 1A
 
 
 def resolve_indirect(ctx: CdContext, order: CdIndirectFire) -> Outcome:
@@ -61,7 +59,6 @@ def check_idf_firer(ctx: CdContext, firer: CdStand) -> None:
         raise IllegalOrder(f"{firer.label} is demoralized and may not fire (CD [21.3.4])", rule="CD [21.3.4]")
     if firer.ammo_depleted:
         raise IllegalOrder(f"{firer.label} is out of ammunition until resupplied (CD [27.1])", rule="CD [27.1]")
-    ctx.require_phase(IDF_PHASES, "Indirect fire", "CD [17.6]")
 
 
 def idf_to_hit(ctx: CdContext, firer: CdStand, target: CdStand, order: CdIndirectFire) -> int:
@@ -111,7 +108,6 @@ def resolve_response(ctx: CdContext, order: CdArtilleryResponse) -> Outcome:
     firer = ctx.stand(order.firer, field="firer")
     if firer.eliminated:
         raise IllegalOrder(f"{firer.label} is eliminated and cannot fire", rule="CD [19.1]")
-    ctx.require_phase(RESPONSE_PHASES, "Artillery response", "CD [17.4]")
     table = tables.modifiers().artillery_response
     need = getattr(table, order.support)
     kind = {"organic": "Organic artillery", "supporting": "Supporting artillery", "h_and_i": "H&I"}[order.support]

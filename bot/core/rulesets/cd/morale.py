@@ -73,7 +73,6 @@ def company_rating(ctx: CdContext, live: list[CdStand], way: str) -> tuple[int, 
 
 def resolve_morale(ctx: CdContext, order: CdMorale) -> Outcome:
     live, stands = company(ctx, order.company)
-    ctx.require_phase(("CommandMorale",), "A morale check", "CD [21]")
     if any(s.morale_checked_turn == ctx.turn for s in live):
         raise IllegalOrder(f"company {order.company} has already checked morale this turn (CD [21])",
                            rule="CD [21]")
@@ -190,7 +189,6 @@ STEP = {"pinned": _pin, "forced_back_shaken": _shake, "forced_back_demoralized":
 def resolve_rally(ctx: CdContext, order: CdRally) -> Outcome:
     live, _ = company(ctx, order.company)
     rally = tables.morale().rally
-    ctx.require_phase(("Movement",), "A Rally/Regroup order", rally.rule)
     if worst_state(live) is None:
         raise IllegalOrder(f"company {order.company} is not pinned, shaken or demoralized: there is nothing "
                            f"to rally from (CD [21.4])", rule=rally.rule)

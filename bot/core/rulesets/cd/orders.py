@@ -6,18 +6,27 @@ from typing import Literal
 
 from pydantic import Field
 
-from ...orders import OrderBase, PhaseOrder
+from ...orders import ActingCompany, ActingUnit, OrderBase, PhaseOrder, Phases, TargetUnits, Text
+from . import tables
 
 Cover = Literal["none", "light", "medium", "hard", "fortification"]
+
+FIRE_PHASES = ("Movement", "OpFire", "GeneralFire")  # Prep Fire in 2, Op Fire in 3A, General Fire in 4
+IDF_PHASES = ("Artillery", "OpFire")  # IDF resolves in 1C, and as Op Fire in 3A
+RESPONSE_PHASES = ("Artillery",)  # 1A
 
 
 class CdFire(OrderBase):
     """Direct fire [13, 14]: ROF dice, to-hit, one hit-result roll per hit [19.1]."""
 
+    rolls = True
+    previewable = True
+    phases = Phases(FIRE_PHASES, "CD [13.1]", "direct fire is resolved")
+
     action: Literal["fire"] = "fire"
-    firer: str  # one stand
-    targets: list[str] = Field(min_length=1, max_length=12)  # more than one: -1 ROF [13.5]
-    range_band: str  # a key of the firer's to_hit numbers, e.g. "short", "medium", "long"
+    firer: ActingUnit  # one stand
+    targets: TargetUnits = Field(min_length=1, max_length=12)  # more than one: -1 ROF [13.5]
+    range_band: Text  # a key of the firer's to_hit numbers, e.g. "short", "medium", "long"
     cover: Cover = "none"  # the target's cover [14.2.1]
     op_fire: bool = False  # Op Fire (+1 ROF); any fire in the Opportunity Fire Phase is Op Fire
     in_contact: bool = False
@@ -34,9 +43,12 @@ class CdFire(OrderBase):
 class CdIndirectFire(OrderBase):
     """Indirect fire to-hit [17.6] and hit results."""
 
+    rolls = True
+    phases = Phases(IDF_PHASES, "CD [17.6]", "indirect fire is resolved")
+
     action: Literal["indirect_fire"] = "indirect_fire"
-    firer: str
-    targets: list[str] = Field(min_length=1, max_length=12)
+    firer: ActingUnit
+    targets: TargetUnits = Field(min_length=1, max_length=12)
     cover: Cover = "none"
     dedicated_battery: bool = False
     h_and_i: bool = False  # harassment & interdiction fire: no ammo depletion [27.1]
@@ -45,16 +57,23 @@ class CdIndirectFire(OrderBase):
 class CdArtilleryResponse(OrderBase):
     """Artillery/air response roll for a spotted target [17.4]."""
 
+    rolls = True
+    phases = Phases(RESPONSE_PHASES, "CD [17.4]", "the artillery response is rolled")
+
     action: Literal["artillery_response"] = "artillery_response"
-    firer: str
+    firer: ActingUnit
     support: Literal["organic", "supporting", "h_and_i"] = "organic"
 
 
 class CdMorale(OrderBase):
     """A company morale check [21] with the card's modifiers."""
 
+    rolls = True
+    previewable = True
+    phases = Phases(("CommandMorale",), "CD [21]", "a company checks morale")
+
     action: Literal["morale"] = "morale"
-    company: str
+    company: ActingCompany
     in_cover: bool = False
     enemy_personnel_near: bool = False  # enemy personnel within 12" and LOS
     afv_near: bool = False  # enemy AFV within 12" and LOS
@@ -67,8 +86,12 @@ class CdMorale(OrderBase):
 class CdRally(OrderBase):
     """The Rally/Regroup order taking effect [21.4]."""
 
+    rolls = True
+    previewable = True
+    phases = Phases(("Movement",), tables.morale().rally.rule, "a Rally/Regroup order takes effect")
+
     action: Literal["rally"] = "rally"
-    company: str
+    company: ActingCompany
 
 
 CdOrder = CdFire | CdIndirectFire | CdArtilleryResponse | CdMorale | CdRally | PhaseOrder

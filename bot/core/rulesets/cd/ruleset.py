@@ -6,12 +6,15 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
+from ...commands import Suggest
 from ...dice import Roller
 from ...errors import IllegalOrder
 from ...outcome import Outcome, UnitEffect
 from ...ruleset import Ruleset
 from ...trail import Trail
+from ...suggest import common_suggestions, first_named
 from . import tables
+from .commands import COMMANDS
 from .models import CdStand
 from .orders import CdArtilleryResponse, CdFire, CdIndirectFire, CdMorale, CdOrder, CdRally
 
@@ -22,14 +25,49 @@ if TYPE_CHECKING:
 class CdRuleset(Ruleset):
     name = "cd"
     title = "Command Decision: Test of Battle"
+    short_name = "CD"
     phases = ("Artillery", "Movement", "OpFire", "GeneralFire", "CommandMorale")
     phase_names = {"Artillery": "Artillery & Air Phase", "Movement": "Movement Phase",
                    "OpFire": "Opportunity Fire Phase", "GeneralFire": "General Fire Phase",
                    "CommandMorale": "Command & Morale Phase"}
     order_type = CdOrder
+    commands = COMMANDS
+    instead = {"transfer": "its weapons belong to the units themselves",
+               "recover": "its weapons belong to the units themselves"}
+
+    counter_fields = (("company", "company"), ("quality", "quality"), ("rof", "ROF"), ("morale", "morale"),
+                      ("weapon_class", "weapon class"), ("to_hit", "to hit"), ("penetration", "penetration"),
+                      ("armour", "armour"), ("weight", "weight"), ("idf_to_hit", "indirect to hit"))
+    status_flags = (("shaken", "shaken"), ("demoralized", "demoralized"), ("pinned", "pinned"),
+                    ("suppressed", "suppressed"), ("forced_back", "forced back"), ("ammo_depleted", "ammo depleted"))
+    words = {"broken": "shaken"}
 
     def unit_model(self):
         return CdStand
+
+    def suggestions(self, suggest: Suggest, game: Game, named: dict[str, list[str]]) -> list[tuple[str, str]]:
+        if suggest.kind == "range_band":  # the bands of the firer's to-hit numbers (every stand's until named)
+            firer = first_named(game, named, suggest.of)
+            stands = [firer] if firer is not None else [u for u in game.units.values() if not u.eliminated]
+            bands: dict[str, str] = {}
+            for stand in stands:
+                for band, number in getattr(stand, "to_hit", {}).items():
+                    bands.setdefault(band, f"{band} (hits on {number})" if firer is not None else band)
+            return [(label, band) for band, label in bands.items()]
+        return common_suggestions(suggest.kind, game, named, of=suggest.of)
+
+    def result_name(self, outcome: Outcome) -> str | None:
+        if outcome.action == "fire":  # direct fire reads by the hits scored
+            hits = sum(1 for s in outcome.trail if s.kind == "check" and s.label.endswith(": hit"))
+            return f"{hits} hit{'s' if hits != 1 else ''}"
+        return None
+
+    def preview(self, game: Game, order: BaseModel) -> Any:
+        if isinstance(order, CdFire):
+            from ...odds import cd as fast
+
+            return fast.fire_odds(game, order)
+        return None
 
     def counter_types(self) -> dict[str, dict[str, Any]]:
         return {key: dict(fields) for key, fields in tables.counters().counters.items()}

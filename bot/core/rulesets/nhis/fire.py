@@ -259,10 +259,6 @@ def _roll(ctx: NhisContext, attack: Attack, index: int) -> tuple[str, TableCell]
 
 
 def resolve_fire(game: Game, order: NhisFire, roller: Roller) -> Outcome:
-    phase = tables.rules().turn.fire_phase
-    if game.phase != phase:
-        raise IllegalOrder(f"fire is an {phase} Phase action (now: {game.phase} Phase) "
-                           f"({tables.rules().turn.rule})")
     ctx = NhisContext(game, roller)
     attack = Attack(order=order, hex=game.location(order.target, field="target"), firers=_firers(ctx, order))
     ctx.trail.section(f"Fire on {attack.hex.id} at range {order.range}", rule=tables.fire_table().rule)

@@ -6,30 +6,46 @@ from typing import Literal
 
 from pydantic import Field
 
-from ...orders import OrderBase, PhaseOrder
+from ...orders import ActingUnit, ActingUnits, LocationId, OrderBase, PhaseOrder, Phases
+from . import tables
+
+# The phases that allow fire and rally come from data/nhis/rules.yaml, as the ruleset's phases do
+_TURN = tables.rules().turn
+_RALLY = tables.rules().rally
 
 
 class NhisFire(OrderBase):
+    rolls = True
+    previewable = True
+    phases = Phases((_TURN.fire_phase,), _TURN.rule, "units fire")
+
     action: Literal["fire"] = "fire"
-    firers: list[str] = Field(min_length=1)
-    target: str  # the target hex
+    firers: ActingUnits = Field(min_length=1)
+    target: LocationId  # the target hex
     range: int = Field(ge=0, le=200)  # hexes; 1 = adjacent
-    charging: list[str] = Field(default_factory=list)  # firers using Charge movement (-2 each)
-    beyond_visibility: list[str] = Field(default_factory=list)  # night rules (-2 each)
+    charging: ActingUnits = Field(default_factory=list)  # firers using Charge movement (-2 each)
+    beyond_visibility: ActingUnits = Field(default_factory=list)  # firers beyond visibility, night rules (-2 each)
     from_lower: bool = False  # the target is on a hill and the firers are lower (+1 cover)
     flamethrower: bool = False  # the attack is a flamethrower's (Banzai exception)
 
 
 class NhisMorale(OrderBase):
+    rolls = True
+    previewable = True
+
     action: Literal["morale"] = "morale"
-    unit: str
+    unit: ActingUnit
     hit: int = Field(default=0, ge=0, le=6)  # the n of Hit-n
     flamethrower: bool = False  # the check was caused by a flamethrower (Banzai exception)
 
 
 class NhisRally(OrderBase):
+    rolls = True
+    previewable = True
+    phases = Phases((_RALLY.phase,), _RALLY.rule, "units rally")
+
     action: Literal["rally"] = "rally"
-    unit: str
+    unit: ActingUnit
 
 
 NhisOrder = NhisFire | NhisMorale | NhisRally | PhaseOrder

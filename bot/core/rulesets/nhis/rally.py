@@ -16,8 +16,6 @@ from .orders import NhisRally
 
 def _refuse_unless_allowed(game: Game, unit: NhisUnit) -> None:
     rally = tables.rules().rally
-    if game.phase != rally.phase:
-        raise IllegalOrder(f"units rally only in the {rally.phase} Phase (now: {game.phase} Phase) ({rally.rule})")
     if unit.eliminated:
         raise IllegalOrder(f"{unit.label} is eliminated")
     if not unit.shaken:

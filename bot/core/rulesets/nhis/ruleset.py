@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ...dice import Roller
 from ...game import Game
 from ...outcome import Outcome, UnitEffect
 from ...ruleset import Ruleset
 from ...trail import Trail
 from . import fire, morale, rally, tables
+from .commands import COMMANDS
 from .context import status_text
 from .models import NhisUnit
 from .orders import NhisFire, NhisMorale, NhisOrder, NhisRally
@@ -16,14 +19,36 @@ from .orders import NhisFire, NhisMorale, NhisOrder, NhisRally
 class NhisRuleset(Ruleset):
     name = "nhis"
     title = "No Honor in Surrender"
+    short_name = "NHiS"
     # one *game* turn, shared by both sides (data/nhis/rules.yaml, "turn")
     phases = tables.rules().turn.phases
     phase_names = {"Rally": "Rally Phase", "Operations": "Operations Phase",
                    "Administrative": "Administrative Phase"}
     order_type = NhisOrder
+    commands = COMMANDS
+    instead = {"transfer": "its weapons belong to the units themselves",
+               "recover": "its weapons belong to the units themselves", "artillery": "fire with /fire"}
+
+    counter_fields = (("fp", "FP"), ("range", "range"), ("morale", "morale"), ("leadership", "leadership"),
+                      ("reduced_fp", "reduced FP"), ("reduced_range", "reduced range"),
+                      ("reduced_morale", "reduced morale"), ("reduced_leadership", "reduced leadership"))
+    counter_marks = (("shakeable", False, "Unshakable"),)  # rule 8.2
+    status_flags = (("shaken", "shaken"), ("reduced", "reduced"), ("moving", "moving"), ("crawling", "crawling"),
+                    ("banzai", "Banzai charging"))
+    words = {"broken": "shaken"}
 
     def unit_model(self):
         return NhisUnit
+
+    def marker_words(self, unit: Any) -> list[str]:
+        return [f"{unit.marker.title()} marker"] if unit.marker else []
+
+    def preview(self, game: Game, order: Any) -> Any:
+        if isinstance(order, NhisFire):
+            from ...odds import nhis as fast
+
+            return fast.fire_odds(game, order)
+        return None
 
     def counter_types(self) -> dict:
         return tables.counter_types()

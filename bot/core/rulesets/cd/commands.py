@@ -1,0 +1,55 @@
+"""How Command Decision orders are given in a chat: the slash commands, as plain data."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...commands import Command, Option, Suggest
+from ...errors import InvalidOrder
+from ...game import Game
+from .orders import CdArtilleryResponse, CdFire, CdIndirectFire, CdMorale, CdRally
+
+COVER = tuple((name, name) for name in ("none", "light", "medium", "hard", "fortification"))
+SUPPORT = (("organic artillery", "organic"), ("supporting artillery", "supporting"),
+           ("harassment & interdiction (H&I)", "h_and_i"))
+ARTILLERY = "Command Decision artillery: indirect fire and the response roll"
+
+
+def one_firer(game: Game, order: dict[str, Any]) -> dict[str, Any]:
+    """Direct fire: one stand fires per order [13]; the option names it like a fire group's."""
+    firers = order.get("firer", [])
+    if len(firers) != 1:
+        raise InvalidOrder("in Command Decision one stand fires per order: name exactly one in 'firers'",
+                           field="firers")
+    return order | {"firer": firers[0]}
+
+
+COMMANDS = (
+    Command("fire", "Fire at a target: the referee checks, rolls and applies the result", CdFire, (
+        Option("target", "ids", "the target stands, e.g. 'G1 G2'", field="targets", required=True,
+               suggest=Suggest("enemy_unit", of="firers")),
+        Option("firers", "ids", "the one firing stand", field="firer", required=True, suggest=Suggest("unit")),
+        Option("band", "text", "the range band of the firer's to-hit numbers, e.g. short", field="range_band",
+               required=True, suggest=Suggest("range_band", of="firers")),
+    ), extras="cover=hard op_fire=yes", finish=one_firer, odds_button=True),
+    Command("artillery fire", "Indirect fire by a battery at the stands under its template", CdIndirectFire, (
+        Option("firer", "id", "the firing battery (a stand with an indirect-fire number)", required=True,
+               suggest=Suggest("unit")),
+        Option("targets", "ids", "the stands under the template: 'G1 G2'", required=True,
+               suggest=Suggest("enemy_unit", of="firer")),
+        Option("cover", "text", "the targets' cover (default: none)", choices=COVER),
+        Option("dedicated_battery", "boolean", "a dedicated battery fires (its to-hit modifier applies)"),
+        Option("h_and_i", "boolean", "harassment & interdiction fire: no ammunition depletion"),
+    ), group_description=ARTILLERY),
+    Command("artillery response", "Does the artillery answer the call for fire?", CdArtilleryResponse, (
+        Option("firer", "id", "the battery called on", required=True, suggest=Suggest("unit")),
+        Option("support", "text", "whose guns answer (default: organic)", choices=SUPPORT),
+    ), group_description=ARTILLERY),
+    Command("morale", "Take a morale check: the referee rolls and applies the result", CdMorale, (
+        Option("company", "id", "the company that checks", required=True, suggest=Suggest("company")),
+    ), extras="in_cover=yes afv_near=yes"),
+    Command("rally", "A company's Rally/Regroup", CdRally, (
+        Option("company", "id", "the company under a Rally/Regroup order", required=True,
+               suggest=Suggest("company")),
+    )),
+)

@@ -1,0 +1,23 @@
+"""How No Honor in Surrender orders are given in a chat: the slash commands, as plain data."""
+
+from __future__ import annotations
+
+from ...commands import Command, Option, Suggest
+from .orders import NhisFire, NhisMorale, NhisRally
+
+UNIT = Suggest("unit")
+
+COMMANDS = (
+    Command("fire", "Fire at a target: the referee checks, rolls and applies the result", NhisFire, (
+        Option("target", "id", "the target hex", required=True, suggest=Suggest("location")),
+        Option("firers", "ids", "firing units, a fire group: 'A1 A2 MG1'", required=True, suggest=UNIT),
+        Option("range", "integer", "range in hexes (0 = same Location, 1 = adjacent)", required=True, min=0, max=200),
+    ), extras="charging=U1 from_lower=yes", odds_button=True),
+    Command("morale", "Take a morale check: the referee rolls and applies the result", NhisMorale, (
+        Option("unit", "id", "the unit that checks", required=True, suggest=UNIT),
+        Option("hit", "integer", "the n of a Hit-n result (its modifier to the check)", min=0, max=6),
+    ), extras="flamethrower=yes"),
+    Command("rally", "Try to rally a shaken unit", NhisRally, (
+        Option("unit", "id", "the unit that tries to rally", required=True, suggest=UNIT),
+    )),
+)
