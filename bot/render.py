@@ -262,7 +262,7 @@ def step_line(step: Step) -> str:
 
 
 def roll_line(roll: Roll) -> str:
-    """ASL DRs show white and colored apart: the colored die decides ROF, doubles cowering."""
+    """A DR shows its white and colored dice apart (the colored die decides ROF, doubles cowering)."""
     if roll.kind == "DR":
         text = f"DR {roll.total}: white {roll.white}, colored {roll.colored}"
     elif len(roll.dice) == 1:
@@ -328,7 +328,7 @@ def side_colour(side: int | None) -> discord.Colour:
 
 
 def game_line(game: Game) -> str:
-    """"Advanced Squad Leader · Scenario · turn 2, Prep Fire Phase (Germans)"."""
+    """"<ruleset title> · Scenario · turn 2, Prep Fire Phase (Germans)"."""
     parts = [title_of(game.ruleset)]
     if game.scenario:
         parts.append(safe(game.scenario))
@@ -576,8 +576,9 @@ def percent(p: Any) -> str:
 
 def odds_embed(preview: Any, game: Game | None) -> list[discord.Embed]:
     """An OddsReport (bot.core.odds) compactly: the results, each unit's end states and the chance
-    that at least one unit breaks; MGs and cowering for ASL fire. Nothing was rolled or logged."""
-    broken = get_ruleset(preview.ruleset).word("broken")  # "shaken" in NHiS and CD
+    that at least one unit breaks; machine guns and cowering when the report has them. Nothing was
+    rolled or logged."""
+    broken = get_ruleset(preview.ruleset).word("broken")  # the ruleset's word: "shaken" in some
     words = {**STATE_WORDS, "broken": broken}
     results = " · ".join(f"{safe(name)} {percent(c.p)}" for name, c in preview.results.items())
     blocks = [Block("Results", (results or "—",))]

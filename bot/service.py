@@ -158,7 +158,7 @@ def acting_sides(game: Game, order: dict[str, Any]) -> dict[int, str]:
                 sides.setdefault(value, "the new unit")
             continue
         for name in _ids(value):
-            if ref.to == "company":  # CD: the side of the company's stands
+            if ref.to == "company":  # the side of the company's units
                 for stand in game.units.values():
                     if (getattr(stand, "company", "") or "").casefold() == name.casefold():
                         sides.setdefault(stand.side, f"company {name}")

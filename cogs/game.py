@@ -6,7 +6,7 @@ log entry in one transaction) and renders what came back. Refusals are raised, n
 here: the bot's one error handler turns them into red ephemeral embeds.
 
 /game new is built from the registry when the cog loads: its ruleset and variant choices, and one
-option per side for each number a ruleset's scenario gives a side (ASL's ELR: elr_1, elr_2).
+option per side for each number a ruleset's scenario gives a side (a side option 'elr' gives elr_1, elr_2).
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 bound to Discord from the rulesets' own descriptions (``Ruleset.commands``, bot/core/commands.py).
 
 One slash command serves every ruleset that has it: its options are the union of theirs, each
-described for the rulesets that use it ("ASL/NHiS: the target hex; CD: the target stands"). When
+described for the rulesets that use it, by their short names ("A/B: the target hex; C: the target
+stands"). When
 it is used, the channel's ruleset builds the order from the options given (``build_order``) and
 refuses by name an option it has no use for. A ruleset added to the registry brings its commands
 here without a line changed.
@@ -65,7 +66,7 @@ def merged_commands(registered: tuple[Ruleset, ...]) -> list[Merged]:
 
 def described(parts: list[tuple[Ruleset, str]], *, everyone: bool) -> str:
     """One description from each ruleset's: said once when all agree and all have it, else per
-    group of rulesets ("ASL/NHiS: the target hex; CD: the target stands")."""
+    group of rulesets, by their short names ("A/B: the target hex; C: the target stands")."""
     groups: dict[str, list[str]] = {}
     for ruleset, text in parts:
         groups.setdefault(text, []).append(ruleset.short_name)

@@ -42,7 +42,7 @@ def counter_numbers(ruleset: Ruleset, fields: dict[str, Any]) -> str:
     parts = [str(fields["kind"])] if fields.get("kind") else []
     for key, label in ruleset.counter_fields:
         value = fields.get(key)
-        if isinstance(value, dict):  # numbers by range band (CD): "short 5/medium 3"
+        if isinstance(value, dict):  # numbers by range band: "short 5/medium 3"
             value = "/".join(f"{band} {number}" for band, number in value.items())
         if value not in (None, 0, "", "none", False):
             parts.append(f"{label} {value}")

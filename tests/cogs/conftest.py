@@ -112,8 +112,9 @@ def refusal(reply) -> str:
     return embed["description"]
 
 
-@pytest_asyncio.fixture
-async def table(tmp_path):
+@contextlib.asynccontextmanager
+async def open_table(tmp_path: Path):
+    """A Table on a fresh database in ``tmp_path``: the fake Discord and a connected bot."""
     async with contextlib.AsyncExitStack() as stack:
         fake = await stack.enter_async_context(FakeDiscord(guilds=[GUILD]))
         t = Table(fake=fake, database=tmp_path / "referee.sqlite3", stack=stack)
@@ -122,3 +123,9 @@ async def table(tmp_path):
             yield t
         finally:
             await t.stop()
+
+
+@pytest_asyncio.fixture
+async def table(tmp_path):
+    async with open_table(tmp_path) as t:
+        yield t

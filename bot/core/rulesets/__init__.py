@@ -54,8 +54,8 @@ def register(ruleset: Ruleset) -> Ruleset:
 
 def unregister(name: str) -> None:
     """Take a plug-in ruleset out again (tests that define one); a built-in stays."""
-    if name not in BUILT_IN:
-        _REGISTRY.pop(name, None)
+    if name not in BUILT_IN and _REGISTRY.pop(name, None) is not None and _discovered:
+        _bind()
 
 
 def _check(ruleset: Ruleset) -> None:

@@ -1,0 +1,165 @@
+"""The shape the code keeps (issue 10): the import layers, no ruleset named outside its package,
+orders that declare what they act with, and a registry that refuses a ruleset that does not."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+from typing import Literal, get_args
+
+import pytest
+
+from bot.core.orders import ActingUnit, OrderBase, PhaseOrder, refers, undeclared_fields
+from bot.core.rulesets import RulesetRefused, register, rulesets
+from bot.core.setup import SetupOrder
+from tests.plugins import toy_ruleset
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def imports(path: Path) -> set[str]:
+    """Every module a file imports, at the top or inside functions (relative ones made absolute)."""
+    tree = ast.parse(path.read_text())
+    package = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = package.split(".")[: len(package.split(".")) - (node.level - 1)] if node.level else []
+            module = ".".join([*base, node.module] if node.module else base)
+            found.add(module)
+            found |= {f"{module}.{alias.name}" for alias in node.names}
+    return found
+
+
+def sources(*folders: str) -> list[Path]:
+    return sorted(p for folder in folders for p in (ROOT / folder).rglob("*.py"))
+
+
+def offending(paths: list[Path], forbidden: tuple[str, ...]) -> list[str]:
+    return [f"{p.relative_to(ROOT)} imports {m}" for p in paths for m in sorted(imports(p))
+            if any(m == f or m.startswith(f + ".") for f in forbidden)]
+
+
+# --- layers ------------------------------------------------------------------------------------
+
+
+def test_the_rules_core_imports_nothing_of_the_bot_outside_it():
+    others = tuple(f"bot.{p.name}" if p.is_dir() else f"bot.{p.stem}" for p in (ROOT / "bot").iterdir()
+                   if p.name not in ("core", "__init__.py", "__pycache__"))
+    assert offending(sources("bot/core"), (*others, "cogs", "discord")) == []
+
+
+def test_the_record_reads_only_the_core():
+    assert offending(sources("bot/record"), ("bot.store", "bot.service", "bot.render", "cogs", "discord")) == []
+
+
+def test_cogs_import_neither_the_app_shell_nor_the_store():
+    assert offending(sources("cogs"), ("bot.app", "bot.store", "bot.sandbox", "bot.cli", "bot.pacing",
+                                       "bot.emulator", "bot.plugins")) == []
+
+
+def test_nothing_imports_the_cogs():
+    # the app shell loads them by name (load_extension), found by walking the package
+    outside = [p for p in sources("bot", "bench", "tests") if p.name != "test_architecture.py"]
+    assert offending(outside, ("cogs",)) == []
+
+
+def test_the_service_and_the_store_know_nothing_of_discord():
+    assert offending(sources("bot/store") + [ROOT / "bot" / "service.py"], ("discord", "cogs", "bot.render")) == []
+
+
+# --- no ruleset named outside its package -----------------------------------------------------------
+
+AGNOSTIC = [*sources("cogs"), ROOT / "bot" / "render.py", ROOT / "bot" / "service.py", ROOT / "bot" / "limits.py"]
+
+
+@pytest.mark.parametrize("path", AGNOSTIC, ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_ruleset_is_named_in_the_discord_layer(path):
+    words = {w for r in rulesets() for w in (r.name, r.title, r.short_name, *r.variants.values())}
+    words |= {o.title for r in rulesets() for o in r.side_options}
+    pattern = re.compile(r"\b(" + "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)) + r")\b")
+    text = path.read_text()
+    assert not [m.group() for m in pattern.finditer(text)], f"{path.name} names a ruleset"
+
+
+# --- orders declare what they act with ----------------------------------------------------------------
+
+
+def every_order() -> list[tuple[str, type[OrderBase]]]:
+    found = [("setup", m) for m in get_args(SetupOrder)]
+    for ruleset in (*rulesets(), toy_ruleset.RULESET):
+        found += [(ruleset.name, m) for m in get_args(ruleset.order_type) if m is not PhaseOrder]
+    return found
+
+
+@pytest.mark.parametrize(("ruleset", "model"), every_order(), ids=lambda v: getattr(v, "__name__", v))
+def test_every_field_that_may_hold_ids_says_what_it_names(ruleset, model):
+    assert undeclared_fields(model) == []
+
+
+def test_a_field_naming_units_without_a_declaration_is_caught():
+    class Charge(OrderBase):
+        action: Literal["charge"] = "charge"
+        attackers: list[str]  # names units, but says nothing of them
+        leader: ActingUnit
+
+    assert undeclared_fields(Charge) == ["attackers"]
+    assert refers(Charge, "leader").acting
+
+
+def variant(name: str, **attributes):  # type: ignore[no-untyped-def]
+    """The toy ruleset under another name (its units' ``system`` too), with ``attributes`` changed."""
+    pawn = type(f"Pawn_{name}", (toy_ruleset.Pawn,), {"__annotations__": {"system": Literal[name]}, "system": name})
+    return type(f"Toy_{name}", (toy_ruleset.ToyRuleset,), {"name": name, "unit_model": lambda self: pawn,
+                                                            **attributes})()
+
+
+def test_the_registry_refuses_a_ruleset_whose_orders_hold_an_undeclared_field():
+    class Charge(OrderBase):
+        action: Literal["charge"] = "charge"
+        attackers: list[str]
+
+    with pytest.raises(RulesetRefused, match=r"Charge.attackers holds ids but does not declare what they name"):
+        register(variant("careless", order_type=Charge | PhaseOrder, commands=()))
+    assert "careless" not in [r.name for r in rulesets()]
+
+
+@pytest.mark.parametrize("name, change, says", [
+    ("noshort", {"short_name": ""}, "does not declare its short_name"),
+    ("Bad Name", {}, "a ruleset's name is 1-16 lowercase letters"),
+    ("asl", {}, "the ruleset name 'asl' is taken"),
+])
+def test_the_registry_refuses_an_incomplete_or_clashing_ruleset(name, change, says):
+    with pytest.raises(RulesetRefused, match=says):
+        register(variant(name, **change))
+
+
+def test_a_ruleset_whose_units_carry_another_system_is_refused():
+    stray = type("Stray", (toy_ruleset.ToyRuleset,), {"name": "stray"})()  # its units still say "toy"
+    with pytest.raises(RulesetRefused, match=r"its unit model's 'system' must be Literal\['stray'\]"):
+        register(stray)
+
+
+def test_a_command_option_must_fill_a_field_of_its_order():
+    from bot.core.commands import Command, Option
+
+    commands = (Command("toss", "toss", toy_ruleset.Toss, (Option("pawn", "id", "no such field"),)),)
+    with pytest.raises(RulesetRefused, match="option 'pawn' fills no field of Toss"):
+        register(variant("badcmd", commands=commands))
+
+
+# --- what Discord shows -------------------------------------------------------------------------------
+
+
+def test_every_description_the_built_in_rulesets_give_fits_discord_without_being_cut():
+    from cogs._slash import DESCRIPTION_MAX
+    from cogs.orders import _description, _params, merged_commands
+
+    registered = rulesets()
+    for merged in merged_commands(registered):
+        texts = [_description(merged, registered)] + [p.description for p in _params(merged)]
+        long = [t for t in texts if len(t) > DESCRIPTION_MAX]
+        assert not long, f"/{merged.name}: {long}"
