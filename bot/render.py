@@ -574,10 +574,10 @@ def percent(p: Any) -> str:
     return f"{value:.1f}%"
 
 
-def odds_embed(preview: Any, game: Game | None) -> list[discord.Embed]:
+def odds_embed(preview: Any, game: Game | None, *, before_seq: int | None = None) -> list[discord.Embed]:
     """An OddsReport (bot.core.odds) compactly: the results, each unit's end states and the chance
     that at least one unit breaks; machine guns and cowering when the report has them. Nothing was
-    rolled or logged."""
+    rolled or logged. ``before_seq``: the odds a logged roll had (the Odds button on its result)."""
     broken = get_ruleset(preview.ruleset).word("broken")  # the ruleset's word: "shaken" in some
     words = {**STATE_WORDS, "broken": broken}
     results = " · ".join(f"{safe(name)} {percent(c.p)}" for name, c in preview.results.items())
@@ -596,6 +596,8 @@ def odds_embed(preview: Any, game: Game | None) -> list[discord.Embed]:
                 + f" · keeps ROF {percent(w.keeps_rof.p)}" for w in preview.weapons]
     blocks.append(Block("Summary", tuple(summary)))
     description = (game_line(game) + "\n" if game is not None else "") + "Exact odds: no dice rolled, nothing logged"
+    if before_seq is not None:
+        description = f"Before log #{before_seq} was rolled: {description}"
     return paginate(safe(f"Odds: {preview.headline}"), blocks, colour=NEUTRAL_COLOUR, description=description,
                     footer=safe(preview.method))
 

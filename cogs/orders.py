@@ -191,9 +191,7 @@ class OddsButton(discord.ui.DynamicItem[discord.ui.Button], template=r"odds:(?P<
         except RulesError as exc:  # components bypass the tree's error handler: refuse here, privately
             await send_ephemeral(interaction, embed=error_embed(exc.message, exc.rule))
             return
-        embeds = odds_embed(odds.report, odds.game)
-        embeds[0].description = f"Before log #{self.seq} was rolled: {embeds[0].description}"
-        await send_embeds(interaction, embeds, ephemeral=True)
+        await send_embeds(interaction, odds_embed(odds.report, odds.game, before_seq=self.seq), ephemeral=True)
 
 
 def odds_view(command_name: str, acted: Any) -> discord.ui.View | None:
