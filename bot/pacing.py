@@ -22,6 +22,7 @@ import discord
 from discord.ext import tasks
 
 from bot.core.game import Game
+from bot.core.sequence import side_to_act
 from bot.render import reminder_line
 from bot.replies import only_these, side_players
 
@@ -77,7 +78,7 @@ class Pacer:
             if line is not None:
                 try:
                     await self.bot.get_partial_messageable(stored.channel_id).send(
-                        content=line, allowed_mentions=only_these(side_players(stored.game, stored.game.active_side)))
+                        content=line, allowed_mentions=only_these(side_players(stored.game, side_to_act(stored.game))))
                     reminded.append(stored.channel_id)
                 except discord.HTTPException:
                     # the channel is gone or closed to the bot: note it and do not retry every pass

@@ -25,7 +25,8 @@ from bot.core.dice import Roll
 from bot.core.game import Game
 from bot.core.outcome import Outcome, TableCell, UnitEffect
 from bot.core.rulesets import get_ruleset, title_of
-from bot.core.setup import SETUP_ACTIONS
+from bot.core.sequence import refereed, side_to_act, step_name
+from bot.core.api import BOOKKEEPING_ACTIONS
 from bot.core.trail import Step
 from bot.record import LogEntry
 from bot.stats import DiceStats, FamilyStats, rollers, summary, tally
@@ -51,7 +52,7 @@ SIDE_COLOURS = (discord.Colour(0x4A7AB5), discord.Colour(0xB5533C))  # side 0, s
 NEUTRAL_COLOUR = discord.Colour(0x8A8F98)  # set-up, phases, anything no side did
 ERROR_COLOUR = discord.Colour(0xD83C3E)
 OK_COLOUR = discord.Colour(0x3BA55D)  # a log that checks out
-NEUTRAL_ACTIONS = SETUP_ACTIONS | {"phase"}
+NEUTRAL_ACTIONS = BOOKKEEPING_ACTIONS  # set-up, phases, hand-offs: no side's colour
 
 # safe() is discord.py's escape_mentions(escape_markdown(text)) in one pass of one compiled
 # pattern (issue 5: the two helpers compile-cache-look-up and scan twice, 13% of the bot's time
@@ -328,12 +329,17 @@ def side_colour(side: int | None) -> discord.Colour:
 
 
 def game_line(game: Game) -> str:
-    """"<ruleset title> · Scenario · turn 2, Prep Fire Phase (Germans)"."""
+    """"<ruleset title> · Scenario · turn 2, Prep Fire Phase (Germans) · Germans to act"."""
     parts = [title_of(game.ruleset)]
     if game.scenario:
         parts.append(safe(game.scenario))
-    phase = get_ruleset(game.ruleset).phase_names.get(game.phase, game.phase)
-    parts.append(f"turn {game.turn}, {safe(phase)} ({safe(game.side_name(game.active_side))})")
+    ruleset = get_ruleset(game.ruleset)
+    if refereed(game):
+        parts.append(f"turn {game.turn}, {safe(step_name(game, ruleset))} · "
+                     f"{safe(game.side_name(side_to_act(game)))} to act")
+    else:
+        phase = ruleset.phase_names.get(game.phase, game.phase)
+        parts.append(f"turn {game.turn}, {safe(phase)} ({safe(game.side_name(game.active_side))})")
     return " · ".join(parts)
 
 
@@ -414,7 +420,7 @@ def _sides_text(game: Game) -> str:
     lines = []
     for i, side in enumerate(game.sides):
         players = ", ".join(f"<@{p}>" for p in side.players) or "no player yet"
-        marker = " (to act)" if i == game.active_side else ""
+        marker = " (to act)" if i == side_to_act(game) else ""
         lines.append(f"{safe(side.name)}{marker}: {players}")
     return "\n".join(lines)
 
@@ -424,7 +430,7 @@ def game_status_embed(game: Game) -> list[discord.Embed]:
     title = f"{safe(game.scenario) or title_of(game.ruleset)}: turn {game.turn}"
     description = f"{game_line(game)}\n{_sides_text(game)}"
     blocks = status_blocks(game) or [Block("Units", ("none yet: add them with /unit add",))]
-    return paginate(title, blocks, colour=side_colour(game.active_side), description=description)
+    return paginate(title, blocks, colour=side_colour(side_to_act(game)), description=description)
 
 
 
@@ -460,6 +466,19 @@ def verify_embed(report: VerifyReport) -> discord.Embed:
         return discord.Embed(title="The log checks out", description=safe(report.reason), colour=OK_COLOUR)
     where = f"Entry #{report.first_bad_seq}" if report.first_bad_seq else "The game's record"
     return error_embed(report.reason, title=f"{where} does not check out")
+
+
+def digest_embed(entries: Sequence[LogEntry], game: Game) -> discord.Embed:
+    """What happened since a side last acted, one line an entry: its number, the command, the dice
+    and the result; the newest last."""
+    lines = []
+    for entry in entries:
+        rolls = "; ".join(roll_line(roll) for roll in entry.outcome_model().rolls)
+        lines.append(f"#{entry.seq} {safe(entry.command)}: {safe(entry.outcome.get('headline', ''))}"
+                     + (f" ({rolls})" if rolls else ""))
+    text = _fit_description("", "\n".join(lines))
+    return discord.Embed(title=f"Since you last acted: {len(entries)} entr{'y' if len(entries) == 1 else 'ies'}",
+                         description=text, colour=NEUTRAL_COLOUR)
 
 
 def stamp(when: datetime) -> str:
@@ -531,8 +550,8 @@ def stats_embeds(stats: DiceStats, who: str, extra: Block | None = None) -> list
 
 def where_line(game: Game) -> str:
     """"Russians, turn 1, Rally Phase": who acts, and when."""
-    phase = get_ruleset(game.ruleset).phase_names.get(game.phase, game.phase)
-    return f"{safe(game.side_name(game.active_side))}, turn {game.turn}, {safe(phase)}"
+    ruleset = get_ruleset(game.ruleset)
+    return f"{safe(game.side_name(side_to_act(game)))}, turn {game.turn}, {safe(step_name(game, ruleset))}"
 
 
 def hand_off_line(game: Game, side: int) -> str | None:
@@ -545,7 +564,8 @@ def hand_off_line(game: Game, side: int) -> str | None:
 
 def reminder_line(game: Game, silent_for: timedelta) -> str | None:
     """The reminder of a silent game, to the players of the side to act; None when it has none."""
-    players = game.sides[game.active_side].players if 0 <= game.active_side < len(game.sides) else []
+    side = side_to_act(game)
+    players = game.sides[side].players if 0 <= side < len(game.sides) else []
     if not players:
         return None
     hours = int(silent_for.total_seconds() // 3600)

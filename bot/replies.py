@@ -14,7 +14,7 @@ from typing import Any
 import discord
 
 from bot.core.game import Game
-from bot.render import hand_off_line, message_groups, outcome_embed
+from bot.render import digest_embed, hand_off_line, message_groups, outcome_embed
 
 log = logging.getLogger(__name__)
 
@@ -77,12 +77,17 @@ async def reply_outcome(interaction: discord.Interaction, acted: Any, *, ephemer
         else:
             await interaction.followup.send(embeds=group, ephemeral=ephemeral)
     if not ephemeral and getattr(acted, "hand_off", None) is not None:
-        await send_hand_off(interaction, acted.game, acted.hand_off)
+        await send_hand_off(interaction, acted)
 
 
-async def send_hand_off(interaction: discord.Interaction, game: Game, side: int) -> None:
-    """After a reply that passed the turn: mention the players of the side now to act."""
+async def send_hand_off(interaction: discord.Interaction, acted: Any) -> None:
+    """After a reply that passed the game to another side: mention exactly that side's players, with
+    a digest of what happened since they last acted (one embed)."""
+    game, side = acted.game, acted.hand_off
     line = hand_off_line(game, side)
     if line is None:
         return
-    await interaction.followup.send(content=line, allowed_mentions=only_these(side_players(game, side)))
+    referee = getattr(interaction.client, "referee", None)
+    since = await referee.since_last_acted(acted.entry, game, side) if referee is not None else []
+    extra = {"embed": digest_embed(since, game)} if since else {}
+    await interaction.followup.send(content=line, allowed_mentions=only_these(side_players(game, side)), **extra)

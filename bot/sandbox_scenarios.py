@@ -39,8 +39,9 @@ SCENARIOS: dict[str, Scenario] = {
             "/unit add id:L2 side:Russians type:rus-8-1 location:C4",
             "/unit add id:R2 side:Russians type:rus-447 location:C5",
         ),
-        next_steps=("Try: as alice | /transfer weapon:MG1 to:A2 | /game phase | "
-                    "/fire firers:A1 L1 target:C4 range:1 (add dice:2 3 ... to roll your own)"),
+        next_steps=("Try: as alice | /transfer weapon:MG1 to:A2 | /done (the Russians' part of the Rally Phase: "
+                    "as bob | /done) | as alice | /fire firers:A1 L1 target:C4 range:1 (add dice:2 3 ... to roll "
+                    "your own) | /done | /move units:A2 to:C5"),
     ),
     "nhis": Scenario(
         title="No Honor in Surrender: Hill 362 (sample)",
@@ -57,7 +58,8 @@ SCENARIOS: dict[str, Scenario] = {
             "/unit add id:J1 side:Japanese type:jp-rifle-squad location:0405",
             "/unit add id:J2 side:Japanese type:jp-rifle-squad location:0405",
         ),
-        next_steps="Try: as alice | /game phase | /fire firers:M1 M2 target:0405 range:2",
+        next_steps=("Try: as alice | /done (as bob | /done: both sides' Rally Phase) | as alice | "
+                    "/fire firers:M1 M2 target:0405 range:2 | /done (the Japanese impulse: as bob ...)"),
     ),
     "cd": Scenario(
         title="Command Decision: Hedgerows (sample)",
@@ -74,6 +76,7 @@ SCENARIOS: dict[str, Scenario] = {
             "/unit add id:G2 side:Germans type:ger-mg42 location:hedge-1 stats:company=1Kp",
         ),
         next_steps=("Try: as alice | /artillery response firer:RA1 | /artillery fire firer:RA1 targets:G1 G2 | "
-                    "/game phase to:GeneralFire | /fire firers:1-A target:G1 band:short"),
+                    "/done (each side ends its part; the Movement Phase opens with the initiative roll) | "
+                    "/fire firers:1-A target:G1 band:short in the General Fire Phase"),
     ),
 }

@@ -24,7 +24,8 @@ from bot.core.api import order_model, resolve
 from bot.core.dice import DiceSource, ScriptedDice, SystemDice
 from bot.core.errors import InvalidOrder, RulesError
 from bot.core.game import Game
-from bot.core.orders import acting_refs
+from bot.core.sequence import side_to_act
+from bot.core.acting import acting_sides as core_acting_sides
 from bot.core.odds import OddsReport
 from bot.core.odds import preview as odds_preview
 from bot.core.outcome import Outcome
@@ -36,6 +37,8 @@ from bot.store import (ActiveGameExists, DuplicateInteraction, LogFull, StaleGam
                        UndoRequest)
 
 MAX_PER_PAGE = 50
+DIGEST_LOOK_BACK = 200  # entries read back to find a side's last one, for the hand-off digest
+DIGEST_MOST = 15  # entries a digest shows at most (the newest)
 OrderBuilder = Callable[[Game], "dict[str, Any] | BaseModel"]
 ENTRY_ODDS_CACHED = 64  # answers of the "Odds" button kept, so pressing it again replays nothing
 UNDO_MINUTES = 10  # how long an undo proposal waits for its answer; a game option may change it
@@ -76,7 +79,9 @@ class Acted:
 
 
 def _hand_off(before: Game, after: Game) -> int | None:
-    return after.active_side if after.active_side != before.active_side else None
+    """The side now to act, when an action passed the game to it (bot/core/sequence.py)."""
+    now = side_to_act(after)
+    return now if now != side_to_act(before) else None
 
 
 @dataclass(frozen=True)
@@ -135,40 +140,9 @@ class VerifyReport:
 # --- permissions -------------------------------------------------------------------------
 
 
-def _ids(value: Any) -> list[str]:
-    """The ids an order field holds: one, or a list (anything else names no unit)."""
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, list):
-        return [v for v in value if isinstance(v, str)]
-    return []
-
-
 def acting_sides(game: Game, order: dict[str, Any]) -> dict[int, str]:
-    """The sides an order acts for, each with what in the order made it so (a unit's label). Read
-    from the order model's own declarations (``Refers(..., acting=True)``, bot/core/orders.py): no
-    field name is listed here, so a new field an order acts with cannot be missed. Unknown ids are
-    skipped: the rules core refuses them with the list of known ones."""
-    model = order_model(game.ruleset, order.get("action"))
-    sides: dict[int, str] = {}
-    for field, ref in acting_refs(model) if model is not None else ():
-        value = order.get(field)
-        if ref.to == "side":
-            if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < len(game.sides):
-                sides.setdefault(value, "the new unit")
-            continue
-        for name in _ids(value):
-            if ref.to == "company":  # the side of the company's units
-                for stand in game.units.values():
-                    if (getattr(stand, "company", "") or "").casefold() == name.casefold():
-                        sides.setdefault(stand.side, f"company {name}")
-                continue
-            unit = game.find_unit(name)
-            if unit is not None and ref.to == "weapon":
-                unit = game.find_unit(getattr(unit, "owner", None) or "")  # acts through its holder
-            if unit is not None:  # an unpossessed weapon: whoever recovers it acts through their unit
-                sides.setdefault(unit.side, unit.label)
-    return sides
+    """The sides an order acts for (bot/core/acting.py), each with what in the order made it so."""
+    return core_acting_sides(game, order_model(game.ruleset, order.get("action")), order)
 
 
 def is_game_master(game: Game, actor: Actor) -> bool:
@@ -188,8 +162,9 @@ def check_permission(game: Game, actor: Actor, order: dict[str, Any]) -> None:
     if not mine:
         raise NotAllowed("only the players of this game give orders here: join a side first "
                          "(anyone may look at the game and its log)")
-    if model is not None and model.gm_only:
-        raise NotAllowed(f"only the game master may {model.gm_only}: it corrects the game, it is not a move")
+    gm_only = model.gm_only_in(game) if model is not None else ""
+    if gm_only:
+        raise NotAllowed(f"only the game master may {gm_only}: it corrects the game, it is not a move")
     for side, what in acting_sides(game, order).items():
         if side not in mine:
             raise NotAllowed(f"{what} belongs to {game.side_name(side)}; you play "
@@ -450,6 +425,22 @@ class Referee:
             return recorded or Acted(outcome, stored.game, entry)
 
     # --- the log ---
+
+    async def since_last_acted(self, entry: LogEntry, game: Game, side: int, *, most: int = DIGEST_MOST) -> list[LogEntry]:
+        """The entries a side has not seen itself act among, up to ``entry``: those after its
+        players' last entry (at most ``most``, the newest), for the digest sent when the game passes
+        to it."""
+        players = set(game.sides[side].players) if 0 <= side < len(game.sides) else set()
+        recent = await self._store.entries(entry.game_id, after_seq=max(0, entry.seq - DIGEST_LOOK_BACK),
+                                           limit=DIGEST_LOOK_BACK)
+        since: list[LogEntry] = []
+        for logged in reversed(recent):
+            if logged.seq > entry.seq:
+                continue
+            if logged.actor in players and logged.seq != entry.seq:
+                break
+            since.append(logged)
+        return list(reversed(since))[-most:]
 
     async def log(self, channel_id: int, page: int | None = None, per_page: int = 10) -> LogPage:
         """One page of the channel's game log (the active game, else the last ended one).

@@ -18,7 +18,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.client import Interaction, RefereeClient
-from bot.core.commands import parse_options
+from bot.core.commands import parse_dice, parse_options
 from bot.core.errors import InvalidOrder
 from bot.core.ruleset import Ruleset
 from bot.core.rulesets import get_ruleset, rulesets
@@ -110,11 +110,12 @@ class GameCog(commands.Cog):
         game = await interaction.client.referee.game(interaction.channel_id)
         await send_embeds(interaction, game_status_embed(game), ephemeral=False)
 
-    @game.command(name="phase", description="End the current phase (its clean-ups apply) and go to the next one")
-    @app_commands.describe(to="The phase to go to, ending every phase in between (the next one, if left out)")
+    @game.command(name="phase", description="Game master: move the game to the next phase, or to another one")
+    @app_commands.describe(to="The phase to go to, ending every phase in between (the next one, if left out)",
+                           dice="Manual dice for the rolls a phase starts with on the way (an initiative roll)")
     @app_commands.autocomplete(to=phase_autocomplete)
-    async def phase(self, interaction: Interaction, to: str | None = None) -> None:
-        await act_and_reply(interaction, {"action": "phase", "to": to}, command="/game phase")
+    async def phase(self, interaction: Interaction, to: str | None = None, dice: str | None = None) -> None:
+        await act_and_reply(interaction, {"action": "phase", "to": to}, command="/game phase", dice=parse_dice(dice))
 
     @game.command(name="end", description="Game master only: end this channel's game (its log is kept)")
     async def end(self, interaction: Interaction) -> None:

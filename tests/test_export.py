@@ -60,14 +60,14 @@ async def play_sample_game(path: Path) -> dict:
                       squad("R1", 1, "B5", "rus-447"),
                       {"action": "location_set", "location": "B5", "terrain": "woods", "features": []}):
             await referee.act(CHANNEL, GM, order, command="/unit add" if "id" in order else "/location set")
-        await referee.act(CHANNEL, ALICE, {"action": "phase", "to": "PFPh"}, command="/game phase")
+        await referee.act(CHANNEL, GM, {"action": "phase", "to": "PFPh"}, command="/game phase")
         await referee.act(CHANNEL, ALICE, {"action": "fire", "firers": ["A1", "A2"], "target": "B5", "range": 2},
                           dice=[2, 3, 4, 4], command="/fire")
         await referee.act(CHANNEL, BOB, {"action": "morale", "unit": "R1", "check": "NMC"}, dice=[5, 6],
                           command="/morale")
         proposal = await referee.propose_undo(CHANNEL, BOB)
         await referee.answer_undo(proposal.request.id, ALICE, accept=True)
-        await referee.act(CHANNEL, ALICE, {"action": "phase", "to": "RPh"}, command="/game phase")
+        await referee.act(CHANNEL, GM, {"action": "phase", "to": "RPh"}, command="/game phase")
         await referee.end_game(CHANNEL, GM)
         return await referee.export(CHANNEL)
     finally:

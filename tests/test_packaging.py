@@ -43,7 +43,10 @@ FIRE_REQUEST = {
 
 SANDBOX_SCRIPT = """\
 as alice
-/game phase
+/done
+as bob
+/done
+as alice
 /fire firers:A1 L1 target:C4 range:1 dice:2 3 5 4 3 3
 quit
 """

@@ -56,12 +56,17 @@ def reply_to(out: str, line: str) -> str:
 ASL_PLAY = """\
 as alice
 /transfer weapon:MG1 to:A2
-/game phase
+/done
+as bob
+/done
+as alice
 /fire firers:A1 L1 target:C4 range:1 dice:2 3 5 4 3 3
 as bob
 /fire firers:R2 target:B5 range:1 dice:2 2
 /morale unit:R2 check:NMC dice:6 2
+as gm
 /game phase to:RPh
+as bob
 /rally unit:R1 dice:1 2
 /undo
 as alice
@@ -93,7 +98,8 @@ def test_asl_session_transfer_fire_morale_rally_undo_and_export(tmp_path):
     # quoting the rule, and the dice given are not used
     refused = reply_to(out, "/fire firers:R2 target:B5 range:1 dice:2 2").splitlines()
     assert refused == ["[only you can see this]", "== Order refused ==",
-                       "4-4-7 R2 belongs to Russians: only the ATTACKER (Germans) fires Prep Fire (A3.3, seed 003)"]
+                       "it is the Prep Fire Phase, Germans to act: Russians may not fire now (A3); Russians may fire "
+                       "in the Movement Phase and Defensive Fire Phase of this turn"]
     morale = reply_to(out, "/morale unit:R2 check:NMC dice:6 2").splitlines()
     assert morale[0] == "== 4-4-7 R2: Normal Morale Check, Final DR 8 vs 7 -> fails =="
     assert "   Final DR 8 vs morale 7  fails  (=8)  [A10.1]" in morale
@@ -104,22 +110,27 @@ def test_asl_session_transfer_fire_morale_rally_undo_and_export(tmp_path):
         assert line in rally, line
     # bob proposes to undo his rally; alice accepts with the button on the proposal
     assert "buttons: [Accept]  [Refuse]  (type: click LABEL)" in reply_to(out, "/undo")
-    assert reply_to(out, "click accept").splitlines()[0] == "== Undo of entry #17: accepted =="
+    assert reply_to(out, "click accept").splitlines()[0] == "== Undo of entry #18: accepted =="
     assert reply_to(out, "/log verify").splitlines()[0] == "== The log checks out =="
     # the exported log, saved from the sandbox, replays bit for bit without Discord
     export = tmp_path / "files" / "game-1-log.json"
     assert f"saved {export} (" in out
     replay = run(tmp_path, "rules", "replay", str(export))
-    assert (replay.returncode, replay.stdout) == (0, "18 entries reproduced bit for bit\n"), replay.stderr
+    assert (replay.returncode, replay.stdout) == (0, "19 entries reproduced bit for bit\n"), replay.stderr
     assert out.rstrip().endswith("bye")
 
 
 NHIS_PLAY = """\
 as alice
-/game phase
+/done
+as bob
+/done
+as alice
 /fire firers:M1 M2 target:0405 range:2 dice:1 2 6 1
 /morale unit:M1 hit:1 dice:6
+as gm
 /game phase to:Rally
+as alice
 /rally unit:M1 dice:3
 """
 
@@ -146,14 +157,23 @@ CD_PLAY = """\
 as alice
 /artillery response firer:RA1 support:organic dice:4
 /artillery fire firer:RA1 targets:G1 G2 cover:light dice:2 9 5
-/game phase to:GeneralFire
+as gm
+/game phase to:GeneralFire dice:6 3
+as alice
 /fire firers:1-A target:G1 band:short options:cover=light dice:3 7 8
+/done
 as bob
 /fire firers:G2 target:1-A 1-B band:short dice:1 2 5 3
+/done
 as alice
-/game phase to:CommandMorale
 /morale company:Able options:in_cover=yes enemy_personnel_near=yes dice:9
-/game phase to:Movement
+as gm
+/game phase to:Movement dice:6 3
+as alice
+/done
+as bob
+/done
+as alice
 /rally company:Able
 """
 
@@ -213,7 +233,7 @@ def test_help_lists_the_synced_commands_with_their_options(tmp_path):
 
 
 def test_seeded_dice_are_the_seeds_sequence_and_the_banner_says_so(tmp_path):
-    script = "as alice\n/transfer weapon:MG1 to:A2\n/game phase\n/fire firers:A1 L1 target:C4 range:1\n"
+    script = "as alice\n/transfer weapon:MG1 to:A2\n/done\nas bob\n/done\nas alice\n/fire firers:A1 L1 target:C4 range:1\n"
     out = sandbox(tmp_path, "--scenario", "asl", "--seed", "7", script=script)
     assert "  dice:     seeded with 7: the same commands roll the same dice" in out
     # setting up rolls nothing, so the fire's DR is the first two dice of the seed's sequence

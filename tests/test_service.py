@@ -7,7 +7,7 @@ import sqlite3
 import pytest
 
 from bot.cli import replay_entries
-from bot.core.errors import InvalidOrder, RulesError
+from bot.core.errors import IllegalOrder, InvalidOrder, RulesError
 from bot.core.rulesets import get_ruleset
 from bot.service import GameExists, NoGame, NotAllowed, Referee
 from bot.record import canonical_json, state_hash
@@ -48,7 +48,7 @@ async def test_a_new_game_is_logged_as_entry_1_with_its_creation_order(referee):
     assert acted.seq == 1 and acted.entry.command == "/game new" and acted.entry.actor == GM.user_id
     assert acted.entry.order == {"action": "new_game", "ruleset": "asl", "sides": ["Germans", "Russians"],
                                  "scenario": "Guards", "variant": None, "options": {"elr": [3, 2]},
-                                 "gm": GM.user_id}
+                                 "gm": GM.user_id, "sequence": 1}
     assert acted.game.gm == GM.user_id and [s.elr for s in acted.game.sides] == [3, 2]
     assert acted.outcome.headline == "New Advanced Squad Leader game: Germans vs Russians (Guards)"
     assert await referee.game(CHANNEL) == acted.game
@@ -105,16 +105,16 @@ async def test_a_refused_order_changes_nothing_and_logs_nothing(referee):
 
 async def test_a_player_moves_their_own_side_s_unit(referee):
     await seated_asl_game(referee)
-    acted = await referee.act(CHANNEL, GERMAN, {"action": "unit_move", "unit": "A1", "location": "B6"},
-                              command="/unit move")
+    await referee.act(CHANNEL, GM, {"action": "phase", "to": "MPh"}, command="/game phase")
+    acted = await referee.act(CHANNEL, GERMAN, {"action": "move", "units": ["A1"], "to": "B6"}, command="/move")
     assert acted.game.units["A1"].location == "B6" and acted.entry.actor == GERMAN.user_id
 
 
 async def test_a_player_may_not_move_the_other_side_s_unit(referee):
     await seated_asl_game(referee)
+    await referee.act(CHANNEL, GM, {"action": "phase", "to": "MPh"}, command="/game phase")
     with pytest.raises(NotAllowed, match=r"^4-6-7 R1 belongs to Russians; you play Germans$"):
-        await referee.act(CHANNEL, GERMAN, {"action": "unit_move", "unit": "R1", "location": "B6"},
-                          command="/unit move")
+        await referee.act(CHANNEL, GERMAN, {"action": "move", "units": ["R1"], "to": "B6"}, command="/move")
 
 
 async def test_a_player_may_not_add_a_unit_to_the_other_side(referee):
@@ -150,9 +150,19 @@ async def test_someone_who_is_not_a_player_may_only_look(referee):
     assert (await referee.log(CHANNEL)).total == 5
 
 
-async def test_any_player_advances_the_phase(referee):
+async def test_only_the_side_holding_the_step_ends_it(referee):
     await seated_asl_game(referee)
-    acted = await referee.act(CHANNEL, RUSSIAN, {"action": "phase"}, command="/phase")
+    with pytest.raises(IllegalOrder, match=r"^Germans hold the Rally Phase, ATTACKER's part: only they end it"):
+        await referee.act(CHANNEL, RUSSIAN, {"action": "done", "side": 1}, command="/done")
+    acted = await referee.act(CHANNEL, GERMAN, {"action": "done", "side": 0}, command="/done")
+    assert (acted.game.phase, acted.game.to_act, acted.hand_off) == ("RPh", 1, 1)
+
+
+async def test_a_player_moves_the_phase_on_only_with_done_the_game_master_jumps(referee):
+    await seated_asl_game(referee)
+    with pytest.raises(NotAllowed, match="only the game master may move the game to another phase"):
+        await referee.act(CHANNEL, RUSSIAN, {"action": "phase"}, command="/game phase")
+    acted = await referee.act(CHANNEL, GM, {"action": "phase"}, command="/game phase")
     assert acted.game.phase == "PFPh"
 
 

@@ -17,12 +17,20 @@ from .dice import DiceSource, Roller, ScriptedDice, SystemDice
 from .errors import IllegalOrder, InvalidOrder
 from .game import Game
 from .outcome import Resolution, with_dice
+from .acting import acting_sides
+from .orders import PhaseOrder
 from .ruleset import Ruleset
+from .sequence import Done, check_turn, note_acted, refereed, resolve_done
 from .rulesets import get_ruleset, rulesets
 from .setup import SETUP_ACTIONS, SetupOrder, resolve_setup
 
 _SETUP_ADAPTER: TypeAdapter[Any] | None = None
-_SETUP_MODELS = {get_args(m.model_fields["action"].annotation)[0]: m for m in get_args(SetupOrder)}
+# The orders every ruleset has: setting up the game, and ending one's part of the turn
+GenericOrder = SetupOrder | Done
+_GENERIC_MODELS = {get_args(m.model_fields["action"].annotation)[0]: m for m in get_args(GenericOrder)}
+GENERIC_ACTIONS = frozenset(_GENERIC_MODELS)
+# the orders that keep the game (set it up, move it on) rather than play it: no odds, no side's colour
+BOOKKEEPING_ACTIONS = GENERIC_ACTIONS | set(get_args(PhaseOrder.model_fields["action"].annotation))
 
 
 def _setup_adapter() -> TypeAdapter[Any]:
@@ -32,13 +40,13 @@ def _setup_adapter() -> TypeAdapter[Any]:
 
         from pydantic import Field
 
-        _SETUP_ADAPTER = TypeAdapter(Annotated[SetupOrder, Field(discriminator="action")])
+        _SETUP_ADAPTER = TypeAdapter(Annotated[GenericOrder, Field(discriminator="action")])
     return _SETUP_ADAPTER
 
 
 def _all_actions() -> frozenset[str]:
     """Every order's action tag, of every ruleset and the set-up orders."""
-    return frozenset(SETUP_ACTIONS).union(*(r.actions() for r in rulesets()))
+    return GENERIC_ACTIONS.union(*(r.actions() for r in rulesets()))
 
 
 def validation_message(exc: ValidationError) -> tuple[str, str]:
@@ -61,8 +69,8 @@ def validation_message(exc: ValidationError) -> tuple[str, str]:
 
 def order_model(ruleset_name: str, action: Any) -> type[BaseModel] | None:
     """The order model of ``action`` in a ruleset (a set-up order's too), or None when it has none."""
-    if action in SETUP_ACTIONS:
-        return _SETUP_MODELS[action]
+    if action in GENERIC_ACTIONS:
+        return _GENERIC_MODELS[action]
     try:
         ruleset = get_ruleset(ruleset_name)
     except InvalidOrder:
@@ -79,12 +87,12 @@ def parse_order(ruleset_name: str, data: dict[str, Any] | BaseModel) -> BaseMode
         raise InvalidOrder("an order is a JSON object with an 'action'", field="order")
     action = data.get("action")
     if not isinstance(action, str):
-        raise InvalidOrder(f"'action' is required (one of: {', '.join(ruleset.actions() + sorted(SETUP_ACTIONS))})",
+        raise InvalidOrder(f"'action' is required (one of: {', '.join(ruleset.actions() + sorted(GENERIC_ACTIONS))})",
                            field="action")
-    adapter = _setup_adapter() if action in SETUP_ACTIONS else ruleset.order_adapter
-    if action not in SETUP_ACTIONS and not ruleset.has_action(action):
+    adapter = _setup_adapter() if action in GENERIC_ACTIONS else ruleset.order_adapter
+    if action not in GENERIC_ACTIONS and not ruleset.has_action(action):
         raise InvalidOrder(f"{ruleset.title} has no action '{action}' "
-                           f"(actions: {', '.join(ruleset.actions() + sorted(SETUP_ACTIONS))})", field="action")
+                           f"(actions: {', '.join(ruleset.actions() + sorted(GENERIC_ACTIONS))})", field="action")
     try:
         # the adapter's schema validator itself: TypeAdapter.validate_python only forwards its
         # default arguments to it, on every order
@@ -102,15 +110,31 @@ def resolve(game: Game, order: dict[str, Any] | BaseModel, dice: DiceSource | No
     source = dice if dice is not None else SystemDice()
     roller = Roller(source)
     check_phase(game, ruleset, parsed)
+    action = getattr(parsed, "action", None)
+    sides = _turn_check(game, ruleset, parsed, action)
     work = tree_copy(game)  # the deep copy, made knowing a Game's shape (copying.py)
-    if getattr(parsed, "action", None) in SETUP_ACTIONS:
+    if action in SETUP_ACTIONS:
         outcome = resolve_setup(work, ruleset, parsed)
+    elif isinstance(parsed, Done):
+        outcome = resolve_done(work, ruleset, parsed, roller)
     else:
         outcome = ruleset.resolve(work, parsed, roller)
+        if sides:
+            note_acted(work, sides)
     unused = tuple(source.remaining) if isinstance(source, ScriptedDice) else ()
     outcome = with_dice(outcome, tuple(roller.rolls) if roller.rolls else outcome.rolls,
                         roller.manual and bool(roller.rolls), unused)
     return Resolution(outcome=outcome, game=work)
+
+
+def _turn_check(game: Game, ruleset: Ruleset, order: BaseModel, action: Any) -> dict[int, str]:
+    """Where the sequence of play is refereed, the sides an order of the ruleset acts for, each
+    checked against the step (``sequence.check_turn``); {} for the orders every step allows."""
+    if not refereed(game) or action in SETUP_ACTIONS or isinstance(order, (Done, PhaseOrder)):
+        return {}
+    sides = acting_sides(game, type(order), order)
+    check_turn(game, ruleset, action, sides)
+    return sides
 
 
 def check_phase(game: Game, ruleset: Ruleset, order: BaseModel) -> None:
@@ -126,9 +150,9 @@ def check_phase(game: Game, ruleset: Ruleset, order: BaseModel) -> None:
 
 
 def new_game(ruleset_name: str, *, sides: list[str], scenario: str = "", variant: str | None = None,
-             options: dict[str, Any] | None = None, gm: int | None = None) -> Game:
+             options: dict[str, Any] | None = None, gm: int | None = None, sequence: int | None = None) -> Game:
     return get_ruleset(ruleset_name).new_game(sides=sides, scenario=scenario, variant=variant,
-                                             options=options, gm=gm)
+                                             options=options, gm=gm, sequence=sequence)
 
 
 class TablesUnreadable(RuntimeError):

@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 from .built import built, plain_strs
 from .dice import Roller
 from .game import Game
-from .outcome import UnitEffect
+from .outcome import Outcome, UnitEffect
 from .trail import Trail
 
 
@@ -37,6 +37,11 @@ class ResolutionContext:
             touched = self._touched[unit.id] = (type(self).status_text(unit), [])
         touched[1].append(what)
         self.trail.add("effect", f"{unit.label}: {what}", rule=rule, unit=unit.id)
+
+    def outcome_of(self, action: str, headline: str, actor_side: int | None) -> Outcome:
+        """The action's Outcome: its trail and the effects on each unit touched."""
+        return Outcome(ruleset=self.game.ruleset, action=action, headline=headline, actor_side=actor_side,
+                       trail=self.trail.freeze(), effects=self.effects())
 
     def effects(self) -> tuple[UnitEffect, ...]:
         out = []

@@ -54,6 +54,19 @@ class Game(BaseModel):
     options: dict[str, Any] = Field(default_factory=dict)  # per-game rule overrides
     gm: int | None = None  # the game master's Discord user id
 
+    # The sequence of play (bot/core/sequence.py), in games started since it was refereed. A game
+    # logged before has none of these fields: they are left out of the saved state while unset, so
+    # its state (and every hash chained to it) stays what it was, and it plays on as it did (and out
+    # of the repr, which the speed work's golden record compares).
+    sequence: int | None = Field(default=None, exclude_if=lambda v: v is None, repr=False)  # 1: refereed
+    step: int | None = Field(default=None, exclude_if=lambda v: v is None, repr=False)  # index in the ruleset's steps
+    to_act: int | None = Field(default=None, exclude_if=lambda v: v is None, repr=False)  # the side holding the step
+    initiative: int | None = Field(default=None, exclude_if=lambda v: v is None, repr=False)  # the side acting first (Side A)
+    impulse: int = Field(default=0, exclude_if=lambda v: v == 0, repr=False)  # impulses played this phase
+    acted: bool = Field(default=False, exclude_if=lambda v: not v, repr=False)  # the holder gave an order in this step
+    passes: int = Field(default=0, exclude_if=lambda v: v == 0, repr=False)  # impulses passed in a row
+    asked_by: int | None = Field(default=None, exclude_if=lambda v: v is None, repr=False)  # the side asking to end the step
+
     @field_validator("ruleset")
     @classmethod
     def _registered(cls, name: str) -> str:

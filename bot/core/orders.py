@@ -42,6 +42,7 @@ class Refers:
 
     to: RefersTo
     acting: bool = False
+    label: str = ""  # for a side: how the permission check names what the order gives for it
 
 
 # The declarations orders use, one per meaning (a field with a default takes ``= Field(...)`` as usual).
@@ -80,12 +81,27 @@ class OrderBase(BaseModel):
     gm_only: ClassVar[str] = ""  # "": any player may give it for their side
     for_user: ClassVar[str | None] = None
 
+    @classmethod
+    def gm_only_in(cls, game: Any) -> str:
+        """``gm_only`` in this game (an order may be the game master's in some games only)."""
+        return cls.gm_only
+
 
 class PhaseOrder(OrderBase):
     """Advance the game to the next phase (or to ``to``), applying the phase-end clean-ups."""
 
+    rolls = True  # a phase may start with a roll on the way (Command Decision's initiative)
+
     action: Literal["phase"] = "phase"
     to: TextOrNone = None  # the phase's short name (a phase, not a unit)
+
+    @classmethod
+    def gm_only_in(cls, game: Any) -> str:
+        # where the sequence of play is refereed, players end their part with /done; jumping to a
+        # phase corrects the game. In a game logged before, any player moves it on, as it always did
+        if game.sequence is not None:
+            return "move the game to another phase (players end their part with /done)"
+        return ""
 
 
 # --- reading the declarations ---------------------------------------------------------------------

@@ -32,6 +32,7 @@ from .trail import Trail
 if TYPE_CHECKING:  # game.py imports the unit base class from rulesets/base.py
     from .game import Game
     from .odds.report import OddsReport
+    from .sequence import SequenceData
 
 
 @cache
@@ -106,7 +107,7 @@ class Ruleset:
     def resolve(self, game: Game, order: BaseModel, roller: Roller) -> Outcome:
         """Apply ``order`` to ``game`` (a working copy, mutated in place) and describe it."""
         if isinstance(order, PhaseOrder):
-            return self.advance_phase(game, order)
+            return self.advance_phase(game, order, roller)
         return self.resolve_action(game, order, roller)
 
     def resolve_action(self, game: Game, order: BaseModel, roller: Roller) -> Outcome:
@@ -118,7 +119,9 @@ class Ruleset:
         return next(iter(self.variants), None)
 
     def new_game(self, *, sides: list[str], scenario: str = "", variant: str | None = None,
-                 options: dict[str, Any] | None = None, gm: int | None = None) -> Game:
+                 options: dict[str, Any] | None = None, gm: int | None = None, sequence: int | None = None) -> Game:
+        """A new game at its first phase. ``sequence``: referee the sequence of play (games created
+        since it is refereed; a game logged before replays without it)."""
         from .game import Game, Side
 
         if len(sides) != 2 or any(not s.strip() for s in sides):
@@ -140,7 +143,7 @@ class Ruleset:
                                    field=option.name)
             for side, value in zip(per_side, values):
                 side[option.name] = value
-        return Game(
+        game = Game(
             ruleset=self.name,
             variant=variant or self.default_variant(),
             scenario=scenario,
@@ -149,6 +152,11 @@ class Ruleset:
             options=options,
             gm=gm,
         )
+        if sequence:
+            from . import sequence as play
+
+            play.start(game, self)
+        return game
 
     def counter_types(self) -> dict[str, dict[str, Any]]:
         """The counter library: type name -> the unit's fields (without id, side, location)."""
@@ -167,6 +175,35 @@ class Ruleset:
         self.terrains()
         for load in self.table_loaders():
             load()
+        self.check_sequence()
+
+    def check_sequence(self) -> None:
+        """The sequence of play must name the ruleset's phases in order, roles it knows and actions it
+        has: a wrong data file stops the start-up instead of refusing orders in the middle of a game."""
+        data = self.sequence()
+        if data is None:
+            return
+        from .api import BOOKKEEPING_ACTIONS
+        from .game import Game
+
+        phases = [step.phase for step in data.steps]
+        if list(dict.fromkeys(phases)) != list(self.phases) or phases != sorted(phases, key=self.phases.index):
+            raise ValueError(f"sequence.yaml: the steps' phases {phases} do not follow the phases {list(self.phases)}")
+        known = set(self.actions()) - BOOKKEEPING_ACTIONS
+        probe = Game(ruleset=self.name, sides=[{"name": "A"}, {"name": "B"}], phase=self.phases[0])
+        for step in data.steps:
+            for role in (step.holder, *step.orders):
+                try:
+                    self.role_side(probe, role)
+                except KeyError:
+                    raise ValueError(f"sequence.yaml: unknown role '{role}' in the {step.phase} step") from None
+            for action in (a for actions in step.orders.values() for a in actions):
+                if action not in known:
+                    raise ValueError(f"sequence.yaml: '{action}' in the {step.phase} step is not an order of "
+                                     f"{self.title}")
+        missing = known - {a for step in data.steps for acts in step.orders.values() for a in acts} - set(data.always)
+        if missing:
+            raise ValueError(f"sequence.yaml: no step allows {sorted(missing)}")
 
     def make_unit(self, type_name: str | None, *, id: str, side: int, location: str | None,
                   stats: dict[str, Any] | None = None) -> Any:
@@ -244,13 +281,30 @@ class Ruleset:
     def phase_end(self, game: Game, trail: Trail, effects: list[UnitEffect]) -> None:
         """Clean-ups at the end of ``game.phase`` (markers removed, ...); rulesets override."""
 
-    def advance_phase(self, game: Game, order: PhaseOrder) -> Outcome:
+    def advance_phase(self, game: Game, order: PhaseOrder, roller: Roller) -> Outcome:
         trail = Trail()
         effects: list[UnitEffect] = []
         if order.to is not None and order.to not in self.phases:
             raise InvalidOrder(
                 f"unknown phase '{order.to}' (phases: {', '.join(self.phases)})", field="to")
         start = (game.phase, game.turn, game.active_side)
+        if game.sequence is not None:
+            from . import sequence as play
+
+            # step by step, so every clean-up and every step's start (an initiative roll) happens
+            steps = self.sequence().steps  # type: ignore[union-attr]
+            for _ in range(len(steps) * 2):
+                play.advance(game, self, trail, effects, roller)
+                at_start = game.step == 0 or steps[game.step - 1].phase != game.phase  # type: ignore[operator]
+                if at_start and (order.to is None or game.phase == order.to):
+                    break
+            trail.add("note", f"Phase: {start[0]} -> {game.phase}; turn {game.turn}, "
+                              f"{play.step_name(game, self)}: {game.side_name(game.to_act)} to act "
+                              "(moved on by the game master)")
+            return Outcome(ruleset=self.name, action="phase",
+                           headline=f"Turn {game.turn}, {play.step_name(game, self)}: "
+                                    f"{game.side_name(game.to_act)} to act",
+                           trail=trail.freeze(), effects=tuple(effects))
         steps = 0
         while True:
             self.phase_end(game, trail, effects)
@@ -266,6 +320,31 @@ class Ruleset:
                      f"{self.phase_names.get(game.phase, game.phase)}",
             trail=trail.freeze(), effects=tuple(effects),
         )
+
+    # --- the sequence of play (bot/core/sequence.py) ---
+
+    def sequence(self) -> SequenceData | None:
+        """The ruleset's sequence of play (``data/<name>/sequence.yaml``), or None without one."""
+        from . import sequence as play
+
+        return play.load(self.name)
+
+    def role_side(self, game: Game, role: str) -> int:
+        """The side playing a role of the sequence now. Raises KeyError for a role it does not know."""
+        first = game.active_side
+        sides = {
+            "attacker": first, "defender": 1 - first,  # the player turn's
+            "first": first, "second": 1 - first,  # the scenario's first side
+            "side_a": game.initiative if game.initiative is not None else first,
+            "impulse": game.to_act if game.to_act is not None else first,
+        }
+        sides["side_b"] = 1 - sides["side_a"]
+        sides["opponent"] = 1 - sides["impulse"]
+        return sides[role]
+
+    def step_started(self, game: Game, step: Any, trail: Trail, roller: Roller | None) -> None:
+        """What happens as a step begins, before its holder acts (Command Decision: the initiative
+        roll at the start of the Movement Phase); rulesets override."""
 
     # --- terrain ---
 

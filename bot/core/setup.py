@@ -13,7 +13,7 @@ from pydantic import Field, ValidationError
 
 from .errors import IllegalOrder, InvalidOrder
 from .game import Game, Location
-from .orders import ActingSide, ActingUnit, OrderBase, Refers
+from .orders import ActingUnit, OrderBase, Refers
 from .outcome import Outcome, UnitEffect
 from .ruleset import Ruleset
 from .trail import Trail
@@ -29,13 +29,14 @@ NewId = Annotated[str, Refers("nothing")]
 CounterType = Annotated[str | None, Refers("nothing")]
 Numbers = Annotated[dict[str, Any], Refers("nothing")]
 Place = Annotated[str | None, Refers("location")]
+NewUnitSide = Annotated[int, Refers("side", acting=True, label="the new unit")]
 
 
 class UnitAdd(OrderBase):
     action: Literal["unit_add"] = "unit_add"
     id: NewId = Field(pattern=ID_PATTERN)
     type: CounterType = None  # counter type from the library; None: custom, all stats given
-    side: ActingSide = Field(ge=0, le=1)
+    side: NewUnitSide = Field(ge=0, le=1)
     location: Place = Field(default=None, pattern=ID_PATTERN)
     stats: Numbers = Field(default_factory=dict)  # overrides of the library's numbers
 
@@ -49,6 +50,12 @@ class UnitEdit(OrderBase):
 
 
 class UnitMove(OrderBase):
+    @classmethod
+    def gm_only_in(cls, game: Any) -> str:
+        # where the sequence of play is refereed, units move with the ruleset's own move order (in the
+        # steps that allow it, marking them as the rules need); placing one corrects the game
+        return "place a unit (players move theirs with /move, in the steps that allow it)" if game.sequence else ""
+
     action: Literal["unit_move"] = "unit_move"
     unit: ActingUnit
     location: Place = Field(default=None, pattern=ID_PATTERN)  # None: off board

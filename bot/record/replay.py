@@ -26,6 +26,7 @@ from bot.core.game import Game
 from bot.core.outcome import Outcome, UnitEffect
 from bot.core.rulesets import get_ruleset, title_of
 from bot.core.trail import Trail
+from bot.core.sequence import SEQUENCE
 from bot.core.version import RULES_VERSION
 
 from .chain import GENESIS_HASH, LogEntry, state_hash
@@ -47,14 +48,16 @@ UNDO = "undo"  # a reverting entry: its order names the entry it undoes and hold
 
 def creation_order(ruleset: str, sides: list[str], scenario: str, variant: str | None,
                    options: dict[str, Any] | None, gm: int) -> dict[str, Any]:
+    """A new game's entry 1: everything the game is made from, and that its sequence of play is
+    refereed (``sequence``; a creation logged before it was has none, and replays without it)."""
     return {"action": NEW_GAME, "ruleset": ruleset, "sides": list(sides), "scenario": scenario,
-            "variant": variant, "options": dict(options or {}), "gm": gm}
+            "variant": variant, "options": dict(options or {}), "gm": gm, "sequence": SEQUENCE}
 
 
 def game_from_creation(order: dict[str, Any]) -> Game:
     return new_game(order.get("ruleset", ""), sides=list(order.get("sides") or []),
                     scenario=order.get("scenario") or "", variant=order.get("variant"),
-                    options=order.get("options"), gm=order.get("gm"))
+                    options=order.get("options"), gm=order.get("gm"), sequence=order.get("sequence"))
 
 
 def creation_outcome(game: Game) -> Outcome:

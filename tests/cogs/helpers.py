@@ -13,7 +13,7 @@ ASL "Germans" vs "Russians"
 NHiS "US" vs "Japan"
     A1 (clear): U1 rifle squad, U2 rifle squad (shaken), UL leader
     B1 (clear): J1 rifle squad
-CD "Americans" vs "Germans"
+CD "Americans" vs "Germans" (the Americans won the initiative: Side A)
     X1: S1 M4 Sherman, P1 US rifle platoon (company Able), B1 105mm battery (company Arty)
     X2: G1, G2 German rifle platoons (company Kampf)
 """
@@ -41,9 +41,14 @@ def terrain(location: str, kind: str, *features: str) -> dict[str, Any]:
     return {"action": "location_set", "location": location, "terrain": kind, "features": list(features)}
 
 
-async def gm(table, order: dict[str, Any], command: str = "/setup"):
+async def gm(table, order: dict[str, Any], command: str = "/setup", dice: list[int] | None = None):
     """One order given by the game master through the service (a logged entry)."""
-    return await table.bot.referee.act(table.channel, GM_ACTOR, order, command=command)
+    return await table.bot.referee.act(table.channel, GM_ACTOR, order, command=command, dice=dice)
+
+
+# Command Decision: a phase jump through the Movement Phase rolls the initiative; these dice give it
+# to the first side (the Americans are Side A)
+INITIATIVE_TO_SIDE_0 = [6, 3]
 
 
 async def start_game(table, ruleset: str, sides: list[str], setup: list[dict[str, Any]], *,
@@ -57,7 +62,8 @@ async def start_game(table, ruleset: str, sides: list[str], setup: list[dict[str
     for order in setup:
         await gm(table, order)
     if phase is not None and phase != (await table.game()).phase:
-        await gm(table, {"action": "phase", "to": phase}, "/game phase")
+        dice = INITIATIVE_TO_SIDE_0 if ruleset == "cd" and phase != "Artillery" else None
+        await gm(table, {"action": "phase", "to": phase}, "/game phase", dice=dice)
     return await table.game()
 
 
@@ -85,6 +91,21 @@ async def cd_game(table, phase: str = "GeneralFire", extra: tuple[dict[str, Any]
         unit("G1", 1, "X2", "ger-rifle", company="Kampf"), unit("G2", 1, "X2", "ger-rifle", company="Kampf"),
         *extra,
     ], phase=phase)
+
+
+async def until_allowed(table, action: str, side: int, *, most: int = 12):
+    """The game master ends steps (/done for the holder) until ``side`` may give ``action`` in the
+    step the game is in: where the sequence of play puts that side's part."""
+    from bot.core.rulesets import get_ruleset
+    from bot.core.sequence import allowed_sides, current, side_to_act
+
+    for _ in range(most):
+        game = await table.game()
+        ruleset = get_ruleset(game.ruleset)
+        if side in allowed_sides(game, ruleset, current(game, ruleset), action):
+            return game
+        await gm(table, {"action": "done", "side": side_to_act(game)}, "/done", dice=INITIATIVE_TO_SIDE_0)
+    raise AssertionError(f"side {side} never got to {action}")
 
 
 async def last_entry(table):

@@ -24,7 +24,7 @@ async def test_asl_prep_fire_on_a_stack_with_a_leader_shows_column_drms_and_each
         "flags": 0,
         "color": ASL_BLUE,
         "title": "8 FP (IFT 8) vs B5: DR 6 -> 1MC",
-        "description": "Advanced Squad Leader · Test · turn 1, Prep Fire Phase (Germans)",
+        "description": "Advanced Squad Leader · Test · turn 1, Prep Fire Phase · Germans to act",
         "footer": {"text": "log #15"},
         "fields": [
             field("Dice", "DR 6: white 4, colored 2 (IFT attack)\n"
@@ -161,12 +161,13 @@ async def test_nhis_adjacent_fire_hits_and_the_target_checks_morale(table):
         "flags": 0,
         "color": ASL_BLUE,
         "title": "6 FP -> column 6: 2d6 7 -> Hit",
-        "description": "No Honor in Surrender · Test · turn 1, Operations Phase (US)",
+        "description": "No Honor in Surrender · Test · turn 1, Operations Phase, impulse 1 · US to act",
         "footer": {"text": "log #9"},
         "fields": [
             field("Dice", "2d6 7: 3 + 4 (fire on B1)\nd6 5 (morale check Japanese rifle squad J1)\n"
                           "manual dice (given by the players)"),
             field(f"Fire on B1 at range 1 [{rule_fire}]",
+                  "Impulse 1 of US  [NHiS sequence of play (assumed)]\n"
                   f"FP of US Marine rifle squad U1  3  [{rule_drm}]\nFirepower  3  (=3)  [{rule_drm}]\n"
                   f"Target in an adjacent hex  +3  (=6)  [{rule_drm}]\n"
                   "Cover Factor of B1: Open Ground 0  +0  (=6)  [NHiS Terrain Chart (seed 001)]\n"
@@ -220,7 +221,7 @@ async def test_cd_direct_fire_rolls_rof_to_hit_and_hit_results(table):
         "flags": 0,
         "color": ASL_BLUE,
         "title": "M4 Sherman fires 2 ROF at German rifle platoon: 2 hits -> forced back, forced back",
-        "description": "Command Decision: Test of Battle · Test · turn 1, General Fire Phase (Americans)",
+        "description": "Command Decision: Test of Battle · Test · turn 1, General Fire Phase, Side A · Americans to act",
         "footer": {"text": "log #10"},
         "fields": [
             field("Dice", f"d10 3 (to hit {g1})\nd10 4 (to hit {g1})\nd10 5 (hit result on {g1})\n"

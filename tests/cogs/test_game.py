@@ -37,7 +37,7 @@ async def test_game_new_answers_with_the_sides_their_elr_the_game_master_and_the
     assert reply.embeds == [{
         "type": "rich", "flags": 0, "color": GREY,
         "title": "New Advanced Squad Leader game: Germans vs Russians (Guards Counterattack)",
-        "description": "Advanced Squad Leader · Guards Counterattack · turn 1, Rally Phase (Germans)",
+        "description": "Advanced Squad Leader · Guards Counterattack · turn 1, Rally Phase, ATTACKER's part · Germans to act",
         "fields": [{"name": "Trail", "inline": False,
                     "value": f"Side 1: Germans (ELR 3)\nSide 2: Russians (ELR 2)\nGame master: {mention(GM)}\n"
                              "Turn 1, Rally Phase"}],
@@ -108,7 +108,7 @@ async def test_game_join_seats_the_player_on_the_side_they_name(table):
     reply = await table.send("game join", {"side": "russians"}, user=BOB)  # names match case-blind
     assert reply.embeds == [{
         "type": "rich", "flags": 0, "color": GREY, "title": "A player joins Russians",
-        "description": "Advanced Squad Leader · turn 1, Rally Phase (Germans)",
+        "description": "Advanced Squad Leader · turn 1, Rally Phase, ATTACKER's part · Germans to act",
         "fields": [{"name": "Trail", "inline": False, "value": f"{mention(BOB)} plays Russians"}],
         "footer": {"text": "log #2"},
     }]
@@ -152,7 +152,7 @@ async def test_game_status_shows_the_board_to_anyone_even_a_non_player(table):
     assert not reply.ephemeral and reply.message.flags == 0
     assert reply.embeds == [{
         "type": "rich", "flags": 0, "color": BLUE, "title": "The Guards: turn 1",
-        "description": "Advanced Squad Leader · The Guards · turn 1, Rally Phase (Germans)\n"
+        "description": "Advanced Squad Leader · The Guards · turn 1, Rally Phase, ATTACKER's part · Germans to act\n"
                        f"Germans (to act): <@{ALICE}>\nRussians: <@{BOB}>",
         "fields": [
             {"name": "B3: woods", "inline": False, "value": "4-6-7 A1 (Germans): no markers"},
@@ -183,17 +183,21 @@ async def test_game_phase_ends_the_rally_phase_and_shows_its_clean_ups(table):
     await table.as_gm("unit add", {"id": "R1", "side": "Russians", "type": "rus-447", "location": "C4"})
     await table.as_gm("unit edit", {"unit": "R1", "stats": "broken=yes dm=yes"})
 
-    reply = await table.send("game phase", user=BOB)  # either player may advance the phase
+    # players end their part with /done; jumping to a phase is the game master's correction
+    assert await table.refused("game phase", user=BOB) == (
+        "only the game master may move the game to another phase (players end their part with /done): it "
+        "corrects the game, it is not a move")
+    reply = await table.as_gm("game phase")
 
     assert reply.embeds == [{
-        "type": "rich", "flags": 0, "color": GREY, "title": "Turn 1, Germans: Prep Fire Phase",
-        "description": "Advanced Squad Leader · turn 1, Prep Fire Phase (Germans)",
+        "type": "rich", "flags": 0, "color": GREY, "title": "Turn 1, Prep Fire Phase: Germans to act",
+        "description": "Advanced Squad Leader · turn 1, Prep Fire Phase · Germans to act",
         "fields": [
             {"name": "Trail", "inline": False, "value": (
                 "4-4-7 R1: DM removed  [A10.62]\n"
                 "The bot has no map: DM comes off every unit; one adjacent to a Known armed enemy keeps it, "
                 "so put it back with /unit edit (A10.62)\n"
-                "Phase: RPh -> PFPh; turn 1, player turn of Germans")},
+                "Phase: RPh -> PFPh; turn 1, Prep Fire Phase: Germans to act (moved on by the game master)")},
             {"name": "Effects", "inline": False, "value": "4-4-7 R1: broken, DM -> broken (DM removed)"},
         ],
         "footer": {"text": "log #6"},
@@ -205,9 +209,10 @@ async def test_game_phase_ends_the_rally_phase_and_shows_its_clean_ups(table):
 async def test_game_phase_to_a_named_phase_ends_every_phase_in_between(table):
     await start_asl(table)
     await seat_players(table)
-    reply = await table.send("game phase", {"to": "RPh"}, user=ALICE)  # round to the Russians' turn
-    assert reply.embeds[0]["title"] == "Turn 1, Russians: Rally Phase"
-    assert reply.embeds[0]["fields"][0]["value"] == "Phase: RPh -> RPh; turn 1, player turn of Russians"
+    reply = await table.as_gm("game phase", {"to": "RPh"})  # round to the Russians' turn
+    assert reply.embeds[0]["title"] == "Turn 1, Rally Phase, ATTACKER's part: Russians to act"
+    assert reply.embeds[0]["fields"][0]["value"] == (
+        "Phase: RPh -> RPh; turn 1, Rally Phase, ATTACKER's part: Russians to act (moved on by the game master)")
     game = await table.game()
     assert (game.turn, game.phase, game.active_side) == (1, "RPh", 1)
 
@@ -216,7 +221,7 @@ async def test_game_phase_refusals(table):
     assert await table.refused("game phase") == NO_GAME
     await start_asl(table)
     await seat_players(table)
-    assert await table.refused("game phase", {"to": "Lunch"}) == (
+    assert await table.refused("game phase", {"to": "Lunch"}, user=GM) == (
         "unknown phase 'Lunch' (phases: RPh, PFPh, MPh, DFPh, AFPh, RtPh, APh, CCPh)")
     assert await table.refused("game phase", user=CAROL) == (
         "only the players of this game give orders here: join a side first "
@@ -235,7 +240,7 @@ async def test_game_end_by_the_game_master_closes_the_game_and_frees_the_channel
 
     assert reply.embeds == [{
         "type": "rich", "flags": 0, "color": GREY, "title": "Game over after turn 1",
-        "description": "Advanced Squad Leader · turn 1, Rally Phase (Germans)",
+        "description": "Advanced Squad Leader · turn 1, Rally Phase, ATTACKER's part · Germans to act",
         "fields": [{"name": "Trail", "inline": False, "value": "Germans: 1 unit in play\nRussians: 0 units in play"}],
         "footer": {"text": "log #5"},
     }]

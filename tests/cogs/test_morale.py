@@ -3,7 +3,7 @@
 import pytest
 
 from tests.cogs.conftest import ALICE, BOB, THREAD
-from tests.cogs.helpers import asl_game, cd_game, edit, field, fields, last_entry, nhis_game
+from tests.cogs.helpers import asl_game, cd_game, edit, field, fields, last_entry, nhis_game, until_allowed
 
 RUSSIAN_RED = 0xB5533C  # side 1's colour (bot.render.SIDE_COLOURS)
 
@@ -17,7 +17,7 @@ async def test_asl_1mc_with_an_agreed_drm_breaks_the_squad_a10_1(table):
         "flags": 0,
         "color": RUSSIAN_RED,
         "title": "4-4-7 R1: 1MC (Morale Check), Final DR 8 vs 7 -> fails",
-        "description": "Advanced Squad Leader · Test · turn 1, Prep Fire Phase (Germans)",
+        "description": "Advanced Squad Leader · Test · turn 1, Prep Fire Phase · Germans to act",
         "footer": {"text": "log #15"},
         "fields": [
             field("Dice", "DR 7: white 3, colored 4 (MC 4-4-7 R1)\nmanual dice (given by the players)"),
@@ -107,6 +107,7 @@ async def test_nhis_morale_refuses_an_asl_check_kind(table):
 
 async def test_cd_company_morale_with_the_cards_modifiers_as_options(table):
     await cd_game(table, phase="CommandMorale", extra=(edit("G1", pinned=True, pinned_turn=1),))
+    await until_allowed(table, "morale", 1)  # Side B's part of the phase
     reply = await table.send("morale", {"company": "Kampf", "options": "in_cover=yes", "dice": "3"}, user=BOB)
     assert reply.embeds[0]["title"] == "Company Kampf morale: d10 3 -> passed"
     assert reply.embeds[0]["color"] == RUSSIAN_RED

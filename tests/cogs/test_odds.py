@@ -11,7 +11,7 @@ import pytest
 
 from bot.service import NotAllowed
 from tests.cogs.conftest import ALICE, BOB, CAROL
-from tests.cogs.helpers import asl_game, cd_game, edit, fields, nhis_game, unit
+from tests.cogs.helpers import asl_game, cd_game, edit, fields, nhis_game, unit, until_allowed
 from tests.store.helpers import CountingDice
 
 NEUTRAL_GREY = 0x8A8F98  # bot.render.NEUTRAL_COLOUR: odds are nobody's action
@@ -50,7 +50,7 @@ async def test_asl_nmc_preview_against_morale_7_passes_21_in_36(table):
     assert embed == {
         "type": "rich", "flags": 0, "color": NEUTRAL_GREY,
         "title": "Odds: 4-4-7 R3: Normal Morale Check vs morale 7, DRM +0",
-        "description": "Advanced Squad Leader · Test · turn 1, Prep Fire Phase (Germans)\n"
+        "description": "Advanced Squad Leader · Test · turn 1, Prep Fire Phase · Germans to act\n"
                        "Exact odds: no dice rolled, nothing logged",
         "footer": {"text": "exact enumeration of the dice"},
         "fields": [
@@ -102,6 +102,8 @@ async def test_preview_in_each_ruleset_gives_the_hand_checked_odds(table, setup,
         await nhis_game(table, phase=phase)
     else:
         await cd_game(table, phase=phase, extra=(edit("G1", shaken=True),) if name == "rally" else ())
+        if user == BOB:
+            await until_allowed(table, name, 1)  # Side B's part of the phase
     shown = fields(await previewed(table, name, options, user=user))
     assert shown["Results"] == results
     assert states in shown["End state of each unit"].splitlines()

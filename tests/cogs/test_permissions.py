@@ -28,16 +28,19 @@ async def seated(table):
 
 
 async def test_a_player_moves_their_own_side_s_units(seated):
-    await seated.send("unit move", {"unit": "A1", "to": "B4"}, user=ALICE)
-    await seated.send("unit move", {"unit": "R1", "to": "C5"}, user=BOB)
-    game = await seated.game()
-    assert (game.units["A1"].location, game.units["R1"].location) == ("B4", "C5")
+    await seated.as_gm("game phase", {"to": "MPh"})
+    await seated.send("move", {"units": "A1", "to": "B4"}, user=ALICE)
+    assert (await seated.game()).units["A1"].location == "B4"
+    await seated.as_gm("game phase", {"to": "MPh"})  # the Russians' player turn
+    await seated.send("move", {"units": "R1", "to": "C5"}, user=BOB)
+    assert (await seated.game()).units["R1"].location == "C5"
 
 
 async def test_a_player_may_not_move_the_opponent_s_units(seated):
-    assert await seated.refused("unit move", {"unit": "R1", "to": "B3"}, user=ALICE) == (
+    await seated.as_gm("game phase", {"to": "MPh"})
+    assert await seated.refused("move", {"units": "R1", "to": "B3"}, user=ALICE) == (
         "4-4-7 R1 belongs to Russians; you play Germans")
-    assert await seated.refused("unit move", {"unit": "A1", "to": "C4"}, user=BOB) == (
+    assert await seated.refused("move", {"units": "A1", "to": "C5"}, user=BOB) == (
         "4-6-7 A1 belongs to Germans; you play Russians")
 
 
@@ -112,5 +115,6 @@ async def test_a_non_player_may_not_act(seated, command, options):
 
 async def test_a_non_player_may_join_and_then_act_for_their_side(seated):
     await seated.send("game join", {"side": "Germans"}, user=CAROL)
-    await seated.send("unit move", {"unit": "A1", "to": "B5"}, user=CAROL)
+    await seated.as_gm("game phase", {"to": "MPh"})
+    await seated.send("move", {"units": "A1", "to": "B5"}, user=CAROL)
     assert (await seated.game()).units["A1"].location == "B5"

@@ -3,7 +3,7 @@
 import pytest
 
 from tests.cogs.conftest import ALICE, BOB, THREAD
-from tests.cogs.helpers import asl_game, cd_game, edit, field, fields, last_entry, nhis_game, unit
+from tests.cogs.helpers import asl_game, cd_game, edit, field, fields, last_entry, nhis_game, unit, until_allowed
 
 GERMAN_BLUE = 0x4A7AB5  # side 0's colour (bot.render.SIDE_COLOURS)
 
@@ -16,7 +16,7 @@ async def test_asl_rally_with_the_leader_in_the_location_a10_6_a10_7(table):
         "flags": 0,
         "color": GERMAN_BLUE,
         "title": "4-6-7 A3 rally (rallied by 9-1 G1): Final DR 6 vs 8 -> rallies",
-        "description": "Advanced Squad Leader · Test · turn 1, Rally Phase (Germans)",
+        "description": "Advanced Squad Leader · Test · turn 1, Rally Phase, ATTACKER's part · Germans to act",
         "footer": {"text": "log #14"},
         "fields": [
             field("Dice", "DR 7: white 3, colored 4 (rally 4-6-7 A3)\nmanual dice (given by the players)"),
@@ -108,6 +108,7 @@ async def test_nhis_rally_refused(table, options, says):
 
 async def test_cd_rally_regroup_lifts_the_companys_worst_state(table):
     await cd_game(table, phase="Movement", extra=(edit("G1", shaken=True),))
+    await until_allowed(table, "rally", 1)  # Side B moves: Rally orders take effect [21.4]
     reply = await table.send("rally", {"company": "Kampf"}, user=BOB)
     assert reply.embeds[0]["title"] == "Company Kampf rallies: now good order"
     assert fields(reply.embeds[0])["Rally/Regroup: company Kampf [CD [21.4]]"] == (

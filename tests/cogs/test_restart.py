@@ -18,7 +18,7 @@ async def set_up_two_games(table):
     await table.send("unit add", {"id": "R1", "side": "Russians", "type": "rus-447", "location": "C4"}, user=BOB)
     await table.as_gm("location set", {"location": "B3", "terrain": "stone building"})
     await table.as_gm("unit edit", {"unit": "R1", "stats": "broken=yes dm=yes"})
-    await table.send("game phase", user=ALICE)
+    await table.send("done", user=ALICE)  # the Germans' part of the Rally Phase ends
 
     await table.send("game new", {"ruleset": "nhis", "sides": "Marines, Japanese"}, user=GM, channel=THREAD)
     await table.send("game join", {"side": "Marines"}, user=BOB, channel=THREAD)
@@ -47,11 +47,11 @@ async def test_commands_carry_on_after_a_restart(table):
     await set_up_two_games(table)
     await table.restart()
 
-    moved = await table.send("unit move", {"unit": "A1", "to": "B4"}, user=ALICE)
+    moved = await table.as_gm("unit move", {"unit": "A1", "to": "B4"})
     assert moved.embeds[0]["title"] == "4-6-7 A1 to B4" and moved.embeds[0]["footer"] == {"text": "log #10"}
-    assert await table.refused("unit move", {"unit": "R1", "to": "B4"}, user=ALICE) == (
+    assert await table.refused("move", {"units": "R1", "to": "B4"}, user=ALICE) == (
         "4-4-7 R1 belongs to Russians; you play Germans")  # the seats survived too
-    phase = await table.send("game phase", {"to": "Administrative"}, user=BOB, channel=THREAD)
+    phase = await table.as_gm("game phase", {"to": "Administrative"}, channel=THREAD)
     assert phase.embeds[0]["footer"] == {"text": "log #6"}
     status = await table.send("game status", channel=THREAD)
     assert [f["name"] for f in status.embeds[0]["fields"]] == ["H7: open", "H8: jungle (hill, foxhole)"]

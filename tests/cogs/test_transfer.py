@@ -17,7 +17,7 @@ async def test_transfer_in_the_rally_phase_is_both_units_sole_action_table_7_a(t
         "flags": 0,
         "color": GERMAN_BLUE,
         "title": "LMG MG1 passes from 4-6-7 A1 to 4-6-7 A2",
-        "description": "Advanced Squad Leader · Test · turn 1, Rally Phase (Germans)",
+        "description": "Advanced Squad Leader · Test · turn 1, Rally Phase, ATTACKER's part · Germans to act",
         "footer": {"text": "log #14"},
         "fields": [
             field(f"Transfer of LMG MG1: 4-6-7 A1 -> 4-6-7 A2 [{TABLE_7}]",
@@ -37,7 +37,9 @@ async def test_transfer_in_the_rally_phase_is_both_units_sole_action_table_7_a(t
 
 async def test_transfer_refused_in_the_prep_fire_phase_table_7(table):
     await asl_game(table, phase="PFPh")
-    assert "no SW transfer in the PFPh" in await table.refused("transfer", {"weapon": "MG1", "to": "A2"})
+    assert await table.refused("transfer", {"weapon": "MG1", "to": "A2"}) == (
+        "it is the Prep Fire Phase, Germans to act: Germans may not transfer now (A3); Germans may transfer in the "
+        "Rally Phase (ATTACKER's part), Movement Phase and Advance Phase of this turn")
 
 
 @pytest.mark.parametrize(("options", "user", "says"), [

@@ -165,7 +165,7 @@ async def test_an_expired_proposal_loses_its_buttons_without_a_click(table, cloc
 
 async def test_the_game_option_undo_minutes_sets_the_expiry(table, clock):
     await start_game(table, "asl", ["Germans", "Russians"], [], options={"undo_minutes": 2})
-    await table.send("game phase", user=ALICE)
+    await table.send("done", user=ALICE)
     proposal = await propose(table, user=ALICE)
     clock.advance(minutes=1, seconds=59)
     await click(table, proposal.message, accept_id(proposal), BOB)
@@ -242,27 +242,35 @@ async def test_a_redelivered_undo_command_proposes_once(table, clock):
 
 async def test_passing_the_turn_mentions_the_other_sides_player_and_only_them(table):
     await asl_game(table)
-    reply = await table.send("game phase", {"to": "RPh"}, user=ALICE)  # ends Germans' player turn
-    assert reply.embeds[0]["title"] == "Turn 1, Russians: Rally Phase"
+    await table.send("done", user=ALICE)  # PFPh -> MPh: still the Germans
+    reply = await table.send("done", user=ALICE)  # MPh -> DFPh: the Russians fire
+    assert reply.embeds[0]["title"] == "Turn 1, Defensive Fire Phase: Russians to act"
     (hand_off,) = reply.followups
-    assert hand_off.content == f"<@{BOB}>: your move (Russians, turn 1, Rally Phase)"
+    assert hand_off.content == f"<@{BOB}>: your move (Russians, turn 1, Defensive Fire Phase)"
     assert hand_off.payload["allowed_mentions"] == {"parse": [], "users": [BOB]}
+    # with a digest of what happened since Bob last acted (he never did: the game master seated him):
+    # the newest 15 entries, the Germans' two /done last
+    assert hand_off.embeds[0]["title"] == "Since you last acted: 15 entries"
+    assert hand_off.embeds[0]["description"].splitlines()[-2:] == [
+        "#15 /done: Turn 1, Movement Phase: Germans to act",
+        "#16 /done: Turn 1, Defensive Fire Phase: Russians to act"]
 
 
 async def test_an_action_that_keeps_the_turn_mentions_nobody(table):
     await asl_game(table)
-    reply = await table.send("game phase", user=ALICE)  # PFPh -> MPh: still the Germans
+    reply = await table.send("done", user=ALICE)  # PFPh -> MPh: still the Germans
     assert reply.followups == []
 
 
 async def test_undoing_a_hand_off_hands_the_turn_back(table, clock):
     await asl_game(table)
-    await table.send("game phase", {"to": "RPh"}, user=ALICE)
+    await table.send("done", user=ALICE)  # #15 PFPh -> MPh
+    await table.send("done", user=ALICE)  # #16 MPh -> DFPh: the Russians to act
     proposal = await propose(table, user=ALICE)
     clicked = await click(table, proposal.message, accept_id(proposal), BOB)
     outcome, hand_off = clicked.followups
-    assert outcome.embeds[0]["title"] == "Entry #15 undone"
-    assert hand_off.content == f"<@{ALICE}>: your move (Germans, turn 1, Prep Fire Phase)"
+    assert outcome.embeds[0]["title"] == "Entry #16 undone"
+    assert hand_off.content == f"<@{ALICE}>: your move (Germans, turn 1, Movement Phase)"
     assert hand_off.payload["allowed_mentions"]["users"] == [ALICE]
 
 
@@ -274,12 +282,12 @@ async def test_a_silent_game_gets_one_reminder_per_silence(table, clock):
     clock.advance(hours=2)
     assert await pacer.check() == [table.channel]
     (reminder,) = table.fake.channel_messages(table.channel)
-    assert reminder.content == (f"<@{ALICE}>: the game waits for your move (Germans, turn 1, Rally Phase); "
-                                "nothing happened for 13 hours")
+    assert reminder.content == (f"<@{ALICE}>: the game waits for your move (Germans, turn 1, Rally Phase, "
+                                "ATTACKER's part); nothing happened for 13 hours")
     assert reminder.payload["allowed_mentions"] == {"parse": [], "users": [ALICE]}
     clock.advance(hours=24)
     assert await pacer.check() == []  # the same silence: reminded once
-    await table.send("game phase", {"to": "RPh"}, user=ALICE)
+    await table.send("done", user=ALICE)  # the Rally Phase's DEFENDER's part: the Russians to act
     clock.advance(hours=12)
     assert await pacer.check() == [table.channel]
     assert table.fake.channel_messages(table.channel)[-1].content.startswith(f"<@{BOB}>: the game waits")

@@ -10,7 +10,7 @@ from tests.cogs.conftest import ALICE, BOB, CAROL, GM
 
 GREY = 0x8A8F98  # bot.render.NEUTRAL_COLOUR: set-up results and lists
 NO_GAME = "There is no game in this channel: start one with /game new"
-ASL_LINE = "Advanced Squad Leader · turn 1, Rally Phase (Germans)"
+ASL_LINE = "Advanced Squad Leader · turn 1, Rally Phase, ATTACKER's part · Germans to act"
 
 
 async def asl_game(table):
@@ -122,31 +122,33 @@ async def test_unit_edit_refusals(table):
 # --- /unit move --------------------------------------------------------------------------
 
 
-async def test_unit_move_by_its_player(table):
+async def test_unit_move_by_the_game_master_places_a_unit(table):
     await asl_game(table)
-    reply = await table.send("unit move", {"unit": "A1", "to": "C4"}, user=ALICE)
+    reply = await table.as_gm("unit move", {"unit": "A1", "to": "C4"})
     assert reply.embeds == outcome("4-6-7 A1 to C4", "4-6-7 A1: B3 -> C4", "4-6-7 A1: B3 -> C4 (moved)", 8)
     assert (await table.game()).units["A1"].location == "C4"
 
 
 async def test_unit_move_to_a_new_location_creates_it_and_without_to_takes_the_unit_off_board(table):
     await asl_game(table)
-    reply = await table.send("unit move", {"unit": "R2", "to": "D5"}, user=BOB)
+    reply = await table.as_gm("unit move", {"unit": "R2", "to": "D5"})
     assert reply.embeds[0]["fields"][0]["value"] == (
         "New location D5: open (set it with /location set)\n8-1 R2: off board -> D5")
-    await table.send("unit move", {"unit": "R2"}, user=BOB)
+    await table.as_gm("unit move", {"unit": "R2"})
     game = await table.game()
     assert (game.units["R2"].location, sorted(game.locations)) == (None, ["B3", "C4", "D5"])
 
 
 async def test_unit_move_refusals(table):
     await asl_game(table)
-    assert await table.refused("unit move", {"unit": "Z9", "to": "C4"}, user=ALICE) == (
+    # where the sequence of play is refereed, players move with /move, in the steps that allow it
+    assert await table.refused("unit move", {"unit": "A1", "to": "C4"}, user=ALICE) == (
+        "only the game master may place a unit (players move theirs with /move, in the steps that allow it): it "
+        "corrects the game, it is not a move")
+    assert await table.refused("unit move", {"unit": "Z9", "to": "C4"}, user=GM) == (
         "no unit 'Z9' in this game (units: A1, R1, R2)")
-    assert (await table.refused("unit move", {"unit": "A1", "to": "C 4"}, user=ALICE)).startswith(
+    assert (await table.refused("unit move", {"unit": "A1", "to": "C 4"}, user=GM)).startswith(
         "'location': String should match pattern")
-    assert await table.refused("unit move", {"unit": "R1", "to": "B3"}, user=ALICE) == (
-        "4-4-7 R1 belongs to Russians; you play Germans")
 
 
 # --- /unit remove ------------------------------------------------------------------------
@@ -295,7 +297,7 @@ async def test_location_set_by_the_game_master_sets_terrain_and_features(table):
     await table.as_gm("game new", {"ruleset": "nhis", "sides": "Marines, Japanese"})
     reply = await table.as_gm("location set", {"location": "H7", "terrain": "jungle", "features": "hill, foxhole"})
     assert reply.embeds == outcome("H7 is jungle", "H7: jungle (hill, foxhole)", None, 2,
-                                   description="No Honor in Surrender · turn 1, Rally Phase (Marines)")
+                                   description="No Honor in Surrender · turn 1, Rally Phase, first side · Marines to act")
     location = (await table.game()).locations["H7"]
     assert (location.terrain, location.features) == ("jungle", ["hill", "foxhole"])
     await table.as_gm("location set", {"location": "h7", "terrain": "Tall Grass"})  # features replaced

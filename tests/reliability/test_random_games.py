@@ -26,6 +26,8 @@ from collections.abc import Awaitable, Callable
 import pytest
 
 from bot.core.errors import RulesError
+from bot.core.rulesets import get_ruleset
+from bot.core.sequence import allowed_sides, current, side_to_act
 from bot.service import NotAllowed, Referee
 from bot.record.replay import Replayer
 from tests.reliability.audit import FULL, size
@@ -50,8 +52,8 @@ class Script:
     ruleset: str
     hexes: list[str]
     terrains: list[str]
-    kinds = (["add", "move", "remove", "terrain", "edit", "fire", "morale", "rally", "phase"],
-             [3, 2, 1, 1, 1, 4, 3, 1, 2])
+    kinds = (["add", "move", "remove", "terrain", "edit", "fire", "morale", "rally", "phase", "done"],
+             [3, 2, 1, 1, 1, 4, 3, 1, 1, 2])
 
     def __init__(self, rng: random.Random):
         self.rng = rng
@@ -59,12 +61,14 @@ class Script:
     def order(self, game) -> tuple[dict, object]:
         rng, units = self.rng, game.units
         ours = list(units)
-        kind = self.in_phase(rng.choices(*self.kinds)[0], game.phase)
+        kind = self.in_step(game, self.in_phase(rng.choices(*self.kinds)[0], game.phase))
         if kind == "add" or not ours:
             side = rng.randrange(2)
             return {"action": "unit_add", "id": rng.choice(IDS), "side": side, "location": rng.choice(self.hexes),
                     **self.unit(side)}, GM
-        unit = rng.choice(ours)
+        acting = [u for u in ours if units[u].side == side_to_act(game)]
+        # the rolling orders mostly come from the side whose step it is (the others are tried, and refused)
+        unit = rng.choice(acting if kind in ("fire", "morale", "rally") and acting and rng.random() < 0.8 else ours)
         side = units[unit].side
         if kind == "move":
             return {"action": "unit_move", "unit": unit, "location": rng.choice(self.hexes)}, GM
@@ -77,8 +81,20 @@ class Script:
             return {"action": "unit_edit", "unit": unit, "changes": self.correction()}, GM
         if kind == "phase":
             return {"action": "phase"}, GM
+        if kind == "done":  # the side holding the step ends its part (a step may open with a roll)
+            return {"action": "done", "side": side_to_act(game)}, SIDES[side_to_act(game)]
         friends = [u for u in ours if units[u].side == side]
         return self.rolling(kind, unit, friends, units), SIDES[side]
+
+    def in_step(self, game, kind: str) -> str:
+        """A rolling order is mostly one the step allows the side to act (the others are tried too)."""
+        if kind not in ("fire", "morale", "rally") or self.rng.random() < 0.3:
+            return kind
+        ruleset = get_ruleset(game.ruleset)
+        step = current(game, ruleset)
+        allowed = [a for a in ("fire", "morale", "rally")
+                   if step is not None and side_to_act(game) in allowed_sides(game, ruleset, step, a)]
+        return self.rng.choice(allowed) if allowed else kind
 
     def in_phase(self, kind: str, phase: str) -> str:
         """The kind of order to give; a ruleset whose rolling orders each have their phase
@@ -133,6 +149,16 @@ class CdScript(Script):
     ruleset, hexes, terrains = "cd", ["X1", "X2", "X3"], ["open", "woods", "town"]
     COMPANIES = {0: ["Able", "Baker"], 1: ["Kampf", "Panzer"]}
     PHASE_ORDERS = {"GeneralFire": "fire", "OpFire": "fire", "CommandMorale": "morale", "Movement": "rally"}
+
+    def in_step(self, game, kind: str) -> str:
+        """A rolling order is mostly one the step allows the side to act (the others are tried too)."""
+        if kind not in ("fire", "morale", "rally") or self.rng.random() < 0.3:
+            return kind
+        ruleset = get_ruleset(game.ruleset)
+        step = current(game, ruleset)
+        allowed = [a for a in ("fire", "morale", "rally")
+                   if step is not None and side_to_act(game) in allowed_sides(game, ruleset, step, a)]
+        return self.rng.choice(allowed) if allowed else kind
 
     def in_phase(self, kind: str, phase: str) -> str:
         if kind in ("fire", "morale", "rally") and phase in self.PHASE_ORDERS and self.rng.random() < 0.8:
@@ -192,8 +218,9 @@ async def play(referee: Referee, channel: int, script: Script,
             continue
         order, actor = script.order(game)
         rolling = order["action"] in ("fire", "morale", "rally")
+        rolls = rolling or order["action"] in ("done", "phase")  # CD's initiative roll opens the Movement Phase
         try:
-            await referee.act(channel, actor, order, dice=[rng.randint(1, 6) for _ in range(24)] if rolling else None,
+            await referee.act(channel, actor, order, dice=[rng.randint(1, 6) for _ in range(24)] if rolls else None,
                               command=f"/{order['action']}")
         except (RulesError, NotAllowed):
             continue  # refused whole: nothing changed, nothing logged

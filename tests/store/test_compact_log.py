@@ -65,7 +65,7 @@ async def test_text_rows_of_schema_3_and_compressed_rows_live_in_one_log_and_ver
         assert await store.version() == COMPRESSED_OUTCOMES_SCHEMA
         referee = Referee(store)
         await referee.act(CHANNEL, GM, asl_squad("A2", 0), command="/unit add")
-        await referee.act(CHANNEL, GERMAN, {"action": "unit_move", "unit": "A2", "location": "B6"},
+        await referee.act(CHANNEL, GM, {"action": "unit_move", "unit": "A2", "location": "B6"},
                           command="/unit move")
         report = await referee.verify(CHANNEL)
         assert (report.ok, report.checked) == (True, 7), report.reason
@@ -112,9 +112,9 @@ async def test_a_command_costs_two_trips_to_the_database_thread_and_a_redelivery
         await seated_asl_game(referee)
         counter = TripCounter(monkeypatch)
         move = {"action": "unit_move", "unit": "A1", "location": "B6"}
-        acted = await referee.act(CHANNEL, GERMAN, move, command="/unit move", interaction_id=77)
+        acted = await referee.act(CHANNEL, GM, move, command="/unit move", interaction_id=77)
         assert counter.trips == 2  # the read (interaction id + game), the write (state + entry)
-        again = await referee.act(CHANNEL, GERMAN, move, command="/unit move", interaction_id=77)
+        again = await referee.act(CHANNEL, GM, move, command="/unit move", interaction_id=77)
         assert counter.trips == 3 and again.replayed and again.entry == acted.entry
         ended = await referee.end_game(CHANNEL, GM)
         assert counter.trips == 5 and ended.seq == acted.seq + 1
@@ -205,7 +205,7 @@ async def test_the_one_trip_read_answers_as_the_interfaces_default_does(tmp_path
     try:
         referee = Referee(store)
         await seated_asl_game(referee)
-        logged = await referee.act(CHANNEL, GERMAN, {"action": "unit_move", "unit": "A1", "location": "B6"},
+        logged = await referee.act(CHANNEL, GM, {"action": "unit_move", "unit": "A1", "location": "B6"},
                                    command="/unit move", interaction_id=91)
         for channel, interaction in ((CHANNEL, None), (CHANNEL, 12345), (CHANNEL, 91), (999, None), (999, 91)):
             one_trip = await store.load_for_command(channel, interaction)

@@ -26,7 +26,6 @@ from ..errors import IllegalOrder, InvalidOrder
 from ..game import Game
 from ..outcome import Outcome
 from ..rulesets import get_ruleset
-from ..setup import SETUP_ACTIONS
 
 MAX_LEAVES = 4000
 MAX_ROLLS = 200  # rolls in one resolution: rerolled ties could otherwise go on along one path
@@ -120,10 +119,10 @@ class Leaf:
 
 
 def parsed_order(game: Game, order: dict[str, Any] | BaseModel) -> BaseModel:
-    from ..api import parse_order
+    from ..api import BOOKKEEPING_ACTIONS, parse_order
 
     parsed = parse_order(game.ruleset, order)
-    if getattr(parsed, "action", None) in SETUP_ACTIONS | {"phase"}:
+    if getattr(parsed, "action", None) in BOOKKEEPING_ACTIONS:
         raise InvalidOrder("only an action that rolls dice has odds to preview (fire, morale, rally ...)",
                            field="action")
     return parsed

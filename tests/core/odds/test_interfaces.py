@@ -60,7 +60,12 @@ async def test_preview_checks_permission_like_the_order_itself(store, counter):
 async def test_preview_refuses_an_illegal_order_with_the_rules_message(store, counter):
     referee = Referee(store, dice=counter)
     await seated_asl_game(referee)
-    with pytest.raises(IllegalOrder) as refused:
+    with pytest.raises(IllegalOrder) as refused:  # the sequence of play first: the Germans rally now
+        await referee.preview(CHANNEL, RUSSIAN, {"action": "rally", "unit": "R1"})
+    assert str(refused.value).startswith("it is the Rally Phase, ATTACKER's part, Germans to act: Russians may "
+                                         "not rally now (A3)")
+    await referee.act(CHANNEL, GERMAN, {"action": "done", "side": 0}, command="/done")
+    with pytest.raises(IllegalOrder) as refused:  # then the rally's own rule
         await referee.preview(CHANNEL, RUSSIAN, {"action": "rally", "unit": "R1"})
     assert str(refused.value) == "4-6-7 R1 is not broken: only broken units rally (A10.6)"
 

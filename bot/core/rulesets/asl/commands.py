@@ -7,7 +7,7 @@ from typing import Any
 from ...commands import Command, Option, Suggest
 from ...errors import InvalidOrder
 from ...game import Game
-from .orders import AslFire, AslMorale, AslRally, AslRecover, AslTransfer
+from .orders import AslFire, AslMorale, AslMove, AslRally, AslRecover, AslTransfer
 
 FIRE_KINDS = (
     ("Prep Fire (PFPh)", "prep"), ("Advancing Fire (AFPh)", "advancing"), ("Defensive First Fire (MPh)", "dff"),
@@ -55,6 +55,13 @@ COMMANDS = (
         Option("unit", "id", "the unit that tries to rally", required=True, suggest=UNIT),
         Option("leader", "id", "the leader who rallies it (default: the best Good Order one there)", suggest=UNIT),
         Option("self_rally", "boolean", "rally without a leader (Self-Rally, +1 DRM)"),
+    )),
+    Command("move", "Move units into a Location, as the phase and the rules allow", AslMove, (
+        Option("units", "ids", "the unit or the stack that moves: 'A1 A2 L1'", required=True, suggest=UNIT),
+        Option("to", "id", "the Location it enters", required=True, suggest=Suggest("location")),
+        Option("kind", "text", "normal or Assault Movement (A4.61)", choices=(("normal", "normal"),
+                                                                            ("Assault Movement", "assault"))),
+        Option("cx", "boolean", "Double Time: the movers become CX (A4.5)"),
     )),
     Command("transfer", "Pass a support weapon to another unit in the same Location (A4.43)", AslTransfer, (
         Option("weapon", "id", "the support weapon (its id, e.g. MG1)", required=True, suggest=Suggest("weapon")),

@@ -1,4 +1,4 @@
-"""ASL orders: fire, morale/task checks, rally, support-weapon transfer and recovery, phase."""
+"""ASL orders: fire, morale/task checks, rally, support-weapon transfer and recovery, movement, phase."""
 
 from __future__ import annotations
 
@@ -83,4 +83,20 @@ class AslRecover(OrderBase):
     unit: ActingUnit
 
 
-AslOrder = AslFire | AslMorale | AslRally | AslTransfer | AslRecover | PhaseOrder
+
+
+class AslMove(OrderBase):
+    """Infantry moving (MPh, A4.1), routing (RtPh, A10.5) or advancing (APh, A4.7): a unit or a stack
+    into one Location. Movement Factors and terrain costs are the players'; the referee checks who
+    may move, where they may not go, and marks the movers as the fire that may follow needs."""
+
+    phases = Phases(("MPh", "RtPh", "APh"), "A4.1, A10.5, A4.7", "units move")
+
+    action: Literal["move"] = "move"
+    units: ActingUnits = Field(min_length=1, max_length=40)
+    to: LocationId
+    kind: Literal["normal", "assault"] = "normal"  # Assault Movement (A4.61): no FFNAM against it
+    cx: bool = False  # Double Time (A4.5): the movers become CX
+
+
+AslOrder = AslFire | AslMorale | AslRally | AslTransfer | AslRecover | AslMove | PhaseOrder

@@ -11,10 +11,10 @@ from ...outcome import Outcome, UnitEffect
 from ...ruleset import Ruleset, SideOption
 from ...suggest import common_suggestions
 from ...trail import Trail
-from . import fire, morale, rally, transfer
+from . import fire, morale, movement, rally, transfer
 from .commands import COMMANDS
 from .models import AslUnit
-from .orders import AslFire, AslMorale, AslOrder, AslRally, AslRecover, AslTransfer
+from .orders import AslFire, AslMorale, AslMove, AslOrder, AslRally, AslRecover, AslTransfer
 
 
 class AslRuleset(Ruleset):
@@ -101,6 +101,8 @@ class AslRuleset(Ruleset):
             return transfer.resolve_transfer(game, order, roller)
         if isinstance(order, AslRecover):
             return transfer.resolve_recover(game, order, roller)
+        if isinstance(order, AslMove):
+            return movement.resolve_move(game, order, roller)
         return super().resolve_action(game, order, roller)
 
     def phase_end(self, game: Game, trail: Trail, effects: list[UnitEffect]) -> None:

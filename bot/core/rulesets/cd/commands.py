@@ -7,12 +7,14 @@ from typing import Any
 from ...commands import Command, Option, Suggest
 from ...errors import InvalidOrder
 from ...game import Game
-from .orders import CdArtilleryResponse, CdFire, CdIndirectFire, CdMorale, CdRally
+from .orders import CdArtilleryResponse, CdFire, CdGiveOrders, CdIndirectFire, CdMorale, CdMove, CdRally
 
 COVER = tuple((name, name) for name in ("none", "light", "medium", "hard", "fortification"))
 SUPPORT = (("organic artillery", "organic"), ("supporting artillery", "supporting"),
            ("harassment & interdiction (H&I)", "h_and_i"))
 ARTILLERY = "Command Decision artillery: indirect fire and the response roll"
+ORDERS = (("Cautious Advance", "cautious_advance"), ("Hasty Advance", "hasty_advance"), ("Disengage", "disengage"),
+          ("Hold", "hold"), ("Take Command", "take_command"), ("Rally/Regroup", "rally_regroup"))
 
 
 def one_firer(game: Game, order: dict[str, Any]) -> dict[str, Any]:
@@ -48,6 +50,16 @@ COMMANDS = (
     Command("morale", "Take a morale check: the referee rolls and applies the result", CdMorale, (
         Option("company", "id", "the company that checks", required=True, suggest=Suggest("company")),
     ), extras="in_cover=yes afv_near=yes"),
+    Command("move", "Move units into a Location, as the phase and the rules allow", CdMove, (
+        Option("units", "ids", "the unit or the stack that moves: 'A1 A2 L1'", field="stands", required=True,
+               suggest=Suggest("unit")),
+        Option("to", "id", "the Location it enters", required=True, suggest=Suggest("location")),
+    )),
+    Command("orders", "Place an order on a company or stands (Command & Morale Phase)", CdGiveOrders, (
+        Option("order", "text", "the order (Orders Summary)", required=True, choices=ORDERS),
+        Option("company", "id", "the company it is placed on", suggest=Suggest("company")),
+        Option("units", "ids", "or the stands it is placed on: 'S1 P1'", field="stands", suggest=Suggest("unit")),
+    )),
     Command("rally", "A company's Rally/Regroup", CdRally, (
         Option("company", "id", "the company under a Rally/Regroup order", required=True,
                suggest=Suggest("company")),

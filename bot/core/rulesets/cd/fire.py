@@ -11,12 +11,14 @@ from collections import Counter
 
 from ...errors import IllegalOrder, InvalidOrder
 from ...outcome import Outcome
+from ...sequence import refereed
 from . import tables
 from .context import CdContext
 from .hits import ApHit, check_depletion, resolve_hit, suppress
 from .models import CdStand
 from .orders import CdFire
 
+ONCE_RULE = "CD [13.1] (once a fire phase: assumed)"
 PREP_FIRE_CLASSES = ("H", "HC")  # Prep Fire: unpinned H/HC class only (card, Movement C)
 PERSONNEL_COVER = {"medium": "medium_cover", "hard": "hard_cover", "fortification": "fortification"}
 
@@ -25,9 +27,14 @@ def resolve_fire(ctx: CdContext, order: CdFire) -> Outcome:
     firer, targets = participants(ctx, order)
     op_fire = order.op_fire or ctx.game.phase == "OpFire"
     check_may_fire(ctx, firer, order, op_fire)
+    if refereed(ctx.game):
+        firer.fired_phase = f"{ctx.turn}:{ctx.game.phase}"
     base = base_to_hit(firer, order.range_band)
     ap_penetration = penetration(firer, targets, order.range_band)
     ctx.trail.section(f"{firer.label} fires at {', '.join(t.label for t in targets)}", rule="CD [13]", unit=firer.id)
+    if op_fire:
+        for target in (t for t in targets if t.moved_turn == ctx.turn):
+            ctx.trail.note(f"Op Fire at {target.label}, which moved this turn", rule="CD [13.1.2]", unit=target.id)
     dice = rate_of_fire(ctx, firer, targets, order, op_fire)
     numbers = {t.id: to_hit(ctx, firer, t, order, base) for t in targets}
     hits, naturals = roll_to_hit(ctx, targets, dice, numbers)
@@ -87,6 +94,27 @@ def check_fire_kind(ctx: CdContext, firer: CdStand, order: CdFire, op_fire: bool
     if firer.rallied_turn == ctx.turn and (phase != "GeneralFire" or not order.in_contact):
         raise IllegalOrder(f"{firer.label} is under a Rally/Regroup order: it fires only in the General "
                            f"Fire phase and only in contact (CD [21.4])", rule="CD [21.4]")
+    if not refereed(ctx.game):
+        return  # a game logged before the sequence of play was refereed plays on as it did
+    check_stand_order(ctx, firer, order)
+    if firer.fired_phase == f"{ctx.turn}:{phase}":
+        raise IllegalOrder(f"{firer.label} has fired in this phase already: a stand fires once a fire phase "
+                           f"({ONCE_RULE})", rule=ONCE_RULE)
+
+
+def check_stand_order(ctx: CdContext, firer: CdStand, order: CdFire) -> None:
+    """The Orders Summary: the order a stand is under says whether it may Prep or Op Fire, and how
+    it fires in the General Fire phase [7.1.3]. A stand with no order yet is not limited (assumed)."""
+    table = tables.orders()
+    chosen = table.orders.get(firer.order or "")
+    if chosen is None:
+        return
+    if ctx.game.phase in ("Movement", "OpFire") and not chosen.prep_op_fire:
+        raise IllegalOrder(f"{firer.label} is under a {chosen.name} order: no Prep or Op Fire ({table.rule})",
+                           rule=table.rule)
+    if ctx.game.phase == "GeneralFire" and chosen.contact_only and not order.in_contact:
+        raise IllegalOrder(f"{firer.label} is under a {chosen.name} order: it fires only in contact "
+                           f"(in_contact=yes) ({table.rule})", rule=table.rule)
 
 
 def base_to_hit(firer: CdStand, band: str) -> int:
@@ -198,6 +226,11 @@ def firer_modifiers(ctx: CdContext, firer: CdStand, target: CdStand, order: CdFi
     for key, applies in firer_conditions(ctx, firer, target, order):
         if applies:
             number = ctx.modifier(getattr(table.firer, key), table.rule, number, unit=firer.id)
+    chosen = tables.orders().orders.get(firer.order or "")
+    if (chosen is not None and chosen.general_fire_modifier and firer.order != "hasty_advance"
+            and firer.rallied_turn != ctx.turn and ctx.game.phase == "GeneralFire"):
+        number = ctx.modifier(tables.Mod(value=chosen.general_fire_modifier, label=f"Firer under a {chosen.name} order"),
+                              tables.orders().rule, number, unit=firer.id)
     if firer.weapon_class == "H" and target.is_afv and target.weight:
         mod = table.firer.h_vs_afv_per_weight
         number = ctx.modifier(mod, table.rule, number, value=mod.value * target.weight,
@@ -212,7 +245,7 @@ def firer_conditions(ctx: CdContext, firer: CdStand, target: CdStand, order: CdF
         ("veteran_elite", firer.quality in ("veteran", "elite")),
         ("trained_green", firer.quality in ("trained", "green")),
         ("suppressed", firer.suppressed),
-        ("hasty_advance", order.hasty_advance),
+        ("hasty_advance", order.hasty_advance or firer.order == "hasty_advance"),
         ("pinned", firer.acts_pinned),
         ("a_vs_strong_afv", firer.weapon_class == "A" and afv.strong(target)),
         ("w_vs_weak_afv", firer.weapon_class == "W" and afv.weak(target)),

@@ -43,6 +43,10 @@ class CdStand(UnitBase):
     eliminated_turn: int | None = None  # "each stand eliminated this turn" [21.1.1]
     morale_checked_turn: int | None = None  # a company checks once a turn (5B)
     rallied_turn: int | None = None  # fire only in contact while rallying [21.4]
+    # a refereed sequence of play (absent from the states of games logged before it)
+    order: str | None = Field(default=None, exclude_if=lambda v: v is None, repr=False)  # data/cd/orders.yaml
+    fired_phase: str | None = Field(default=None, exclude_if=lambda v: v is None, repr=False)  # "turn:phase"
+    moved_turn: int | None = Field(default=None, exclude_if=lambda v: v is None, repr=False)
 
     @property
     def is_afv(self) -> bool:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
-from ...orders import ActingCompany, ActingUnit, OrderBase, PhaseOrder, Phases, TargetUnits, Text
+from ...orders import (ActingCompany, ActingUnit, ActingUnits, LocationId, OrderBase, PhaseOrder, Phases, Refers,
+                       TargetUnits, Text)
 from . import tables
 
 Cover = Literal["none", "light", "medium", "hard", "fortification"]
@@ -94,4 +95,29 @@ class CdRally(OrderBase):
     company: ActingCompany
 
 
-CdOrder = CdFire | CdIndirectFire | CdArtilleryResponse | CdMorale | CdRally | PhaseOrder
+StandOrderName = Literal["cautious_advance", "hasty_advance", "disengage", "hold", "take_command", "rally_regroup"]
+
+
+class CdGiveOrders(OrderBase):
+    """Orders placed in the Command & Morale Phase (5A) for a company or some stands [6.1, 7]: they
+    say how each stand moves and fires next turn (Orders Summary, data/cd/orders.yaml)."""
+
+    phases = Phases(("CommandMorale",), "CD [6.1, 7]", "orders are placed")
+
+    action: Literal["give_orders"] = "give_orders"
+    order: StandOrderName
+    company: Annotated[str | None, Refers("company", acting=True)] = None
+    stands: Annotated[list[str], Refers("unit", acting=True)] = Field(default_factory=list, max_length=40)
+
+
+class CdMove(OrderBase):
+    """Stands of the side moving now (Movement Phase, 2D/2E) move to a position, within their order."""
+
+    phases = Phases(("Movement",), "CD [7, 8]", "stands move")
+
+    action: Literal["move"] = "move"
+    stands: ActingUnits = Field(min_length=1, max_length=40)
+    to: LocationId
+
+
+CdOrder = CdFire | CdIndirectFire | CdArtilleryResponse | CdMorale | CdRally | CdGiveOrders | CdMove | PhaseOrder

@@ -11,15 +11,18 @@ from ...dice import Roller
 from ...errors import IllegalOrder
 from ...outcome import Outcome, UnitEffect
 from ...ruleset import Ruleset
-from ...trail import Trail
 from ...suggest import common_suggestions, first_named
+from ...trail import Trail
 from . import tables
 from .commands import COMMANDS
 from .models import CdStand
-from .orders import CdArtilleryResponse, CdFire, CdIndirectFire, CdMorale, CdOrder, CdRally
+from .orders import CdArtilleryResponse, CdFire, CdGiveOrders, CdIndirectFire, CdMorale, CdMove, CdOrder, CdRally
 
 if TYPE_CHECKING:
     from ...game import Game
+
+
+INITIATIVE_RULE = "CD 2A (ties rolled again: assumed)"
 
 
 class CdRuleset(Ruleset):
@@ -56,6 +59,26 @@ class CdRuleset(Ruleset):
             return [(label, band) for band, label in bands.items()]
         return common_suggestions(suggest.kind, game, named, of=suggest.of)
 
+    def step_started(self, game: Game, step: Any, trail: Trail, roller: Roller | None) -> None:
+        """2A: at the start of the Movement Phase each side rolls a d10 for the initiative; the high
+        side is Side A (a tie is rolled again, every roll in the trail)."""
+        steps = self.sequence().steps  # type: ignore[union-attr]
+        if step.phase != "Movement" or (game.step and steps[game.step - 1].phase == "Movement"):
+            return  # only as the Movement Phase begins
+        if roller is None:
+            raise IllegalOrder("the Movement Phase starts with the initiative roll: it needs dice")
+        trail.section(f"Initiative, turn {game.turn}", rule=INITIATIVE_RULE)
+        while True:
+            rolls = [roller.d10(f"initiative {game.side_name(side)}").total for side in (0, 1)]
+            for side, roll in enumerate(rolls):
+                trail.add("dice", f"{game.side_name(side)} d10", roll, rule=INITIATIVE_RULE)
+            if rolls[0] != rolls[1]:
+                break
+            trail.note("A tie: both sides roll again", rule=INITIATIVE_RULE)
+        game.initiative = 0 if rolls[0] > rolls[1] else 1
+        trail.add("check", f"{game.side_name(game.initiative)} roll high: Side A this turn",
+                  game.side_name(game.initiative), rule=INITIATIVE_RULE)
+
     def result_name(self, outcome: Outcome) -> str | None:
         if outcome.action == "fire":  # direct fire reads by the hits scored
             hits = sum(1 for s in outcome.trail if s.kind == "check" and s.label.endswith(": hit"))
@@ -73,8 +96,8 @@ class CdRuleset(Ruleset):
         return {key: dict(fields) for key, fields in tables.counters().counters.items()}
 
     def table_loaders(self) -> tuple:
-        # data/cd/hit_results.yaml, modifiers.yaml, morale.yaml (counters.yaml: counter_types)
-        return (tables.hit_results, tables.modifiers, tables.morale)
+        # data/cd/hit_results.yaml, modifiers.yaml, morale.yaml, orders.yaml (counters.yaml: counter_types)
+        return (tables.hit_results, tables.modifiers, tables.morale, tables.orders)
 
     def resolve_action(self, game: Game, order: BaseModel, roller: Roller) -> Outcome:
         from .context import CdContext
@@ -82,9 +105,12 @@ class CdRuleset(Ruleset):
         from .indirect import resolve_indirect, resolve_response
         from .morale import resolve_morale, resolve_rally
 
+        from .movement import resolve_move, resolve_orders
+
         ctx = CdContext(game=game, roller=roller)
         handlers = ((CdFire, resolve_fire), (CdIndirectFire, resolve_indirect),
-                    (CdArtilleryResponse, resolve_response), (CdMorale, resolve_morale), (CdRally, resolve_rally))
+                    (CdArtilleryResponse, resolve_response), (CdMorale, resolve_morale), (CdRally, resolve_rally),
+                    (CdGiveOrders, resolve_orders), (CdMove, resolve_move))
         for kind, handler in handlers:
             if isinstance(order, kind):
                 return handler(ctx, order)

@@ -259,6 +259,22 @@ class Counters(_Frozen):
         return self
 
 
+class StandOrder(_Frozen):
+    name: str
+    move: str
+    moves: bool
+    prep_op_fire: bool
+    general_fire: bool
+    contact_only: bool = False
+    general_fire_modifier: int = 0
+
+
+class Orders(_Frozen):
+    rule: str
+    orders: dict[str, StandOrder]
+    assumed: tuple[str, ...] = ()
+
+
 def _load(name: str) -> object:
     with open(DATA_DIR / name, encoding="utf-8") as fh:
         return yaml.safe_load(fh)
@@ -277,6 +293,11 @@ def modifiers() -> Modifiers:
 @lru_cache(maxsize=1)
 def morale() -> Morale:
     return Morale.model_validate(_load("morale.yaml"))
+
+
+@lru_cache(maxsize=1)
+def orders() -> Orders:
+    return Orders.model_validate(_load("orders.yaml"))
 
 
 @lru_cache(maxsize=1)

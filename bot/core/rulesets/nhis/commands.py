@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...commands import Command, Option, Suggest
-from .orders import NhisFire, NhisMorale, NhisRally
+from .orders import NhisFire, NhisMorale, NhisMove, NhisRally
 
 UNIT = Suggest("unit")
 
@@ -17,6 +17,12 @@ COMMANDS = (
         Option("unit", "id", "the unit that checks", required=True, suggest=UNIT),
         Option("hit", "integer", "the n of a Hit-n result (its modifier to the check)", min=0, max=6),
     ), extras="flamethrower=yes"),
+    Command("move", "Move units into a Location, as the phase and the rules allow", NhisMove, (
+        Option("units", "ids", "the unit or the stack that moves: 'A1 A2 L1'", required=True, suggest=UNIT),
+        Option("to", "id", "the Location it enters", required=True, suggest=Suggest("location")),
+        Option("kind", "text", "move, crawl or charge (its marker)",
+               choices=(("move", "move"), ("crawl", "crawl"), ("charge", "charge"))),
+    )),
     Command("rally", "Try to rally a shaken unit", NhisRally, (
         Option("unit", "id", "the unit that tries to rally", required=True, suggest=UNIT),
     )),

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from ...dice import Roller
 from ...errors import IllegalOrder, InvalidOrder
 from ...game import Game, Location
+from ...sequence import refereed
 from ...outcome import Outcome, TableCell
 from . import tables
 from .context import NhisContext
@@ -220,6 +221,34 @@ def _shift(ctx: NhisContext, attack: Attack) -> int:
     return total
 
 
+# --- impulses (a refereed sequence of play, data/nhis/sequence.yaml) --------------------------
+
+IMPULSE_RULE = "NHiS sequence of play (assumed)"
+
+
+def _in_its_impulse(ctx: NhisContext, attack: Attack) -> str:
+    """Where the impulses are refereed: a unit fires once an impulse, and the side without the
+    impulse fires only at a hex where a unit moved in it (opportunity fire). Returns the trail's
+    word on it ("" when the sequence is not refereed). Stamps the firers."""
+    game = ctx.game
+    if not refereed(game) or game.phase != tables.rules().turn.fire_phase:
+        return ""
+    for unit in attack.firers:
+        if unit.fired_impulse == game.impulse:
+            raise IllegalOrder(f"{unit.label} has fired in this impulse already ({IMPULSE_RULE})", rule=IMPULSE_RULE)
+    said = f"Impulse {game.impulse} of {game.side_name(game.to_act)}"
+    if attack.side != game.to_act:
+        movers = [u for u in game.units_at(attack.hex.id) if u.side == game.to_act and u.moved_impulse == game.impulse]
+        if not movers:
+            raise IllegalOrder(f"it is {game.side_name(game.to_act)}'s impulse: {game.side_name(attack.side)} may fire "
+                               f"only at a hex where a unit moved in it, and none did in {attack.hex.id} "
+                               f"(opportunity fire, {IMPULSE_RULE})", rule=IMPULSE_RULE)
+        said += f": opportunity fire at {', '.join(u.label for u in movers)}, which moved in it"
+    for unit in attack.firers:
+        unit.fired_impulse = game.impulse
+    return said
+
+
 # --- the whole action ----------------------------------------------------------------------
 
 def _mark_firers(ctx: NhisContext, attack: Attack) -> None:
@@ -261,7 +290,10 @@ def _roll(ctx: NhisContext, attack: Attack, index: int) -> tuple[str, TableCell]
 def resolve_fire(game: Game, order: NhisFire, roller: Roller) -> Outcome:
     ctx = NhisContext(game, roller)
     attack = Attack(order=order, hex=game.location(order.target, field="target"), firers=_firers(ctx, order))
+    impulse_rule = _in_its_impulse(ctx, attack)
     ctx.trail.section(f"Fire on {attack.hex.id} at range {order.range}", rule=tables.fire_table().rule)
+    if impulse_rule:
+        ctx.trail.note(impulse_rule, rule=IMPULSE_RULE)
     _targets(ctx, attack)
     _base_fp(ctx, attack)
     _modifiers(ctx, attack)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+from pydantic import Field
+
 from ..base import UnitBase
 
 NhisKind = Literal["squad", "leader", "weapon_team", "tank"]
@@ -33,6 +35,9 @@ class NhisUnit(UnitBase):
     crawling: bool = False
     banzai: bool = False  # Banzai Charging
     rally_tried: bool = False  # has tried to rally in this Rally Phase
+    # the impulse it last moved and fired in (a refereed sequence of play; absent from older states)
+    moved_impulse: int | None = Field(default=None, exclude_if=lambda v: v is None, repr=False)
+    fired_impulse: int | None = Field(default=None, exclude_if=lambda v: v is None, repr=False)
 
     @property
     def current_fp(self) -> int:

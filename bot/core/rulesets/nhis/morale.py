@@ -15,6 +15,7 @@ from ...errors import IllegalOrder
 from ...game import Game
 from ...outcome import Outcome
 from . import tables
+from ...sequence import end_impulse, refereed
 from .context import NhisContext
 from .models import NhisUnit
 from .orders import NhisMorale
@@ -111,15 +112,30 @@ def fail(ctx: NhisContext, unit: NhisUnit, *, flamethrower: bool, rule: str) -> 
 
 def _fail_shakeable(ctx: NhisContext, unit: NhisUnit, rule: str) -> None:
     if not unit.shaken:
+        was_moving = unit.moving
         unit.shaken = True
         unit.moving = unit.crawling = False  # its impulse ends
         ctx.effect(unit, "Shaken; its impulse ends", rule=rule)
+        _end_its_sides_impulse(ctx, unit, was_moving, rule)
     elif not unit.reduced:
         unit.reduced = True
         ctx.effect(unit, "Shaken again: reduced, stays Shaken", rule=rule)
     else:
         unit.eliminated = True
         ctx.effect(unit, "reduced and Shaken again: eliminated", rule=rule)
+
+
+def _end_its_sides_impulse(ctx: NhisContext, unit: NhisUnit, was_moving: bool, rule: str) -> None:
+    """Where the impulses are refereed, a unit of the side with the impulse that fails its check while
+    moving in it ends the impulse: the other side's begins (seed 001)."""
+    game = ctx.game
+    if not refereed(game) or game.to_act != unit.side or not was_moving or unit.moved_impulse != game.impulse:
+        return
+    from . import RULESET
+
+    end_impulse(game, RULESET, passed=False)
+    ctx.trail.note(f"{unit.label} failed its check while moving: {game.side_name(unit.side)}'s impulse ends; "
+                   f"impulse {game.impulse} is {game.side_name(game.to_act)}'s", rule=rule)
 
 
 def _fail_unshakable(ctx: NhisContext, unit: NhisUnit, flamethrower: bool, rule: str) -> None:

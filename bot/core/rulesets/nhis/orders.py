@@ -48,4 +48,16 @@ class NhisRally(OrderBase):
     unit: ActingUnit
 
 
-NhisOrder = NhisFire | NhisMorale | NhisRally | PhaseOrder
+class NhisMove(OrderBase):
+    """Units of the side with the impulse move into a hex: a Move marker, or a Charge marker, or
+    crawling (no marker: a crawling target gets no moving-target bonus)."""
+
+    phases = Phases((_TURN.fire_phase,), _TURN.rule, "units move")
+
+    action: Literal["move"] = "move"
+    units: ActingUnits = Field(min_length=1, max_length=40)
+    to: LocationId
+    kind: Literal["move", "crawl", "charge"] = "move"
+
+
+NhisOrder = NhisFire | NhisMorale | NhisRally | NhisMove | PhaseOrder

@@ -9,11 +9,11 @@ from ...game import Game
 from ...outcome import Outcome, UnitEffect
 from ...ruleset import Ruleset
 from ...trail import Trail
-from . import fire, morale, rally, tables
+from . import fire, morale, movement, rally, tables
 from .commands import COMMANDS
 from .context import status_text
 from .models import NhisUnit
-from .orders import NhisFire, NhisMorale, NhisOrder, NhisRally
+from .orders import NhisFire, NhisMorale, NhisMove, NhisOrder, NhisRally
 
 
 class NhisRuleset(Ruleset):
@@ -69,6 +69,8 @@ class NhisRuleset(Ruleset):
             return morale.resolve_morale(game, order, roller)
         if isinstance(order, NhisRally):
             return rally.resolve_rally(game, order, roller)
+        if isinstance(order, NhisMove):
+            return movement.resolve_move(game, order, roller)
         return super().resolve_action(game, order, roller)
 
     def next_phase(self, game: Game) -> tuple[str, int, int]:

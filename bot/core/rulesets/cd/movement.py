@@ -1,0 +1,77 @@
+"""Orders and movement (seed 004: the Orders Summary [6.1, 7.1-7.3, 21.4], Movement Phase 2D/2E).
+
+Orders are placed for a company or for stands in the Command & Morale Phase (5A); each side's
+stands then move in its part of the next Movement Phase, within their order: Hold, Take Command
+and Rally/Regroup do not move. Distances and terrain are the players' to measure on the table;
+the referee checks who may move and marks the movers (the Op Fire that follows reads it).
+"""
+
+from __future__ import annotations
+
+from ...errors import IllegalOrder, InvalidOrder
+from ...movement import move_to, movers
+from ...outcome import Outcome
+from . import tables
+from .context import CdContext
+from .models import CdStand
+from .morale import company
+from .orders import CdGiveOrders, CdMove
+
+MOVE_RULE = "CD [7, 8]"
+
+
+def resolve_orders(ctx: CdContext, order: CdGiveOrders) -> Outcome:
+    table = tables.orders()
+    chosen = table.orders[order.order]
+    if (order.company is None) == (not order.stands):
+        raise InvalidOrder("name a 'company' or some 'stands' (not both) to place the order on", field="company")
+    stands: list[CdStand] = company(ctx, order.company)[0] if order.company else \
+        [ctx.stand(s, field="stands") for s in order.stands]
+    if len({s.side for s in stands}) > 1:
+        raise IllegalOrder("the stands named belong to both sides: each side places its own orders")
+    who = f"company {order.company}" if order.company else ", ".join(s.label for s in stands)
+    ctx.trail.section(f"Orders for {who}: {chosen.name}", rule=table.rule)
+    ctx.trail.note(f"{chosen.name}: moves {chosen.move}; Prep or Op Fire: {'yes' if chosen.prep_op_fire else 'no'}; "
+                   f"General Fire: {_general(chosen)}", rule=table.rule)
+    for stand in stands:
+        if stand.eliminated:
+            continue
+        ctx.touch(stand)
+        stand.order = order.order
+        ctx.effect(stand, f"under a {chosen.name} order from next turn", rule=table.rule)
+    return ctx.outcome("give_orders", f"{who}: {chosen.name}", stands[0].side)
+
+
+def _general(chosen: tables.StandOrder) -> str:
+    if not chosen.general_fire:
+        return "no"
+    parts = [f"{chosen.general_fire_modifier:+d} to hit"] if chosen.general_fire_modifier else []
+    parts += ["only in contact"] if chosen.contact_only else []
+    return "yes" + (f" ({', '.join(parts)})" if parts else "")
+
+
+def resolve_move(ctx: CdContext, order: CdMove) -> Outcome:
+    from .ruleset import RULESET
+
+    stands: list[CdStand] = movers(ctx, order.stands, field="stands")
+    table = tables.orders()
+    for stand in stands:
+        chosen = table.orders.get(stand.order or "")
+        if chosen is not None and not chosen.moves:
+            raise IllegalOrder(f"{stand.label} is under a {chosen.name} order: it does not move ({table.rule})",
+                               rule=table.rule)
+        if stand.moved_turn == ctx.turn:
+            raise IllegalOrder(f"{stand.label} has moved this turn already ({MOVE_RULE})", rule=MOVE_RULE)
+    ctx.trail.section(f"{', '.join(s.label for s in stands)} move to {order.to}", rule=MOVE_RULE)
+    for stand in stands:
+        chosen = table.orders.get(stand.order or "")
+        ctx.trail.note(f"{stand.label}: " + (f"{chosen.name}, moves {chosen.move}" if chosen else
+                                             "no order yet: not limited (assumed)"), rule=table.rule)
+        if stand.acts_pinned:
+            ctx.trail.note(f"{stand.label} is {'shaken' if stand.shaken else 'pinned'}: no move toward the enemy "
+                           "(CD [21.3.2]); the players check the direction on the table", rule="CD [21.3.2]")
+    move_to(ctx, RULESET, stands, order.to, "moves", rule=MOVE_RULE)
+    for stand in stands:
+        stand.moved_turn = ctx.turn
+        ctx.effect(stand, "moved this turn: Op Fire may take it as it moves", rule=MOVE_RULE)
+    return ctx.outcome("move", f"{', '.join(s.label for s in stands)} move to {order.to}", stands[0].side)
