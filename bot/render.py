@@ -29,6 +29,7 @@ from bot.core.sequence import refereed, side_to_act, step_name
 from bot.core.api import BOOKKEEPING_ACTIONS
 from bot.core.trail import Step
 from bot.record import LogEntry
+from bot.pace import SideWaits, spoken
 from bot.stats import DiceStats, FamilyStats, rollers, summary, tally
 
 if TYPE_CHECKING:
@@ -479,6 +480,21 @@ def digest_embed(entries: Sequence[LogEntry], game: Game) -> discord.Embed:
     text = _fit_description("", "\n".join(lines))
     return discord.Embed(title=f"Since you last acted: {len(entries)} entr{'y' if len(entries) == 1 else 'ies'}",
                          description=text, colour=NEUTRAL_COLOUR)
+
+
+def pace_embed(waits: Sequence[SideWaits], sides: Sequence[str]) -> discord.Embed:
+    """Each side's time to answer: how many times the game waited for it, the median and the longest wait."""
+    lines = []
+    for found in waits:
+        name = safe(sides[found.side]) if found.side < len(sides) else f"side {found.side + 1}"
+        if not found.waits:
+            lines.append(f"{name}: no wait yet")
+            continue
+        lines.append(f"{name}: {len(found.waits)} wait{'s' if len(found.waits) != 1 else ''}, median "
+                     f"{spoken(found.median)}, longest {spoken(found.longest)}")
+    return discord.Embed(title="Time to answer", colour=NEUTRAL_COLOUR, description="\n".join(lines) + (
+        "\nA wait runs from the other side's last entry to the side's next one; the game master's entries "
+        "count for nobody."))
 
 
 def stamp(when: datetime) -> str:

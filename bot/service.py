@@ -427,17 +427,17 @@ class Referee:
     # --- the log ---
 
     async def since_last_acted(self, entry: LogEntry, game: Game, side: int, *, most: int = DIGEST_MOST) -> list[LogEntry]:
-        """The entries a side has not seen itself act among, up to ``entry``: those after its
-        players' last entry (at most ``most``, the newest), for the digest sent when the game passes
-        to it."""
+        """The entries a side has not seen itself act among, before ``entry`` (the hand-off, shown
+        just above): those after its players' last entry (at most ``most``, the newest), for the
+        digest sent when the game passes to it."""
         players = set(game.sides[side].players) if 0 <= side < len(game.sides) else set()
         recent = await self._store.entries(entry.game_id, after_seq=max(0, entry.seq - DIGEST_LOOK_BACK),
                                            limit=DIGEST_LOOK_BACK)
         since: list[LogEntry] = []
         for logged in reversed(recent):
-            if logged.seq > entry.seq:
+            if logged.seq >= entry.seq:
                 continue
-            if logged.actor in players and logged.seq != entry.seq:
+            if logged.actor in players:
                 break
             since.append(logged)
         return list(reversed(since))[-most:]

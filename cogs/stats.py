@@ -1,4 +1,5 @@
-"""/stats dice: the game's dice against fair dice, per player or per side, with a chart.
+"""/stats dice: the game's dice against fair dice, per player or per side, with a chart; /stats pace: how
+long each side takes to answer.
 
 Counts, means, the observed distribution against the expected one per die family (d6 faces,
 d10 faces, 2d6 totals), a chi-square p-value and a PNG chart attached to the embed. What counts
@@ -15,7 +16,8 @@ from discord.ext import commands
 
 from bot.client import Interaction, RefereeClient
 from bot.core.errors import InvalidOrder
-from bot.render import CHART, breakdown_block, message_groups, safe, stats_embeds
+from bot.pace import side_waits
+from bot.render import CHART, breakdown_block, message_groups, pace_embed, safe, stats_embeds
 from bot.stats import chart_png, tally
 from cogs._common import side_autocomplete
 
@@ -53,6 +55,13 @@ class StatsCog(commands.Cog):
         await interaction.response.send_message(embeds=groups[0], file=chart)
         for group in groups[1:]:
             await interaction.followup.send(embeds=group)
+
+
+    @stats.command(name="pace", description="How long each side takes to answer: median and longest wait")
+    async def pace(self, interaction: Interaction) -> None:
+        record = await interaction.client.referee.export(interaction.channel_id)
+        sides = record["entries"][0]["order"].get("sides") or []
+        await interaction.response.send_message(embed=pace_embed(side_waits(record["entries"]), sides))
 
 
 async def setup(bot: RefereeClient) -> None:

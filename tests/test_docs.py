@@ -212,8 +212,9 @@ async def test_the_readme_lists_every_synced_command_with_its_options(tmp_path):
 
 # the sandbox session shown in the README: its flags and the lines piped in
 README_SESSION = (["--scenario", "asl"],
-                  ("as alice\n/transfer weapon:MG1 to:A2\n/game phase\n"
-                   "/fire firers:A1 L1 target:C4 range:1 dice:2 3 5 4 3 3\n/log verify\n"))
+                  ("as alice\n/transfer weapon:MG1 to:A2\n/done\nas bob\n/done\nas alice\n"
+                   "/fire firers:A1 L1 target:C4 range:1 dice:2 3 5 4 3 3\n/done\n/move units:A2 to:C5\n"
+                   "/log verify\n"))
 TRANSCRIPT_BLOCK = re.compile(r"(<!-- transcript -->\n```\n)(?P<body>.*?)(```\n<!-- /transcript -->)", re.DOTALL)
 # what differs from run to run: the fake Discord's port and the temporary database
 _VARYING = [(re.compile(r"http://127\.0\.0\.1:\d+"), "http://127.0.0.1:PORT"),
