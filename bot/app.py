@@ -29,7 +29,7 @@ from bot.limits import RollRateLimiter
 from bot.logs import current_interaction
 from bot.pacing import Pacer
 from bot.render import error_embed
-from bot.replies import reply_outcome, send_ephemeral
+from bot.replies import UNKNOWN_INTERACTION, post_saved_result, send_ephemeral
 
 if TYPE_CHECKING:
     from bot.store import Store
@@ -73,21 +73,26 @@ class RefereeTree(app_commands.CommandTree):
                 f"(reference: {interaction.id})"))
 
     async def _answer_lost(self, interaction: discord.Interaction, error: discord.HTTPException) -> None:
-        """Discord refused the answer (an expired token, an outage past discord.py's own retries).
-        The order may be saved by then, so never claim "nothing was changed" unless the log says
-        so: a saved result is sent once more, as a re-delivered interaction would get it."""
-        log.warning("Discord refused the answer: %s %s (code %s)", error.status, error.text, error.code)
+        """Discord refused a message of the answer (the 3 seconds were up, an outage past
+        discord.py's own retries). Never answer the same interaction again: Discord refuses that
+        too (10062, 40060). A saved result reaches the channel through ``reply_outcome``, which
+        posts it as a plain message when its first message is refused; what gets here is a later
+        part of an answer already shown, or a command that saved nothing."""
+        name = interaction.command.qualified_name if interaction.command else "?"
+        log.warning("Discord refused the answer to /%s: %s (code %s)", name, error.status, error.code)
         referee = getattr(self.client, "referee", None)
         acted = await referee.recorded(interaction.id) if referee is not None else None
-        if acted is None:
-            await send_ephemeral(interaction, content=(
-                "Discord did not take the bot's answer; nothing was changed: give the order again "
-                f"(reference: {interaction.id})"))
+        if acted is not None:
+            if not interaction.response.is_done() and interaction.channel_id is not None:
+                await post_saved_result(self.client, interaction.channel_id, acted, why=(
+                    f"<@{interaction.user.id}>: your order was saved as log #{acted.seq}, but Discord did not "
+                    "take the bot's reply, so here is the result. Do not give the order again."))
             return
-        try:
-            await reply_outcome(interaction, acted)
-        except discord.HTTPException:
-            log.warning("the saved result (log #%s) could not be shown either; it stays in the log", acted.seq)
+        if error.code == UNKNOWN_INTERACTION or interaction.response.is_done():
+            return  # the token is dead, or the answer is out: the player sees "did not respond" and may retry
+        await send_ephemeral(interaction, content=(
+            "Discord did not take the bot's answer; nothing was changed: give the order again "
+            f"(reference: {interaction.id})"))
 
 
 class RefereeBot(RefereeClient):
@@ -117,6 +122,20 @@ class RefereeBot(RefereeClient):
         await self.load_cogs()
         await self.sync_commands()
         self.pacer.start()  # the reminders of slow games (bot/pacing.py); it waits until ready
+        self._unshown_task = asyncio.create_task(self.post_unshown(), name="referee-unshown")
+
+    async def post_unshown(self) -> None:
+        """Once ready: post every result saved but never seen (the bot stopped between the save and
+        the reply, or Discord refused both the reply and the channel post), each once, naming its
+        log entry, so a player does not give the order again and roll twice."""
+        await self.wait_until_ready()
+        try:
+            for channel_id, acted in await self.referee.unshown():
+                await post_saved_result(self, channel_id, acted, why=(
+                    f"<@{acted.entry.actor}>'s order was saved as log #{acted.seq} just before the bot "
+                    "restarted, and may not have been shown: here is the result. Do not give it again."))
+        except Exception:  # the store failing at start-up: the results stay listed for the next start
+            log.exception("the results saved before the restart could not be posted")
 
     async def load_cogs(self) -> None:
         """Load every cog module that exists; a cog that exists but fails to load is an error."""
@@ -144,6 +163,9 @@ class RefereeBot(RefereeClient):
     async def close(self) -> None:
         # the gateway first, so no command starts against a closed database
         self.pacer.stop()
+        task = getattr(self, "_unshown_task", None)
+        if task is not None and not task.done():
+            task.cancel()
         await super().close()
         store, self.store = self.store, None
         if store is not None:

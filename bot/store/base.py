@@ -201,6 +201,15 @@ class Store(ABC):
     @abstractmethod
     async def mark_reminded(self, game_id: int, seq: int, sent_at: str) -> None: ...
 
+    # results saved but not yet seen (issue 17): a store that does not track them shows nothing
+    # after a restart, as before; the SQLite store does (migrations/0005_unshown_entries.sql)
+    async def entry_shown(self, game_id: int, seq: int) -> None:
+        """The entry's result reached its channel: take it off the unshown list."""
+
+    async def unshown_entries(self, limit: int = 100) -> list[tuple[int, LogEntry]]:
+        """(channel, entry) of the results saved by an interaction and never seen, oldest first."""
+        return []
+
     async def iter_entries(self, game_id: int, *, batch: int = 500) -> AsyncIterator[LogEntry]:
         """Every entry of a game in seq order, read in batches (verify, export)."""
         after = 0

@@ -111,6 +111,8 @@ def _utc_now() -> str:
 # bytes more for more CPU per command
 COMPRESSION_LEVEL = 6
 COMPRESSED_OUTCOMES_SCHEMA = 4  # migrations/0004_compact_log.sql
+UNSHOWN_SCHEMA = 5  # migrations/0005_unshown_entries.sql
+SHOWN_FLUSH_SECONDS = 1.0  # results seen but still listed as unshown wait at most this long for a write
 
 
 def pack_json(text: str) -> bytes:
@@ -193,8 +195,13 @@ def _fetchall(conn: Connection, sql: str, params: tuple[Any, ...]) -> list[Any]:
 
 class SqliteStore(Store):
     def __init__(self, db: aiosqlite.Connection, *, max_entries: int = MAX_LOG_ENTRIES,
-                 entry_columns: str = _ENTRY_COLUMNS, compress_outcomes: bool = True):
+                 entry_columns: str = _ENTRY_COLUMNS, compress_outcomes: bool = True,
+                 track_unshown: bool = True):
         self._db = db
+        # schema 5 on: an entry made by an interaction is listed as unshown until its reply is out
+        self.track_unshown = track_unshown
+        self._shown: list[tuple[int, int]] = []  # (game, seq) seen: taken off with the next write
+        self._shown_flush: asyncio.TimerHandle | None = None
         self._entry_columns = entry_columns
         # False writes outcomes as plain TEXT, as the bots of schema 3 and before did: a store
         # held at such a schema, and the storage benchmark's "before"; a reader takes either
@@ -231,10 +238,15 @@ class SqliteStore(Store):
         except BaseException:
             await db.close()
             raise
-        return cls(db, max_entries=max_entries, entry_columns=columns, compress_outcomes=compress)
+        return cls(db, max_entries=max_entries, entry_columns=columns, compress_outcomes=compress,
+                   track_unshown=upto is None or upto >= UNSHOWN_SCHEMA)
 
     async def close(self) -> None:
         async with self._lock:
+            if self._shown_flush is not None:
+                self._shown_flush.cancel()
+            if self._shown and self._committing is None:  # the results seen, off the list
+                await asyncio.gather(self._transact(lambda conn: None), return_exceptions=True)
             if self._committing is not None:  # writes already queued are committed first
                 await asyncio.gather(self._committing, return_exceptions=True)
             await self._db.close()
@@ -280,8 +292,14 @@ class SqliteStore(Store):
         try:
             while self._queued:
                 group, self._queued = self._queued[:MAX_GROUP], self._queued[MAX_GROUP:]
+                shown, self._shown = self._shown, []
+                works = [work for work, _ in group]
+                if shown:  # results seen since the last write go off the unshown list with this one
+                    works.insert(0, lambda conn, shown=shown: conn.executemany(
+                        "DELETE FROM unshown_entries WHERE game_id = ? AND seq = ?", shown))
                 try:
-                    done = await self._on_thread(_in_group, [work for work, _ in group])
+                    done = await self._on_thread(_in_group, works)
+                    done = done[1:] if shown else done
                 except asyncio.CancelledError:
                     # this task was cancelled (the loop is shutting down): the thread still runs the
                     # group to its COMMIT or ROLLBACK, as it would for a lone write's cancelled caller;
@@ -291,6 +309,7 @@ class SqliteStore(Store):
                     self._queued.clear()
                     raise
                 except BaseException as exc:  # the transaction failed as a whole: no write was kept
+                    self._shown[:0] = shown
                     for _, future in group:
                         if not future.done():
                             future.set_exception(exc)
@@ -416,6 +435,37 @@ class SqliteStore(Store):
         count = self._entry_columns.count(",") + 1
         conn.execute(f"INSERT INTO log_entries ({self._entry_columns}) VALUES ({', '.join('?' * count)})",
                      _entry_params(entry, compress=self.compress_outcomes)[:count])
+        if self.track_unshown and entry.interaction_id is not None:
+            conn.execute("INSERT INTO unshown_entries (game_id, seq, channel_id) "
+                         "SELECT id, ?, channel_id FROM games WHERE id = ?", (entry.seq, entry.game_id))
+
+    # --- results saved but not yet seen (migrations/0005_unshown_entries.sql) ---
+
+    async def entry_shown(self, game_id: int, seq: int) -> None:
+        """The entry's result reached the channel. It goes off the unshown list with the next
+        write (no fsync of its own per command), or within a second when no write comes; a crash
+        before that makes the restarted bot post it once more, which says so."""
+        if not self.track_unshown:
+            return
+        self._shown.append((game_id, seq))
+        if self._shown_flush is None:
+            self._shown_flush = asyncio.get_running_loop().call_later(SHOWN_FLUSH_SECONDS, self._flush_shown)
+
+    def _flush_shown(self) -> None:
+        self._shown_flush = None
+        if self._shown and self._committing is None:
+            task = asyncio.ensure_future(self._transact(lambda conn: None))  # a write of nothing but the list
+            task.add_done_callback(lambda t: t.cancelled() or t.exception())  # logged by whoever reads; never raised here
+
+    async def unshown_entries(self, limit: int = 100) -> list[tuple[int, LogEntry]]:
+        """(channel, entry) of results saved but never seen, oldest first."""
+        if not self.track_unshown:
+            return []
+        columns = ", ".join("e." + c.strip() for c in self._entry_columns.split(","))
+        rows = await self._fetchall(
+            f"SELECT u.channel_id, {columns} FROM unshown_entries u "
+            "JOIN log_entries e ON e.game_id = u.game_id AND e.seq = u.seq ORDER BY e.time, e.seq LIMIT ?", (limit,))
+        return [(row[0], _entry(row[1:])) for row in rows]
 
     @staticmethod
     def _integrity(exc: sqlite3.IntegrityError, *, entry_interaction: int | None) -> Exception:

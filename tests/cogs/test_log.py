@@ -85,7 +85,7 @@ async def test_a_duplicate_interaction_create_rolls_once_logs_once_and_answers_t
     counter = CountingDice(faces=(2, 5))
     table.bot.referee.dice = counter  # the bot's own dice, counted
     reply = await table.send("morale", {"unit": "A1"})
-    again = await table.fake.redeliver(reply)
+    again = await table.fake.deliver_again(reply)
     assert again.record.deliveries == 2 and again.record.deliveries_received == 2
     assert counter.drawn == 2  # one DR: two dice, once
     assert (await table.bot.referee.log(table.channel)).total == 15  # one entry

@@ -134,7 +134,7 @@ class Run:
                 self.redelivered += 1
                 saved = self.logged_seq(record.id)
                 self.saved_unanswered += saved is not None
-                await self.fake.redeliver(record)
+                await self.fake.deliver_again(record)
                 deadline = asyncio.get_running_loop().time() + ANSWER_TIMEOUT
                 while not record.callbacks:
                     assert asyncio.get_running_loop().time() < deadline, "a redelivered command got no answer"
