@@ -186,12 +186,10 @@ def freeze_start_up_objects() -> int:
 
 
 async def serve(settings: Settings, *, stop: asyncio.Event | None = None) -> None:
-    """Run until the gateway ends or ``stop`` is set (by SIGTERM/SIGINT in ``main_run``)."""
-    if importlib.util.find_spec("bot.emulator") is not None:
-        from bot import emulator
-
-        if hasattr(emulator, "apply_env_endpoints"):
-            emulator.apply_env_endpoints()  # inert unless REFEREE_DISCORD_API/_GATEWAY are set
+    """Run until the gateway ends or ``stop`` is set (by SIGTERM/SIGINT in ``main_run``).
+    It talks to wherever discord.py points: Discord itself, unless a test or the sandbox pointed
+    it at the loopback emulator first (``bot.emulator.run_bot``); no environment variable here
+    can send the token elsewhere."""
     stop = stop or asyncio.Event()
     token = settings.token.get_secret_value() if settings.token else ""
     async with RefereeBot(settings) as bot:

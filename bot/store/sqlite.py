@@ -112,7 +112,7 @@ def _utc_now() -> str:
 COMPRESSION_LEVEL = 6
 COMPRESSED_OUTCOMES_SCHEMA = 4  # migrations/0004_compact_log.sql
 UNSHOWN_SCHEMA = 5  # migrations/0005_unshown_entries.sql
-SHOWN_FLUSH_SECONDS = 1.0  # results seen but still listed as unshown wait at most this long for a write
+SHOWN_FLUSH_SECONDS = 0.25  # results seen but still listed as unshown wait at most this long for a write
 
 
 def pack_json(text: str) -> bytes:
