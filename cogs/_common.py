@@ -18,8 +18,10 @@ from bot.replies import reply_outcome, send_embeds
 
 MAX_CHOICES = 25  # Discord's limit for autocomplete answers
 _SPLIT = re.compile(r"[\s,;]+")
-_TRUE = {"yes", "y", "true", "t", "on", "1"}
-_FALSE = {"no", "n", "false", "f", "off", "0"}
+# words only: "1" and "0" are numbers (remind_after_hours=1 is one hour, not "yes"); a boolean
+# field given 1 or 0 still takes it (pydantic reads 1/0 as true/false)
+_TRUE = {"yes", "y", "true", "t", "on"}
+_FALSE = {"no", "n", "false", "f", "off"}
 
 
 def parse_ids(text: str | None, *, option: str) -> list[str]:
@@ -58,13 +60,16 @@ def _typed(value: str) -> Any:
         return False
     if re.fullmatch(r"-?\d{1,9}", value):
         return int(value)
+    if re.fullmatch(r"-?\d{1,9}\.\d{1,6}", value):
+        return float(value)
     return value
 
 
 def parse_options(text: str | None, *, option: str = "options") -> dict[str, Any]:
     """'from_lower=yes charging=A1,A2 cover=hard' -> {'from_lower': True, 'charging': ['A1', 'A2'], ...}.
 
-    A value with commas becomes a list of ids; yes/no become booleans; whole numbers ints.
+    A value with commas becomes a list of ids; yes/no (true/false, on/off) become booleans;
+    numbers stay numbers (ints, or floats with a decimal point).
     """
     if not text or not text.strip():
         return {}

@@ -35,9 +35,21 @@ def split_sides(text: str) -> list[str]:
     return [name.strip() for name in text.split(",")]
 
 
+# options that are numbers, with their range and what they count: refused at /game new when they
+# are not, instead of being ignored later (the reminder and the undo expiry fall back otherwise)
+NUMBER_OPTIONS = {"remind_after_hours": (0.1, 24 * 365, "hours of silence before a reminder"),
+                  "undo_minutes": (1, 7 * 24 * 60, "minutes an undo proposal waits for its answer")}
+
+
 def creation_options(ruleset: str, options: str | None, elr: tuple[int | None, int | None]) -> dict:
     """The game's options from the key=value text, with each side's ELR where one was given."""
     parsed = parse_options(options)
+    for key, (low, high, meaning) in NUMBER_OPTIONS.items():
+        value = parsed.get(key)
+        if key in parsed and (isinstance(value, bool) or not isinstance(value, (int, float))
+                              or not low <= value <= high):
+            raise InvalidOrder(f"'{key}' takes a number from {low:g} to {high:,g} ({meaning}), "
+                               f"e.g. {key}={max(1, round(low))}", field="options")
     if any(value is not None for value in elr):
         if ruleset != "asl":
             # ELR is an ASL scenario rating (A19.1); the other systems have nothing to put it on
