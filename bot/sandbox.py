@@ -40,6 +40,7 @@ from bot.emulator.payloads import (
     GuildSpec,
     UserSpec,
 )
+from bot.emulator.messages import time_snowflake
 from bot.emulator.records import Reply, StoredMessage
 from bot.emulator.schema import (
     BOOLEAN,
@@ -546,7 +547,10 @@ async def serve(args: argparse.Namespace, settings: Settings, out: TextIO) -> in
                 / "sandbox.sqlite3"
         bot = SandboxBot(Settings(token=None, database=database, dev_guild=None,
                                   log_level=settings.log_level), seed)
-        async with FakeDiscord(guilds=[sandbox_guild()]) as fake, running(bot, fake=fake):
+        # on a kept database, ids as Discord makes them (from the time): a new session's interaction
+        # ids are never those of an earlier one, which the log would take for a duplicate delivery
+        first_id = None if temporary else time_snowflake()
+        async with FakeDiscord(guilds=[sandbox_guild()], first_id=first_id) as fake, running(bot, fake=fake):
             session = Session(fake, out, echo=not interactive)
             session.say(banner(fake, database, temporary, seed, bot.loaded_cogs))
             session.say("")

@@ -92,7 +92,7 @@ class FakeDiscord:
     def __init__(self, *, guilds: list[pl.GuildSpec] | None = None, app: pl.AppSpec | None = None,
                  token: str | None = None, host: str = "127.0.0.1", port: int = 0,
                  reply_timeout: float = 5.0, heartbeat_interval_ms: int = 41_250,
-                 clock: Clock | None = None, time_scale: float = 1.0):
+                 clock: Clock | None = None, time_scale: float = 1.0, first_id: int | None = None):
         self.guilds = guilds if guilds is not None else [pl.default_guild()]
         self.app = app or pl.AppSpec()
         self.token = token  # when set, REST calls with another bot token get a 401
@@ -100,7 +100,9 @@ class FakeDiscord:
         self.reply_timeout = reply_timeout
         self.clock = clock or Clock(time_scale)  # Discord's time: an interaction's deadlines
         self.lags: list[Lag] = []
-        self._ids = snowflakes()
+        # ids from a fixed start (tests: the same ids every run), or ``first_id`` on (a sandbox on
+        # a kept database: time_snowflake(), so a new session never reuses an interaction id)
+        self._ids = snowflakes() if first_id is None else snowflakes(first_id)
         self.gateway = Gateway(ready_frames=self._ready_frames, heartbeat_interval_ms=heartbeat_interval_ms)
         self.messages = MessageStore(self.app, self._ids, base_url="")
         self.commands: dict[int | None, list[dict[str, Any]]] = {}  # guild id (None: global) -> synced
