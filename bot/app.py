@@ -15,6 +15,7 @@ import importlib.util
 import inspect
 import logging
 import signal
+import time
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -29,6 +30,7 @@ from bot.limits import RollRateLimiter
 from bot.logs import current_interaction
 from bot.pacing import Pacer
 from bot.render import error_embed
+from bot.store.base import DatabaseUnusable, StorageUnavailable
 from bot.replies import UNKNOWN_INTERACTION, post_saved_result, send_ephemeral
 
 if TYPE_CHECKING:
@@ -45,7 +47,33 @@ async def _maybe_await(value: Any) -> Any:
     return await value if inspect.isawaitable(value) else value
 
 
+class FaultLog:
+    """One log line when the storage starts failing a kind of way (disk full, locked), then one a
+    minute at most saying how many commands it refused meanwhile: the host reads what is wrong
+    without a traceback per command."""
+
+    def __init__(self, every: float = 60.0, clock: Any = time.monotonic):
+        self.every, self.clock = every, clock
+        self._last: dict[str, float] = {}
+        self._since: dict[str, int] = {}
+
+    def note(self, fault: StorageUnavailable) -> None:
+        now, kind = self.clock(), fault.kind
+        self._since[kind] = self._since.get(kind, 0) + 1
+        if kind in self._last and now - self._last[kind] < self.every:
+            return
+        count, self._since[kind], self._last[kind] = self._since[kind], 0, now
+        what = {"full": "the disk holding the database is full", "locked": "another program holds the database's "
+                "write lock"}.get(kind, kind)
+        log.error("storage: %s; %d command(s) refused, nothing of them saved (said once a minute at most)",
+                  what, count)
+
+
 class RefereeTree(app_commands.CommandTree):
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.storage_faults = FaultLog()
+
     async def interaction_check(self, interaction: discord.Interaction) -> bool:
         # runs first in the task discord.py creates for this interaction: every line logged
         # from here to the reply (the error handler included) carries the interaction id
@@ -65,6 +93,9 @@ class RefereeTree(app_commands.CommandTree):
             await send_ephemeral(interaction, content=str(error) or "You cannot use this command here.")
         elif isinstance(original, discord.HTTPException):
             await self._answer_lost(interaction, original)
+        elif isinstance(original, StorageUnavailable):
+            self.storage_faults.note(original)  # one log line per fault, not a traceback per command
+            await send_ephemeral(interaction, content=str(original))
         else:
             name = interaction.command.qualified_name if interaction.command else "?"
             log.error("unexpected error in /%s", name, exc_info=original)
@@ -111,18 +142,23 @@ class RefereeBot(RefereeClient):
 
     async def setup_hook(self) -> None:
         from bot.service import Referee
-        from bot.store import SqliteStore
 
         load_tables()  # a broken data file stops the bot here (TablesUnreadable), not mid-game
-        path = self.settings.database
-        if str(path) != ":memory:":
-            path.parent.mkdir(parents=True, exist_ok=True)
-        self.store = await _maybe_await(SqliteStore.open(path))
+        await self.open_store()
         self.referee = Referee(self.store)
         await self.load_cogs()
         await self.sync_commands()
         self.pacer.start()  # the reminders of slow games (bot/pacing.py); it waits until ready
         self._unshown_task = asyncio.create_task(self.post_unshown(), name="referee-unshown")
+
+    async def open_store(self) -> None:
+        """Open (check, migrate) the database once; a file that cannot serve raises
+        DatabaseUnusable. ``serve`` calls it before logging in: a bad file stops the bot before
+        its token goes anywhere."""
+        from bot.store import SqliteStore
+
+        if self.store is None:
+            self.store = await _maybe_await(SqliteStore.open(self.settings.database))
 
     async def post_unshown(self) -> None:
         """Once ready: post every result saved but never seen (the bot stopped between the save and
@@ -195,6 +231,7 @@ async def serve(settings: Settings, *, stop: asyncio.Event | None = None) -> Non
     async with RefereeBot(settings) as bot:
 
         async def start() -> None:  # bot.start(token), with the start-up objects frozen in between
+            await bot.open_store()  # the database first: a file that cannot serve stops the bot here
             await bot.login(token)  # runs setup_hook: the tables, the database, the cogs, the sync
             frozen = freeze_start_up_objects()
             log.info("start-up done: %d objects set aside from garbage collection (gc.freeze)", frozen)
@@ -233,8 +270,8 @@ def main_run(settings: Settings) -> int:
     except discord.LoginFailure:
         log.error("Discord refused the token: check DISCORD_TOKEN (or REFEREE_TOKEN)")
         return 2
-    except TablesUnreadable as exc:
-        log.error("%s", exc)
+    except (TablesUnreadable, DatabaseUnusable) as exc:
+        log.error("%s", exc)  # one line: which file, what is wrong, what to do
         return 1
     except KeyboardInterrupt:
         pass

@@ -100,6 +100,21 @@ class SchemaTooNew(StoreError):
     """The database was written by a newer version of the bot."""
 
 
+class StorageUnavailable(StoreError):
+    """The database cannot take a command now (its disk is full; another program holds its write
+    lock past every retry): nothing of the command was saved. ``str()`` is for the players;
+    ``kind`` ("full", "locked") groups the log lines, one per fault, not a traceback per command."""
+
+    def __init__(self, message: str, kind: str):
+        super().__init__(message)
+        self.kind = kind
+
+
+class DatabaseUnusable(StoreError):
+    """The database file cannot be used at start-up (not a database, damaged, read-only): one
+    line naming the file and what to do."""
+
+
 class Store(ABC):
     """Persistence of games and their logs. Implementations must make ``create_game``,
     ``append`` and ``end_game`` atomic: the state and its entry commit together or not at all."""
