@@ -31,7 +31,7 @@ MAX_DICE = 200
 # deep, a 5,000-digit number) reaches the parser's or the rules core's limits as an internal error
 MAX_REQUEST_BYTES = 16 * 1024 * 1024
 MAX_DEPTH = 40  # a game as the bot writes it nests about 8 deep
-MAX_NUMBER = 2 ** 53  # the largest integer every JSON reader keeps exactly
+MAX_NUMBER = 2 ** 64  # Discord's ids (user, channel, interaction) are 64-bit: nothing larger is needed
 MAX_EXPORT_BYTES = 2 * 1024 ** 3  # a full log (100,000 entries of a few KB) as JSON
 
 
@@ -208,7 +208,7 @@ def read_json(text: str, what: str, limit: int = MAX_REQUEST_BYTES) -> Any:
 
 
 def check_shape(data: Any, what: str) -> None:
-    """Refuse nesting deeper than MAX_DEPTH, integers past 2^53, NaN and infinities."""
+    """Refuse nesting deeper than MAX_DEPTH, integers past 2^64, NaN and infinities."""
     stack: list[tuple[Any, int]] = [(data, 1)]
     while stack:
         value, depth = stack.pop()
@@ -219,7 +219,7 @@ def check_shape(data: Any, what: str) -> None:
         elif isinstance(value, bool):
             continue
         elif isinstance(value, int) and not -MAX_NUMBER <= value <= MAX_NUMBER:
-            raise _Usage(f"the JSON {what} holds a number out of range ({len(str(abs(value)))} digits; at most 2^53)")
+            raise _Usage(f"the JSON {what} holds a number out of range ({len(str(abs(value)))} digits; at most 2^64)")
         elif isinstance(value, float) and (value != value or abs(value) == float("inf")):
             raise _Usage(f"the JSON {what} holds a number out of range (NaN or infinity)")
 

@@ -92,7 +92,7 @@ async def reply_outcome(interaction: discord.Interaction, acted: Any, *, ephemer
                                     "Do not give the order again.")
         return
     if not ephemeral:
-        await note_shown(interaction.client, acted)
+        await note_shown(getattr(interaction, "client", None), acted)
     for group in groups[1:]:
         await interaction.followup.send(embeds=group, ephemeral=ephemeral)
     if not ephemeral and getattr(acted, "hand_off", None) is not None:

@@ -57,7 +57,7 @@ from bot.emulator.schema import (
 from bot.render import embed_to_text
 from bot.sandbox_scenarios import SCENARIOS
 from bot.service import Referee
-from bot.store import StoreError
+from bot.store import DatabaseUnusable, StoreError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -584,6 +584,9 @@ def main(argv: list[str] | None = None, *, out: TextIO | None = None) -> int:
         return EXIT_OK
     except TablesUnreadable as exc:  # a rules table broken by an edit (REFEREE_DATA, data/)
         print(f"referee: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    except DatabaseUnusable as exc:  # one line already: which file, what is wrong, what to do
+        print(f"referee: the sandbox cannot start: {exc}", file=sys.stderr)
         return EXIT_FAILED
     except (sqlite3.Error, StoreError, OSError) as exc:
         # the database given cannot be opened (not SQLite, written by a newer bot, unwritable)

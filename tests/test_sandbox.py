@@ -253,8 +253,9 @@ def test_a_database_that_cannot_be_opened_is_one_line(tmp_path):
     database.write_text("not a database\n" * 200)
     result = run(tmp_path, "sandbox", "--database", str(database), script="quit\n")
     assert result.returncode == 1
-    assert result.stderr.splitlines()[-1] == \
-        f"referee: the sandbox cannot open its database {database}: file is not a database"
+    assert result.stderr.splitlines()[-1] == (
+        f"referee: the sandbox cannot start: database {database} is not an SQLite database (file is not a "
+        "database): set REFEREE_DATABASE to the bot's database, or move this file away to start with an empty one")
     assert "Traceback" not in result.stderr
 
 
