@@ -17,6 +17,7 @@ import inspect
 import logging
 import pkgutil
 import signal
+import time
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -31,7 +32,8 @@ from bot.limits import RollRateLimiter
 from bot.logs import current_interaction
 from bot.pacing import Pacer
 from bot.render import error_embed
-from bot.replies import reply_outcome, send_ephemeral
+from bot.store.base import DatabaseUnusable, StorageUnavailable
+from bot.replies import UNKNOWN_INTERACTION, post_saved_result, send_ephemeral
 
 if TYPE_CHECKING:
     from bot.store import Store
@@ -53,7 +55,33 @@ async def _maybe_await(value: Any) -> Any:
     return await value if inspect.isawaitable(value) else value
 
 
+class FaultLog:
+    """One log line when the storage starts failing a kind of way (disk full, locked), then one a
+    minute at most saying how many commands it refused meanwhile: the host reads what is wrong
+    without a traceback per command."""
+
+    def __init__(self, every: float = 60.0, clock: Any = time.monotonic):
+        self.every, self.clock = every, clock
+        self._last: dict[str, float] = {}
+        self._since: dict[str, int] = {}
+
+    def note(self, fault: StorageUnavailable) -> None:
+        now, kind = self.clock(), fault.kind
+        self._since[kind] = self._since.get(kind, 0) + 1
+        if kind in self._last and now - self._last[kind] < self.every:
+            return
+        count, self._since[kind], self._last[kind] = self._since[kind], 0, now
+        what = {"full": "the disk holding the database is full", "locked": "another program holds the database's "
+                "write lock"}.get(kind, kind)
+        log.error("storage: %s; %d command(s) refused, nothing of them saved (said once a minute at most)",
+                  what, count)
+
+
 class RefereeTree(app_commands.CommandTree):
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.storage_faults = FaultLog()
+
     async def interaction_check(self, interaction: discord.Interaction) -> bool:
         # runs first in the task discord.py creates for this interaction: every line logged
         # from here to the reply (the error handler included) carries the interaction id
@@ -73,6 +101,9 @@ class RefereeTree(app_commands.CommandTree):
             await send_ephemeral(interaction, content=str(error) or "You cannot use this command here.")
         elif isinstance(original, discord.HTTPException):
             await self._answer_lost(interaction, original)
+        elif isinstance(original, StorageUnavailable):
+            self.storage_faults.note(original)  # one log line per fault, not a traceback per command
+            await send_ephemeral(interaction, content=str(original))
         else:
             name = interaction.command.qualified_name if interaction.command else "?"
             log.error("unexpected error in /%s", name, exc_info=original)
@@ -81,21 +112,26 @@ class RefereeTree(app_commands.CommandTree):
                 f"(reference: {interaction.id})"))
 
     async def _answer_lost(self, interaction: discord.Interaction, error: discord.HTTPException) -> None:
-        """Discord refused the answer (an expired token, an outage past discord.py's own retries).
-        The order may be saved by then, so never claim "nothing was changed" unless the log says
-        so: a saved result is sent once more, as a re-delivered interaction would get it."""
-        log.warning("Discord refused the answer: %s %s (code %s)", error.status, error.text, error.code)
+        """Discord refused a message of the answer (the 3 seconds were up, an outage past
+        discord.py's own retries). Never answer the same interaction again: Discord refuses that
+        too (10062, 40060). A saved result reaches the channel through ``reply_outcome``, which
+        posts it as a plain message when its first message is refused; what gets here is a later
+        part of an answer already shown, or a command that saved nothing."""
+        name = interaction.command.qualified_name if interaction.command else "?"
+        log.warning("Discord refused the answer to /%s: %s (code %s)", name, error.status, error.code)
         referee = getattr(self.client, "referee", None)
         acted = await referee.recorded(interaction.id) if referee is not None else None
-        if acted is None:
-            await send_ephemeral(interaction, content=(
-                "Discord did not take the bot's answer; nothing was changed: give the order again "
-                f"(reference: {interaction.id})"))
+        if acted is not None:
+            if not interaction.response.is_done() and interaction.channel_id is not None:
+                await post_saved_result(self.client, interaction.channel_id, acted, why=(
+                    f"<@{interaction.user.id}>: your order was saved as log #{acted.seq}, but Discord did not "
+                    "take the bot's reply, so here is the result. Do not give the order again."))
             return
-        try:
-            await reply_outcome(interaction, acted)
-        except discord.HTTPException:
-            log.warning("the saved result (log #%s) could not be shown either; it stays in the log", acted.seq)
+        if error.code == UNKNOWN_INTERACTION or interaction.response.is_done():
+            return  # the token is dead, or the answer is out: the player sees "did not respond" and may retry
+        await send_ephemeral(interaction, content=(
+            "Discord did not take the bot's answer; nothing was changed: give the order again "
+            f"(reference: {interaction.id})"))
 
 
 class RefereeBot(RefereeClient):
@@ -114,17 +150,36 @@ class RefereeBot(RefereeClient):
 
     async def setup_hook(self) -> None:
         from bot.service import Referee
-        from bot.store import SqliteStore
 
         load_tables()  # a broken data file stops the bot here (TablesUnreadable), not mid-game
-        path = self.settings.database
-        if str(path) != ":memory:":
-            path.parent.mkdir(parents=True, exist_ok=True)
-        self.store = await _maybe_await(SqliteStore.open(path))
+        await self.open_store()
         self.referee = Referee(self.store)
         await self.load_cogs()
         await self.sync_commands()
         self.pacer.start()  # the reminders of slow games (bot/pacing.py); it waits until ready
+        self._unshown_task = asyncio.create_task(self.post_unshown(), name="referee-unshown")
+
+    async def open_store(self) -> None:
+        """Open (check, migrate) the database once; a file that cannot serve raises
+        DatabaseUnusable. ``serve`` calls it before logging in: a bad file stops the bot before
+        its token goes anywhere."""
+        from bot.store import SqliteStore
+
+        if self.store is None:
+            self.store = await _maybe_await(SqliteStore.open(self.settings.database))
+
+    async def post_unshown(self) -> None:
+        """Once ready: post every result saved but never seen (the bot stopped between the save and
+        the reply, or Discord refused both the reply and the channel post), each once, naming its
+        log entry, so a player does not give the order again and roll twice."""
+        await self.wait_until_ready()
+        try:
+            for channel_id, acted in await self.referee.unshown():
+                await post_saved_result(self, channel_id, acted, why=(
+                    f"<@{acted.entry.actor}>'s order was saved as log #{acted.seq} just before the bot "
+                    "restarted, and may not have been shown: here is the result. Do not give it again."))
+        except Exception:  # the store failing at start-up: the results stay listed for the next start
+            log.exception("the results saved before the restart could not be posted")
 
     async def load_cogs(self) -> None:
         """Load every cog module of the cogs package; one that fails to load stops the start-up."""
@@ -148,6 +203,9 @@ class RefereeBot(RefereeClient):
     async def close(self) -> None:
         # the gateway first, so no command starts against a closed database
         self.pacer.stop()
+        task = getattr(self, "_unshown_task", None)
+        if task is not None and not task.done():
+            task.cancel()
         await super().close()
         store, self.store = self.store, None
         if store is not None:
@@ -168,17 +226,16 @@ def freeze_start_up_objects() -> int:
 
 
 async def serve(settings: Settings, *, stop: asyncio.Event | None = None) -> None:
-    """Run until the gateway ends or ``stop`` is set (by SIGTERM/SIGINT in ``main_run``)."""
-    if importlib.util.find_spec("bot.emulator") is not None:
-        from bot import emulator
-
-        if hasattr(emulator, "apply_env_endpoints"):
-            emulator.apply_env_endpoints()  # inert unless REFEREE_DISCORD_API/_GATEWAY are set
+    """Run until the gateway ends or ``stop`` is set (by SIGTERM/SIGINT in ``main_run``).
+    It talks to wherever discord.py points: Discord itself, unless a test or the sandbox pointed
+    it at the loopback emulator first (``bot.emulator.run_bot``); no environment variable here
+    can send the token elsewhere."""
     stop = stop or asyncio.Event()
     token = settings.token.get_secret_value() if settings.token else ""
     async with RefereeBot(settings) as bot:
 
         async def start() -> None:  # bot.start(token), with the start-up objects frozen in between
+            await bot.open_store()  # the database first: a file that cannot serve stops the bot here
             await bot.login(token)  # runs setup_hook: the tables, the database, the cogs, the sync
             frozen = freeze_start_up_objects()
             log.info("start-up done: %d objects set aside from garbage collection (gc.freeze)", frozen)
@@ -217,8 +274,8 @@ def main_run(settings: Settings) -> int:
     except discord.LoginFailure:
         log.error("Discord refused the token: check DISCORD_TOKEN (or REFEREE_TOKEN)")
         return 2
-    except TablesUnreadable as exc:
-        log.error("%s", exc)
+    except (TablesUnreadable, DatabaseUnusable) as exc:
+        log.error("%s", exc)  # one line: which file, what is wrong, what to do
         return 1
     except KeyboardInterrupt:
         pass

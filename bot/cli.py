@@ -27,6 +27,13 @@ EXIT_OK = 0
 EXIT_FAILED = 1  # a replay that differs; the sandbox missing; an internal error
 EXIT_REFUSED = 2  # bad usage, malformed JSON, an invalid or illegal order, a missing token
 MAX_DICE = 200
+# what a request (or an export to replay) may be, checked before anything is built from it: the
+# bot's own caps (units, locations, log entries) hold here too, and no JSON shape (nested 200,000
+# deep, a 5,000-digit number) reaches the parser's or the rules core's limits as an internal error
+MAX_REQUEST_BYTES = 16 * 1024 * 1024
+MAX_DEPTH = 40  # a game as the bot writes it nests about 8 deep
+MAX_NUMBER = 2 ** 64  # Discord's ids (user, channel, interaction) are 64-bit: nothing larger is needed
+MAX_EXPORT_BYTES = 2 * 1024 ** 3  # a full log (100,000 entries of a few KB) as JSON
 
 
 # --- the request -------------------------------------------------------------------------
@@ -157,6 +164,7 @@ def _position(request: RulesRequest) -> Game:
     except ValidationError as exc:
         message, field = validation_message(exc)
         raise InvalidOrder(f"game: {message}", field=f"game.{field}") from None
+    check_caps(game)
     if game.ruleset != request.ruleset:
         raise InvalidOrder(f"the game is a '{game.ruleset}' game, but the request says "
                            f"'{request.ruleset}'", field="ruleset")
@@ -192,11 +200,53 @@ def refusal(exc: RulesError) -> str:
     return f"{kind}: {exc.message}{rule}"
 
 
-def parse_request(text: str) -> RulesRequest:
+def read_json(text: str, what: str, limit: int = MAX_REQUEST_BYTES) -> Any:
+    """``text`` as JSON within the shape limits above; _Usage (exit 2) naming what is wrong."""
+    if len(text) > limit:
+        raise _Usage(f"the JSON {what} is over {limit:,} characters")
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise _Usage(f"malformed JSON on stdin: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
+        raise _Usage(f"malformed JSON {what}: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
+    except RecursionError:
+        raise _Usage(f"the JSON {what} nests deeper than {MAX_DEPTH} levels") from None
+    except ValueError as exc:  # an integer longer than Python converts (4,300 digits)
+        raise _Usage(f"the JSON {what} holds a number out of range ({str(exc).split(';')[0]})") from None
+    check_shape(data, what)
+    return data
+
+
+def check_shape(data: Any, what: str) -> None:
+    """Refuse nesting deeper than MAX_DEPTH, integers past 2^64, NaN and infinities."""
+    stack: list[tuple[Any, int]] = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, (dict, list)):
+            if depth > MAX_DEPTH:
+                raise _Usage(f"the JSON {what} nests deeper than {MAX_DEPTH} levels")
+            stack.extend((item, depth + 1) for item in (value.values() if isinstance(value, dict) else value))
+        elif isinstance(value, bool):
+            continue
+        elif isinstance(value, int) and not -MAX_NUMBER <= value <= MAX_NUMBER:
+            raise _Usage(f"the JSON {what} holds a number out of range ({len(str(abs(value)))} digits; at most 2^64)")
+        elif isinstance(value, float) and (value != value or abs(value) == float("inf")):
+            raise _Usage(f"the JSON {what} holds a number out of range (NaN or infinity)")
+
+
+def check_caps(game: Game) -> None:
+    """A game supplied whole is held to the caps a game in the bot has."""
+    from bot.core.setup import MAX_LOCATIONS, MAX_UNITS
+
+    if len(game.units) > MAX_UNITS:
+        raise InvalidOrder(f"the game has {len(game.units):,} units; a game may have at most {MAX_UNITS}",
+                           field="game.units")
+    if len(game.locations) > MAX_LOCATIONS:
+        raise InvalidOrder(f"the game has {len(game.locations):,} locations; a game may have at most "
+                           f"{MAX_LOCATIONS}", field="game.locations")
+
+
+def parse_request(text: str) -> RulesRequest:
+    data = read_json(text, "on stdin")
     if not isinstance(data, dict):
         raise _Usage("the request must be one JSON object: {\"ruleset\", \"situation\" or \"game\", "
                      "\"order\", \"dice\"?}")
@@ -213,7 +263,7 @@ class _Usage(Exception):
 
 def run_rules(stdin: TextIO, stdout: TextIO, stderr: TextIO, *, pretty: bool = False, preview: bool = False) -> int:
     try:
-        request = parse_request(stdin.read())
+        request = parse_request(stdin.read(MAX_REQUEST_BYTES + 1))
         result = preview_answer(request) if preview else answer(request)
     except _Usage as exc:
         print(exc, file=stderr)
@@ -298,11 +348,21 @@ def replay_entries(entries: list[dict[str, Any]]) -> tuple[bool, str]:
 
 
 def load_export(path: str) -> list[dict[str, Any]]:
+    from bot.store.base import MAX_LOG_ENTRIES
+
     with open(path, encoding="utf-8") as handle:
-        data = json.load(handle)
+        text = handle.read(MAX_EXPORT_BYTES + 1)
+    if len(text) > MAX_EXPORT_BYTES:
+        raise ValueError(f"the file is over {MAX_EXPORT_BYTES:,} characters, more than a game's log")
+    try:
+        data = read_json(text, "in the file", MAX_EXPORT_BYTES)
+    except _Usage as exc:
+        raise ValueError(str(exc)) from None
     entries = data.get("entries") if isinstance(data, dict) else data
     if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
         raise ValueError("an export is a JSON list of log entries (or {\"entries\": [...]})")
+    if len(entries) > MAX_LOG_ENTRIES + 1:  # the closing /game end may go one past the cap
+        raise ValueError(f"it holds {len(entries):,} entries; a game's log holds at most {MAX_LOG_ENTRIES:,}")
     return entries
 
 

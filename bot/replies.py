@@ -19,6 +19,7 @@ from bot.render import digest_embed, hand_off_line, message_groups, outcome_embe
 log = logging.getLogger(__name__)
 
 ALREADY_ACKNOWLEDGED = 40060  # Discord's error code for a second answer to one interaction
+UNKNOWN_INTERACTION = 10062  # ... for an answer after the 3 s deadline (the token is dead then)
 
 
 def side_players(game: Game, side: int) -> list[int]:
@@ -44,9 +45,11 @@ async def send_ephemeral(interaction: discord.Interaction, *, content: str | Non
             await interaction.followup.send(**kwargs)
         else:
             await interaction.response.send_message(**kwargs)
-    except discord.HTTPException:
-        # the interaction expired (15 min) or Discord is unreachable: nothing left to tell
-        log.warning("could not send the error reply", exc_info=True)
+    except discord.HTTPException as exc:
+        # too late (3 s: 10062; 15 min), or Discord is unreachable: nothing left to tell, and a
+        # refusal saved nothing; one line, not a traceback per command
+        log.warning("could not send the private reply to interaction %s: %s (code %s)",
+                    interaction.id, exc.status, exc.code)
 
 
 async def send_embeds(interaction: discord.Interaction, embeds: list[discord.Embed], *, ephemeral: bool) -> None:
@@ -63,21 +66,73 @@ async def reply_outcome(interaction: discord.Interaction, acted: Any, *, ephemer
                         view: discord.ui.View | None = None) -> None:
     """Render an action's outcome and send it: the first message as the response, the rest as
     followups. ``acted`` is what ``Referee.act`` returns (its outcome, game and log seq).
-    ``view`` (buttons, e.g. /fire's "Odds") goes on the first message, the one with the headline."""
-    embeds = outcome_embed(acted.outcome, acted.game, entry_seq=acted.seq)
-    for i, group in enumerate(message_groups(embeds)):
-        if i == 0 and not interaction.response.is_done():
-            try:
-                await interaction.response.send_message(embeds=group, ephemeral=ephemeral,
-                                                        **({"view": view} if view is not None else {}))
-            except discord.HTTPException as exc:
-                if getattr(acted, "replayed", False) and exc.code == ALREADY_ACKNOWLEDGED:
-                    return  # a re-delivered interaction: the recorded answer was given the first time
-                raise
-        else:
-            await interaction.followup.send(embeds=group, ephemeral=ephemeral)
+    ``view`` (buttons, e.g. /fire's "Odds") goes on the first message, the one with the headline.
+
+    The result is saved before this runs. If Discord refuses the first message (the 3 seconds
+    were up: 10062; an outage past discord.py's own retries), the same interaction is never
+    answered again (Discord would refuse that too): the result is posted to the channel as a
+    plain message naming its log entry, so nothing saved goes unseen."""
+    groups = message_groups(outcome_embed(acted.outcome, acted.game, entry_seq=acted.seq))
+    try:
+        extra = {"view": view} if view is not None else {}
+        if not interaction.response.is_done():
+            await interaction.response.send_message(embeds=groups[0], ephemeral=ephemeral, **extra)
+        else:  # deferred (a command that may take long): the first followup ends the "thinking"
+            await interaction.followup.send(embeds=groups[0], ephemeral=ephemeral, **extra)
+    except discord.HTTPException as exc:
+        if getattr(acted, "replayed", False) and exc.code == ALREADY_ACKNOWLEDGED:
+            return  # a duplicate delivery: the recorded answer was given the first time
+        if ephemeral or interaction.channel_id is None:
+            raise
+        log.warning("Discord refused the reply to interaction %s (%s, code %s); posting log #%s to the channel",
+                    interaction.id, exc.status, exc.code, acted.seq)
+        await post_saved_result(interaction.client, interaction.channel_id, acted,
+                                why=f"<@{interaction.user.id}>: your order was saved as log #{acted.seq}, but "
+                                    "Discord did not take the bot's reply in time, so here is the result. "
+                                    "Do not give the order again.")
+        return
+    if not ephemeral:
+        await note_shown(getattr(interaction, "client", None), acted)
+    for group in groups[1:]:
+        await interaction.followup.send(embeds=group, ephemeral=ephemeral)
     if not ephemeral and getattr(acted, "hand_off", None) is not None:
         await send_hand_off(interaction, acted)
+
+
+async def note_shown(client: Any, acted: Any) -> None:
+    """The result reached its channel: it need not be posted again after a restart."""
+    referee = getattr(client, "referee", None)
+    if referee is None:
+        return
+    try:
+        await referee.shown(acted)
+    except Exception:  # the store is failing: the result may be posted once more after a restart
+        log.warning("could not note log #%s as shown", acted.seq, exc_info=True)
+
+
+async def post_saved_result(client: Any, channel_id: int, acted: Any, *, why: str) -> bool:
+    """Post a saved result to its channel as plain messages (a REST call of the bot's own, no
+    interaction token): what players see when the interaction's reply could not carry it, or
+    when the bot restarted before replying. ``why`` heads the first message. True once posted."""
+    channel = client.get_partial_messageable(channel_id)
+    groups = message_groups(outcome_embed(acted.outcome, acted.game, entry_seq=acted.seq))
+    try:
+        for i, group in enumerate(groups):
+            await channel.send(content=why if i == 0 else None, embeds=group,
+                               allowed_mentions=discord.AllowedMentions.none())
+    except discord.HTTPException as exc:
+        log.warning("log #%s could not be posted to channel %s either (%s, code %s); it stays in the log and "
+                    "is posted again at the next start", acted.seq, channel_id, exc.status, exc.code)
+        return False
+    await note_shown(client, acted)
+    if getattr(acted, "hand_off", None) is not None:
+        line = hand_off_line(acted.game, acted.hand_off)
+        if line is not None:
+            try:
+                await channel.send(content=line, allowed_mentions=only_these(side_players(acted.game, acted.hand_off)))
+            except discord.HTTPException:
+                log.warning("the hand-off after log #%s could not be posted", acted.seq)
+    return True
 
 
 async def send_hand_off(interaction: discord.Interaction, acted: Any) -> None:

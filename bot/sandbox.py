@@ -40,6 +40,7 @@ from bot.emulator.payloads import (
     GuildSpec,
     UserSpec,
 )
+from bot.emulator.messages import time_snowflake
 from bot.emulator.records import Reply, StoredMessage
 from bot.emulator.schema import (
     BOOLEAN,
@@ -56,7 +57,7 @@ from bot.emulator.schema import (
 from bot.render import embed_to_text
 from bot.sandbox_scenarios import SCENARIOS
 from bot.service import Referee
-from bot.store import StoreError
+from bot.store import DatabaseUnusable, StoreError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -546,7 +547,10 @@ async def serve(args: argparse.Namespace, settings: Settings, out: TextIO) -> in
                 / "sandbox.sqlite3"
         bot = SandboxBot(Settings(token=None, database=database, dev_guild=None,
                                   log_level=settings.log_level), seed)
-        async with FakeDiscord(guilds=[sandbox_guild()]) as fake, running(bot, fake=fake):
+        # on a kept database, ids as Discord makes them (from the time): a new session's interaction
+        # ids are never those of an earlier one, which the log would take for a duplicate delivery
+        first_id = None if temporary else time_snowflake()
+        async with FakeDiscord(guilds=[sandbox_guild()], first_id=first_id) as fake, running(bot, fake=fake):
             session = Session(fake, out, echo=not interactive)
             session.say(banner(fake, database, temporary, seed, bot.loaded_cogs))
             session.say("")
@@ -580,6 +584,9 @@ def main(argv: list[str] | None = None, *, out: TextIO | None = None) -> int:
         return EXIT_OK
     except TablesUnreadable as exc:  # a rules table broken by an edit (REFEREE_DATA, data/)
         print(f"referee: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    except DatabaseUnusable as exc:  # one line already: which file, what is wrong, what to do
+        print(f"referee: the sandbox cannot start: {exc}", file=sys.stderr)
         return EXIT_FAILED
     except (sqlite3.Error, StoreError, OSError) as exc:
         # the database given cannot be opened (not SQLite, written by a newer bot, unwritable)

@@ -255,6 +255,20 @@ class Referee:
         assert stored is not None  # entries reference their game (foreign key)
         return Acted(entry.outcome_model(), stored.game, entry, replayed=True)
 
+    async def shown(self, acted: Acted) -> None:
+        """``acted``'s result reached its channel (the reply, or the channel post standing in)."""
+        await self._store.entry_shown(acted.entry.game_id, acted.entry.seq)
+
+    async def unshown(self, limit: int = 100) -> list[tuple[int, Acted]]:
+        """(channel, result) of what was saved but never seen: the bot died between the save and
+        the reply, or Discord refused the reply and the channel post failed too."""
+        found = []
+        for channel_id, entry in await self._store.unshown_entries(limit):
+            stored = await self._store.load_game(entry.game_id)
+            assert stored is not None  # entries reference their game (foreign key)
+            found.append((channel_id, Acted(entry.outcome_model(), stored.game, entry, replayed=True)))
+        return found
+
     async def _recorded_or_active(self, channel_id: int, interaction_id: int | None) -> Acted | StoredGame:
         """The answer already given to this interaction if it was logged, else the channel's
         active game: what ``_recorded`` then ``_active`` give, in one read of the store (issue 5:

@@ -35,10 +35,22 @@ def split_sides(text: str) -> list[str]:
     return [name.strip() for name in text.split(",")]
 
 
+# options that are numbers, with their range and what they count: refused at /game new when they
+# are not, instead of being ignored later (the reminder and the undo expiry fall back otherwise)
+NUMBER_OPTIONS = {"remind_after_hours": (0.1, 24 * 365, "hours of silence before a reminder"),
+                  "undo_minutes": (1, 7 * 24 * 60, "minutes an undo proposal waits for its answer")}
+
+
 def creation_options(ruleset: Ruleset, options: str | None, values: dict[str, Any]) -> dict[str, Any]:
     """The game's options from the key=value text, with each side option given (``elr_1``, ``elr_2``)
     as the list the rules core reads; a side option of another ruleset is refused by name."""
     parsed = parse_options(options)
+    for key, (low, high, meaning) in NUMBER_OPTIONS.items():
+        value = parsed.get(key)
+        if key in parsed and (isinstance(value, bool) or not isinstance(value, (int, float))
+                              or not low <= value <= high):
+            raise InvalidOrder(f"'{key}' takes a number from {low:g} to {high:,g} ({meaning}), "
+                               f"e.g. {key}={max(1, round(low))}", field="options")
     for registered in rulesets():
         for option in registered.side_options:
             given = [values.get(f"{option.name}_{i + 1}") for i in range(len(SIDES))]

@@ -83,6 +83,9 @@ class LogCog(commands.Cog):
     @app_commands.describe(format="Markdown (an after-action report), CSV (one row per die) or JSON (replayable)")
     @app_commands.choices(format=FORMAT_CHOICES)
     async def export(self, interaction: Interaction, format: app_commands.Choice[str]) -> None:
+        await interaction.client.referee.log(interaction.channel_id, per_page=1)  # no game: refused privately
+        # a long log takes longer than Discord's 3 seconds to export: "thinking..." at once
+        await interaction.response.defer(thinking=True)
         record = await interaction.client.referee.export(interaction.channel_id)
         limit = attachment_limit(interaction)
         names = await member_names(interaction, _people(record))
@@ -95,7 +98,7 @@ class LogCog(commands.Cog):
         for i, part in enumerate(files):
             attachment = discord.File(fp=io.BytesIO(part.data), filename=part.filename)
             if i == 0:
-                await interaction.response.send_message(content=note, file=attachment)
+                await interaction.edit_original_response(content=note, attachments=[attachment])
             else:
                 await interaction.followup.send(content=f"Part {i + 1} of {len(files)}", file=attachment)
 

@@ -88,6 +88,45 @@ def test_malformed_json_exits_2_with_a_message():
     assert message.startswith("malformed JSON on stdin:")
 
 
+def test_json_nested_200000_deep_is_refused_not_an_internal_error():
+    deep = '{"ruleset": "asl", "order": ' + "[" * 200_000 + "]" * 200_000 + "}"
+    assert refused(rules(deep)) == "the JSON on stdin nests deeper than 40 levels"
+    assert refused(rules(asl_request({"action": "morale", "unit": "A1", "x": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[
+        ]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}))) == "the JSON on stdin nests deeper than 40 levels"
+
+
+@pytest.mark.parametrize("digits", [5000, 400])
+def test_a_huge_number_is_refused_not_an_internal_error(digits):
+    text = json.dumps(asl_request({"action": "unit_move", "unit": "A1", "location": "B6"})).replace(
+        '"B6"}', '"B6", "n": ' + "9" * digits + "}")
+    assert refused(rules(text)).startswith("the JSON on stdin holds a number out of range (")
+
+
+def test_a_supplied_game_is_held_to_the_bots_caps():
+    from bot.core.setup import MAX_LOCATIONS, MAX_UNITS
+
+    game = json.loads(rules(asl_request({"action": "unit_move", "unit": "A1", "location": "B6"})).stdout)["game"]
+    unit = game["units"]["A1"]
+    many = dict(game, units={f"U{i}": dict(unit, id=f"U{i}") for i in range(MAX_UNITS + 1)})
+    message = refused(rules({"ruleset": "asl", "game": many, "order": {"action": "unit_remove", "unit": "U1"}}))
+    assert message == f"invalid order: the game has {MAX_UNITS + 1} units; a game may have at most {MAX_UNITS}"
+    places = dict(game, locations={f"L{i}": {"id": f"L{i}", "terrain": "open"} for i in range(MAX_LOCATIONS + 1)})
+    message = refused(rules({"ruleset": "asl", "game": places, "order": {"action": "unit_remove", "unit": "A1"}}))
+    assert message.startswith(f"invalid order: the game has {MAX_LOCATIONS + 1:,} locations")
+
+
+def test_a_replay_longer_than_a_log_may_be_is_refused(tmp_path, monkeypatch):
+    from bot import cli
+    from bot.store import base
+
+    monkeypatch.setattr(base, "MAX_LOG_ENTRIES", 2)
+    with pytest.raises(ValueError, match="it holds 4 entries; a game's log holds at most 2"):
+        cli.load_export(export(tmp_path, logged_entries() + [logged_entries()[0]]))
+    (tmp_path / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
+    result = run_bot("rules", "replay", str(tmp_path / "deep.json"))
+    assert result.returncode == 2 and result.stderr.strip().endswith("the JSON in the file nests deeper than 40 levels")
+
+
 def test_a_request_that_is_not_an_object_is_refused():
     assert "one JSON object" in refused(rules("[1, 2]"))
 

@@ -256,13 +256,26 @@ def test_a_database_file_keeps_the_games_and_passes_the_health_check(tmp_path, m
     assert health.getvalue() == f"ok: {database}\n"
 
 
+def test_a_second_session_on_the_database_is_not_answered_from_the_first_ones_log(tmp_path):
+    # each session's emulator numbered its interactions from the same start: the second session's
+    # /unit move had the id of the first session's /game new and was "answered" from its entry
+    database = tmp_path / "sandbox.sqlite3"
+    sandbox(tmp_path, "--scenario", "cd", "--database", str(database), script="")
+    out = sandbox(tmp_path, "--database", str(database), script="channel cd\nas gm\n/unit move unit:1-A to:hedge-1\n")
+    moved = reply_to(out, "/unit move unit:1-A to:hedge-1")
+    assert moved.startswith("== US rifle platoon 1-A to hedge-1 ==") and "(log #9)" in moved, moved
+    out = sandbox(tmp_path, "--database", str(database), script="channel cd\n/game status\n")
+    assert "-- hedge-1: open --\n   US rifle platoon 1-A (Americans)" in reply_to(out, "/game status")
+
+
 def test_a_database_that_cannot_be_opened_is_one_line(tmp_path):
     database = tmp_path / "notes.txt"
     database.write_text("not a database\n" * 200)
     result = run(tmp_path, "sandbox", "--database", str(database), script="quit\n")
     assert result.returncode == 1
-    assert result.stderr.splitlines()[-1] == \
-        f"referee: the sandbox cannot open its database {database}: file is not a database"
+    assert result.stderr.splitlines()[-1] == (
+        f"referee: the sandbox cannot start: database {database} is not an SQLite database (file is not a "
+        "database): set REFEREE_DATABASE to the bot's database, or move this file away to start with an empty one")
     assert "Traceback" not in result.stderr
 
 

@@ -33,6 +33,8 @@ OPTIONS, DICE, PREVIEW = "options", "dice", "preview"  # the bot's own options o
 MAX_IDS = 40  # the most ids one option may name
 MAX_DICE = 100  # the most manual dice one order may give
 _SPLIT = re.compile(r"[\s,;]+")
+# words only: "1" and "0" are numbers (remind_after_hours=1 is one hour, not "yes"); a boolean
+# field given 1 or 0 still takes it (pydantic reads 1/0 as true/false)
 _TRUE = {"yes", "y", "true", "t", "on"}
 _FALSE = {"no", "n", "false", "f", "off"}
 
@@ -135,6 +137,8 @@ def typed_value(value: str) -> Any:
         return False
     if re.fullmatch(r"-?\d{1,9}", value):
         return int(value)
+    if re.fullmatch(r"-?\d{1,9}\.\d{1,6}", value):
+        return float(value)
     return value
 
 

@@ -1,5 +1,6 @@
 """`python -m bot.emulator --port N`: run FakeDiscord on its own, for a bot started as another
-process (point it here with REFEREE_DISCORD_API / REFEREE_DISCORD_GATEWAY)."""
+process: `python -m bot.emulator.run_bot` with the two lines it prints (REFEREE_DISCORD_API /
+REFEREE_DISCORD_GATEWAY) exported. `python -m bot run` ignores them."""
 
 from __future__ import annotations
 

@@ -128,6 +128,19 @@ class MessageStore:
         return None
 
 
+DISCORD_EPOCH_MS = 1_420_070_400_000  # 2015-01-01, where Discord's snowflakes count from
+
+
 def snowflakes(start: int = 1_100_000_000_000_000_001) -> Iterator[int]:
     """Deterministic, increasing ids: a test's ids do not depend on the clock."""
     return itertools.count(start)
+
+
+def time_snowflake(now_ms: int | None = None) -> int:
+    """An id as Discord makes them, from the time (ms since 2015 in the high bits): ids of a
+    later session are larger than any of an earlier one, as interaction ids on Discord are. A
+    sandbox on a kept database starts here, so no id of an earlier session comes back."""
+    import time
+
+    now_ms = int(time.time() * 1000) if now_ms is None else now_ms
+    return (now_ms - DISCORD_EPOCH_MS) << 22

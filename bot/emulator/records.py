@@ -93,10 +93,14 @@ class InteractionRecord:
     payload: dict[str, Any]  # the INTERACTION_CREATE data sent to the bot
     callbacks: list[Callback] = field(default_factory=list)
     rejected: list[Callback] = field(default_factory=list)  # callbacks after the first (400, 40060)
+    late: list[Callback] = field(default_factory=list)  # initial responses past the 3 s deadline (404, 10062)
     original: StoredMessage | None = None
     followups: list[StoredMessage] = field(default_factory=list)
-    deliveries: int = 0  # INTERACTION_CREATEs sent (a redelivery adds one)
+    deliveries: int = 0  # INTERACTION_CREATEs sent (a duplicate delivery adds one)
     deliveries_received: int = 0  # ... that the bot reported receiving (harness-tracked)
+    created_at: float | None = None  # Discord's clock when it was first dispatched (its deadlines start)
+    session_id: str | None = None  # the gateway session it was first dispatched to
+    refused: list[tuple[str, int]] = field(default_factory=list)  # (path, code) of every answer refused
     changed: asyncio.Event = field(default_factory=asyncio.Event)
 
     @property

@@ -3,7 +3,16 @@
 It serves what the client needs to log in, open the gateway, sync its commands and answer
 interactions; it records everything the bot sends (per interaction token and per channel),
 builds interactions typed against the schema the bot synced, and injects the faults the
-reliability tests need (429s, a dropped gateway, a redelivered interaction).
+reliability tests need (429s, 5xx, a dropped gateway, a duplicate delivery, a slow bot).
+
+It is as strict as Discord about an interaction's answers (bot/emulator/clock.py has the
+deadlines): the initial response within 3 s of the interaction's creation or 404 code 10062
+"Unknown interaction" (the token is dead then: followups get 404 code 10015 "Unknown Webhook");
+one initial response only (400 code 40060 "Interaction has already been acknowledged");
+followups and edits through the token within 15 minutes, then 401 code 50027 "Invalid Webhook
+Token" (as Discord answers, discord/discord-api-docs#6851). Discord never sends an interaction
+to a new gateway session (a restarted bot): only a duplicate delivery within the session it was
+sent to may happen (a RESUME replay), and ``deliver_again`` refuses anything else.
 See notes/discord-emulator.md for what each piece was checked against.
 """
 
@@ -20,6 +29,7 @@ from typing import Any
 from aiohttp import web
 
 from bot.emulator import payloads as pl
+from bot.emulator.clock import RESPONSE_DEADLINE, TOKEN_LIFETIME, Clock
 from bot.emulator.gateway import RESUMABLE_CLOSE, Gateway
 from bot.emulator.messages import REPLY_TO_COMMAND, MessageStore, read_body, snowflakes
 from bot.emulator.records import (
@@ -50,6 +60,17 @@ class Fault:
     method: str | None = None
 
 
+@dataclass
+class Lag:
+    """The next ``count`` requests matching ``route`` reach Discord ``seconds`` late: Discord's
+    clock moves on by that much before they are handled (a slow bot, without waiting for it)."""
+
+    route: str
+    seconds: float
+    count: int
+    method: str | None = None
+
+
 @dataclass(frozen=True)
 class RequestLog:
     method: str
@@ -70,13 +91,18 @@ def error_response(status: int, code: int, message: str) -> web.Response:
 class FakeDiscord:
     def __init__(self, *, guilds: list[pl.GuildSpec] | None = None, app: pl.AppSpec | None = None,
                  token: str | None = None, host: str = "127.0.0.1", port: int = 0,
-                 reply_timeout: float = 5.0, heartbeat_interval_ms: int = 41_250):
+                 reply_timeout: float = 5.0, heartbeat_interval_ms: int = 41_250,
+                 clock: Clock | None = None, time_scale: float = 1.0, first_id: int | None = None):
         self.guilds = guilds if guilds is not None else [pl.default_guild()]
         self.app = app or pl.AppSpec()
         self.token = token  # when set, REST calls with another bot token get a 401
         self.host, self.port = host, port
         self.reply_timeout = reply_timeout
-        self._ids = snowflakes()
+        self.clock = clock or Clock(time_scale)  # Discord's time: an interaction's deadlines
+        self.lags: list[Lag] = []
+        # ids from a fixed start (tests: the same ids every run), or ``first_id`` on (a sandbox on
+        # a kept database: time_snowflake(), so a new session never reuses an interaction id)
+        self._ids = snowflakes() if first_id is None else snowflakes(first_id)
         self.gateway = Gateway(ready_frames=self._ready_frames, heartbeat_interval_ms=heartbeat_interval_ms)
         self.messages = MessageStore(self.app, self._ids, base_url="")
         self.commands: dict[int | None, list[dict[str, Any]]] = {}  # guild id (None: global) -> synced
@@ -147,6 +173,7 @@ class FakeDiscord:
     # --- middleware: faults, auth, the request log, JSON errors ------------------------------
     @web.middleware
     async def _middleware(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        self._lag(request)
         response = self._fault_for(request) or self._auth_failure(request)
         if response is None:
             try:
@@ -163,8 +190,26 @@ class FakeDiscord:
             if fault.count > 0 and fault.route in request.path_qs and fault.method in (None, request.method):
                 fault.count -= 1
                 self.faults_served.append(RequestLog(request.method, request.path_qs, fault.status))
+                record = self.interactions.get(request.match_info.get("token", ""))
+                if record is not None and 400 <= fault.status < 500 and fault.status != 429:
+                    # a refusal the client does not retry: the interaction's record shows it
+                    record.refused.append((request.path, int(fault.body.get("code") or 0)))
+                    record.touch()
                 return json_response(fault.body, fault.status, fault.headers)
         return None
+
+    def _lag(self, request: web.Request) -> None:
+        for lag in self.lags:
+            if lag.count > 0 and lag.route in request.path_qs and lag.method in (None, request.method):
+                lag.count -= 1
+                self.clock.advance(lag.seconds)
+                return
+
+    def lag(self, seconds: float, route: str = "/callback", count: int = 1, *, method: str | None = None) -> None:
+        """Make the bot slow: its next ``count`` requests matching ``route`` (by default its
+        initial responses) arrive ``seconds`` after it received the interaction, as far as
+        Discord's deadlines go. Nothing actually waits."""
+        self.lags.append(Lag(route, seconds, count, method))
 
     def _auth_failure(self, request: web.Request) -> web.Response | None:
         # interaction callbacks and webhooks are authorised by their token, not the bot's
@@ -248,17 +293,45 @@ class FakeDiscord:
             return error_response(404, 10062, "Unknown interaction")
         body, files = await read_body(request)
         callback = Callback(int(body.get("type", 0)), body.get("data") or {}, tuple(files))
+        age = self._age(record)
+        if age > TOKEN_LIFETIME:  # long gone, answered or not
+            return self._refuse(record, request, callback, record.late, 404, 10062, "Unknown interaction")
         if record.callbacks:
             # Discord acknowledges an interaction once; a second answer is refused
-            record.rejected.append(callback)
-            record.touch()
-            return error_response(400, 40060, "Interaction has already been acknowledged.")
+            return self._refuse(record, request, callback, record.rejected, 400, 40060,
+                                "Interaction has already been acknowledged.")
+        if age > RESPONSE_DEADLINE:
+            # too late: the player already reads "The application did not respond", and the
+            # token is dead (no followup can make up for it)
+            return self._refuse(record, request, callback, record.late, 404, 10062, "Unknown interaction")
         record.callbacks.append(callback)
         message = self._callback_message(record, callback, list(files))
         record.touch()
         if request.query.get("with_response") not in ("1", "true", "True"):
             return web.Response(status=204)
         return json_response(self._callback_response(record, callback, message))
+
+    def _age(self, record: InteractionRecord) -> float:
+        """Seconds of Discord's time since the interaction was created."""
+        return 0.0 if record.created_at is None else self.clock.now() - record.created_at
+
+    @staticmethod
+    def _refuse(record: InteractionRecord, request: web.Request, callback: Callback | None,
+                kept: list[Callback] | None, status: int, code: int, message: str) -> web.Response:
+        if kept is not None and callback is not None:
+            kept.append(callback)
+        record.refused.append((request.path, code))
+        record.touch()
+        return error_response(status, code, message)
+
+    def _token_refusal(self, record: InteractionRecord, request: web.Request) -> web.Response | None:
+        """Followups and edits through an interaction's token: only once it was acknowledged
+        in time, and for 15 minutes after the interaction was created."""
+        if not record.callbacks:
+            return self._refuse(record, request, None, None, 404, 10015, "Unknown Webhook")
+        if self._age(record) > TOKEN_LIFETIME:
+            return self._refuse(record, request, None, None, 401, 50027, "Invalid Webhook Token")
+        return None
 
     def _callback_message(self, record: InteractionRecord, callback: Callback,
                           files: list[Any]) -> StoredMessage | None:
@@ -294,8 +367,11 @@ class FakeDiscord:
 
     async def _followup(self, request: web.Request) -> web.Response:
         record = self.interactions.get(request.match_info["token"])
-        if record is None or not record.callbacks:
+        if record is None:
             return error_response(404, 10015, "Unknown Webhook")
+        refused = self._token_refusal(record, request)
+        if refused is not None:
+            return refused
         body, files = await read_body(request)
         message = self.messages.create(int(record.payload["channel_id"]), body, files,
                                        guild_id=_guild_of(record.payload), kind=REPLY_TO_COMMAND)
@@ -307,6 +383,10 @@ class FakeDiscord:
 
     async def _webhook_message(self, request: web.Request) -> web.Response:
         record = self.interactions.get(request.match_info["token"])
+        if record is not None:
+            refused = self._token_refusal(record, request)
+            if refused is not None:
+                return refused
         message = self._webhook_target(record, request.match_info["message"])
         if record is None or message is None:
             return error_response(404, 10008, "Unknown Message")
@@ -433,10 +513,17 @@ class FakeDiscord:
         payload["message"] = target.payload
         return await self._exchange(payload, settle=settle, timeout=timeout)
 
-    async def redeliver(self, interaction: Reply | InteractionRecord, *, timeout: float | None = None) -> Reply:
-        """Send the same INTERACTION_CREATE again (same id and token), as Discord may after a
-        gateway hiccup; returns once the bot has received it and its handler has ended."""
+    async def deliver_again(self, interaction: Reply | InteractionRecord, *, timeout: float | None = None) -> Reply:
+        """A duplicate delivery: the same INTERACTION_CREATE (same id and token) once more, to the
+        gateway session it was first sent to, as a RESUME replay may cause; returns once the bot
+        has received it and its handler has ended. Discord never sends an interaction to a new
+        session: after the bot restarted (IDENTIFY, a new session) this refuses, as a player's
+        retry is a new interaction (``send_command``)."""
         record = interaction.record if isinstance(interaction, Reply) else interaction
+        if record.session_id is not None and record.session_id != self.gateway.session_id:
+            raise AssertionError("Discord does not deliver an interaction to a new gateway session: the bot "
+                                 f"restarted since {_describe(record.payload)} was sent (a retry is a new "
+                                 "interaction: send the command again)")
         await self._deliver(record, expect_answer=False, settle=True, timeout=timeout)
         return Reply(record)
 
@@ -491,17 +578,20 @@ class FakeDiscord:
     async def _deliver(self, record: InteractionRecord, *, expect_answer: bool, settle: bool,
                        timeout: float | None) -> None:
         timeout = self.reply_timeout if timeout is None else timeout
-        answers_before = len(record.callbacks) + len(record.rejected)
+        answers_before = _answers(record)
         received_before = record.deliveries_received
         handlers_before = _handler_tasks()
         record.deliveries += 1
+        if record.created_at is None:  # its deadlines run from its creation, not a later delivery
+            record.created_at = self.clock.now()
+            record.session_id = self.gateway.session_id
         await self.gateway.dispatch("INTERACTION_CREATE", record.payload)
         what = _describe(record.payload)
         if self.receipts_tracked:
             await _wait_for(record, lambda: record.deliveries_received > received_before, timeout,
                             f"the bot never received {what}")
         if expect_answer:
-            await _wait_for(record, lambda: len(record.callbacks) + len(record.rejected) > answers_before,
+            await _wait_for(record, lambda: _answers(record) > answers_before,
                             timeout, f"the bot did not answer {what} within {timeout}s")
         if settle:
             await _settle(_handler_tasks() - handlers_before, timeout, what)
@@ -515,6 +605,13 @@ class FakeDiscord:
             if record.id == interaction_id:
                 record.deliveries_received += 1
                 record.touch()
+
+
+def _answers(record: InteractionRecord) -> int:
+    """Initial responses the bot attempted: taken, refused as a second one or as late, or
+    answered with an injected refusal (``fail_next``)."""
+    injected = sum(1 for path, _ in record.refused if path.endswith("/callback")) - len(record.rejected) - len(record.late)
+    return len(record.callbacks) + len(record.rejected) + len(record.late) + injected
 
 
 def _guild_of(payload: dict[str, Any]) -> int | None:

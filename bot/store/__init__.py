@@ -4,11 +4,12 @@
 What an entry means (its hash chain, its replay) is ``bot.record``'s, shared by every store.
 """
 
-from .base import (MAX_LOG_ENTRIES, ActiveGameExists, DuplicateInteraction, LogFull, QuietGame, SchemaTooNew,
-                   StaleGame, Store, StoredGame, StoreError, UndoRequest)
+from .base import (MAX_LOG_ENTRIES, ActiveGameExists, DatabaseUnusable, DuplicateInteraction, LogFull, QuietGame,
+                   SchemaTooNew, StaleGame, StorageUnavailable, Store, StoredGame, StoreError, UndoRequest)
 from .sqlite import SqliteStore, migrations
 
 __all__ = [
-    "MAX_LOG_ENTRIES", "ActiveGameExists", "DuplicateInteraction", "LogFull", "QuietGame", "SchemaTooNew",
-    "SqliteStore", "StaleGame", "Store", "StoreError", "StoredGame", "UndoRequest", "migrations",
+    "MAX_LOG_ENTRIES", "ActiveGameExists", "DatabaseUnusable", "DuplicateInteraction", "LogFull", "QuietGame",
+    "SchemaTooNew", "SqliteStore", "StaleGame", "StorageUnavailable", "Store", "StoreError", "StoredGame",
+    "UndoRequest", "migrations",
 ]

@@ -100,6 +100,21 @@ class SchemaTooNew(StoreError):
     """The database was written by a newer version of the bot."""
 
 
+class StorageUnavailable(StoreError):
+    """The database cannot take a command now (its disk is full; another program holds its write
+    lock past every retry): nothing of the command was saved. ``str()`` is for the players;
+    ``kind`` ("full", "locked") groups the log lines, one per fault, not a traceback per command."""
+
+    def __init__(self, message: str, kind: str):
+        super().__init__(message)
+        self.kind = kind
+
+
+class DatabaseUnusable(StoreError):
+    """The database file cannot be used at start-up (not a database, damaged, read-only): one
+    line naming the file and what to do."""
+
+
 class Store(ABC):
     """Persistence of games and their logs. Implementations must make ``create_game``,
     ``append`` and ``end_game`` atomic: the state and its entry commit together or not at all."""
@@ -200,6 +215,15 @@ class Store(ABC):
 
     @abstractmethod
     async def mark_reminded(self, game_id: int, seq: int, sent_at: str) -> None: ...
+
+    # results saved but not yet seen (issue 17): a store that does not track them shows nothing
+    # after a restart, as before; the SQLite store does (migrations/0005_unshown_entries.sql)
+    async def entry_shown(self, game_id: int, seq: int) -> None:
+        """The entry's result reached its channel: take it off the unshown list."""
+
+    async def unshown_entries(self, limit: int = 100) -> list[tuple[int, LogEntry]]:
+        """(channel, entry) of the results saved by an interaction and never seen, oldest first."""
+        return []
 
     async def iter_entries(self, game_id: int, *, batch: int = 500) -> AsyncIterator[LogEntry]:
         """Every entry of a game in seq order, read in batches (verify, export)."""

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import re
 import sqlite3
 import zlib
@@ -44,13 +45,23 @@ import aiosqlite
 
 from bot.core.game import Game
 
-from .base import (MAX_LOG_ENTRIES, ActiveGameExists, DuplicateInteraction, LogFull, QuietGame, SchemaTooNew,
-                   StaleGame, Store, StoredGame, UndoRequest, UndoStatus)
+from .base import (MAX_LOG_ENTRIES, ActiveGameExists, DatabaseUnusable, DuplicateInteraction, LogFull, QuietGame,
+                   SchemaTooNew, StaleGame, StorageUnavailable, Store, StoredGame, UndoRequest, UndoStatus)
 from bot.record.chain import GENESIS_HASH, LogEntry, canonical_json
+
+log = logging.getLogger(__name__)
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 _MIGRATION_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
-BUSY_TIMEOUT_MS = 5000  # another process (a backup, a verify tool) holding the write lock
+# Another process (a backup, a verify tool) holding the write lock. The writer waits for it on its
+# thread only briefly each time (BUSY_TIMEOUT_MS), then retries off the thread with a growing pause,
+# LOCK_RETRY_SECONDS in all, before the command is refused with "try again" (issue 17: one wait of
+# 5 s on the one database thread stalled every channel's reads behind it). Reads have a connection
+# and a thread of their own (WAL: a writer, ours or another's, never blocks them).
+BUSY_TIMEOUT_MS = 200
+START_BUSY_TIMEOUT_MS = 5000  # at start-up (the migrations) nothing waits behind the wait
+LOCK_RETRY_SECONDS = 20.0
+LOCK_RETRY_FIRST_PAUSE, LOCK_RETRY_LONGEST_PAUSE = 0.05, 1.0
 # the most writes one group commit takes: bounds how long one transaction holds the write lock
 MAX_GROUP = 64
 
@@ -111,6 +122,8 @@ def _utc_now() -> str:
 # bytes more for more CPU per command
 COMPRESSION_LEVEL = 6
 COMPRESSED_OUTCOMES_SCHEMA = 4  # migrations/0004_compact_log.sql
+UNSHOWN_SCHEMA = 5  # migrations/0005_unshown_entries.sql
+SHOWN_FLUSH_SECONDS = 0.25  # results seen but still listed as unshown wait at most this long for a write
 
 
 def pack_json(text: str) -> bytes:
@@ -179,6 +192,61 @@ def _in_group(conn: Connection, works: list[Callable[[Connection], Any]]) -> lis
     return done
 
 
+def _error_code(exc: sqlite3.Error) -> int:
+    return (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF  # the primary code of an extended one
+
+
+def _is_busy(exc: sqlite3.Error) -> bool:
+    return _error_code(exc) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED) or "database is locked" in str(exc)
+
+
+def storage_fault(exc: sqlite3.Error) -> StorageUnavailable | None:
+    """The players' side of a write the database could not take, or None for anything else."""
+    if _error_code(exc) == sqlite3.SQLITE_FULL or "database or disk is full" in str(exc):
+        return StorageUnavailable("The bot's disk is full, so this order was not saved (nothing changed). The "
+                                  "bot's host has been told; give the order again once there is room.", "full")
+    if _is_busy(exc):
+        return StorageUnavailable("The game's database is busy with another program (a backup?), so this order was "
+                                  f"not saved after {LOCK_RETRY_SECONDS:g} s of trying (nothing changed): give it "
+                                  "again in a minute.", "locked")
+    return None
+
+
+def unusable(path: str | Path, exc: sqlite3.Error) -> str:
+    """One line: which file, what is wrong with it, what to do."""
+    code, what = _error_code(exc), str(exc)
+    if code == sqlite3.SQLITE_NOTADB:
+        return (f"database {path} is not an SQLite database ({what}): set REFEREE_DATABASE to the bot's "
+                "database, or move this file away to start with an empty one")
+    if code == sqlite3.SQLITE_CORRUPT or "malformed" in what or "quick_check" in what:
+        return (f"database {path} is damaged ({what}): restore it from a backup (or try `sqlite3 {path} "
+                "'.recover'` into a new file); the bot does not start on a damaged log")
+    if code == sqlite3.SQLITE_READONLY:
+        return (f"database {path} is read-only for the bot ({what}): let the bot's user write the file and its "
+                "folder (SQLite writes -wal and -shm files beside it)")
+    if code == sqlite3.SQLITE_CANTOPEN:
+        return (f"database {path} cannot be opened ({what}): check the path, and that the bot's user may read "
+                "and write there")
+    if code == sqlite3.SQLITE_FULL:
+        return f"database {path} cannot be written: the disk is full ({what}); free some space"
+    return f"database {path} cannot be used ({what}): check the file, or restore it from a backup"
+
+
+def _file_problem(exc: sqlite3.Error) -> bool:
+    return _error_code(exc) in (sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_READONLY,
+                                sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR) \
+        or "malformed" in str(exc) or "quick_check" in str(exc)
+
+
+async def _quick_check(db: aiosqlite.Connection) -> None:
+    """PRAGMA quick_check (every page's structure, not the indexes' content): raise a
+    DatabaseError naming the first problem when it is not "ok"."""
+    async with db.execute("PRAGMA quick_check(3)") as cursor:
+        found = [" ".join(str(row[0]).split()) for row in await cursor.fetchall()]  # one line
+    if found != ["ok"]:
+        raise sqlite3.DatabaseError(f"PRAGMA quick_check: {'; '.join(found)}")
+
+
 def _fetchone(conn: Connection, sql: str, params: tuple[Any, ...]) -> Any:
     cursor = conn.execute(sql, params)
     try:
@@ -193,8 +261,14 @@ def _fetchall(conn: Connection, sql: str, params: tuple[Any, ...]) -> list[Any]:
 
 class SqliteStore(Store):
     def __init__(self, db: aiosqlite.Connection, *, max_entries: int = MAX_LOG_ENTRIES,
-                 entry_columns: str = _ENTRY_COLUMNS, compress_outcomes: bool = True):
-        self._db = db
+                 entry_columns: str = _ENTRY_COLUMNS, compress_outcomes: bool = True,
+                 track_unshown: bool = True, reader: aiosqlite.Connection | None = None):
+        self._db = db  # the writer (and every read of a memory database)
+        self._reader = reader or db  # reads: their own thread, never queued behind a write's wait
+        # schema 5 on: an entry made by an interaction is listed as unshown until its reply is out
+        self.track_unshown = track_unshown
+        self._shown: list[tuple[int, int]] = []  # (game, seq) seen: taken off with the next write
+        self._shown_flush: asyncio.TimerHandle | None = None
         self._entry_columns = entry_columns
         # False writes outcomes as plain TEXT, as the bots of schema 3 and before did: a store
         # held at such a schema, and the storage benchmark's "before"; a reader takes either
@@ -210,33 +284,70 @@ class SqliteStore(Store):
     @classmethod
     async def open(cls, path: str | Path, *, max_entries: int = MAX_LOG_ENTRIES,
                    upto: int | None = None) -> SqliteStore:
-        """Open (creating it and its folder if needed) and migrate the database at ``path``.
-        ``upto`` stops at an earlier schema version: the migration tests use it."""
-        if str(path) != ":memory:":
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        """Open (creating it and its folder if needed), check and migrate the database at ``path``.
+        ``upto`` stops at an earlier schema version: the migration tests use it. A file that
+        cannot serve (not a database, damaged, read-only, unreachable) raises DatabaseUnusable:
+        one line naming the file and what to do."""
+        try:
+            if str(path) != ":memory:":
+                Path(path).parent.mkdir(parents=True, exist_ok=True)
+            return await cls._open(path, max_entries=max_entries, upto=upto)
+        except sqlite3.DatabaseError as exc:
+            if not _file_problem(exc):
+                raise  # not the file's fault (a migration's own error): as it is
+            raise DatabaseUnusable(unusable(path, exc)) from None
+        except OSError as exc:
+            raise DatabaseUnusable(f"database {path} cannot be created: {exc.strerror or exc}; make its "
+                                   "folder writable by the bot, or set REFEREE_DATABASE to another path") from None
+
+    @classmethod
+    async def _open(cls, path: str | Path, *, max_entries: int, upto: int | None) -> SqliteStore:
         # isolation_level=None: no implicit transactions; every write says BEGIN IMMEDIATE itself
         db = await aiosqlite.connect(str(path), isolation_level=None)
+        reader: aiosqlite.Connection | None = None
         try:
+            await db.execute(f"PRAGMA busy_timeout = {START_BUSY_TIMEOUT_MS}")
+            await _quick_check(db)  # a damaged page is found now, not mid-game
             await db.execute("PRAGMA journal_mode = WAL")
             # FULL: a commit is on disk before the player sees the result (a restart loses nothing)
             await db.execute("PRAGMA synchronous = FULL")
             await db.execute("PRAGMA foreign_keys = ON")
-            await db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             await migrate(db, upto=upto)
+            # may the bot write here? (SQLite opens a file it may not write read-only, silently,
+            # and a migrated database writes nothing at start-up: ask now, not at the first order)
+            await db.execute("BEGIN IMMEDIATE")
+            try:
+                await db.execute("CREATE TABLE write_probe (x)")  # rolled back: nothing is kept
+            finally:
+                await db.execute("ROLLBACK")
+            await db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             columns, compress = _ENTRY_COLUMNS, upto is None or upto >= COMPRESSED_OUTCOMES_SCHEMA
             if upto is not None:
                 async with db.execute("PRAGMA table_info(log_entries)") as cursor:
                     if "rules_version" not in {row[1] for row in await cursor.fetchall()}:
                         columns = _ENTRY_COLUMNS_BEFORE_3
+            if str(path) != ":memory:":  # a memory database is one connection's own
+                reader = await aiosqlite.connect(str(path), isolation_level=None)
+                await reader.execute(f"PRAGMA busy_timeout = {START_BUSY_TIMEOUT_MS}")
+                await reader.execute("PRAGMA query_only = ON")
         except BaseException:
+            if reader is not None:
+                await reader.close()
             await db.close()
             raise
-        return cls(db, max_entries=max_entries, entry_columns=columns, compress_outcomes=compress)
+        return cls(db, max_entries=max_entries, entry_columns=columns, compress_outcomes=compress,
+                   track_unshown=upto is None or upto >= UNSHOWN_SCHEMA, reader=reader)
 
     async def close(self) -> None:
         async with self._lock:
+            if self._shown_flush is not None:
+                self._shown_flush.cancel()
+            if self._shown and self._committing is None:  # the results seen, off the list
+                await asyncio.gather(self._transact(lambda conn: None), return_exceptions=True)
             if self._committing is not None:  # writes already queued are committed first
                 await asyncio.gather(self._committing, return_exceptions=True)
+            if self._reader is not self._db:
+                await self._reader.close()
             await self._db.close()
 
     async def version(self) -> int:
@@ -245,12 +356,18 @@ class SqliteStore(Store):
 
     # --- one trip to the connection's thread per operation ---
 
-    async def _on_thread(self, work: Callable[..., Any], *args: Any) -> Any:
-        """``work(conn, *args)`` on the connection's thread, queued behind the calls before it.
-        aiosqlite's ``_execute`` is the one hand-over all its own methods use; it is used here
-        (and only here) to run a whole read or transaction in one trip."""
-        db = self._db
+    async def _on_thread(self, work: Callable[..., Any], *args: Any, db: aiosqlite.Connection | None = None) -> Any:
+        """``work(conn, *args)`` on the connection's thread (the writer's unless ``db`` says),
+        queued behind the calls before it. aiosqlite's ``_execute`` is the one hand-over all its
+        own methods use; it is used here (and only here) to run a whole read or transaction in one
+        trip. It is private: pyproject.toml pins aiosqlite exactly, and tests/store/
+        test_aiosqlite_contract.py fails if a release changes what this relies on."""
+        db = db or self._db
         return await db._execute(lambda: work(db._conn, *args))
+
+    async def _read(self, work: Callable[..., Any], *args: Any) -> Any:
+        """``work(conn, *args)`` on the reading connection's thread."""
+        return await self._on_thread(work, *args, db=self._reader)
 
     async def _transact(self, work: Callable[[Connection], Any]) -> Any:
         """``work(conn)`` inside a write transaction, committed before this returns; shared with
@@ -260,7 +377,13 @@ class SqliteStore(Store):
         if self._committing is None:
             self._committing = asyncio.create_task(self._commit_queued())
             self._committing.add_done_callback(self._committer_ended)
-        return await future
+        try:
+            return await future
+        except sqlite3.OperationalError as exc:
+            fault = storage_fault(exc)
+            if fault is None:
+                raise
+            raise fault from None
 
     def _committer_ended(self, task: asyncio.Task[None]) -> None:
         """Runs however the committing task ended. Its own ``finally`` lets go of the queue, except
@@ -280,8 +403,14 @@ class SqliteStore(Store):
         try:
             while self._queued:
                 group, self._queued = self._queued[:MAX_GROUP], self._queued[MAX_GROUP:]
+                shown, self._shown = self._shown, []
+                works = [work for work, _ in group]
+                if shown:  # results seen since the last write go off the unshown list with this one
+                    works.insert(0, lambda conn, shown=shown: conn.executemany(
+                        "DELETE FROM unshown_entries WHERE game_id = ? AND seq = ?", shown))
                 try:
-                    done = await self._on_thread(_in_group, [work for work, _ in group])
+                    done = await self._group_with_retries(works)
+                    done = done[1:] if shown else done
                 except asyncio.CancelledError:
                     # this task was cancelled (the loop is shutting down): the thread still runs the
                     # group to its COMMIT or ROLLBACK, as it would for a lone write's cancelled caller;
@@ -291,6 +420,7 @@ class SqliteStore(Store):
                     self._queued.clear()
                     raise
                 except BaseException as exc:  # the transaction failed as a whole: no write was kept
+                    self._shown[:0] = shown
                     for _, future in group:
                         if not future.done():
                             future.set_exception(exc)
@@ -305,11 +435,26 @@ class SqliteStore(Store):
         finally:
             self._committing = None  # at once: a write queued from now on starts a new task
 
+    async def _group_with_retries(self, works: list[Callable[[Connection], Any]]) -> list[tuple[bool, Any]]:
+        """One group commit; while another process holds the write lock (SQLITE_BUSY: the group
+        was not begun, nothing of it applied), try again after a pause that doubles, off the
+        thread so reads and other work go on, for LOCK_RETRY_SECONDS in all."""
+        loop = asyncio.get_running_loop()
+        started, pause = loop.time(), LOCK_RETRY_FIRST_PAUSE
+        while True:
+            try:
+                return await self._on_thread(_in_group, works)
+            except sqlite3.OperationalError as exc:
+                if not _is_busy(exc) or loop.time() - started + pause > LOCK_RETRY_SECONDS:
+                    raise
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, LOCK_RETRY_LONGEST_PAUSE)
+
     async def _fetchone(self, sql: str, params: tuple[Any, ...]) -> Any:
-        return await self._on_thread(_fetchone, sql, params)
+        return await self._read(_fetchone, sql, params)
 
     async def _fetchall(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
-        return await self._on_thread(_fetchall, sql, params)
+        return await self._read(_fetchall, sql, params)
 
     # --- games ---
 
@@ -343,7 +488,7 @@ class SqliteStore(Store):
             return None, _fetchone(conn, f"SELECT {_GAME_COLUMNS} FROM games WHERE channel_id = ? "
                                    "AND status = 'active'", (channel_id,))
 
-        logged, game = await self._on_thread(read)
+        logged, game = await self._read(read)
         return (_entry(logged) if logged else None), (_stored(game) if game else None)
 
     async def create_game(self, channel_id: int, guild_id: int | None, game: Game,
@@ -416,6 +561,37 @@ class SqliteStore(Store):
         count = self._entry_columns.count(",") + 1
         conn.execute(f"INSERT INTO log_entries ({self._entry_columns}) VALUES ({', '.join('?' * count)})",
                      _entry_params(entry, compress=self.compress_outcomes)[:count])
+        if self.track_unshown and entry.interaction_id is not None:
+            conn.execute("INSERT INTO unshown_entries (game_id, seq, channel_id) "
+                         "SELECT id, ?, channel_id FROM games WHERE id = ?", (entry.seq, entry.game_id))
+
+    # --- results saved but not yet seen (migrations/0005_unshown_entries.sql) ---
+
+    async def entry_shown(self, game_id: int, seq: int) -> None:
+        """The entry's result reached the channel. It goes off the unshown list with the next
+        write (no fsync of its own per command), or within a second when no write comes; a crash
+        before that makes the restarted bot post it once more, which says so."""
+        if not self.track_unshown:
+            return
+        self._shown.append((game_id, seq))
+        if self._shown_flush is None:
+            self._shown_flush = asyncio.get_running_loop().call_later(SHOWN_FLUSH_SECONDS, self._flush_shown)
+
+    def _flush_shown(self) -> None:
+        self._shown_flush = None
+        if self._shown and self._committing is None:
+            task = asyncio.ensure_future(self._transact(lambda conn: None))  # a write of nothing but the list
+            task.add_done_callback(lambda t: t.cancelled() or t.exception())  # logged by whoever reads; never raised here
+
+    async def unshown_entries(self, limit: int = 100) -> list[tuple[int, LogEntry]]:
+        """(channel, entry) of results saved but never seen, oldest first."""
+        if not self.track_unshown:
+            return []
+        columns = ", ".join("e." + c.strip() for c in self._entry_columns.split(","))
+        rows = await self._fetchall(
+            f"SELECT u.channel_id, {columns} FROM unshown_entries u "
+            "JOIN log_entries e ON e.game_id = u.game_id AND e.seq = u.seq ORDER BY e.time, e.seq LIMIT ?", (limit,))
+        return [(row[0], _entry(row[1:])) for row in rows]
 
     @staticmethod
     def _integrity(exc: sqlite3.IntegrityError, *, entry_interaction: int | None) -> Exception:

@@ -9,7 +9,7 @@ async def test_a_morale_check_redelivered_after_the_game_ended_gets_its_recorded
     await table.as_gm("game end", manager=True)
     entries_before = (await table.bot.referee.log(table.channel)).total
 
-    again = await table.fake.redeliver(first)
+    again = await table.fake.deliver_again(first)
 
     assert (await table.bot.referee.log(table.channel)).total == entries_before  # nothing rolled or logged
     assert again.record.deliveries_received == 2

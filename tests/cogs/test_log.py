@@ -85,7 +85,7 @@ async def test_a_duplicate_interaction_create_rolls_once_logs_once_and_answers_t
     counter = CountingDice(faces=(2, 5))
     table.bot.referee.dice = counter  # the bot's own dice, counted
     reply = await table.send("morale", {"unit": "A1"})
-    again = await table.fake.redeliver(reply)
+    again = await table.fake.deliver_again(reply)
     assert again.record.deliveries == 2 and again.record.deliveries_received == 2
     assert counter.drawn == 2  # one DR: two dice, once
     assert (await table.bot.referee.log(table.channel)).total == 15  # one entry
@@ -105,6 +105,22 @@ async def test_export_json_attaches_the_replayable_log(table):
     data = json.loads(sent.data)
     assert [e["seq"] for e in data["entries"]] == list(range(1, 16))
     assert data["entries"][-1]["dice"] == [3, 4]
+
+
+async def test_an_export_slower_than_three_seconds_is_deferred_at_once_and_arrives(table, monkeypatch):
+    # Discord gives 3 s for the first response: a long log's export defers before it works
+    await asl_game(table)
+    referee = table.bot.referee
+    export = referee.export
+
+    async def slow_export(channel_id):
+        table.fake.clock.advance(20)  # Discord's clock: the bot spent 20 s building the export
+        return await export(channel_id)
+
+    monkeypatch.setattr(referee, "export", slow_export)
+    reply = await table.send("log export", {"format": "json"})
+    assert reply.deferred and not reply.record.late and not reply.record.refused
+    assert reply.content == "Game 1: 14 log entries as JSON" and reply.files[0].filename == "game-1-log.json"
 
 
 async def test_export_csv_has_one_row_per_die(table):

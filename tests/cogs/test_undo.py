@@ -55,8 +55,8 @@ async def click(table, message, custom_id, user_id):
     return await table.fake.click(message, custom_id, user_id=user_id)
 
 
-async def redeliver(table, reply):
-    return await table.fake.redeliver(reply)
+async def deliver_again(table, reply):
+    return await table.fake.deliver_again(reply)
 
 
 def accept_id(reply):
@@ -224,7 +224,7 @@ async def test_an_accept_click_delivered_twice_undoes_once(table, clock):
     await broken_r1(table)
     proposal = await propose(table)
     clicked = await click(table, proposal.message, accept_id(proposal), ALICE)
-    await redeliver(table, clicked)
+    await deliver_again(table, clicked)
     assert (await table.bot.referee.log(table.channel)).total == 16
     assert len(clicked.followups) == 1
 
@@ -232,7 +232,7 @@ async def test_an_accept_click_delivered_twice_undoes_once(table, clock):
 async def test_a_redelivered_undo_command_proposes_once(table, clock):
     await broken_r1(table)
     proposal = await propose(table)
-    await table.fake.redeliver(proposal)
+    await table.fake.deliver_again(proposal)
     assert len(table.fake.channel_messages(table.channel)) == 2  # bob's /morale, the one proposal
     assert proposal.record.rejected and proposal.record.rejected[0].data == proposal.record.callbacks[0].data
 

@@ -2,7 +2,7 @@
 
 Each test starts one bot (function-scoped loops: the client binds to a loop at login) and
 asserts what crossed the wire: the synced schema, the exact embed JSON, the callbacks, the
-retried 429, the RESUME, the redelivered interaction.
+retried 429, the RESUME, a duplicate delivery, and Discord's deadlines (3 s, 15 minutes).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.emulator import MANAGE_CHANNELS, FakeDiscord, running
+from bot.emulator.clock import Clock
 from bot.emulator.records import AUTOCOMPLETE_RESULT, CHANNEL_MESSAGE, DEFERRED_CHANNEL_MESSAGE, UPDATE_MESSAGE
 
 UNITS = ["4-6-7 A1", "4-6-7 A2", "8-3-8 B1", "MMG C1"]
@@ -188,14 +189,80 @@ async def test_an_interaction_sent_while_the_gateway_is_down_arrives_after_the_r
         assert bot.calls == [("fire", reply.record.id)]
 
 
-async def test_a_redelivered_interaction_reaches_the_bot_twice(bot):
+async def test_a_duplicate_delivery_reaches_the_bot_twice_in_one_session(bot):
     async with running(bot) as (fake, bot):
         reply = await fake.send_command("fire", {"target": "K5", "fp": 2})
-        await fake.redeliver(reply)
+        await fake.deliver_again(reply)
         assert bot.calls == [("fire", reply.record.id), ("fire", reply.record.id)]
         assert (reply.record.deliveries, reply.record.deliveries_received) == (2, 2)
         # Discord acknowledges an interaction once: the naive bot's second answer is refused
         assert len(reply.record.callbacks) == 1 and len(reply.record.rejected) == 1
+
+
+async def test_discord_never_sends_an_interaction_to_a_restarted_bot(bot):
+    # a restart is a new gateway session (IDENTIFY): Discord does not re-send what the old one got
+    async with running(bot) as (fake, bot):
+        reply = await fake.send_command("fire", {"target": "K5", "fp": 2})
+    async with running(TinyBot(), fake=fake):
+        with pytest.raises(AssertionError, match="does not deliver an interaction to a new gateway session"):
+            await fake.deliver_again(reply)
+    await fake.stop()
+
+
+async def test_an_answer_after_three_seconds_is_unknown_and_its_token_dead(bot):
+    async with running(bot) as (fake, bot):
+        fake.lag(3.2)  # the bot's answer reaches Discord 3.2 s after the interaction (nothing waits)
+        reply = await fake.send_command("fire", {"target": "K5", "fp": 2})  # discord.py raised NotFound
+        record = reply.record
+        assert reply.type is None and reply.message is None
+        assert not record.callbacks and len(record.late) == 1 and record.refused == [
+            (f"/api/v10/interactions/{record.id}/{record.token}/callback", 10062)]
+        async with aiohttp.ClientSession() as http:  # nor may a followup make up for it
+            async with http.post(f"{fake.api_url}/webhooks/{fake.app.id}/{record.token}?wait=1",
+                                 json={"content": "late"}) as response:
+                assert (response.status, (await response.json())["code"]) == (404, 10015)
+        assert fake.channel_messages(fake.guild().channels[0].id) == []
+
+
+async def test_an_answer_within_three_seconds_is_taken(bot):
+    async with running(bot) as (fake, bot):
+        fake.lag(2.9)
+        reply = await fake.send_command("fire", {"target": "K5", "fp": 2})
+        assert reply.type == CHANNEL_MESSAGE and not reply.record.late
+
+
+async def test_followups_and_edits_end_fifteen_minutes_after_the_interaction(bot):
+    async with running(bot) as (fake, bot):
+        reply = await fake.send_command("fire", {"target": "K5", "fp": 2})
+        base = f"{fake.api_url}/webhooks/{fake.app.id}/{reply.record.token}"
+        async with aiohttp.ClientSession() as http:
+            fake.clock.advance(14 * 60)
+            async with http.post(base + "?wait=1", json={"content": "still in time"}) as response:
+                assert response.status == 200
+            fake.clock.advance(61)
+            async with http.post(base + "?wait=1", json={"content": "too late"}) as response:
+                assert (response.status, (await response.json())["code"]) == (401, 50027)
+            async with http.patch(base + "/messages/@original", json={"content": "too late"}) as response:
+                assert (response.status, (await response.json())["code"]) == (401, 50027)
+        assert [m.content for m in reply.followups] == ["still in time"]
+
+
+async def test_a_second_initial_response_is_refused_as_already_acknowledged(bot):
+    async with running(bot) as (fake, bot):
+        reply = await fake.send_command("fire", {"target": "K5", "fp": 2})
+        async with aiohttp.ClientSession() as http:
+            async with http.post(f"{fake.api_url}/interactions/{reply.record.id}/{reply.record.token}/callback",
+                                 json={"type": 4, "data": {"content": "again"}}) as response:
+                assert (response.status, (await response.json())["code"]) == (400, 40060)
+        assert len(reply.record.callbacks) == 1 and reply.content == ""
+
+
+def test_the_clock_runs_at_its_time_scale_and_advances_on_demand():
+    ticks = iter([100.0, 100.5, 101.0])
+    clock = Clock(time_scale=10, source=lambda: next(ticks))
+    assert clock.now() == 5.0
+    clock.advance(3)
+    assert clock.now() == 13.0
 
 
 async def test_a_bot_may_post_plain_channel_messages(bot):

@@ -1,7 +1,7 @@
-"""The bot as a real process (``python -m bot run``) against a FakeDiscord in the test process.
-
-The two REFEREE_DISCORD_* variables point its REST calls and gateway at the fake; its log goes
-to a file per life so a test can look for ERROR lines after the run.
+"""The bot as a real process against a FakeDiscord in the test process: ``python -m
+bot.emulator.run_bot``, which is ``python -m bot run`` with its REST calls and gateway pointed at
+the fake by the two REFEREE_DISCORD_* variables (``python -m bot run`` itself ignores them). Its
+log goes to a file per life so a test can look for ERROR lines after the run.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ class BotProcess:
         log = open(self.logs / f"life-{self.lives:03d}.log", "wb")
         try:
             self.process = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "bot", "run", cwd=ROOT, env=self._env(),
+                sys.executable, "-m", "bot.emulator.run_bot", cwd=ROOT, env=self._env(),
                 stdin=asyncio.subprocess.DEVNULL, stdout=log, stderr=log)
         finally:
             log.close()  # the child holds its own descriptor

@@ -62,7 +62,7 @@ async def test_text_rows_of_schema_3_and_compressed_rows_live_in_one_log_and_ver
     before = raw(path, "SELECT seq, hash, outcome FROM log_entries ORDER BY seq")
     store = await open_store(tmp_path)
     try:
-        assert await store.version() == COMPRESSED_OUTCOMES_SCHEMA
+        assert await store.version() >= COMPRESSED_OUTCOMES_SCHEMA
         referee = Referee(store)
         await referee.act(CHANNEL, GM, asl_squad("A2", 0), command="/unit add")
         await referee.act(CHANNEL, GM, {"action": "unit_move", "unit": "A2", "location": "B6"},
@@ -87,7 +87,7 @@ async def test_a_bot_of_schema_3_refuses_the_database_instead_of_misreading_it(t
 
     known = sqlite_store.migrations()
     monkeypatch.setattr(sqlite_store, "migrations", lambda: known[:3])  # a bot that knows 3 migrations
-    with pytest.raises(SchemaTooNew, match="schema version 4, newer than this bot knows \\(3\\)"):
+    with pytest.raises(SchemaTooNew, match=f"schema version {len(known)}, newer than this bot knows \\(3\\)"):
         await SqliteStore.open(path)
 
 
@@ -150,6 +150,9 @@ async def test_a_caller_cancelled_mid_write_leaves_the_command_whole_or_absent(t
             task.cancel()
             with pytest.raises(asyncio.CancelledError):
                 await task
+        # a cancelled caller's write still runs to its end on the writer's thread (reads have
+        # their own thread and do not queue behind it): wait for it
+        await store._on_thread(lambda conn: None)
         game = await referee.game(CHANNEL)
         report = await referee.verify(CHANNEL)
         assert report.ok, report.reason

@@ -179,7 +179,9 @@ async def test_when_the_committing_task_is_cancelled_each_write_is_whole_or_abse
     # a writer left waiting would hang here: fail instead
     results = await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), 10)
     assert all(isinstance(r, asyncio.CancelledError) for r in results)
-    # the thread ran the group to its end: each command's state and entry are there together or not at all
+    # the thread runs the group to its end (reads have a thread of their own: wait for the writer's)
+    await store._on_thread(lambda conn: None)
+    # each command's state and entry are there together or not at all
     for channel in CHANNELS:
         report = await referee.verify(channel)
         assert report.ok, report.reason

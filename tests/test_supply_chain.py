@@ -1,0 +1,88 @@
+"""The supply chain (issue 17, finding 9): every dependency bounded in pyproject.toml, installed
+from lock files with hashes (by dev.py, hence CI, and by the Dockerfile), the lock files in step
+with pyproject.toml, and the base image named by digest."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+import pytest
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
+import dev
+
+ROOT = Path(__file__).resolve().parents[1]
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
+
+
+def all_requirements() -> list[Requirement]:
+    project = PYPROJECT["project"]
+    texts = project["dependencies"] + [r for extra in project["optional-dependencies"].values() for r in extra]
+    return [Requirement(text) for text in texts + PYPROJECT["build-system"]["requires"]]
+
+
+def pinned(lock: Path) -> dict[str, tuple[str, int]]:
+    """name -> (version, number of hashes) of every package a lock file pins."""
+    found: dict[str, tuple[str, int]] = {}
+    name = None
+    for line in lock.read_text().splitlines():
+        match = re.match(r"^([A-Za-z0-9_.-]+)==([^ ;\\]+)", line)
+        if match:
+            name = canonicalize_name(match.group(1))
+            found[name] = (match.group(2), 0)
+        elif name and line.strip().startswith("--hash=sha256:"):
+            version, hashes = found[name]
+            found[name] = (version, hashes + 1)
+    return found
+
+
+def test_every_dependency_has_an_upper_bound():
+    loose = [str(r) for r in all_requirements()
+             if not any(spec.operator in ("<", "<=", "==", "~=") for spec in r.specifier)]
+    assert loose == [], f"unbounded in pyproject.toml: {loose}"
+
+
+@pytest.mark.parametrize("extras", list(dev.LOCKS))
+def test_the_lock_file_was_made_from_pyproject_as_it_is(extras):
+    # the lock records a hash of what pyproject.toml declared when it was made
+    lock = dev.LOCKS[extras]
+    recorded = next(line for line in lock.read_text().splitlines() if line.startswith(dev.DIGEST_LINE))
+    assert recorded.removeprefix(dev.DIGEST_LINE) == dev.declared_digest(extras), (
+        f"pyproject.toml changed since {lock.name} was made: run `python3 dev.py lock`")
+
+
+@pytest.mark.parametrize("extras", list(dev.LOCKS))
+def test_the_lock_file_pins_every_requirement_within_its_bounds_with_hashes(extras):
+    lock = pinned(dev.LOCKS[extras])
+    wanted = dev.declared(extras)
+    for text in wanted["dependencies"] + wanted.get("extra", []) + wanted["build"]:
+        requirement = Requirement(text)
+        name = canonicalize_name(requirement.name)
+        assert name in lock, f"{requirement.name} is not in {dev.LOCKS[extras].name}: run `python3 dev.py lock`"
+        version, _ = lock[name]
+        assert requirement.specifier.contains(version, prereleases=True), (
+            f"{dev.LOCKS[extras].name} pins {name}=={version}, outside pyproject.toml's {requirement.specifier}")
+    assert all(hashes > 0 for _, hashes in lock.values()), "a pinned package without a hash"
+
+
+def test_the_base_lock_is_part_of_the_test_lock_at_the_same_versions():
+    base, test = pinned(dev.LOCKS[""]), pinned(dev.LOCKS["test"])
+    assert {name: version for name, (version, _) in base.items()} == {
+        name: test[name][0] for name in base}
+
+
+def test_the_installs_use_the_locks_with_hashes():
+    docker = (ROOT / "Dockerfile").read_text()
+    assert docker.count("pip install --require-hashes -r") == 2  # the build stage and the image
+    assert "pip install --no-deps /wheels/*.whl" in docker
+    images = re.findall(r"^FROM (\S+)", docker, re.MULTILINE)
+    digest = re.search(r"^ARG PYTHON_IMAGE=(\S+)$", docker, re.MULTILINE).group(1)
+    assert images == ["${PYTHON_IMAGE}", "${PYTHON_IMAGE}"]
+    assert re.fullmatch(r"python:3\.\d+-slim@sha256:[0-9a-f]{64}", digest), digest
+    source = (ROOT / "dev.py").read_text()
+    assert '"--require-hashes", "-r", str(lock)' in source and '"--no-deps", "--no-build-isolation", "-e"' in source
+    assert "python3 dev.py test" in (ROOT / ".ci" / "run").read_text()
+    assert "python3 dev.py lock" in (ROOT / "README.md").read_text()
