@@ -204,8 +204,10 @@ async def setup_games(bot: RefereeBot, guild: GuildSpec, count: int) -> None:
         for c, channel in enumerate(guild.channels[:count]):
             await referee.new_game(channel.id, guild.id, gm, "asl", ["Germans", "Russians"],
                                    scenario="benchmark", options=scenarios.game_options("asl"))
-            for order in scenarios.asl_setup() + [{"action": "join", "side": 0, "player": player(c)},
-                                                  {"action": "join", "side": 1, "player": BOB.id}]:
+            # the players asked for their seats; the game master approves (bot/core/setup.py Join)
+            joins = [{"action": "join", "side": 0, "player": player(c), "requested": True},
+                     {"action": "join", "side": 1, "player": BOB.id, "requested": True}]
+            for order in scenarios.asl_setup() + joins:
                 await referee.act(channel.id, gm, order, command="/bench setup")
     finally:
         await bot.store._db.execute("PRAGMA synchronous = FULL")

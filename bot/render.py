@@ -497,6 +497,20 @@ def pace_embed(waits: Sequence[SideWaits], sides: Sequence[str]) -> discord.Embe
         "count for nobody."))
 
 
+def seat_embed(kind: str, game: Game, side: int, user: int, by: int) -> discord.Embed:
+    """A request for a seat (the player's), an invitation (the game master's), or its decline."""
+    name = safe(game.side_name(side))
+    if kind == "request":
+        title, text = f"A seat with {name} asked for", (f"<@{user}> asks to play {name}. The game master approves or "
+                                                         "declines; the seat is taken only then.")
+    elif kind == "invite":
+        title, text = f"Invitation to play {name}", (f"<@{by}>, the game master, invites <@{user}> to play {name}. "
+                                                     f"<@{user}> accepts or declines; nobody is seated without it.")
+    else:
+        title, text = f"Seat with {name} declined", f"<@{by}> declined: <@{user}> does not play {name}."
+    return discord.Embed(title=title, description=text, colour=NEUTRAL_COLOUR)
+
+
 def stamp(when: datetime) -> str:
     """Discord's timestamp markup: each reader sees it in their own time zone."""
     seconds = int(when.timestamp())

@@ -450,6 +450,9 @@ async def run_scenario(session: Session, name: str) -> bool:
     try:
         for line in scenario.lines:
             session.say(f"  {line}")
+            if line.startswith("as "):  # a player takes their own seat: their consent, not the game master's
+                session.person = line[3:].strip()
+                continue
             reply = await session.command(line, quiet=True)
             if reply is None or any(m.ephemeral for m in reply.all_messages()):
                 ok = False  # a refused set-up step: show it and stop

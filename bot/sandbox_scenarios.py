@@ -17,7 +17,7 @@ class Scenario:
     title: str
     channel: str
     blurb: str
-    lines: tuple[str, ...]  # typed by the game master, in order
+    lines: tuple[str, ...]  # typed by the game master, in order ("as alice": then by alice)
     next_steps: str  # what to try next, printed after the status
 
 
@@ -27,9 +27,9 @@ SCENARIOS: dict[str, Scenario] = {
         channel="asl",
         blurb="alice plays the Germans, bob the Russians; the Germans' Rally Phase of turn 1",
         lines=(
-            "/game new ruleset:asl sides:Germans, Russians scenario:Guards Counterattack (sample)",
-            "/game join side:Germans player:alice",
-            "/game join side:Russians player:bob",
+            "/game new ruleset:asl sides:Germans, Russians scenario:Guards Counterattack (sample) "
+            "options:open_seating=yes",
+            "as alice", "/game join side:Germans", "as bob", "/game join side:Russians", "as gm",
             "/location set location:C4 terrain:woods",
             "/unit add id:A1 side:Germans type:ger-467 location:B5",
             "/unit add id:A2 side:Germans type:ger-467 location:B5",
@@ -48,9 +48,8 @@ SCENARIOS: dict[str, Scenario] = {
         channel="nhis",
         blurb="alice plays the US Marines, bob the Japanese; turn 1",
         lines=(
-            "/game new ruleset:nhis sides:US Marines, Japanese scenario:Hill 362 (sample)",
-            "/game join side:US Marines player:alice",
-            "/game join side:Japanese player:bob",
+            "/game new ruleset:nhis sides:US Marines, Japanese scenario:Hill 362 (sample) options:open_seating=yes",
+            "as alice", "/game join side:US Marines", "as bob", "/game join side:Japanese", "as gm",
             "/location set location:0405 terrain:jungle",
             "/unit add id:M1 side:US Marines type:us-rifle-squad location:0303",
             "/unit add id:M2 side:US Marines type:us-30cal-mg location:0303",
@@ -66,9 +65,8 @@ SCENARIOS: dict[str, Scenario] = {
         channel="cd",
         blurb="alice plays the Americans (company Able, battery Arty), bob the Germans (1Kp)",
         lines=(
-            "/game new ruleset:cd sides:Americans, Germans scenario:Hedgerows (sample)",
-            "/game join side:Americans player:alice",
-            "/game join side:Germans player:bob",
+            "/game new ruleset:cd sides:Americans, Germans scenario:Hedgerows (sample) options:open_seating=yes",
+            "as alice", "/game join side:Americans", "as bob", "/game join side:Germans", "as gm",
             "/unit add id:1-A side:Americans type:us-rifle location:farm stats:company=Able",
             "/unit add id:1-B side:Americans type:us-rifle location:farm stats:company=Able",
             "/unit add id:RA1 side:Americans type:us-105mm-battery location:rear stats:company=Arty",

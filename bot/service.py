@@ -151,12 +151,21 @@ def is_game_master(game: Game, actor: Actor) -> bool:
 
 def check_permission(game: Game, actor: Actor, order: dict[str, Any]) -> None:
     """Raise NotAllowed unless ``actor`` may give ``order`` in ``game`` (checked before any roll)."""
-    if is_game_master(game, actor):
-        return
     model = order_model(game.ruleset, order.get("action"))
-    if model is not None and model.for_user is not None:  # an order a user gives for themselves (join)
+    game_master = is_game_master(game, actor)
+
+    def consent() -> None:  # whose consent the order needs (a seat, the answer to a request), the GM's too
+        refusal = model.refusal_for(game, actor.user_id, game_master, order) if model is not None else None
+        if refusal:
+            raise NotAllowed(refusal)
+
+    if game_master:
+        consent()
+        return
+    if model is not None and model.for_user is not None:  # an order a user gives for themselves (join, leave)
+        consent()
         if order.get(model.for_user) != actor.user_id:
-            raise NotAllowed("you may join a side only for yourself; the game master seats other players")
+            raise NotAllowed("you may give this only for yourself; the game master acts for others")
         return
     mine = [i for i, side in enumerate(game.sides) if actor.user_id in side.players]
     if not mine:
@@ -169,6 +178,7 @@ def check_permission(game: Game, actor: Actor, order: dict[str, Any]) -> None:
         if side not in mine:
             raise NotAllowed(f"{what} belongs to {game.side_name(side)}; you play "
                              f"{' and '.join(game.side_name(i) for i in mine)}")
+    consent()
 
 
 # --- the service -------------------------------------------------------------------------
@@ -242,6 +252,10 @@ class Referee:
 
     async def game(self, channel_id: int) -> Game:
         return (await self._active(channel_id)).game
+
+    async def game_id(self, channel_id: int) -> int:
+        """The id of the channel's active game (buttons name it, so an old game's button says so)."""
+        return (await self._active(channel_id)).id
 
     async def recorded(self, interaction_id: int | None) -> Acted | None:
         """The answer already given to this interaction, if it was logged (a re-delivery, or a reply
@@ -629,7 +643,12 @@ class Referee:
         if is_game_master(game, actor):
             return
         proposer_sides = {i for i, side in enumerate(game.sides) if request.proposer in side.players}
-        actor_sides = {i for i, side in enumerate(game.sides) if actor.user_id in side.players}
+        # consent counts from a player seated before the action undone (the game then) and still now:
+        # a stranger who sits down after it happened cannot wave it away
+        before = Game.model_validate_json(request.state_before)
+        actor_sides = {i for i, side in enumerate(game.sides)
+                       if actor.user_id in side.players and i < len(before.sides)
+                       and actor.user_id in before.sides[i].players}
         if actor.user_id == request.proposer:
             if accept:
                 raise NotAllowed("you proposed this undo: a player of the other side (or the game master) "
@@ -637,8 +656,8 @@ class Referee:
             return
         if not actor_sides - proposer_sides:
             others = [game.side_name(i) for i in range(len(game.sides)) if i not in proposer_sides]
-            raise NotAllowed(f"only a player of {' or '.join(others) or 'the other side'} or the game master "
-                             "may answer this undo")
+            raise NotAllowed(f"only a player of {' or '.join(others) or 'the other side'} seated before the action "
+                             "(or the game master) may answer this undo")
 
     async def _accept_undo(self, stored: StoredGame, request: UndoRequest, actor: Actor,
                            interaction_id: int | None) -> UndoAnswer:

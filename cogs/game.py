@@ -11,6 +11,7 @@ option per side for each number a ruleset's scenario gives a side (a side option
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import discord
@@ -19,11 +20,12 @@ from discord.ext import commands
 
 from bot.client import Interaction, RefereeClient
 from bot.core.commands import parse_dice, parse_options
-from bot.core.errors import InvalidOrder
+from bot.core.errors import InvalidOrder, RulesError
 from bot.core.ruleset import Ruleset
 from bot.core.rulesets import get_ruleset, rulesets
-from bot.render import game_status_embed
-from bot.replies import reply_outcome, send_embeds
+from bot.render import error_embed, game_status_embed, seat_embed
+from bot.replies import reply_outcome, send_embeds, send_ephemeral
+from bot.service import NotAllowed, is_game_master
 from cogs._common import act_and_reply, actor_of, phase_autocomplete, side_autocomplete, side_index
 from cogs._slash import Param, build_command
 
@@ -84,9 +86,71 @@ def new_game_params(registered: tuple[Ruleset, ...]) -> list[Param]:
     return params
 
 
+class SeatButton(discord.ui.DynamicItem[discord.ui.Button],
+                 template=r"seat:(?P<verb>approve|decline|accept|refuse):(?P<game>[0-9]{1,18}):(?P<side>[01]):"
+                          r"(?P<user>[0-9]{1,20}):(?P<by>[0-9]{1,20})"):
+    """A seat needs both consents: the game master approves a player's request (Approve/Decline), a
+    player accepts the game master's invitation (Accept/Decline). Rebuilt from its custom_id on every
+    click, restarts included; the seat itself is one logged join order, given by the one who clicks."""
+
+    LABELS = {"approve": "Approve", "decline": "Decline", "accept": "Accept", "refuse": "Decline"}
+
+    def __init__(self, verb: str, game_id: int, side: int, user: int, by: int):
+        style = discord.ButtonStyle.success if verb in ("approve", "accept") else discord.ButtonStyle.danger
+        super().__init__(discord.ui.Button(label=self.LABELS[verb], style=style,
+                                           custom_id=f"seat:{verb}:{game_id}:{side}:{user}:{by}"))
+        self.verb, self.game_id, self.side, self.user, self.by = verb, game_id, side, user, by
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button,
+                             match: re.Match[str]) -> SeatButton:
+        return cls(match["verb"], int(match["game"]), int(match["side"]), int(match["user"]), int(match["by"]))
+
+    async def callback(self, interaction: Interaction) -> None:  # type: ignore[override]
+        referee, actor = interaction.client.referee, actor_of(interaction)
+        try:
+            game = await referee.game(interaction.channel_id)
+            if await referee.game_id(interaction.channel_id) != self.game_id:
+                raise NotAllowed("this seat was offered in an earlier game of this channel")
+            if self.verb in ("decline", "refuse"):
+                answerer = is_game_master(game, actor) if self.verb == "decline" else actor.user_id == self.user
+                if not answerer:
+                    raise NotAllowed("only the game master answers a request for a seat, only the invited player "
+                                     "an invitation")
+                await interaction.response.edit_message(
+                    embed=seat_embed("declined", game, self.side, self.user, actor.user_id), view=None)
+                return
+            order: dict[str, Any] = {"action": "join", "side": self.side, "player": self.user}
+            order |= {"requested": True} if self.verb == "approve" else {"approved_by": self.by}
+            acted = await referee.act(interaction.channel_id, actor, order, command="/game join",
+                                      interaction_id=interaction.id)
+        except RulesError as exc:  # components bypass the tree's error handler: refuse here, privately
+            await send_ephemeral(interaction, embed=error_embed(exc.message, exc.rule))
+            return
+        await reply_outcome(interaction, acted)
+        if interaction.message is not None and not acted.replayed:
+            try:
+                await interaction.message.edit(view=None)  # answered: no more buttons
+            except discord.HTTPException:
+                pass
+
+
+def seat_view(kind: str, game_id: int, side: int, user: int, by: int) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    for verb in (("approve", "decline") if kind == "request" else ("accept", "refuse")):
+        view.add_item(SeatButton(verb, game_id, side, user, by))
+    return view
+
+
 class GameCog(commands.Cog):
     game = app_commands.Group(name="game", description="Start, join, look at, advance and end this channel's game",
                               guild_only=True)
+
+    async def cog_load(self) -> None:
+        self.bot.add_dynamic_items(SeatButton)
+
+    async def cog_unload(self) -> None:
+        self.bot.remove_dynamic_items(SeatButton)
 
     def __init__(self, bot: RefereeClient):
         self.bot = bot
@@ -107,14 +171,43 @@ class GameCog(commands.Cog):
             options=game_options, interaction_id=interaction.id)
         await reply_outcome(interaction, acted)
 
-    @game.command(name="join", description="Take a side in this channel's game")
+    @game.command(name="join", description="Take a side: ask the game master for a seat (or invite a player)")
     @app_commands.describe(side="The side you play",
-                           player="Game master only: the player to seat (you, if left out)")
+                           player="Game master only: the player to invite (they accept or decline)")
     @app_commands.autocomplete(side=side_autocomplete)
     async def join(self, interaction: Interaction, side: str, player: discord.User | None = None) -> None:
-        def order(game) -> dict:
-            return {"action": "join", "side": side_index(game, side), "player": (player or interaction.user).id}
-        await act_and_reply(interaction, order, command="/game join")
+        game = await interaction.client.referee.game(interaction.channel_id)
+        index, actor = side_index(game, side), actor_of(interaction)
+        target = player or interaction.user
+        game_master = is_game_master(game, actor)
+        if game.sequence is None or (target.id == actor.user_id and (
+                game_master or game.options.get("open_seating") is True)):
+            # a game logged before seats needed consent, the game master's own seat, or open seating
+            await act_and_reply(interaction, {"action": "join", "side": index, "player": target.id},
+                                command="/game join")
+            return
+        if target.id != actor.user_id and not game_master:
+            raise NotAllowed("only the game master seats another player: ask for your own seat with /game join")
+        if any(target.id in s.players for s in game.sides):
+            raise NotAllowed(f"<@{target.id}> already plays in this game")
+        stored = await interaction.client.referee.game_id(interaction.channel_id)
+        kind = "invite" if target.id != actor.user_id else "request"
+        await interaction.response.send_message(
+            embed=seat_embed(kind, game, index, target.id, actor.user_id),
+            view=seat_view(kind, stored, index, target.id, actor.user_id),
+            allowed_mentions=discord.AllowedMentions.none())
+
+    @game.command(name="leave", description="Give up your seat in this channel's game")
+    async def leave(self, interaction: Interaction) -> None:
+        await act_and_reply(interaction, {"action": "leave", "player": interaction.user.id}, command="/game leave")
+
+    @game.command(name="kick", description="Game master only: take a player's seat away")
+    @app_commands.describe(player="The player who no longer plays")
+    async def kick(self, interaction: Interaction, player: discord.User) -> None:
+        game = await interaction.client.referee.game(interaction.channel_id)
+        if player.id != interaction.user.id and not is_game_master(game, actor_of(interaction)):
+            raise NotAllowed("only the game master takes another player's seat away: /game leave gives up yours")
+        await act_and_reply(interaction, {"action": "leave", "player": player.id}, command="/game kick")
 
     @game.command(name="status", description="Show the turn, the phase, the players and every unit on the map")
     async def status(self, interaction: Interaction) -> None:

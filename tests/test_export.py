@@ -54,8 +54,11 @@ async def play_sample_game(path: Path) -> dict:
         referee = Referee(store, clock=StepClock())
         await referee.new_game(CHANNEL, GUILD, GM, "asl", ["Germans", "Russians"], scenario="The Bridge at Dawn",
                                options={"elr": [3, 2]})
-        await referee.act(CHANNEL, ALICE, {"action": "join", "side": 0, "player": ALICE.user_id}, command="/game join")
-        await referee.act(CHANNEL, BOB, {"action": "join", "side": 1, "player": BOB.user_id}, command="/game join")
+        await referee.act(CHANNEL, ALICE, {"action": "join", "side": 0, "player": ALICE.user_id,
+                                           "approved_by": GM.user_id},
+                          command="/game join")
+        await referee.act(CHANNEL, BOB, {"action": "join", "side": 1, "player": BOB.user_id, "approved_by": GM.user_id},
+                          command="/game join")
         for order in (squad("A1", 0, "A4", "ger-467"), squad("A2", 0, "A4", "ger-467"),
                       squad("R1", 1, "B5", "rus-447"),
                       {"action": "location_set", "location": "B5", "terrain": "woods", "features": []}):

@@ -29,7 +29,8 @@ def rolling_rally(monkeypatch):
 
 async def nhis_game(referee, channel=CHANNEL):
     await referee.new_game(channel, GUILD, GM, "nhis", ["Americans", "Japanese"])
-    await referee.act(channel, GERMAN, {"action": "join", "side": 0, "player": GERMAN.user_id}, command="/game join")
+    await referee.act(channel, GERMAN, {"action": "join", "side": 0, "player": GERMAN.user_id,
+                                               "approved_by": GM.user_id}, command="/game join")
     await referee.act(channel, GM, nhis_squad("U1", 0), command="/unit add")
 
 
@@ -120,9 +121,22 @@ async def test_a_player_may_not_move_the_other_side_s_unit(referee):
 async def test_a_player_may_not_add_a_unit_to_the_other_side(referee):
     await seated_asl_game(referee)
     with pytest.raises(NotAllowed, match="the new unit belongs to Germans; you play Russians"):
-        await referee.act(CHANNEL, RUSSIAN, asl_squad("A2", 0), command="/unit add")
-    acted = await referee.act(CHANNEL, RUSSIAN, asl_squad("R2", 1), command="/unit add")
+        await referee.act(CHANNEL, RUSSIAN, {"action": "unit_add", "id": "A2", "type": "ger-467", "side": 0},
+                          command="/unit add")
+    acted = await referee.act(CHANNEL, RUSSIAN, {"action": "unit_add", "id": "R2", "type": "rus-458", "side": 1},
+                              command="/unit add")
     assert acted.game.units["R2"].side == 1
+
+
+async def test_a_player_adds_library_counters_only_and_the_game_master_custom_ones(referee):
+    await seated_asl_game(referee)
+    with pytest.raises(NotAllowed, match="numbers of its own is the game master's"):
+        await referee.act(CHANNEL, RUSSIAN, asl_squad("R2", 1), command="/unit add")
+    with pytest.raises(NotAllowed, match="'morale' changes the library counter's numbers"):
+        await referee.act(CHANNEL, RUSSIAN, {"action": "unit_add", "id": "R2", "type": "rus-458", "side": 1,
+                                             "stats": {"morale": 9}}, command="/unit add")
+    acted = await referee.act(CHANNEL, GM, asl_squad("R2", 1, None), command="/unit add")
+    assert acted.game.units["R2"].morale == 7
 
 
 async def test_a_fire_group_naming_an_enemy_unit_is_refused_before_any_roll(referee, counter):
@@ -193,24 +207,45 @@ async def test_a_channel_manager_acts_as_game_master(referee):
     assert acted.game.units["R1"].morale == 8
 
 
-async def test_anyone_may_join_for_themselves_but_not_seat_someone_else(referee):
+async def test_a_seat_needs_the_game_masters_approval_and_the_players_own_consent(referee):
     await seated_asl_game(referee)
+    join = {"action": "join", "side": 1, "player": STRANGER.user_id}
+    with pytest.raises(NotAllowed, match="^seats are given by the game master"):
+        await referee.act(CHANNEL, STRANGER, join, command="/game join")  # nobody approved it
+    with pytest.raises(NotAllowed, match="^seating another player needs their acceptance"):
+        await referee.act(CHANNEL, GM, join, command="/game join")  # nobody asked for it
+    with pytest.raises(NotAllowed, match="only for yourself"):
+        await referee.act(CHANNEL, GERMAN, {"action": "join", "side": 1, "player": 4242}, command="/game join")
+    # the stranger accepts the game master's invitation; the game master approves another's request
+    acted = await referee.act(CHANNEL, STRANGER, join | {"approved_by": GM.user_id}, command="/game join")
+    assert STRANGER.user_id in acted.game.sides[1].players
+    acted = await referee.act(CHANNEL, GM, {"action": "join", "side": 0, "player": 4242, "requested": True},
+                              command="/game join")
+    assert 4242 in acted.game.sides[0].players
+    assert acted.outcome.trail[-1].label == "Asked for by the player; approved by the game master"
+
+
+async def test_open_seating_lets_players_sit_down_themselves(referee):
+    await referee.new_game(CHANNEL, GUILD, GM, "asl", ["Germans", "Russians"], options={"open_seating": True})
     acted = await referee.act(CHANNEL, STRANGER, {"action": "join", "side": 1, "player": STRANGER.user_id},
                               command="/game join")
     assert STRANGER.user_id in acted.game.sides[1].players
-    with pytest.raises(NotAllowed, match="only for yourself"):
-        await referee.act(CHANNEL, GERMAN, {"action": "join", "side": 1, "player": 4242}, command="/game join")
 
 
-async def test_the_game_master_may_seat_another_player(referee):
+async def test_a_player_leaves_and_the_game_master_unseats_anyone(referee):
     await seated_asl_game(referee)
-    acted = await referee.act(CHANNEL, GM, {"action": "join", "side": 0, "player": 4242}, command="/game join")
-    assert 4242 in acted.game.sides[0].players
+    acted = await referee.act(CHANNEL, GERMAN, {"action": "leave", "player": GERMAN.user_id}, command="/game leave")
+    assert GERMAN.user_id not in acted.game.sides[0].players
+    with pytest.raises(NotAllowed, match="only for yourself"):
+        await referee.act(CHANNEL, RUSSIAN, {"action": "leave", "player": 4242}, command="/game kick")
+    acted = await referee.act(CHANNEL, GM, {"action": "leave", "player": RUSSIAN.user_id}, command="/game kick")
+    assert acted.game.sides[1].players == []
 
 
 async def test_a_cd_company_acts_for_the_side_of_its_stands(referee):
     await referee.new_game(CHANNEL, GUILD, GM, "cd", ["Blue", "Red"])
-    await referee.act(CHANNEL, RUSSIAN, {"action": "join", "side": 1, "player": RUSSIAN.user_id}, command="/game join")
+    await referee.act(CHANNEL, RUSSIAN, {"action": "join", "side": 1, "player": RUSSIAN.user_id,
+                                                 "approved_by": GM.user_id}, command="/game join")
     await referee.act(CHANNEL, GM, {"action": "unit_add", "id": "S1", "side": 0, "stats": {"company": "1st"}},
                       command="/unit add")
     with pytest.raises(NotAllowed, match="company 1st belongs to Blue; you play Red"):
@@ -294,7 +329,7 @@ async def test_if_saving_fails_the_game_is_unchanged(referee, store, monkeypatch
 async def test_fifty_commands_at_once_in_one_channel_run_one_at_a_time(referee):
     await referee.new_game(CHANNEL, GUILD, GM, "asl", ["Germans", "Russians"])
     results = await asyncio.gather(*[
-        referee.act(CHANNEL, GM, asl_squad(f"A{i}", 0), command="/unit add") for i in range(50)])
+        referee.act(CHANNEL, GM, asl_squad(f"A{i}", 0, None), command="/unit add") for i in range(50)])
     assert sorted(r.seq for r in results) == list(range(2, 52))
     page = await referee.log(CHANNEL, page=1, per_page=50)
     assert [e.seq for e in page.entries] == list(range(1, 51))

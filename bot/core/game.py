@@ -66,6 +66,9 @@ class Game(BaseModel):
     acted: bool = Field(default=False, exclude_if=lambda v: not v, repr=False)  # the holder gave an order in this step
     passes: int = Field(default=0, exclude_if=lambda v: v == 0, repr=False)  # impulses passed in a row
     asked_by: int | None = Field(default=None, exclude_if=lambda v: v is None, repr=False)  # the side asking to end the step
+    asked_of: list[int] = Field(default_factory=list, exclude_if=lambda v: not v, repr=False)  # who may answer it
+    started: bool = Field(default=False, exclude_if=lambda v: not v, repr=False)  # a step has ended: set-up is over
+    units_added: int = Field(default=0, exclude_if=lambda v: v == 0, repr=False)  # every unit ever added (the cap)
 
     @field_validator("ruleset")
     @classmethod

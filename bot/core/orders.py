@@ -86,6 +86,13 @@ class OrderBase(BaseModel):
         """``gm_only`` in this game (an order may be the game master's in some games only)."""
         return cls.gm_only
 
+    @classmethod
+    def refusal_for(cls, game: Any, user_id: int, game_master: bool, order: dict[str, Any]) -> str | None:
+        """Why this user may not give this order, beyond the sides and the game master's corrections:
+        whose consent it needs (a seat, the answer to a request). None: nothing stands against it. Asked
+        of every user, the game master included."""
+        return None
+
 
 class PhaseOrder(OrderBase):
     """Advance the game to the next phase (or to ``to``), applying the phase-end clean-ups."""
@@ -99,7 +106,7 @@ class PhaseOrder(OrderBase):
     def gm_only_in(cls, game: Any) -> str:
         # where the sequence of play is refereed, players end their part with /done; jumping to a
         # phase corrects the game. In a game logged before, any player moves it on, as it always did
-        if game.sequence is not None:
+        if game.step is not None:  # the sequence of play is refereed (bot/core/sequence.py)
             return "move the game to another phase (players end their part with /done)"
         return ""
 

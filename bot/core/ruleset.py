@@ -71,6 +71,11 @@ class Ruleset:
     counter_marks: ClassVar[tuple[tuple[str, Any, str], ...]] = ()  # (field, value, label): printed marks
     status_flags: ClassVar[tuple[tuple[str, str], ...]] = ()  # (unit flag, word), in the order players read
     words: ClassVar[dict[str, str]] = {}  # this ruleset's word for a common one: {"broken": "shaken"}
+    # the unit fields a player sets when placing a library counter (who holds a weapon, the company):
+    # any other stat changes the counter's numbers, which is the game master's
+    setup_fields: ClassVar[tuple[str, ...]] = ()
+    # the numbers a counter of this ruleset can carry (a guard against fp=99999, not a rule)
+    stat_ranges: ClassVar[dict[str, tuple[int, int]]] = {}
 
     # --- orders, and the slash commands that give them ---
     order_type: ClassVar[Any]  # the union of this ruleset's orders, discriminated on ``action``
@@ -241,6 +246,11 @@ class Ruleset:
         """Words for what a unit carries beyond its flags (fire markers, who holds a weapon)."""
         return []
 
+    def stacking_refusal(self, game: Game, units: list[Any], location: str | None) -> str | None:
+        """Why ``units`` may not be placed in ``location`` at the set-up (the ruleset's stacking
+        limit), or None; rulesets with a limit override."""
+        return None
+
     def word(self, common: str) -> str:
         """This ruleset's word for a common one ("broken" reads "shaken" in NHiS and CD)."""
         return self.words.get(common, common)
@@ -288,7 +298,7 @@ class Ruleset:
             raise InvalidOrder(
                 f"unknown phase '{order.to}' (phases: {', '.join(self.phases)})", field="to")
         start = (game.phase, game.turn, game.active_side)
-        if game.sequence is not None:
+        if game.step is not None:  # the sequence of play is refereed
             from . import sequence as play
 
             # step by step, so every clean-up and every step's start (an initiative roll) happens
@@ -306,6 +316,8 @@ class Ruleset:
                                     f"{game.side_name(game.to_act)} to act",
                            trail=trail.freeze(), effects=tuple(effects))
         steps = 0
+        if game.sequence is not None:
+            game.started = True  # a phase ends: the set-up is over (a game logged before has no such mark)
         while True:
             self.phase_end(game, trail, effects)
             game.phase, game.turn, game.active_side = self.next_phase(game)

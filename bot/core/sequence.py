@@ -180,17 +180,19 @@ def note_acted(game: Game, sides: dict[int, str]) -> None:
 
 
 def start(game: Game, ruleset: Ruleset) -> None:
-    """A new game's sequence of play: the first step of the first phase, its holder to act."""
+    """A new game played under today's rules of the table (``Game.sequence``: seats by consent, units
+    added at the set-up); where the ruleset has a sequence of play, its first step, the holder to act."""
+    game.sequence = SEQUENCE
     if ruleset.sequence() is None:
         return
-    game.sequence, game.step = SEQUENCE, 0
+    game.step = 0
     enter(game, ruleset, Trail(), None)
 
 
 def enter(game: Game, ruleset: Ruleset, trail: Trail, roller: Roller | None) -> None:
     step = current(game, ruleset)
     assert step is not None
-    game.acted, game.asked_by = False, None
+    game.acted, game.asked_by, game.asked_of = False, None, []
     if step.holder == "impulse":
         game.impulse, game.passes = 1, 0
         game.to_act = ruleset.role_side(game, "first")
@@ -206,6 +208,7 @@ def advance(game: Game, ruleset: Ruleset, trail: Trail, effects: list[UnitEffect
     data = ruleset.sequence()
     step = current(game, ruleset)
     assert data is not None and step is not None and game.step is not None
+    game.started = True  # a step has ended: the set-up is over
     following = (game.step + 1) % len(data.steps)
     if following == 0 or data.steps[following].phase != step.phase:
         ruleset.phase_end(game, trail, effects)
@@ -219,7 +222,7 @@ def end_impulse(game: Game, ruleset: Ruleset, *, passed: bool) -> None:
     game.passes = game.passes + 1 if passed else 0
     game.to_act = 1 - game.to_act if game.to_act is not None else ruleset.role_side(game, "first")
     game.impulse += 1
-    game.acted, game.asked_by = False, None
+    game.acted, game.asked_by, game.asked_of = False, None, []
 
 
 # --- the orders that move the game on ---------------------------------------------------------------
@@ -237,6 +240,14 @@ class Done(OrderBase):
     side: PartOf
     answer: Literal["ask", "refuse"] | None = None
 
+    @classmethod
+    def refusal_for(cls, game: Game, user_id: int, game_master: bool, order: dict) -> str | None:
+        # a request to end the step is answered (ended or refused) by the holder's players seated before it
+        if game.asked_by is None or order.get("answer") == "ask" or game_master or user_id in game.asked_of:
+            return None
+        return (f"{game.side_name(game.to_act)} were asked to end this step before you took your seat: one of "
+                "their players seated then (or the game master) answers")
+
 
 def resolve_done(game: Game, ruleset: Ruleset, order: Done, roller: Roller) -> Outcome:
     step = current(game, ruleset)
@@ -253,6 +264,7 @@ def resolve_done(game: Game, ruleset: Ruleset, order: Done, roller: Roller) -> O
         if order.side == holder:
             raise IllegalOrder(f"{side} hold the {name}: /done ends it")
         game.asked_by = order.side
+        game.asked_of = list(game.sides[holder].players)  # seated before the request: their consent counts
         trail.note(f"{side} ask {game.side_name(holder)} to end the {name}", rule=data.rule)
         return _outcome(game, ruleset, f"{side} ask {game.side_name(holder)} to end the {name}", trail, effects,
                         order.side)
@@ -263,7 +275,7 @@ def resolve_done(game: Game, ruleset: Ruleset, order: Done, roller: Roller) -> O
         if game.asked_by is None:
             raise IllegalOrder(f"nobody asked {side} to end the {name}")
         trail.note(f"{side} keep the {name}: {game.side_name(game.asked_by)} asked to end it", rule=data.rule)
-        game.asked_by = None
+        game.asked_by, game.asked_of = None, []
         return _outcome(game, ruleset, f"{side} keep the {name}", trail, effects, order.side)
     if step.holder == "impulse":
         passed = not game.acted

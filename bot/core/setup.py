@@ -33,6 +33,26 @@ NewUnitSide = Annotated[int, Refers("side", acting=True, label="the new unit")]
 
 
 class UnitAdd(OrderBase):
+    """A unit put into the game. Where the sequence of play is refereed, players add their units
+    during the set-up only (then the game master does), as library counters: numbers of their own
+    are the game master's, within the ruleset's ranges, and the trail says they are custom."""
+
+    @classmethod
+    def gm_only_in(cls, game: Any) -> str:
+        return "add a unit once play has begun (ask the game master)" if game.sequence and game.started else ""
+
+    @classmethod
+    def refusal_for(cls, game: Any, user_id: int, game_master: bool, order: dict[str, Any]) -> str | None:
+        if game.sequence is None or game_master:
+            return None
+        if order.get("type") is None:
+            return "a unit with numbers of its own is the game master's: add a library counter (see /unit types)"
+        custom = sorted(custom_numbers(game, order.get("stats") or {}))
+        if custom:
+            return (f"'{custom[0]}' changes the library counter's numbers: only the game master sets custom "
+                    "numbers (the library's are used otherwise)")
+        return None
+
     action: Literal["unit_add"] = "unit_add"
     id: NewId = Field(pattern=ID_PATTERN)
     type: CounterType = None  # counter type from the library; None: custom, all stats given
@@ -54,7 +74,8 @@ class UnitMove(OrderBase):
     def gm_only_in(cls, game: Any) -> str:
         # where the sequence of play is refereed, units move with the ruleset's own move order (in the
         # steps that allow it, marking them as the rules need); placing one corrects the game
-        return "place a unit (players move theirs with /move, in the steps that allow it)" if game.sequence else ""
+        refereed = game.step is not None  # the sequence of play is (bot/core/sequence.py)
+        return "place a unit (players move theirs with /move, in the steps that allow it)" if refereed else ""
 
     action: Literal["unit_move"] = "unit_move"
     unit: ActingUnit
@@ -78,16 +99,71 @@ class LocationSet(OrderBase):
 
 
 class Join(OrderBase):
+    """A player takes a seat. Where the sequence of play is refereed, a seat needs both consents: the
+    player's own (they give the order, accepting an invitation) and the game master's (an invitation,
+    ``approved_by``, or the approval of the player's request, ``requested``), unless the game lets
+    players sit down themselves (option ``open_seating``)."""
+
     for_user = "player"
 
     action: Literal["join"] = "join"
     side: Annotated[int, Refers("side")] = Field(ge=0, le=1)  # the permission check asks who joins, not which side
     player: int = Field(gt=0)
+    approved_by: int | None = None  # the game master who invited the player
+    requested: bool = False  # the player asked for the seat; the game master gives this order, approving it
+
+    @classmethod
+    def refusal_for(cls, game: Any, user_id: int, game_master: bool, order: dict[str, Any]) -> str | None:
+        player = order.get("player")
+        if game.sequence is None:  # a game logged before seats needed consent: as it always did
+            return None if game_master or user_id == player else \
+                "you may join a side only for yourself; the game master seats other players"
+        if user_id == player:
+            if game_master or game.options.get("open_seating") is True or order.get("approved_by"):
+                return None
+            return ("seats are given by the game master: /game join sends your request, which the game master "
+                    "approves (the game option open_seating=yes lets players sit down themselves)")
+        if game_master and order.get("requested"):
+            return None
+        if game_master:
+            return "seating another player needs their acceptance: /game join player: sends them an invitation"
+        return "you may join a side only for yourself"
 
 
-SetupOrder = UnitAdd | UnitEdit | UnitMove | UnitRemove | LocationSet | Join
-SETUP_ACTIONS = {"unit_add", "unit_edit", "unit_move", "unit_remove", "location_set", "join"}
+class Leave(OrderBase):
+    """A player gives up their seat; the game master may unseat anyone (/game kick)."""
+
+    for_user = "player"
+
+    action: Literal["leave"] = "leave"
+    player: int = Field(gt=0)
+
+
+SetupOrder = UnitAdd | UnitEdit | UnitMove | UnitRemove | LocationSet | Join | Leave
+SETUP_ACTIONS = {"unit_add", "unit_edit", "unit_move", "unit_remove", "location_set", "join", "leave"}
 PROTECTED_FIELDS = {"id", "system", "side"}  # edit cannot change identity or allegiance
+
+
+def custom_numbers(game: Game, stats: dict[str, Any]) -> dict[str, Any]:
+    """The stats of a unit_add that change the counter (not the name, nor where and how it is placed)."""
+    from .rulesets import get_ruleset
+
+    placement = set(get_ruleset(game.ruleset).setup_fields) | {"name"}
+    return {key: value for key, value in stats.items() if key not in placement}
+
+
+def check_ranges(ruleset: Ruleset, values: dict[str, Any], field: str) -> None:
+    """Numbers a counter of the ruleset can carry (``Ruleset.stat_ranges``): a fp of 99999 is no unit."""
+    for key, value in values.items():
+        bounds = ruleset.stat_ranges.get(key)
+        numbers = list(value.values()) if isinstance(value, dict) else [value]
+        if bounds is None or not all(isinstance(n, int) and not isinstance(n, bool) for n in numbers):
+            continue
+        low, high = bounds
+        bad = [n for n in numbers if not low <= n <= high]
+        if bad:
+            raise InvalidOrder(f"{field}: {key} {bad[0]} is outside what a counter carries in {ruleset.title} "
+                               f"({low} to {high})", field=field)
 
 
 def _outcome(ruleset: Ruleset, action: str, headline: str, trail: Trail,
@@ -114,7 +190,12 @@ def resolve_setup(game: Game, ruleset: Ruleset, order: OrderBase) -> Outcome:
     if isinstance(order, UnitAdd):
         if game.find_unit(order.id) is not None:
             raise IllegalOrder(f"there is already a unit '{order.id}' in this game")
-        if len([u for u in game.units.values() if not u.eliminated]) >= MAX_UNITS:
+        if game.sequence is not None:  # every unit ever added counts (an eliminated one too)
+            if game.units_added >= MAX_UNITS:
+                raise IllegalOrder(f"this game has had {MAX_UNITS} units (eliminated and removed ones count), "
+                                   "the most one game may have")
+            check_ranges(ruleset, order.stats, "stats")
+        elif len([u for u in game.units.values() if not u.eliminated]) >= MAX_UNITS:
             raise IllegalOrder(f"this game already has {MAX_UNITS} units, the most one game may have")
         location = _ensure_location(game, ruleset, order.location, trail)
         try:
@@ -122,9 +203,18 @@ def resolve_setup(game: Game, ruleset: Ruleset, order: OrderBase) -> Outcome:
                                      stats=order.stats)
         except ValidationError as exc:
             raise InvalidOrder(_validation_message(exc, "stats"), field="stats") from None
+        if game.sequence is not None:
+            refusal = ruleset.stacking_refusal(game, [unit], location) if not game.started else None
+            if refusal:
+                raise IllegalOrder(refusal)
+            game.units_added += 1
         game.units[unit.id] = unit
         trail.add("effect", f"{unit.label} added for {game.side_name(unit.side)}"
                   + (f" in {location}" if location else " off board"), unit=unit.id)
+        custom = custom_numbers(game, order.stats) if game.sequence is not None and order.type else {}
+        if custom:
+            trail.note(f"Set by the game master, not the library counter's: "
+                       f"{', '.join(f'{k} {v}' for k, v in custom.items())}", unit=unit.id)
         effect = UnitEffect(unit=unit.id, name=unit.name, side=unit.side, after="in play", effects=("added",))
         return _outcome(ruleset, order.action, f"{unit.label} joins {game.side_name(unit.side)}",
                         trail, [effect], unit.side)
@@ -136,6 +226,8 @@ def resolve_setup(game: Game, ruleset: Ruleset, order: OrderBase) -> Outcome:
         unknown = set(order.changes) - set(type(unit).model_fields)
         if unknown:
             raise InvalidOrder(f"units of {ruleset.title} have no field '{sorted(unknown)[0]}'", field="changes")
+        if game.sequence is not None:
+            check_ranges(ruleset, order.changes, "changes")
         data = unit.model_dump()
         data.update(order.changes)
         try:
@@ -152,6 +244,10 @@ def resolve_setup(game: Game, ruleset: Ruleset, order: OrderBase) -> Outcome:
         if unit.eliminated:
             raise IllegalOrder(f"{unit.label} is eliminated and cannot move")
         location = _ensure_location(game, ruleset, order.location, trail)
+        if game.sequence is not None and not game.started:  # the set-up
+            refusal = ruleset.stacking_refusal(game, [unit], location)
+            if refusal:
+                raise IllegalOrder(refusal)
         before = unit.location
         unit.location = location
         # a support weapon moves with the unit carrying it
@@ -191,7 +287,19 @@ def resolve_setup(game: Game, ruleset: Ruleset, order: OrderBase) -> Outcome:
         if order.player not in side.players:
             side.players.append(order.player)
         trail.add("effect", f"<@{order.player}> plays {side.name}")
+        if order.approved_by is not None:
+            trail.note(f"Invited by <@{order.approved_by}>, the game master; accepted by the player")
+        elif order.requested:
+            trail.note("Asked for by the player; approved by the game master")
         return _outcome(ruleset, order.action, f"A player joins {side.name}", trail, [], order.side)
+    if isinstance(order, Leave):
+        seats = [i for i, side in enumerate(game.sides) if order.player in side.players]
+        if not seats:
+            raise IllegalOrder(f"<@{order.player}> has no seat in this game")
+        for i in seats:
+            game.sides[i].players.remove(order.player)
+            trail.add("effect", f"<@{order.player}> no longer plays {game.sides[i].name}")
+        return _outcome(ruleset, order.action, f"A player leaves {game.side_name(seats[0])}", trail, [], seats[0])
     raise InvalidOrder(f"unknown set-up action '{getattr(order, 'action', '?')}'", field="action")
 
 

@@ -65,6 +65,21 @@ class Table:
                                             channel_id=channel or self.channel,
                                             member_permissions=perms, **kwargs)
 
+    async def seat(self, user: int, side: str, *, channel: int | None = None, game_master: int = GM):
+        """A player takes a seat with both consents: they ask with /game join, the game master
+        (``game_master``, who started the game) approves with the button on the request."""
+        asked = await self.send("game join", {"side": side}, user=user, channel=channel)
+        approve = next(b["custom_id"] for row in asked.message.components for b in row["components"]
+                       if b["custom_id"].startswith("seat:approve"))
+        return await self.fake.click(asked.message, approve, user_id=game_master)
+
+    async def invite(self, user: int, side: str, *, channel: int | None = None, game_master: int = GM):
+        """The game master invites a player to a side, and the player accepts with the button."""
+        invited = await self.send("game join", {"side": side, "player": user}, user=game_master, channel=channel)
+        accept = next(b["custom_id"] for row in invited.message.components for b in row["components"]
+                      if b["custom_id"].startswith("seat:accept"))
+        return await self.fake.click(invited.message, accept, user_id=user)
+
     async def as_gm(self, name: str, options: dict[str, Any] | None = None, **kwargs: Any):
         return await self.send(name, options, user=GM, **kwargs)
 

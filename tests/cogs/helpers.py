@@ -57,8 +57,9 @@ async def start_game(table, ruleset: str, sides: list[str], setup: list[dict[str
     move to ``phase``; return the game as stored."""
     referee = table.bot.referee
     await referee.new_game(table.channel, GUILD.id, GM_ACTOR, ruleset, sides, scenario="Test", options=options)
-    for side, player in ((0, ALICE), (1, BOB)):
-        await gm(table, {"action": "join", "side": side, "player": player}, "/game join")
+    for side, player in ((0, ALICE), (1, BOB)):  # each accepts the game master's invitation
+        await referee.act(table.channel, Actor(user_id=player), {"action": "join", "side": side, "player": player,
+                                                                 "approved_by": GM}, command="/game join")
     for order in setup:
         await gm(table, order)
     if phase is not None and phase != (await table.game()).phase:

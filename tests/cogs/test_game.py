@@ -24,8 +24,8 @@ async def start_asl(table, **extra):
 
 
 async def seat_players(table):
-    await table.send("game join", {"side": "Germans"}, user=ALICE)
-    await table.send("game join", {"side": "Russians"}, user=BOB)
+    await table.seat(ALICE, "Germans")
+    await table.seat(BOB, "Russians")
 
 
 # --- /game new ---------------------------------------------------------------------------
@@ -103,34 +103,81 @@ async def test_a_thread_is_a_channel_of_its_own(table):
 # --- /game join --------------------------------------------------------------------------
 
 
-async def test_game_join_seats_the_player_on_the_side_they_name(table):
+def buttons(reply) -> list[str]:
+    return [b["custom_id"] for row in reply.message.components for b in row["components"]]
+
+
+async def test_game_join_asks_the_game_master_who_approves_the_seat(table):
     await start_asl(table)
-    reply = await table.send("game join", {"side": "russians"}, user=BOB)  # names match case-blind
-    assert reply.embeds == [{
+    asked = await table.send("game join", {"side": "russians"}, user=BOB)  # names match case-blind
+    assert asked.embeds == [{
+        "type": "rich", "flags": 0, "color": GREY, "title": "A seat with Russians asked for",
+        "description": f"<@{BOB}> asks to play Russians. The game master approves or declines; the seat is taken "
+                       "only then."}]
+    assert asked.message.payload["allowed_mentions"] == {"parse": []}  # shown, nobody pinged
+    assert [s.players for s in (await table.game()).sides] == [[], []]  # asking seats nobody
+    approve, decline = buttons(asked)
+    assert approve.startswith("seat:approve:") and decline.startswith("seat:decline:")
+    refused = await table.fake.click(asked.message, approve, user_id=ALICE)  # not the game master
+    assert refused.ephemeral and refused.embeds[0]["description"] == "you may join a side only for yourself"
+    seated = await table.fake.click(asked.message, approve, user_id=GM)
+    assert seated.embeds[0] | {"fields": seated.embeds[0]["fields"]} == {
         "type": "rich", "flags": 0, "color": GREY, "title": "A player joins Russians",
         "description": "Advanced Squad Leader · turn 1, Rally Phase, ATTACKER's part · Germans to act",
-        "fields": [{"name": "Trail", "inline": False, "value": f"{mention(BOB)} plays Russians"}],
-        "footer": {"text": "log #2"},
-    }]
+        "fields": [{"name": "Trail", "inline": False, "value": (
+            f"{mention(BOB)} plays Russians\nAsked for by the player; approved by the game master")}],
+        "footer": {"text": "log #2"}}
+    assert [s.players for s in (await table.game()).sides] == [[], [BOB]]
+    assert asked.message.components == []  # answered: the buttons are gone
+
+
+async def test_the_game_master_invites_a_player_who_accepts_or_declines(table):
+    await start_asl(table)
+    invited = await table.as_gm("game join", {"side": "Germans", "player": ALICE})
+    assert invited.embeds[0]["title"] == "Invitation to play Germans"
+    assert [s.players for s in (await table.game()).sides] == [[], []]  # nobody seated without consent
+    accept, refuse = buttons(invited)
+    assert (await table.fake.click(invited.message, accept, user_id=BOB)).ephemeral  # not the invited player
+    accepted = await table.fake.click(invited.message, accept, user_id=ALICE)
+    assert accepted.embeds[0]["fields"][0]["value"] == (
+        f"{mention(ALICE)} plays Germans\nInvited by {mention(GM)}, the game master; accepted by the player")
+    assert [s.players for s in (await table.game()).sides] == [[ALICE], []]
+    declined = await table.as_gm("game join", {"side": "Russians", "player": BOB})
+    answer = await table.fake.click(declined.message, buttons(declined)[1], user_id=BOB)
+    assert answer.message is None or not answer.ephemeral
+    assert declined.message.embeds[0]["title"] == "Seat with Russians declined"
+    assert [s.players for s in (await table.game()).sides] == [[ALICE], []]
+
+
+async def test_open_seating_lets_players_sit_down_at_once(table):
+    await start_asl(table, options="open_seating=yes")
+    reply = await table.send("game join", {"side": "Russians"}, user=BOB)
+    assert reply.embeds[0]["title"] == "A player joins Russians"
     assert [s.players for s in (await table.game()).sides] == [[], [BOB]]
 
 
-async def test_the_game_master_seats_another_player(table):
+async def test_a_player_leaves_and_the_game_master_kicks(table):
     await start_asl(table)
-    reply = await table.as_gm("game join", {"side": "Germans", "player": ALICE})
-    assert reply.embeds[0]["fields"][0]["value"] == f"{mention(ALICE)} plays Germans"
-    assert [s.players for s in (await table.game()).sides] == [[ALICE], []]
+    await seat_players(table)
+    left = await table.send("game leave", user=ALICE)
+    assert left.embeds[0]["title"] == "A player leaves Germans"
+    assert await table.refused("game kick", {"player": BOB}, user=ALICE) == (
+        "only the game master takes another player's seat away: /game leave gives up yours")
+    kicked = await table.as_gm("game kick", {"player": BOB})
+    assert kicked.embeds[0]["fields"][0]["value"] == f"{mention(BOB)} no longer plays Russians"
+    assert [s.players for s in (await table.game()).sides] == [[], []]
 
 
 async def test_game_join_refusals_leave_the_seats_as_they_were(table):
     assert await table.refused("game join", {"side": "Germans"}) == NO_GAME
     await start_asl(table)
-    await table.send("game join", {"side": "Germans"}, user=ALICE)
-    assert await table.refused("game join", {"side": "Russians"}, user=ALICE) == "you already play Germans"
+    await table.seat(ALICE, "Germans")
     assert await table.refused("game join", {"side": "Italians"}, user=BOB) == (
         "no side 'Italians' in this game (sides: Germans, Russians)")
     assert await table.refused("game join", {"side": "Russians", "player": BOB}, user=ALICE) == (
-        "you may join a side only for yourself; the game master seats other players")
+        "only the game master seats another player: ask for your own seat with /game join")
+    assert await table.refused("game join", {"side": "Russians"}, user=ALICE) == (
+        f"{mention(ALICE)} already plays in this game")
     assert [s.players for s in (await table.game()).sides] == [[ALICE], []]
 
 
@@ -285,7 +332,7 @@ async def test_autocomplete_in_a_channel_without_a_game_offers_nothing(table):
 async def test_every_set_up_command_and_option_has_help_text(table):
     """discord.py fills a missing description with '…'; players would see nothing useful."""
     synced = {c["name"]: c for c in table.fake.commands_for(table.fake.guild().id)}
-    expected = {"game": ["end", "join", "new", "phase", "status"],
+    expected = {"game": ["end", "join", "kick", "leave", "new", "phase", "status"],
                 "unit": ["add", "edit", "list", "move", "remove", "types"], "location": ["set"]}
     for group, subcommands in expected.items():
         assert synced[group]["description"] not in ("", "…")

@@ -17,8 +17,8 @@ NOT_A_PLAYER = ("only the players of this game give orders here: join a side fir
 async def seated(table):
     """An ASL game started by the GM (who does not play): alice plays the Germans, bob the Russians."""
     await table.as_gm("game new", {"ruleset": "asl", "sides": "Germans, Russians"})
-    await table.send("game join", {"side": "Germans"}, user=ALICE)
-    await table.send("game join", {"side": "Russians"}, user=BOB)
+    await table.seat(ALICE, "Germans")
+    await table.seat(BOB, "Russians")
     await table.as_gm("unit add", {"id": "A1", "side": "Germans", "type": "ger-467", "location": "B3"})
     await table.as_gm("unit add", {"id": "R1", "side": "Russians", "type": "rus-447", "location": "C4"})
     return table
@@ -61,7 +61,7 @@ async def test_a_player_adds_units_to_their_own_side_only(seated):
     ("game end", {},
      "only the game master (who started the game) or someone with Manage Channels may end the game"),
     ("game join", {"side": "Germans", "player": BOB},
-     "you may join a side only for yourself; the game master seats other players"),
+     "only the game master seats another player: ask for your own seat with /game join"),
 ])
 async def test_a_player_may_not_correct_the_game_even_for_their_own_units(seated, command, options, message):
     assert await seated.refused(command, options, user=ALICE) == message
@@ -85,7 +85,11 @@ async def test_manage_channels_makes_anyone_a_game_master(seated):
     await seated.send("unit edit", {"unit": "R1", "stats": "morale=6"}, user=CAROL, manager=True)
     await seated.send("unit move", {"unit": "A1", "to": "D5"}, user=CAROL, manager=True)
     await seated.send("location set", {"location": "D5", "terrain": "stone building"}, user=CAROL, manager=True)
-    await seated.send("game join", {"side": "Russians", "player": CAROL}, user=BOB, manager=True)
+    # a game master by Manage Channels invites Carol; she accepts (nobody is seated without consent)
+    invited = await seated.send("game join", {"side": "Russians", "player": CAROL}, user=BOB, manager=True)
+    accept = next(b["custom_id"] for row in invited.message.components for b in row["components"]
+                  if b["custom_id"].startswith("seat:accept"))
+    await seated.fake.click(invited.message, accept, user_id=CAROL)
     game = await seated.game()
     assert (game.units["R1"].morale, game.units["A1"].location, game.locations["D5"].terrain) == (
         6, "D5", "stone building")
@@ -114,7 +118,7 @@ async def test_a_non_player_may_not_act(seated, command, options):
 
 
 async def test_a_non_player_may_join_and_then_act_for_their_side(seated):
-    await seated.send("game join", {"side": "Germans"}, user=CAROL)
+    await seated.seat(CAROL, "Germans")
     await seated.as_gm("game phase", {"to": "MPh"})
     await seated.send("move", {"units": "A1", "to": "B5"}, user=CAROL)
     assert (await seated.game()).units["A1"].location == "B5"

@@ -47,8 +47,8 @@ def replay(path: Path, *, plugins: str | None) -> subprocess.CompletedProcess[st
 async def test_a_ruleset_defined_under_tests_is_played_through_the_real_bot(table, tmp_path):
     created = await table.as_gm("game new", {"ruleset": "toy", "sides": "Red, Blue", "scenario": "Duel"})
     assert created.embeds[0]["title"] == "New Toy Skirmish game: Red vs Blue (Duel)"
-    await table.send("game join", {"side": "Red"}, user=ALICE)
-    await table.send("game join", {"side": "Blue"}, user=BOB)
+    await table.seat(ALICE, "Red")
+    await table.seat(BOB, "Blue")
     added = await table.send("unit add", {"id": "P1", "side": "Red", "type": "pawn", "location": "A1"}, user=ALICE)
     assert added.embeds[0]["title"] == "Pawn P1 joins Red"
     await table.send("unit add", {"id": "P2", "side": "Blue", "type": "pawn", "location": "A2"}, user=BOB)

@@ -15,8 +15,8 @@ async def set_up_two_games(table):
     terrain, a correction and a phase change."""
     await table.as_gm("game new", {"ruleset": "asl", "sides": "Germans, Russians", "elr_1": 3, "elr_2": 2,
                                    "scenario": "Guards"})
-    await table.send("game join", {"side": "Germans"}, user=ALICE)
-    await table.as_gm("game join", {"side": "Russians", "player": BOB})
+    await table.seat(ALICE, "Germans")
+    await table.invite(BOB, "Russians")
     await table.send("unit add", {"id": "A1", "side": "Germans", "type": "ger-467", "location": "B3"}, user=ALICE)
     await table.send("unit add", {"id": "A2", "side": "Germans", "type": "ger-lmg", "location": "B3"}, user=ALICE)
     await table.send("unit add", {"id": "R1", "side": "Russians", "type": "rus-447", "location": "C4"}, user=BOB)
@@ -25,7 +25,7 @@ async def set_up_two_games(table):
     await table.send("done", user=ALICE)  # the Germans' part of the Rally Phase ends
 
     await table.send("game new", {"ruleset": "nhis", "sides": "Marines, Japanese"}, user=GM, channel=THREAD)
-    await table.send("game join", {"side": "Marines"}, user=BOB, channel=THREAD)
+    await table.seat(BOB, "Marines", channel=THREAD)
     await table.send("unit add", {"id": "M1", "side": "Marines", "type": "us-rifle-squad", "location": "H7"},
                      user=BOB, channel=THREAD)
     await table.as_gm("unit add", {"id": "J1", "side": "Japanese", "type": "jp-rifle-squad", "location": "H8"},

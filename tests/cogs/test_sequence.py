@@ -289,8 +289,8 @@ async def test_stats_pace_gives_each_sides_median_and_longest_wait(table):
     now = [datetime(2026, 3, 1, 18, 0, tzinfo=UTC)]
     table.bot.referee.clock = lambda: now[0]
     await table.as_gm("game new", {"ruleset": "asl", "sides": "Germans, Russians"})
-    await table.send("game join", {"side": "Germans"}, user=ALICE)
-    await table.send("game join", {"side": "Russians"}, user=BOB)
+    await table.seat(ALICE, "Germans")
+    await table.seat(BOB, "Russians")
     for user, hours in ((ALICE, 1), (BOB, 5), (ALICE, 2), (BOB, 1), (ALICE, 6)):  # the waits, in turn
         now[0] += timedelta(hours=hours)
         await table.send("done", user=user)  # the holder ends its part (or, out of turn, asks: an entry too)

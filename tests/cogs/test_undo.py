@@ -129,7 +129,8 @@ async def test_someone_outside_the_game_cannot_answer_and_the_right_player_still
     proposal = await propose(table)
     stranger = await click(table, proposal.message, accept_id(proposal), CAROL)
     assert stranger.ephemeral
-    assert stranger.embeds[0]["description"] == "only a player of Germans or the game master may answer this undo"
+    assert stranger.embeds[0]["description"] == ("only a player of Germans seated before the action (or the game "
+                                                 "master) may answer this undo")
     assert (await table.bot.referee.log(table.channel)).total == 15
     await click(table, proposal.message, accept_id(proposal), ALICE)
     assert proposal.message.embeds[0]["title"] == "Undo of entry #15: accepted"
@@ -248,9 +249,9 @@ async def test_passing_the_turn_mentions_the_other_sides_player_and_only_them(ta
     (hand_off,) = reply.followups
     assert hand_off.content == f"<@{BOB}>: your move (Russians, turn 1, Defensive Fire Phase)"
     assert hand_off.payload["allowed_mentions"] == {"parse": [], "users": [BOB]}
-    # with a digest of what happened since Bob last acted (he never did: the game master seated him):
-    # the newest 15 entries before the hand-off, the Germans' first /done last
-    assert hand_off.embeds[0]["title"] == "Since you last acted: 15 entries"
+    # with a digest of what happened since Bob last acted (he took his seat, #3): the game master's
+    # set-up and the Germans' first /done
+    assert hand_off.embeds[0]["title"] == "Since you last acted: 12 entries"
     assert hand_off.embeds[0]["description"].splitlines()[-1] == "#15 /done: Turn 1, Movement Phase: Germans to act"
 
 

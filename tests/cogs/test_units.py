@@ -16,8 +16,8 @@ ASL_LINE = "Advanced Squad Leader · turn 1, Rally Phase, ATTACKER's part · Ger
 async def asl_game(table):
     """Germans (alice) vs Russians (bob): a 4-6-7 in B3 (woods), a 4-4-7 in C4, an 8-1 off board."""
     await table.as_gm("game new", {"ruleset": "asl", "sides": "Germans, Russians"})
-    await table.send("game join", {"side": "Germans"}, user=ALICE)
-    await table.send("game join", {"side": "Russians"}, user=BOB)
+    await table.seat(ALICE, "Germans")
+    await table.seat(BOB, "Russians")
     await table.as_gm("unit add", {"id": "A1", "side": "Germans", "type": "ger-467", "location": "B3"})
     await table.as_gm("unit add", {"id": "R1", "side": "Russians", "type": "rus-447", "location": "C4"})
     await table.as_gm("unit add", {"id": "R2", "side": "Russians", "type": "rus-8-1"})
@@ -54,9 +54,19 @@ async def test_unit_add_from_the_library_creates_the_new_location_and_says_so(ta
 
 async def test_unit_add_with_its_own_numbers_and_name(table):
     await asl_game(table)
-    reply = await table.send("unit add", {"id": "A3", "side": "Germans", "location": "B3", "name": "Kampfgruppe",
-                                          "stats": "kind=squad fp=4 range=6 morale=7 fp_underlined=yes"},
-                             user=ALICE)
+    # numbers of its own are the game master's: a player adds library counters
+    assert await table.refused("unit add", {"id": "A3", "side": "Germans", "stats": "kind=squad fp=4"},
+                               user=ALICE) == (
+        "a unit with numbers of its own is the game master's: add a library counter (see /unit types)")
+    assert await table.refused("unit add", {"id": "A3", "side": "Germans", "type": "ger-467", "stats": "fp=99"},
+                               user=ALICE) == (
+        "'fp' changes the library counter's numbers: only the game master sets custom numbers (the library's are "
+        "used otherwise)")
+    assert await table.refused("unit add", {"id": "A3", "side": "Germans", "type": "ger-467", "stats": "fp=99999"},
+                               user=GM) == ("stats: fp 99999 is outside what a counter carries in Advanced Squad "
+                                            "Leader (0 to 36)")
+    reply = await table.as_gm("unit add", {"id": "A3", "side": "Germans", "location": "B3", "name": "Kampfgruppe",
+                                           "stats": "kind=squad fp=4 range=6 morale=7 fp_underlined=yes"})
     assert reply.embeds == outcome("Kampfgruppe A3 joins Germans", "Kampfgruppe A3 added for Germans in B3",
                                    "Kampfgruppe A3: in play (added)", 8)
     unit = (await table.game()).units["A3"]
@@ -82,7 +92,7 @@ async def test_unit_add_refusals(table):
         "there is already a unit 'a1' in this game")
     assert await table.refused("unit add", {"id": "A9", "side": "Finns", "type": "ger-467"}, user=ALICE) == (
         "no side 'Finns' in this game (sides: Germans, Russians)")
-    assert await table.refused("unit add", {"id": "A9", "side": "Germans", "stats": "fp=4"}, user=ALICE) == (
+    assert await table.refused("unit add", {"id": "A9", "side": "Germans", "stats": "fp=4"}, user=GM) == (
         "stats: kind: Field required")
     assert (await table.refused("unit add", {"id": "A 9!", "side": "Germans", "type": "ger-467"},
                                 user=ALICE)).startswith("'id': String should match pattern")

@@ -51,7 +51,8 @@ READ_ONLY = {"game status"}
 SETUP_COMMANDS = {"game new", "game join", "unit add"}
 
 SETUP: list[tuple[str, dict[str, Any], int]] = [
-    ("game new", {"ruleset": "asl", "sides": "Germans, Russians", "scenario": "Crash test"}, GM),
+    ("game new", {"ruleset": "asl", "sides": "Germans, Russians", "scenario": "Crash test",
+                  "options": "open_seating=yes"}, GM),  # the players sit down themselves
     ("game join", {"side": "Germans"}, ALICE),
     ("game join", {"side": "Russians"}, BOB),
     *[("unit add", {"id": f"A{i}", "side": "Germans", "type": "ger-467", "location": "B5"}, GM) for i in range(1, 5)],

@@ -214,7 +214,8 @@ async def seat(table, channel: int) -> None:
     ruleset, sides, units = SEATS[channel]
     await referee.new_game(channel, None, gm, ruleset, sides)
     for side, player in ((0, ALICE), (1, BOB)):
-        await referee.act(channel, gm, {"action": "join", "side": side, "player": player}, command="/game join")
+        await referee.act(channel, gm, {"action": "join", "side": side, "player": player, "requested": True},
+                          command="/game join")
     for unit_id, side, counter, location in units:
         await referee.act(channel, gm, {"action": "unit_add", "id": unit_id, "side": side, "type": counter,
                                         "location": location}, command="/unit add")

@@ -26,8 +26,8 @@ async def asl_table(table, units: int = 2) -> None:
     """A game on the table through the real commands: GM creates it, ALICE and BOB join, units A0.. for ALICE."""
     reply = await table.as_gm("game new", {"ruleset": "asl", "sides": "Germans, Russians"})
     assert reply.embeds and not reply.ephemeral, reply.content
-    await table.send("game join", {"side": "Germans"}, user=ALICE)
-    await table.send("game join", {"side": "Russians"}, user=BOB)
+    await table.seat(ALICE, "Germans")
+    await table.seat(BOB, "Russians")
     for i in range(units):
         await table.as_gm("unit add", {"id": f"A{i}", "side": "Germans", "type": "ger-467", "location": "B5"})
     await table.as_gm("unit add", {"id": "R0", "side": "Russians", "type": "ger-467", "location": "C5"})
@@ -107,7 +107,24 @@ async def test_the_unit_cap_is_refused_with_its_message(table, monkeypatch):
         await referee.act(table.channel, GM_ACTOR, {"action": "unit_add", "id": f"U{i}", "side": 0,
                                                      "type": "ger-467"}, command="/unit add")
     text = refusal(await table.as_gm("unit add", {"id": "ONE_MORE", "side": "Germans", "type": "ger-467"}))
-    assert text == f"this game already has {cap} units, the most one game may have"
+    assert text == f"this game has had {cap} units (eliminated and removed ones count), the most one game may have"
+    assert "ONE_MORE" not in (await table.game()).units
+
+
+async def test_the_unit_cap_counts_units_eliminated_by_an_edit(table, monkeypatch):
+    """Found by the audit: eliminating units with /unit edit and adding more went past the cap."""
+    cap = 4
+    monkeypatch.setattr(core_setup, "MAX_UNITS", cap)
+    await asl_table(table, units=0)
+    referee = table.bot.referee
+    from tests.cogs.helpers import GM_ACTOR
+    for i in range(cap - 1):
+        await referee.act(table.channel, GM_ACTOR, {"action": "unit_add", "id": f"U{i}", "side": 0,
+                                                     "type": "ger-467"}, command="/unit add")
+        await referee.act(table.channel, GM_ACTOR, {"action": "unit_edit", "unit": f"U{i}",
+                                                     "changes": {"eliminated": True}}, command="/unit edit")
+    text = refusal(await table.as_gm("unit add", {"id": "ONE_MORE", "side": "Germans", "type": "ger-467"}))
+    assert text.startswith(f"this game has had {cap} units")
     assert "ONE_MORE" not in (await table.game()).units
 
 

@@ -28,7 +28,7 @@ async def _open(path) -> SqliteStore:
 async def _add_squads(referee: Referee, channel: int, count: int, prefix: str = "S") -> list[str]:
     ids = [f"{prefix}{i}" for i in range(count)]
     for unit_id in ids:
-        await referee.act(channel, GM, asl_squad(unit_id, 0), command="/unit add")
+        await referee.act(channel, GM, asl_squad(unit_id, 0, None), command="/unit add")
     return ids
 
 
@@ -67,13 +67,18 @@ async def test_fifty_set_up_orders_at_once_lose_no_unit(tmp_path):
     referee = Referee(store)
     try:
         await seated_asl_game(referee)
-        await asyncio.gather(*(referee.act(CHANNEL, GM, asl_squad(f"U{i}", i % 2), command="/unit add")
+        await asyncio.gather(*(referee.act(CHANNEL, GM, asl_squad(f"U{i}", i % 2, None), command="/unit add")
                                for i in range(N)))
         game = await referee.game(CHANNEL)
         assert {f"U{i}" for i in range(N)} <= set(game.units)
     finally:
         await store.close()
     assert (await audit_database(path)).entries == 5 + N
+
+
+def library_squad(unit_id: str) -> dict:
+    """A German 4-6-7 from the counter library, off board: what a player may add at the set-up."""
+    return {"action": "unit_add", "id": unit_id, "type": "ger-467", "side": 0}
 
 
 async def test_fifty_channels_at_once_each_keep_a_contiguous_log(tmp_path):
@@ -84,7 +89,7 @@ async def test_fifty_channels_at_once_each_keep_a_contiguous_log(tmp_path):
 
     async def play(channel: int) -> int:
         await seated_asl_game(referee, channel)
-        await asyncio.gather(*(referee.act(channel, GERMAN, _mc("A1") if i == 0 else asl_squad(f"X{i}", 0),
+        await asyncio.gather(*(referee.act(channel, GERMAN, _mc("A1") if i == 0 else library_squad(f"X{i}"),
                                            command="/x") for i in range(4)))
         return (await store.load_active(channel)).last_seq
 
@@ -124,7 +129,8 @@ async def test_two_processes_on_one_file_never_show_database_is_locked(tmp_path)
         await asyncio.gather(*((one if c % 2 else two).new_game(c, GUILD, GM, "nhis", ["Americans", "Japanese"])
                                for c in channels))
         await asyncio.gather(*((two if c % 2 else one).act(c, RUSSIAN, {"action": "join", "side": 1,
-                                                                         "player": RUSSIAN.user_id},
+                                                                         "player": RUSSIAN.user_id,
+                                                                         "approved_by": GM.user_id},
                                                            command="/game join") for c in channels))
     finally:
         await first.close()
@@ -184,10 +190,12 @@ async def test_fifty_commands_in_one_channel_and_fifty_channels_at_once_through_
 
         async def seat(channel: int, units: int) -> None:  # set-up through the service, as a GM would
             await referee.new_game(channel, guild.id, gm_actor, "asl", ["Germans", "Russians"])
-            await referee.act(channel, gm_actor, {"action": "join", "side": 0, "player": alice}, command="/game join")
-            await referee.act(channel, gm_actor, {"action": "join", "side": 1, "player": bob}, command="/game join")
+            await referee.act(channel, gm_actor, {"action": "join", "side": 0, "player": alice, "requested": True},
+                              command="/game join")
+            await referee.act(channel, gm_actor, {"action": "join", "side": 1, "player": bob, "requested": True},
+                              command="/game join")
             for i in range(units):
-                await referee.act(channel, gm_actor, asl_squad(f"S{i}", 0), command="/unit add")
+                await referee.act(channel, gm_actor, asl_squad(f"S{i}", 0, None), command="/unit add")
 
         await seat(main, N)
         await asyncio.gather(*(seat(c.id, 1) for c in channels))

@@ -193,7 +193,8 @@ async def play(referee: Referee, channel: int, script: Script,
     rng = script.rng
     await referee.new_game(channel, GUILD, GM, script.ruleset, SIDE_NAMES[script.ruleset], scenario="Random game")
     for side, actor in SIDES.items():
-        await referee.act(channel, actor, {"action": "join", "side": side, "player": actor.user_id},
+        await referee.act(channel, actor, {"action": "join", "side": side, "player": actor.user_id,
+                                           "approved_by": GM.user_id},
                           command="/game join")
     undos = rolled = 0
     for _ in range(ACTIONS):
@@ -202,7 +203,8 @@ async def play(referee: Referee, channel: int, script: Script,
         game = await referee.game(channel)
         for side, actor in SIDES.items():  # an undo may have reverted a player's join: they sit down again
             if actor.user_id not in game.sides[side].players:
-                await referee.act(channel, actor, {"action": "join", "side": side, "player": actor.user_id},
+                await referee.act(channel, actor, {"action": "join", "side": side, "player": actor.user_id,
+                                           "approved_by": GM.user_id},
                                   command="/game join")
         if rng.random() < 0.12:
             proposer, answerer = rng.choice([(GERMAN, RUSSIAN), (RUSSIAN, GERMAN)])

@@ -161,7 +161,7 @@ def a_real_database(path: Path) -> Path:
             referee = Referee(store)
             await referee.new_game(1, 1, _gm(), "asl", ["Germans", "Russians"])
             for i in range(60):
-                await referee.act(1, _gm(), asl_squad(f"U{i}", 0), command="/unit add")
+                await referee.act(1, _gm(), asl_squad(f"U{i}", 0, None), command="/unit add")
         finally:
             await store.close()
 

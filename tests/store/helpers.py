@@ -27,7 +27,8 @@ CHANNEL = 10
 GUILD = 7
 
 
-def asl_squad(unit_id: str, side: int, location: str = "B5") -> dict:
+def asl_squad(unit_id: str, side: int, location: str | None = "B5") -> dict:
+    """A custom 4-6-7 squad (the game master's numbers); ``None``: off board (many units: no stacking limit)."""
     return {"action": "unit_add", "id": unit_id, "side": side, "location": location,
             "stats": {"kind": "squad", "name": "4-6-7", "fp": 4, "range": 6, "morale": 7}}
 
@@ -50,8 +51,9 @@ async def open_store(tmp_path: Path, name: str = "referee.sqlite3", **kwargs) ->
 async def seated_asl_game(referee: Referee, channel: int = CHANNEL) -> None:
     """An ASL game run by GM, GERMAN on side 0 with A1, RUSSIAN on side 1 with R1 (entries 1-5)."""
     await referee.new_game(channel, GUILD, GM, "asl", ["Germans", "Russians"], scenario="Store test")
-    await referee.act(channel, GERMAN, {"action": "join", "side": 0, "player": GERMAN.user_id}, command="/game join")
-    await referee.act(channel, RUSSIAN, {"action": "join", "side": 1, "player": RUSSIAN.user_id}, command="/game join")
+    for actor, side in ((GERMAN, 0), (RUSSIAN, 1)):  # each accepts the game master's invitation
+        await referee.act(channel, actor, {"action": "join", "side": side, "player": actor.user_id,
+                                           "approved_by": GM.user_id}, command="/game join")
     await referee.act(channel, GM, asl_squad("A1", 0), command="/unit add")
     await referee.act(channel, GM, asl_squad("R1", 1, "C5"), command="/unit add")
 

@@ -16,7 +16,7 @@ from bot.record import canonical_json
 from bot.store import SchemaTooNew, SqliteStore, Store
 from bot.store.sqlite import COMPRESSED_OUTCOMES_SCHEMA
 
-from .helpers import CHANNEL, GERMAN, GM, GUILD, asl_squad, open_store, raw, seated_asl_game
+from .helpers import CHANNEL, GM, GUILD, asl_squad, open_store, raw, seated_asl_game
 
 
 async def standard_asl_game(referee: Referee) -> None:
@@ -128,7 +128,7 @@ async def test_fifty_channels_at_once_each_get_their_own_whole_transaction(tmp_p
         referee = Referee(store)
         channels = range(100, 150)
         await asyncio.gather(*(referee.new_game(c, GUILD, GM, "asl", ["Germans", "Russians"]) for c in channels))
-        await asyncio.gather(*(referee.act(c, GM, asl_squad(f"S{i}", 0), command="/unit add")
+        await asyncio.gather(*(referee.act(c, GM, asl_squad(f"S{i}", 0, None), command="/unit add")
                                for c in channels for i in range(4)))
         for c in channels:
             report = await referee.verify(c)
@@ -144,7 +144,7 @@ async def test_a_caller_cancelled_mid_write_leaves_the_command_whole_or_absent(t
         referee = Referee(store)
         await seated_asl_game(referee)
         for i in range(10):
-            task = asyncio.create_task(referee.act(CHANNEL, GM, asl_squad(f"X{i}", 0), command="/unit add"))
+            task = asyncio.create_task(referee.act(CHANNEL, GM, asl_squad(f"X{i}", 0, None), command="/unit add"))
             for _ in range(i):  # cancel at a different point of the command each time
                 await asyncio.sleep(0)
             task.cancel()

@@ -45,7 +45,7 @@ async def sealed_unit_add(store: SqliteStore, channel: int, unit: str, *, intera
     """(the game as loaded, the new game, its sealed entry): a /unit add made by hand, ready for
     ``store.append``, as ``Referee.act`` makes it."""
     stored = await store.load_active(channel)
-    order = asl_squad(unit, 0)
+    order = asl_squad(unit, 0, None)
     resolution = resolve(stored.game, order, ScriptedDice([]))
     entry = LogEntry.seal(prev_hash=stored.head_hash, game_id=stored.id, seq=stored.last_seq + 1,
                           time="2026-11-23T12:00:00.000+00:00", actor=GM.user_id, command="/unit add", order=order,
@@ -154,7 +154,7 @@ async def test_a_caller_cancelled_while_its_group_commits_finds_its_write_whole(
 async def test_fifty_commands_at_once_take_far_fewer_commits_than_commands(tables):
     store, referee, path = tables
     statements = await Statements.watch(store)
-    await asyncio.gather(*(referee.act(channel, GM, asl_squad(f"S{i}", 0), command="/unit add")
+    await asyncio.gather(*(referee.act(channel, GM, asl_squad(f"S{i}", 0, None), command="/unit add")
                            for channel in CHANNELS for i in range(9)))
     commits = statements.count("COMMIT")
     assert statements.count("SAVEPOINT") == 9 * len(CHANNELS)

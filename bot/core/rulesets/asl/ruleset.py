@@ -17,6 +17,9 @@ from .models import AslUnit
 from .orders import AslFire, AslMorale, AslMove, AslOrder, AslRally, AslRecover, AslTransfer
 
 
+STACK_WEIGHT = {"squad": 1, "half-squad": 0.5, "crew": 0.5}  # squad-equivalents (A5.5)
+
+
 class AslRuleset(Ruleset):
     name = "asl"
     title = "Advanced Squad Leader"
@@ -37,12 +40,33 @@ class AslRuleset(Ruleset):
                       ("leadership", "leadership"), ("rof", "ROF"), ("breakdown", "B#"), ("removal", "X#"),
                       ("portage", "PP"))
     counter_marks = (("fp_underlined", True, "Assault Fire"),)  # A7.36
+    setup_fields = ("owner",)  # a support weapon's holder
+    stat_ranges = {"fp": (0, 36), "range": (0, 40), "morale": (0, 10), "broken_morale": (0, 10),
+                   "leadership": (-3, 3), "rof": (0, 4), "breakdown": (2, 12), "removal": (2, 12), "portage": (0, 10)}
     status_flags = (("broken", "broken"), ("pinned", "pinned"), ("dm", "DM"), ("cx", "CX"), ("in_melee", "in melee"),
                     ("malfunctioned", "malfunctioned"), ("captured", "captured"), ("moving", "moving"),
                     ("assault_moving", "assault moving"))
 
     def unit_model(self):
         return AslUnit
+
+    def stacking_refusal(self, game: Game, units: list[Any], location: str | None) -> str | None:
+        """A5.1: each side stacks up to three squads or their equivalents (a half-squad or a crew is half
+        a squad, A5.5) plus four SMC per Location, and never more at the set-up (during play a Location
+        may be overstacked, at a cost the players apply: A5.11-A5.13)."""
+        if location is None or not units:
+            return None
+        side = units[0].side
+        moving = {u.id for u in units}
+        together = [u for u in game.units_at(location) if u.side == side and u.id not in moving] + units
+        squads = sum(STACK_WEIGHT.get(u.kind, 0) for u in together)
+        smc = sum(1 for u in together if u.kind in ("leader", "hero"))
+        if squads > 3:
+            return (f"{location} would hold {squads:g} squad-equivalents of {game.side_name(side)}: three (plus four "
+                    "SMC) per Location at the set-up (A5.1)")
+        if smc > 4:
+            return f"{location} would hold {smc} SMC of {game.side_name(side)}: four per Location at the set-up (A5.1)"
+        return None
 
     def marker_words(self, unit: Any) -> list[str]:
         words = [f"{unit.fire_marker.title()} Fire"] if unit.fire_marker else []

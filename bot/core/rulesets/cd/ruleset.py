@@ -41,6 +41,9 @@ class CdRuleset(Ruleset):
     counter_fields = (("company", "company"), ("quality", "quality"), ("rof", "ROF"), ("morale", "morale"),
                       ("weapon_class", "weapon class"), ("to_hit", "to hit"), ("penetration", "penetration"),
                       ("armour", "armour"), ("weight", "weight"), ("idf_to_hit", "indirect to hit"))
+    setup_fields = ("company",)  # morale is checked by company [21]
+    stat_ranges = {"rof": (0, 10), "to_hit": (0, 10), "penetration": (0, 20), "armour": (0, 20), "weight": (0, 10),
+                   "caliber_mm": (0, 500), "idf_to_hit": (0, 10), "morale": (0, 10)}
     status_flags = (("shaken", "shaken"), ("demoralized", "demoralized"), ("pinned", "pinned"),
                     ("suppressed", "suppressed"), ("forced_back", "forced back"), ("ammo_depleted", "ammo depleted"))
     words = {"broken": "shaken"}

@@ -33,12 +33,30 @@ class NhisRuleset(Ruleset):
                       ("reduced_fp", "reduced FP"), ("reduced_range", "reduced range"),
                       ("reduced_morale", "reduced morale"), ("reduced_leadership", "reduced leadership"))
     counter_marks = (("shakeable", False, "Unshakable"),)  # rule 8.2
+    stat_ranges = {"fp": (0, 30), "range": (0, 30), "morale": (0, 10), "leadership": (-3, 3),
+                   "reduced_fp": (0, 30), "reduced_range": (0, 30), "reduced_morale": (0, 10),
+                   "reduced_leadership": (-3, 3)}
     status_flags = (("shaken", "shaken"), ("reduced", "reduced"), ("moving", "moving"), ("crawling", "crawling"),
                     ("banzai", "Banzai charging"))
     words = {"broken": "shaken"}
 
     def unit_model(self):
         return NhisUnit
+
+    def stacking_refusal(self, game: Game, units: list[Any], location: str | None) -> str | None:
+        """The stacking limit of data/nhis/rules.yaml (assumed: the seed gives none) at the set-up."""
+        if location is None or not units:
+            return None
+        limit = tables.rules().stacking
+        side = units[0].side
+        moving = {u.id for u in units}
+        together = [u for u in game.units_at(location) if u.side == side and u.id not in moving] + units
+        leaders = sum(1 for u in together if u.kind == "leader")
+        others = len(together) - leaders
+        if others > limit.units or leaders > limit.leaders:
+            return (f"{location} would hold {others} units and {leaders} leaders of {game.side_name(side)}: "
+                    f"{limit.units} and {limit.leaders} per hex at the set-up ({limit.rule})")
+        return None
 
     def marker_words(self, unit: Any) -> list[str]:
         return [f"{unit.marker.title()} marker"] if unit.marker else []

@@ -153,11 +153,19 @@ class Turn(_Strict):
         return self
 
 
+class Stacking(_Strict):
+    rule: str
+    units: int = Field(ge=1)  # squads, weapon teams and tanks per hex and side
+    leaders: int = Field(ge=0)
+    assumed: tuple[str, ...] = ()
+
+
 class RulesFile(_Strict):
     morale: Procedure
     damage: Procedure
     rally: Procedure
     turn: Turn
+    stacking: Stacking
 
 
 def _load(name: str) -> Any:
