@@ -28,7 +28,7 @@ from bot.client import RefereeClient
 from bot.config import Settings
 from bot.core.api import TablesUnreadable, load_tables
 from bot.core.errors import RulesError
-from bot.limits import RollRateLimiter
+from bot.limits import Quotas, RollRateLimiter
 from bot.logs import current_interaction
 from bot.pacing import Pacer
 from bot.render import error_embed
@@ -86,9 +86,9 @@ class RefereeTree(app_commands.CommandTree):
         # runs first in the task discord.py creates for this interaction: every line logged
         # from here to the reply (the error handler included) carries the interaction id
         current_interaction.set(interaction.id)
-        limiter = getattr(self.client, "roll_limiter", None)
-        if limiter is not None:
-            limiter.check_interaction(interaction)  # raises RateLimited (a CheckFailure): told privately
+        # each raises RateLimited (a CheckFailure), told privately; buttons are counted by Guarded
+        self.client.quotas.check_interaction(interaction)
+        self.client.roll_limiter.check_interaction(interaction)
         return True
 
     async def on_error(self, interaction: discord.Interaction, error: app_commands.AppCommandError) -> None:
@@ -144,16 +144,18 @@ class RefereeBot(RefereeClient):
         self.settings = settings
         self.store: Store | None = None  # opened in setup_hook; only the app shell touches it
         self.loaded_cogs: list[str] = []
-        # rolling commands per player (bot/limits.py; REFEREE_ROLL_LIMIT / REFEREE_ROLL_WINDOW)
+        # every command and button per user, channel and server, and rolling commands per player
+        # (bot/limits.py; REFEREE_QUOTA_*, REFEREE_ROLL_LIMIT / REFEREE_ROLL_WINDOW)
+        self.quotas = Quotas(settings)
         self.roll_limiter = RollRateLimiter.from_settings(settings)
         self.pacer = Pacer(self)
 
     async def setup_hook(self) -> None:
-        from bot.service import Referee
+        from bot.service import Referee, ServerCaps
 
         load_tables()  # a broken data file stops the bot here (TablesUnreadable), not mid-game
         await self.open_store()
-        self.referee = Referee(self.store)
+        self.referee = Referee(self.store, caps=ServerCaps.from_settings(self.settings))
         await self.load_cogs()
         await self.sync_commands()
         self.pacer.start()  # the reminders of slow games (bot/pacing.py); it waits until ready
@@ -166,7 +168,8 @@ class RefereeBot(RefereeClient):
         from bot.store import SqliteStore
 
         if self.store is None:
-            self.store = await _maybe_await(SqliteStore.open(self.settings.database))
+            self.store = await _maybe_await(SqliteStore.open(self.settings.database,
+                                                             max_entries=self.settings.max_log_entries))
 
     async def post_unshown(self) -> None:
         """Once ready: post every result saved but never seen (the bot stopped between the save and

@@ -1,7 +1,7 @@
 """The typed Discord client the cogs talk to, without importing the app shell.
 
 ``RefereeClient`` declares what a command may reach through ``interaction.client``: the referee
-service, the settings and the roll limiter. ``bot.app.RefereeBot`` is the one subclass; it opens
+service, the settings, the quotas and the roll limiter. ``bot.app.RefereeBot`` is the one subclass; it opens
 the store and builds the service in ``setup_hook``. Cogs annotate ``interaction: Interaction``
 (``discord.Interaction[RefereeClient]``), so ``interaction.client.referee`` is typed, with no
 ``getattr`` and no ``# type: ignore``.
@@ -16,6 +16,7 @@ from discord.ext import commands
 
 if TYPE_CHECKING:
     from bot.config import Settings
+    from bot.limits import Quotas, RollRateLimiter
     from bot.service import Referee
 
 
@@ -25,6 +26,8 @@ class RefereeClient(commands.Bot):
 
     referee: Referee
     settings: Settings
+    quotas: Quotas
+    roll_limiter: RollRateLimiter
 
 
 Interaction: TypeAlias = discord.Interaction[RefereeClient]

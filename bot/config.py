@@ -10,13 +10,57 @@ from __future__ import annotations
 
 import logging
 import os
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+# A game whose log reached this many entries takes no more commands: a bound on one game's
+# disk use and on the time verify needs (Issue 6). A real game has a few thousand. The host
+# may set another (REFEREE_MAX_LOG_ENTRIES); the stores take it when opened.
+MAX_LOG_ENTRIES = 100_000
+
+
+@dataclass(frozen=True)
+class Rate:
+    """At most ``count`` in any ``seconds`` (a sliding window); ``count`` 0 turns the quota off.
+    Written ``30/60`` in the environment, or ``off``."""
+
+    count: int
+    seconds: float
+
+    @classmethod
+    def parse(cls, text: str) -> "Rate":
+        text = text.strip().lower()
+        if text in ("off", "none", "0"):
+            return cls(0, 1.0)
+        count, slash, seconds = text.partition("/")
+        try:
+            rate = cls(int(count), float(seconds)) if slash else None
+        except ValueError:
+            rate = None
+        if rate is None or rate.count < 0 or not 0 < rate.seconds <= 7 * 86_400:
+            raise ValueError("write COUNT/SECONDS (e.g. 30/60: at most 30 in any 60 seconds), or off")
+        return rate
+
+    @property
+    def off(self) -> bool:
+        return self.count == 0
+
+    def __str__(self) -> str:
+        return "off" if self.off else f"{self.count}/{self.seconds:g}"
+
+    @property
+    def window_words(self) -> str:
+        """The window as players read it: 60 -> "minute", 300 -> "5 minutes", 86400 -> "day"."""
+        for unit, size in (("day", 86_400), ("hour", 3_600), ("minute", 60)):
+            if self.seconds >= size and self.seconds % size == 0:
+                count = int(self.seconds // size)
+                return unit if count == 1 else f"{count} {unit}s"
+        return f"{self.seconds:g} seconds"
 
 
 class ConfigError(Exception):
@@ -27,6 +71,10 @@ def default_database() -> Path:
     """``$XDG_DATA_HOME/referee/referee.sqlite3``, else ``~/.local/share/referee/referee.sqlite3``."""
     base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(base) / "referee" / "referee.sqlite3"
+
+
+# read as text ("30/60", "off"), not as JSON, then parsed by Settings._rate
+RateSetting = Annotated[Rate, NoDecode]
 
 
 class Settings(BaseSettings):
@@ -46,6 +94,25 @@ class Settings(BaseSettings):
     # rolling commands (fire, morale, rally, ...) per player in a sliding window (bot.limits)
     roll_limit: int = Field(default=20, ge=1, le=10_000)
     roll_window: float = Field(default=60.0, gt=0, le=86_400)  # seconds
+    # quotas on every command and button press (bot.limits.Quotas), "COUNT/SECONDS" or "off":
+    # per user, per channel and per server; the heavy ones (exports, verifies, statistics, undo
+    # proposals, odds, previews) count again against their own, smaller quotas
+    quota_user: RateSetting = Rate(30, 60)
+    quota_channel: RateSetting = Rate(90, 60)
+    quota_server: RateSetting = Rate(600, 60)
+    quota_heavy_user: RateSetting = Rate(6, 300)
+    quota_heavy_channel: RateSetting = Rate(10, 300)
+    quota_heavy_server: RateSetting = Rate(40, 300)
+    # games per server: at most this many running at once, and this many started in a day
+    max_games_per_server: int = Field(default=100, ge=1, le=100_000)
+    new_games_per_server: RateSetting = Rate(100, 86_400)
+    max_log_entries: int = Field(default=MAX_LOG_ENTRIES, ge=100, le=1_000_000)  # per game
+
+    @field_validator("quota_user", "quota_channel", "quota_server", "quota_heavy_user", "quota_heavy_channel",
+                     "quota_heavy_server", "new_games_per_server", mode="before")
+    @classmethod
+    def _rate(cls, value: Any) -> Any:
+        return Rate.parse(value) if isinstance(value, str) else value
 
     @field_validator("token", mode="before")
     @classmethod

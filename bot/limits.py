@@ -1,5 +1,13 @@
-"""Limits that keep one player or one game from swamping the bot (Issue 6).
+"""Limits that keep one player, one channel or one server from swamping the bot (Issues 6, 17).
 
+- Quotas (``Quotas``): every slash command and every button press counts once per user, per
+  channel and per server, each in its own sliding window (``REFEREE_QUOTA_USER`` 30/60,
+  ``REFEREE_QUOTA_CHANNEL`` 90/60, ``REFEREE_QUOTA_SERVER`` 600/60); the heavy ones (exports,
+  verifies, statistics, undo proposals, the Odds button, previews: they say so with
+  ``extras={"heavy": True}``, a ``preview`` option, or ``heavy = True`` on a button) count again
+  against smaller quotas (``REFEREE_QUOTA_HEAVY_*``: 6, 10 and 40 in 5 minutes). The check is
+  in memory and instant, before the command is parsed; the refusal is private and says when to
+  try again. Autocomplete is not counted: it reads, never writes, and Discord throttles it.
 - Rolling commands (every command whose orders may roll: they say so themselves, with
   ``extras={"rolls": True}``, from their order's declaration ``OrderBase.rolls``) are limited per player: at most ``REFEREE_ROLL_LIMIT`` (20) in any ``REFEREE_ROLL_WINDOW``
   (60) seconds. One player hammering /fire cannot starve the other channels, nor push the bot
@@ -7,9 +15,11 @@
   before the command is parsed; a refused command rolled nothing and changed nothing.
 - The caps per game are enforced where the data lives, each with its own message:
   units and locations in ``bot.core.setup`` (MAX_UNITS, MAX_LOCATIONS), the log in the store
-  (``bot.store.base.MAX_LOG_ENTRIES``; the closing /game end always fits).
+  (``REFEREE_MAX_LOG_ENTRIES``, 100,000; the closing /game end always fits), games per server
+  by the service (``REFEREE_MAX_GAMES_PER_SERVER`` running at once, ``REFEREE_NEW_GAMES_PER_SERVER``
+  started in a day: counted in the database, so a restart does not reset them).
 
-The limiter is in memory: a restart forgets the window, which errs on the side of the player.
+The windows are in memory: a restart forgets them, which errs on the side of the player.
 """
 
 from __future__ import annotations
@@ -18,11 +28,12 @@ import time
 from collections import deque
 from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
-from typing import Any
+from typing import Any, ClassVar
 
 from discord import app_commands
 
-from bot.config import Settings, load_settings
+from bot.config import Rate, Settings, load_settings
+from bot.replies import send_ephemeral
 
 SWEEP_EVERY = 1000  # checks between sweeps that forget players idle for a whole window
 
@@ -33,6 +44,131 @@ class RateLimited(app_commands.CheckFailure):
     def __init__(self, message: str, retry_after: float):
         super().__init__(message)
         self.retry_after = retry_after
+
+
+def when_to_retry(wait: float, wall_clock: Callable[[], datetime]) -> str:
+    """"Try again in 12 seconds (<t:…:T>)": rounded up, so the retry is never refused again."""
+    seconds = max(1, int(wait + 0.999))
+    when = int((wall_clock() + timedelta(seconds=seconds)).timestamp())
+    return f"Try again in {seconds} second{'s' if seconds != 1 else ''} (<t:{when}:T>)."
+
+
+class SlidingWindow:
+    """The attempts of each key (a user, a channel, a server) within the last ``rate.seconds``,
+    at most ``rate.count`` of them; an interaction is counted once however often it arrives."""
+
+    def __init__(self, rate: Rate):
+        self.rate = rate
+        self._seen: dict[int, deque[tuple[float, int]]] = {}
+        self._checks = 0
+
+    def _recent(self, key: int, now: float) -> deque[tuple[float, int]]:
+        recent = self._seen.setdefault(key, deque())
+        while recent and recent[0][0] <= now - self.rate.seconds:
+            recent.popleft()
+        return recent
+
+    def counted(self, key: int, interaction_id: int, now: float) -> bool:
+        return any(seen == interaction_id for _, seen in self._recent(key, now))
+
+    def wait(self, key: int, now: float) -> float | None:
+        """None when one more is allowed now, else the seconds until it is."""
+        recent = self._recent(key, now)
+        if len(recent) < self.rate.count:
+            return None
+        return max(0.0, recent[0][0] + self.rate.seconds - now)
+
+    def record(self, key: int, interaction_id: int, now: float) -> None:
+        self._recent(key, now).append((now, interaction_id))
+        self._checks += 1
+        if self._checks % SWEEP_EVERY == 0:  # forget keys idle for a whole window
+            for idle in [k for k, recent in self._seen.items() if not recent or recent[-1][0] <= now - self.rate.seconds]:
+                del self._seen[idle]
+
+    @property
+    def tracked(self) -> int:
+        return len(self._seen)
+
+
+SCOPES = ("user", "channel", "server")
+WHO = {"user": "you", "channel": "this channel", "server": "this server"}
+WHOSE = {"user": "one player", "channel": "one channel", "server": "one server"}
+HEAVY_WORDS = "exports, verifies, statistics, undo proposals, odds and previews"
+
+
+class Quotas:
+    """Every command and button press, per user, per channel and per server (module docstring)."""
+
+    def __init__(self, settings: Settings, *, clock: Callable[[], float] = time.monotonic,
+                 wall_clock: Callable[[], datetime] = lambda: datetime.now(timezone.utc)):
+        self._clock, self._wall_clock = clock, wall_clock
+        rates = {(False, "user"): settings.quota_user, (False, "channel"): settings.quota_channel,
+                 (False, "server"): settings.quota_server, (True, "user"): settings.quota_heavy_user,
+                 (True, "channel"): settings.quota_heavy_channel, (True, "server"): settings.quota_heavy_server}
+        self._windows = {key: SlidingWindow(rate) for key, rate in rates.items() if not rate.off}
+
+    def check(self, *, user: int, channel: int | None, server: int | None, heavy: bool,
+              interaction_id: int) -> None:
+        """Count this interaction, or raise RateLimited (counting nothing) when any quota it falls
+        under is spent. One delivered again is let through uncounted: it was counted once."""
+        now = self._clock()
+        keys = {"user": user, "channel": channel, "server": server}
+        applies = [(kind, window, keys[kind[1]]) for kind, window in self._windows.items()
+                   if keys[kind[1]] is not None and (heavy or not kind[0])]
+        if any(window.counted(key, interaction_id, now) for _, window, key in applies):
+            return
+        waits = [(wait, kind, window) for kind, window, key in applies
+                 if (wait := window.wait(key, now)) is not None]
+        if waits:
+            wait, (is_heavy, scope), window = max(waits, key=lambda found: found[0])
+            what = HEAVY_WORDS if is_heavy else "commands and button presses"
+            verb = "gave" if scope == "user" else "had"
+            raise RateLimited(
+                f"Slow down: {WHO[scope]} {verb} {window.rate.count} {what} in the last "
+                f"{window.rate.window_words}, the most {WHOSE[scope]} may. Nothing was done. "
+                + when_to_retry(wait, self._wall_clock), wait)
+        for _, window, key in applies:
+            window.record(key, interaction_id, now)
+
+    def check_interaction(self, interaction: Any) -> None:
+        """For slash commands (``RefereeTree.interaction_check``) and buttons (``Guarded``)."""
+        from discord import InteractionType
+
+        kind = getattr(interaction, "type", None)
+        if kind is InteractionType.application_command:
+            heavy = is_heavy(command_of(interaction)) or asks_preview(interaction)
+        elif kind is InteractionType.component:
+            heavy = False  # a heavy button says so itself: ``Guarded.heavy``
+        else:
+            return  # autocomplete: not counted
+        self.check(user=interaction.user.id, channel=interaction.channel_id, server=interaction.guild_id,
+                   heavy=heavy, interaction_id=interaction.id)
+
+    def check_button(self, interaction: Any, *, heavy: bool) -> None:
+        self.check(user=interaction.user.id, channel=interaction.channel_id, server=interaction.guild_id,
+                   heavy=heavy, interaction_id=interaction.id)
+
+    @property
+    def tracked(self) -> int:
+        """Keys held in memory over every window (the sweeps keep it to the active ones)."""
+        return sum(window.tracked for window in self._windows.values())
+
+
+class Guarded:
+    """Mixed into every button (a ``DynamicItem``; tests/reliability/test_limits.py checks each one
+    in cogs/): the quotas count its presses as the command tree counts slash commands, and a press
+    over a quota is refused privately with the time to wait, nothing done. A button whose answer
+    may take long (a replay, an enumeration) sets ``heavy``."""
+
+    heavy: ClassVar[bool] = False
+
+    async def interaction_check(self, interaction: Any) -> bool:
+        try:
+            interaction.client.quotas.check_button(interaction, heavy=self.heavy)
+        except RateLimited as exc:
+            await send_ephemeral(interaction, content=str(exc))
+            return False
+        return True
 
 
 class RollRateLimiter:
@@ -82,12 +218,9 @@ class RollRateLimiter:
         wait = self.retry_after(user_id, interaction_id)
         if wait is None:
             return
-        seconds = max(1, int(wait + 0.999))  # round up: never invite a retry that is refused again
-        when = int((self._wall_clock() + timedelta(seconds=seconds)).timestamp())
         raise RateLimited(
             f"Slow down: you gave {self.limit} rolling commands in the last {self.window:g} seconds, the most "
-            f"one player may. Nothing was rolled. Try again in {seconds} second{'s' if seconds != 1 else ''} "
-            f"(<t:{when}:T>).", wait)
+            f"one player may. Nothing was rolled. " + when_to_retry(wait, self._wall_clock), wait)
 
     def check_interaction(self, interaction: Any) -> None:
         """The hook for ``RefereeTree.interaction_check``: slash commands that roll, nothing else
@@ -120,10 +253,28 @@ def command_of(interaction: Any) -> Any:
 
 
 def is_rolling(command: Any) -> bool:
+    return _flag(command, "rolls")
+
+
+def is_heavy(command: Any) -> bool:
+    """Whether a command says it may take long (``extras={"heavy": True}``, or its group's)."""
+    return _flag(command, "heavy")
+
+
+def asks_preview(interaction: Any) -> bool:
+    """An order command given with ``preview`` set: the odds are enumerated instead of a roll."""
+    options = (getattr(interaction, "data", None) or {}).get("options") or []
+    while options and options[0].get("type") in (1, 2):  # into the subcommand's own options
+        options = options[0].get("options") or []
+    return any(o.get("name") == "preview" and o.get("value") not in (False, None, "", "no", "false")
+               for o in options)
+
+
+def _flag(command: Any, name: str) -> bool:
     if command is None:
         return False
     for node in _lineage(command):
-        flag = getattr(node, "extras", {}).get("rolls")
+        flag = getattr(node, "extras", {}).get(name)
         if flag is not None:
             return bool(flag)
     return False

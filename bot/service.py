@@ -9,6 +9,7 @@ its hash-chained log entry in one transaction. No Discord code here: actors are 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import math
 import weakref
@@ -20,6 +21,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from bot.config import Rate, Settings
 from bot.core.api import order_model, resolve
 from bot.core.dice import DiceSource, ScriptedDice, SystemDice
 from bot.core.errors import InvalidOrder, RulesError
@@ -200,10 +202,26 @@ def _plain_order(order: dict[str, Any] | BaseModel) -> dict[str, Any]:
         raise InvalidOrder("the order holds a value that is not plain JSON", field="order") from None
 
 
+@dataclass(frozen=True)
+class ServerCaps:
+    """The games one server may have: ``running`` at once, ``started`` in a sliding window
+    (REFEREE_MAX_GAMES_PER_SERVER, REFEREE_NEW_GAMES_PER_SERVER). Without them, ending and
+    starting games in a loop, or one per thread, fills the database."""
+
+    running: int = Settings.model_fields["max_games_per_server"].default
+    started: Rate = Settings.model_fields["new_games_per_server"].default
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> "ServerCaps":
+        return cls(settings.max_games_per_server, settings.new_games_per_server)
+
+
 class Referee:
     def __init__(self, store: Store, *, dice: Callable[[], DiceSource] = SystemDice,
-                 clock: Callable[[], datetime] = _utc_now):
+                 clock: Callable[[], datetime] = _utc_now, caps: ServerCaps = ServerCaps()):
         self._store = store
+        self.caps = caps
+        self._server_locks: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
         self._dice = dice  # a fresh source per command; tests pass a counting one
         self._clock = clock
         self.undo_minutes = UNDO_MINUTES
@@ -334,12 +352,18 @@ class Referee:
     async def new_game(self, channel_id: int, guild_id: int | None, actor: Actor, ruleset: str,
                        sides: list[str], scenario: str = "", variant: str | None = None,
                        options: dict[str, Any] | None = None, interaction_id: int | None = None) -> Acted:
-        async with self._lock(channel_id):
+        # the server's games are counted and the new one created under the server's lock, so two
+        # /game new at once in one server cannot both take its last place (in this process; with
+        # several processes the caps can be passed by the commands in flight at that moment)
+        server_lock = self._server_lock(guild_id) if guild_id is not None else contextlib.nullcontext()
+        async with server_lock, self._lock(channel_id):
             if (done := await self.recorded(interaction_id)) is not None:
                 return done
             existing = await self._store.load_active(channel_id)
             if existing is not None:
                 raise GameExists(self._exists_message(existing.game))
+            if guild_id is not None:
+                await self._check_server_caps(guild_id)
             order = _plain_order(creation_order(ruleset, sides, scenario, variant, options, actor.user_id))
             game = game_from_creation(order)  # the same path verify replays
             outcome = creation_outcome(game)
@@ -355,6 +379,24 @@ class Referee:
             except DuplicateInteraction:
                 return await self.recorded(interaction_id)  # type: ignore[return-value]
             return Acted(outcome, game, entry)
+
+    def _server_lock(self, guild_id: int) -> asyncio.Lock:
+        lock = self._server_locks.get(guild_id)
+        if lock is None:
+            lock = self._server_locks[guild_id] = asyncio.Lock()
+        return lock
+
+    async def _check_server_caps(self, guild_id: int) -> None:
+        window = self.caps.started
+        games = await self._store.server_games(guild_id, window.seconds if not window.off else 0)
+        if games.running >= self.caps.running:
+            raise NotAllowed(f"this server has {games.running} games running, the most one server may: the game "
+                             "master of one can end it with /game end (the bot's host sets this number)")
+        if not window.off and games.started >= window.count and games.first_started is not None:
+            next_at = datetime.fromisoformat(games.first_started) + timedelta(seconds=window.seconds)
+            raise NotAllowed(f"this server started {games.started} games in the last "
+                             f"{window.window_words}, the most one server may: the next may start "
+                             f"<t:{int(next_at.timestamp()) + 1}:R> (the bot's host sets this number)")
 
     @staticmethod
     def _exists_message(game: Game) -> str:

@@ -23,6 +23,7 @@ from bot.core.commands import parse_dice, parse_options
 from bot.core.errors import InvalidOrder, RulesError
 from bot.core.ruleset import Ruleset
 from bot.core.rulesets import get_ruleset, rulesets
+from bot.limits import Guarded
 from bot.render import error_embed, game_status_embed, seat_embed
 from bot.replies import reply_outcome, send_embeds, send_ephemeral
 from bot.service import NotAllowed, is_game_master
@@ -86,7 +87,7 @@ def new_game_params(registered: tuple[Ruleset, ...]) -> list[Param]:
     return params
 
 
-class SeatButton(discord.ui.DynamicItem[discord.ui.Button],
+class SeatButton(Guarded, discord.ui.DynamicItem[discord.ui.Button],
                  template=r"seat:(?P<verb>approve|decline|accept|refuse):(?P<game>[0-9]{1,18}):(?P<side>[01]):"
                           r"(?P<user>[0-9]{1,20}):(?P<by>[0-9]{1,20})"):
     """A seat needs both consents: the game master approves a player's request (Approve/Decline), a

@@ -72,14 +72,17 @@ class LogCog(commands.Cog):
         names = await member_names(interaction, [e.actor for e in shown.entries])
         await send_embeds(interaction, log_page_embeds(shown, names), ephemeral=False)
 
-    @log.command(name="verify", description="Recompute the hash chain and replay the whole game; name the first bad entry")
+    # heavy (bot/limits.py): a long game takes long to replay or export, so they have their own quotas
+    @log.command(name="verify", description="Recompute the hash chain and replay the whole game; name the first bad entry",
+                 extras={"heavy": True})
     async def verify(self, interaction: Interaction) -> None:
         await interaction.client.referee.log(interaction.channel_id, per_page=1)  # no game: refused privately, not deferred
         await interaction.response.defer(thinking=True)  # a long game takes a moment to replay
         report = await interaction.client.referee.verify(interaction.channel_id)
         await interaction.edit_original_response(embed=verify_embed(report))
 
-    @log.command(name="export", description="Attach the game record as a file: Markdown report, CSV of dice, or JSON")
+    @log.command(name="export", description="Attach the game record as a file: Markdown report, CSV of dice, or JSON",
+                 extras={"heavy": True})
     @app_commands.describe(format="Markdown (an after-action report), CSV (one row per die) or JSON (replayable)")
     @app_commands.choices(format=FORMAT_CHOICES)
     async def export(self, interaction: Interaction, format: app_commands.Choice[str]) -> None:

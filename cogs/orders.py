@@ -29,6 +29,7 @@ from bot.core.commands import DICE, OPTIONS, PREVIEW, Command, Option, build_ord
 from bot.core.errors import RulesError
 from bot.core.rulesets import get_ruleset, rulesets
 from bot.core.ruleset import Ruleset
+from bot.limits import Guarded
 from bot.render import error_embed, odds_embed
 from bot.replies import send_embeds, send_ephemeral
 from cogs._common import Choices, act_and_reply, game_or_none, ruleset_suggestions
@@ -169,9 +170,12 @@ def order_commands(registered: tuple[Ruleset, ...]) -> list[app_commands.Command
 # --- the Odds button -----------------------------------------------------------------------------
 
 
-class OddsButton(discord.ui.DynamicItem[discord.ui.Button], template=r"odds:(?P<game>[0-9]{1,18}):(?P<seq>[0-9]{1,9})"):
+class OddsButton(Guarded, discord.ui.DynamicItem[discord.ui.Button], template=r"odds:(?P<game>[0-9]{1,18}):(?P<seq>[0-9]{1,9})"):
     """"Odds" on a result; rebuilt from its custom_id on every click, restarts included. Anyone may
-    press it: it changes nothing, and the answer is private to the presser."""
+    press it: it changes nothing, and the answer is private to the presser. Heavy: it replays the
+    log up to its entry and enumerates the outcomes."""
+
+    heavy = True
 
     def __init__(self, game_id: int, seq: int):
         super().__init__(discord.ui.Button(label="Odds", style=discord.ButtonStyle.secondary,

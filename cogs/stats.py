@@ -33,7 +33,9 @@ def side_of(record: dict, name: str) -> int:
 
 
 class StatsCog(commands.Cog):
-    stats = app_commands.Group(name="stats", description="Numbers about this channel's game", guild_only=True)
+    # heavy (bot/limits.py): statistics read the whole log
+    stats = app_commands.Group(name="stats", description="Numbers about this channel's game", guild_only=True,
+                               extras={"heavy": True})
 
     def __init__(self, bot: RefereeClient):
         self.bot = bot

@@ -23,6 +23,7 @@ from bot.core.commands import parse_dice
 from bot.core.errors import IllegalOrder, RulesError
 from bot.core.game import Game
 from bot.core.sequence import refereed, side_to_act
+from bot.limits import Guarded
 from bot.render import error_embed
 from bot.replies import only_these, reply_outcome, send_ephemeral, side_players
 from bot.service import is_game_master
@@ -44,7 +45,7 @@ def done_order(game: Game, interaction: Interaction) -> dict[str, Any]:
     return {"action": "done", "side": mine[0], "answer": "ask"}
 
 
-class AnswerButton(discord.ui.DynamicItem[discord.ui.Button],
+class AnswerButton(Guarded, discord.ui.DynamicItem[discord.ui.Button],
                    template=r"turn:(?P<verb>accept|refuse):(?P<game>[0-9]{1,18}):(?P<seq>[0-9]{1,9})"):
     """Accept or Refuse a request to end the step, for the side holding it."""
 

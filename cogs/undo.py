@@ -19,6 +19,7 @@ from discord.ext import commands, tasks
 
 from bot.client import Interaction, RefereeClient
 from bot.core.errors import RulesError
+from bot.limits import Guarded
 from bot.render import error_embed, proposal_embed
 from bot.replies import ALREADY_ACKNOWLEDGED, reply_outcome, send_ephemeral
 from cogs._common import actor_of
@@ -26,7 +27,7 @@ from cogs._common import actor_of
 log = logging.getLogger(__name__)
 
 EXPIRY_CHECK_MINUTES = 1  # how often proposals past their expiry get their buttons taken off
-class UndoButton(discord.ui.DynamicItem[discord.ui.Button], template=r"undo:(?P<verb>accept|refuse):(?P<request>[0-9]{1,18})"):
+class UndoButton(Guarded, discord.ui.DynamicItem[discord.ui.Button], template=r"undo:(?P<verb>accept|refuse):(?P<request>[0-9]{1,18})"):
     """Accept or Refuse on a proposal; rebuilt from its custom_id on every click, restarts included."""
 
     def __init__(self, verb: str, request_id: int):
@@ -79,7 +80,9 @@ class UndoCog(commands.Cog):
         self.expire_proposals.cancel()
         self.bot.remove_dynamic_items(UndoButton)
 
-    @app_commands.command(name="undo", description="Propose to undo the newest action; the other side must accept")
+    # heavy (bot/limits.py): preparing a proposal replays the game to the entry before
+    @app_commands.command(name="undo", description="Propose to undo the newest action; the other side must accept",
+                          extras={"heavy": True})
     @app_commands.guild_only()
     async def undo(self, interaction: Interaction) -> None:
         proposal = await interaction.client.referee.propose_undo(interaction.channel_id, actor_of(interaction),

@@ -163,3 +163,32 @@ def test_every_description_the_built_in_rulesets_give_fits_discord_without_being
         texts = [_description(merged, registered)] + [p.description for p in _params(merged)]
         long = [t for t in texts if len(t) > DESCRIPTION_MAX]
         assert not long, f"/{merged.name}: {long}"
+
+
+def test_every_module_imports_first_in_a_fresh_interpreter():
+    """Whichever core module a program imports first (``python -m bot rules`` imports the core's
+    setup module before anything else), the import cycles between the game model and the rulesets
+    must resolve. Each module of the core and each ruleset package is imported first in turn, in
+    one subprocess, the project's modules forgotten between imports, so a cycle that the suite's
+    own import order hides fails here. (The layers above import the core through these.)"""
+    import subprocess
+    import sys
+
+    modules = [".".join(p.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+               for p in sources("bot/core") if len(p.relative_to(ROOT / "bot/core").parts) <= 2
+               and (p.parent == ROOT / "bot/core" or p.name in ("__init__.py", "ruleset.py"))]
+    script = (
+        "import importlib, sys\n"
+        "failed = []\n"
+        f"for name in {modules!r}:\n"
+        "    for loaded in [m for m in sys.modules if m.split('.')[0] in ('bot', 'cogs')]:\n"
+        "        del sys.modules[loaded]\n"
+        "    try:\n"
+        "        importlib.import_module(name)\n"
+        "    except Exception as exc:\n"
+        "        failed.append(f'{name}: {type(exc).__name__}: {exc}')\n"
+        "print('\\n'.join(failed))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "", done.stdout

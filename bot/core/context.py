@@ -5,13 +5,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from .built import built, plain_strs
 from .dice import Roller
-from .game import Game
 from .outcome import Outcome, UnitEffect
 from .trail import Trail
+
+if TYPE_CHECKING:  # annotations only: the game model loads the rulesets, which import this module
+    from .game import Game
 
 
 @dataclass

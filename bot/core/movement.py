@@ -10,7 +10,6 @@ from typing import Any
 from .context import ResolutionContext
 from .errors import IllegalOrder, InvalidOrder
 from .ruleset import Ruleset
-from .setup import _ensure_location
 
 
 def movers(ctx: ResolutionContext, ids: list[str], *, field: str = "units") -> list[Any]:
@@ -40,7 +39,10 @@ def move_to(ctx: ResolutionContext, ruleset: Ruleset, units: list[Any], to: str,
             rule: str | None) -> str:
     """Put the units (and the weapons they hold) in ``to``; one effect line each. Returns the
     Location's id as the game spells it."""
-    where = _ensure_location(ctx.game, ruleset, to, ctx.trail) or to
+    from .setup import ensure_location  # here, not above: setup imports the game model, which loads
+    # the rulesets, whose movement modules import this one
+
+    where = ensure_location(ctx.game, ruleset, to, ctx.trail) or to
     for unit in units:
         ctx.touch(unit)
         before = unit.location

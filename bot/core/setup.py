@@ -172,7 +172,7 @@ def _outcome(ruleset: Ruleset, action: str, headline: str, trail: Trail,
                    trail=trail.freeze(), effects=tuple(effects))
 
 
-def _ensure_location(game: Game, ruleset: Ruleset, location_id: str | None, trail: Trail) -> str | None:
+def ensure_location(game: Game, ruleset: Ruleset, location_id: str | None, trail: Trail) -> str | None:
     if location_id is None:
         return None
     existing = next((k for k in game.locations if k.casefold() == location_id.casefold()), None)
@@ -197,7 +197,7 @@ def resolve_setup(game: Game, ruleset: Ruleset, order: OrderBase) -> Outcome:
             check_ranges(ruleset, order.stats, "stats")
         elif len([u for u in game.units.values() if not u.eliminated]) >= MAX_UNITS:
             raise IllegalOrder(f"this game already has {MAX_UNITS} units, the most one game may have")
-        location = _ensure_location(game, ruleset, order.location, trail)
+        location = ensure_location(game, ruleset, order.location, trail)
         try:
             unit = ruleset.make_unit(order.type, id=order.id, side=order.side, location=location,
                                      stats=order.stats)
@@ -243,7 +243,7 @@ def resolve_setup(game: Game, ruleset: Ruleset, order: OrderBase) -> Outcome:
         unit = game.unit(order.unit)
         if unit.eliminated:
             raise IllegalOrder(f"{unit.label} is eliminated and cannot move")
-        location = _ensure_location(game, ruleset, order.location, trail)
+        location = ensure_location(game, ruleset, order.location, trail)
         if game.sequence is not None and not game.started:  # the set-up
             refusal = ruleset.stacking_refusal(game, [unit], location)
             if refusal:
@@ -273,7 +273,7 @@ def resolve_setup(game: Game, ruleset: Ruleset, order: OrderBase) -> Outcome:
         if terrains and terrain not in terrains:
             raise InvalidOrder(f"unknown terrain '{order.terrain}' in {ruleset.title} "
                                f"(terrains: {', '.join(sorted(terrains))})", field="terrain")
-        location = _ensure_location(game, ruleset, order.location, Trail()) or order.location
+        location = ensure_location(game, ruleset, order.location, Trail()) or order.location
         loc = game.locations[location]
         loc.terrain = terrain
         loc.features = list(order.features)

@@ -4,9 +4,10 @@ that goes into the option."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .game import Game
+if TYPE_CHECKING:  # annotations only: the game model loads the rulesets, which import this module
+    from .game import Game
 
 
 def unit_label(game: Game, unit: Any) -> str:

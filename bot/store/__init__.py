@@ -5,11 +5,11 @@ What an entry means (its hash chain, its replay) is ``bot.record``'s, shared by 
 """
 
 from .base import (MAX_LOG_ENTRIES, ActiveGameExists, DatabaseUnusable, DuplicateInteraction, LogFull, QuietGame,
-                   SchemaTooNew, StaleGame, StorageUnavailable, Store, StoredGame, StoreError, UndoRequest)
+                   SchemaTooNew, ServerGames, StaleGame, StorageUnavailable, Store, StoredGame, StoreError, UndoRequest)
 from .sqlite import SqliteStore, migrations
 
 __all__ = [
     "MAX_LOG_ENTRIES", "ActiveGameExists", "DatabaseUnusable", "DuplicateInteraction", "LogFull", "QuietGame",
-    "SchemaTooNew", "SqliteStore", "StaleGame", "StorageUnavailable", "Store", "StoreError", "StoredGame",
+    "SchemaTooNew", "ServerGames", "SqliteStore", "StaleGame", "StorageUnavailable", "Store", "StoreError", "StoredGame",
     "UndoRequest", "migrations",
 ]

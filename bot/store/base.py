@@ -14,12 +14,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 from bot.core.game import Game
-
 from bot.record.chain import LogEntry
 
-# A game whose log reached this many entries takes no more commands: a bound on one game's
-# disk use and on the time verify needs (Issue 6). A real game has a few thousand.
-MAX_LOG_ENTRIES = 100_000
+from bot.config import MAX_LOG_ENTRIES  # the default cap of a game's log (the host may set another)
 
 GameStatus = Literal["active", "ended"]
 
@@ -70,6 +67,16 @@ class QuietGame:
     game: StoredGame
     last_time: str
     reminded_seq: int | None  # the newest entry when the last reminder went out
+
+
+@dataclass(frozen=True)
+class ServerGames:
+    """A server's games, for its caps: how many run now, how many were started in a window, and
+    when the first of those was started (an ISO time: a refusal says when the next may start)."""
+
+    running: int
+    started: int
+    first_started: str | None
 
 
 class StoreError(Exception):
@@ -208,6 +215,11 @@ class Store(ABC):
     @abstractmethod
     async def undone(self, game_id: int, *, after_seq: int = 0) -> dict[int, int]:
         """Entries undone -> the seq of the entry that undid them (undo entries after ``after_seq``)."""
+
+    @abstractmethod
+    async def server_games(self, guild_id: int, window: float) -> ServerGames:
+        """The games of the server ``guild_id``: running now, and created in the last ``window``
+        seconds by the store's own clock (the one that writes ``created_at``); an indexed read."""
 
     @abstractmethod
     async def quiet_games(self) -> list[QuietGame]:

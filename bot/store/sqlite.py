@@ -37,7 +37,7 @@ import re
 import sqlite3
 import zlib
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +46,8 @@ import aiosqlite
 from bot.core.game import Game
 
 from .base import (MAX_LOG_ENTRIES, ActiveGameExists, DatabaseUnusable, DuplicateInteraction, LogFull, QuietGame,
-                   SchemaTooNew, StaleGame, StorageUnavailable, Store, StoredGame, UndoRequest, UndoStatus)
+                   SchemaTooNew, ServerGames, StaleGame, StorageUnavailable, Store, StoredGame, UndoRequest,
+                   UndoStatus)
 from bot.record.chain import GENESIS_HASH, LogEntry, canonical_json
 
 log = logging.getLogger(__name__)
@@ -684,6 +685,15 @@ class SqliteStore(Store):
         return {int(target): int(seq) for target, seq in rows if isinstance(target, int)}
 
     # --- pacing ---
+
+    async def server_games(self, guild_id: int, window: float) -> ServerGames:
+        # both counts read games_by_guild (migrations/0006_games_by_server.sql)
+        since = (datetime.now(timezone.utc) - timedelta(seconds=window)).isoformat(timespec="milliseconds")
+        row = await self._fetchone(
+            "SELECT (SELECT count(*) FROM games WHERE guild_id = ? AND status = 'active'), "
+            "count(*), min(created_at) FROM games WHERE guild_id = ? AND created_at >= ?",
+            (guild_id, guild_id, since))
+        return ServerGames(running=row[0], started=row[1], first_started=row[2])
 
     async def quiet_games(self) -> list[QuietGame]:
         rows = await self._fetchall(

@@ -136,6 +136,22 @@ async def test_someone_outside_the_game_cannot_answer_and_the_right_player_still
     assert proposal.message.embeds[0]["title"] == "Undo of entry #15: accepted"
 
 
+async def test_a_player_seated_after_the_action_cannot_consent_to_its_undo(table, clock):
+    """Found by the audit: a stranger who joined the Russians accepted the German player's undo.
+    Consent counts only from a player of the other side seated before the action undone."""
+    await broken_r1(table)
+    await table.seat(CAROL, "Russians")  # #16: Carol sits down with the Russians
+    proposal = await propose(table, user=ALICE)  # the Germans propose to undo the newest entry, #16
+    assert proposal.message.embeds[0]["title"] == "Undo proposed: entry #16"
+    late = await click(table, proposal.message, accept_id(proposal), CAROL)
+    assert late.ephemeral and late.embeds[0]["description"] == (
+        "only a player of Russians seated before the action (or the game master) may answer this undo")
+    assert (await table.bot.referee.log(table.channel)).total == 16
+    await click(table, proposal.message, accept_id(proposal), BOB)  # seated since the start
+    assert proposal.message.embeds[0]["title"] == "Undo of entry #16: accepted"
+    assert CAROL not in (await table.game()).sides[1].players
+
+
 async def test_an_unanswered_undo_expires_after_ten_minutes(table, clock):
     await broken_r1(table)
     proposal = await propose(table)

@@ -74,6 +74,48 @@ async def test_unit_add_with_its_own_numbers_and_name(table):
         "custom", "squad", 4, 6, 7, True)
 
 
+async def test_players_add_units_during_the_set_up_only(table):
+    """Found by the audit: a player added a squad of fp=99 mid-game. Once a step of play has ended,
+    adding units is the game master's."""
+    await asl_game(table)
+    assert not (await table.send("unit add", {"id": "A5", "side": "Germans", "type": "ger-467"}, user=ALICE)).ephemeral
+    await table.as_gm("game phase", {"to": "PFPh"})
+    await table.send("done", user=ALICE)  # the Prep Fire Phase ends: play has begun
+    assert await table.refused("unit add", {"id": "A6", "side": "Germans", "type": "ger-467"}, user=ALICE) == (
+        "only the game master may add a unit once play has begun (ask the game master): it corrects the game, "
+        "it is not a move")
+    assert not (await table.as_gm("unit add", {"id": "A6", "side": "Germans", "type": "ger-467"})).ephemeral
+
+
+async def test_stacking_limits_hold_at_the_set_up(table):
+    """A5.1 (data/asl/stacking.yaml): three squad-equivalents plus four SMC per side and Location."""
+    await asl_game(table)  # A1 (a squad) in B3
+    for unit_id in ("A2", "A3"):
+        await table.as_gm("unit add", {"id": unit_id, "side": "Germans", "type": "ger-467", "location": "B3"})
+    assert await table.refused("unit add", {"id": "A4", "side": "Germans", "type": "ger-467", "location": "B3"},
+                               user=GM) == ("B3 would hold 4 squad-equivalents of Germans: 3 (plus 4 SMC) per "
+                                            "Location at the set-up (A5.1)")
+    # the other side stacks apart; a leader is an SMC, not a squad
+    assert not (await table.as_gm("unit add", {"id": "R3", "side": "Russians", "type": "rus-447",
+                                               "location": "B3"})).ephemeral
+    for i in range(4):
+        await table.as_gm("unit add", {"id": f"L{i}", "side": "Germans", "type": "ger-8-1", "location": "B3"})
+    assert await table.refused("unit add", {"id": "L4", "side": "Germans", "type": "ger-8-1", "location": "B3"},
+                               user=GM) == "B3 would hold 5 SMC of Germans: 4 per Location at the set-up (A5.1)"
+
+
+async def test_no_honor_in_surrender_stacking_holds_at_the_set_up(table):
+    """data/nhis/rules.yaml `stacking` (assumed: seed 001 gives none): 3 units and 2 leaders a side."""
+    from tests.cogs.helpers import nhis_game
+
+    await nhis_game(table, phase=None)  # U1, U2 and the leader UL in A1
+    assert not (await table.as_gm("unit add", {"id": "U3", "side": "US", "type": "us-rifle-squad",
+                                               "location": "A1"})).ephemeral
+    assert await table.refused("unit add", {"id": "U4", "side": "US", "type": "us-rifle-squad", "location": "A1"},
+                               user=GM) == ("A1 would hold 4 units and 1 leader of US: 3 units and 2 leaders per hex "
+                                            "at the set-up (NHiS stacking (assumed))")
+
+
 async def test_unit_add_library_numbers_can_be_overridden(table):
     await asl_game(table)
     await table.as_gm("unit add", {"id": "A4", "side": "Germans", "type": "ger-467", "stats": "morale=6"})

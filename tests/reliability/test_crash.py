@@ -189,8 +189,10 @@ async def test_sigkill_at_random_moments_loses_nothing_and_half_applies_nothing(
     seed = int(os.environ.get("REFEREE_RELIABILITY_SEED") or secrets.randbits(32))
     rng = random.Random(seed)  # the test's own generator: kill times and the commands sent
     async with FakeDiscord(guilds=[GUILD]) as fake:
-        # no roll limit here: the stream sends far more than 20 rolls a minute per player
-        bot = BotProcess(fake, tmp_path / "referee.sqlite3", tmp_path, extra_env={"REFEREE_ROLL_LIMIT": "10000"})
+        # no roll limit nor quotas here: the stream sends far more than a player could in a minute
+        bot = BotProcess(fake, tmp_path / "referee.sqlite3", tmp_path, extra_env={
+            "REFEREE_ROLL_LIMIT": "10000", "REFEREE_QUOTA_USER": "off", "REFEREE_QUOTA_CHANNEL": "off",
+            "REFEREE_QUOTA_SERVER": "off"})
         run = Run(fake, bot, rng)
         try:
             for life in range(KILLS + 1):

@@ -33,7 +33,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.emulator.schema import BOOLEAN, INTEGER, NUMBER, STRING, SUB_COMMAND, SUB_COMMAND_GROUP, USER
-from bot.limits import RollRateLimiter
+from bot.config import Settings
+from bot.limits import Quotas, RollRateLimiter
 from bot.service import Actor
 from tests.cogs.conftest import ALICE, BOB, CAROL, GAME_CHANNEL, GENERAL, GM, THREAD
 from tests.reliability.audit import FULL, audit_database, size
@@ -224,8 +225,10 @@ async def seat(table, channel: int) -> None:
 async def two_games(table) -> None:
     for channel in SEATS:
         await seat(table, channel)
-    # the fuzzer sends far more rolls than a player may; the limit has its own test
+    # the fuzzer sends far more rolls and commands than a player may; the limits have their own tests
     table.bot.roll_limiter = RollRateLimiter(10**9, 60)
+    table.bot.quotas = Quotas(Settings(quota_user="off", quota_channel="off", quota_server="off",
+                                       quota_heavy_user="off", quota_heavy_channel="off", quota_heavy_server="off"))
 
 
 async def reseat_ended_games(table) -> None:

@@ -6,11 +6,15 @@ from __future__ import annotations
 
 import pytest
 
-from bot.config import ConfigError, Settings
+import discord
+
+from bot.config import ConfigError, Rate, Settings, load_settings
 from bot.core import setup as core_setup
 from bot.emulator.records import CHANNEL_MESSAGE
-from bot.limits import RollRateLimiter
-from tests.cogs.conftest import ALICE, BOB, GM, refusal
+from bot.limits import Guarded, Quotas, RateLimited, RollRateLimiter
+from bot.service import ServerCaps
+from tests.cogs.conftest import ALICE, BOB, CAROL, GENERAL, GM, THREAD, refusal
+from tests.cogs.helpers import asl_game
 from tests.reliability.audit import audit_database, size
 
 
@@ -92,6 +96,168 @@ async def test_a_player_over_the_roll_limit_is_told_when_to_try_again_and_nothin
     clock.now += 40
     assert not (await table.send("morale", {"unit": "A1", "dice": "2 3"}, user=ALICE)).ephemeral
     assert (await audit_database(table.database)).entries == before[1] + 2
+
+
+# --- the quotas on every command and button (issue 17) ------------------------------------------
+
+
+def quotas(clock, **rates: str) -> Quotas:
+    """Quotas of the given rates (the others off), on a fake clock."""
+    names = ("quota_user", "quota_channel", "quota_server", "quota_heavy_user", "quota_heavy_channel",
+             "quota_heavy_server")
+    return Quotas(Settings(**{name: rates.get(name, "off") for name in names}), clock=clock)
+
+
+def test_each_quota_counts_its_own_scope_and_a_refusal_counts_nowhere():
+    clock = FakeClock()
+    q = quotas(clock, quota_user="2/60", quota_channel="3/60", quota_server="4/60")
+    q.check(user=1, channel=10, server=100, heavy=False, interaction_id=1)
+    q.check(user=1, channel=10, server=100, heavy=False, interaction_id=2)
+    with pytest.raises(RateLimited, match=r"^Slow down: you gave 2 commands and button presses in the last minute, "
+                                          r"the most one player may\. Nothing was done\. Try again in 60 seconds"):
+        q.check(user=1, channel=10, server=100, heavy=False, interaction_id=3)
+    q.check(user=2, channel=10, server=100, heavy=False, interaction_id=4)  # another player: the channel's third
+    with pytest.raises(RateLimited, match=r"^Slow down: this channel had 3 commands and button presses in the last "
+                                          r"minute, the most one channel may\."):
+        q.check(user=3, channel=10, server=100, heavy=False, interaction_id=5)
+    q.check(user=3, channel=11, server=100, heavy=False, interaction_id=6)  # the refused one counted nowhere
+    with pytest.raises(RateLimited, match=r"^Slow down: this server had 4 commands"):
+        q.check(user=4, channel=12, server=100, heavy=False, interaction_id=7)
+    q.check(user=4, channel=12, server=200, heavy=False, interaction_id=8)  # another server
+    q.check(user=1, channel=10, server=100, heavy=False, interaction_id=2)  # delivered again: let through
+    clock.now += 60
+    q.check(user=1, channel=10, server=100, heavy=False, interaction_id=9)  # the window moved on
+
+
+def test_heavy_commands_count_against_both_quotas():
+    clock = FakeClock()
+    q = quotas(clock, quota_user="5/60", quota_heavy_user="1/300")
+    q.check(user=1, channel=10, server=100, heavy=True, interaction_id=1)
+    q.check(user=1, channel=10, server=100, heavy=False, interaction_id=2)  # light ones still pass
+    with pytest.raises(RateLimited, match=r"^Slow down: you gave 1 exports, verifies, statistics, undo proposals, "
+                                          r"odds and previews in the last 5 minutes, the most one player may\. "
+                                          r"Nothing was done\. Try again in 300 seconds"):
+        q.check(user=1, channel=10, server=100, heavy=True, interaction_id=3)
+    for i in range(4, 7):
+        q.check(user=1, channel=10, server=100, heavy=False, interaction_id=i)
+    with pytest.raises(RateLimited, match="you gave 5 commands and button presses"):
+        q.check(user=1, channel=10, server=100, heavy=False, interaction_id=7)
+
+
+def test_quotas_are_read_from_the_environment(monkeypatch):
+    monkeypatch.setenv("REFEREE_QUOTA_USER", "12/30")
+    monkeypatch.setenv("REFEREE_QUOTA_HEAVY_SERVER", "off")
+    monkeypatch.setenv("REFEREE_MAX_GAMES_PER_SERVER", "7")
+    monkeypatch.setenv("REFEREE_NEW_GAMES_PER_SERVER", "20/3600")
+    monkeypatch.setenv("REFEREE_MAX_LOG_ENTRIES", "5000")
+    settings = load_settings()
+    assert (settings.quota_user, settings.quota_heavy_server.off) == (Rate(12, 30), True)
+    assert (settings.quota_channel, settings.quota_server) == (Rate(90, 60), Rate(600, 60))  # the defaults
+    assert ServerCaps.from_settings(settings) == ServerCaps(7, Rate(20, 3600))
+    assert settings.max_log_entries == 5000
+    for bad in ("twelve", "12", "12/0", "-1/60", "1/x"):
+        monkeypatch.setenv("REFEREE_QUOTA_USER", bad)
+        with pytest.raises(ConfigError, match=r"^invalid setting REFEREE_QUOTA_USER: write COUNT/SECONDS \(e\.g\. "
+                                              r"30/60: at most 30 in any 60 seconds\), or off \(got "):
+            load_settings()
+
+
+def test_every_button_is_counted_by_the_quotas():
+    """A button is a DynamicItem; each one in cogs/ mixes in Guarded, which counts its presses."""
+    from importlib import import_module
+
+    from bot.app import cog_modules
+
+    for name in cog_modules():  # every cog module, so every button class (the way the bot loads them)
+        import_module(name)
+
+    def subclasses(cls):
+        for sub in cls.__subclasses__():
+            yield sub
+            yield from subclasses(sub)
+
+    buttons = [c for c in subclasses(discord.ui.DynamicItem) if c.__module__.startswith("cogs.")]
+    assert len(buttons) >= 4
+    assert [c.__name__ for c in buttons if not issubclass(c, Guarded)] == []
+
+
+async def test_a_player_over_the_command_quota_is_told_privately_and_nothing_is_done(table):
+    clock = FakeClock()
+    await asl_table(table)
+    table.bot.quotas = quotas(clock, quota_user="3/60", quota_channel="5/60")
+    for _ in range(3):
+        assert not (await table.send("game status", user=ALICE)).ephemeral
+    before = await table.snapshot()
+    over = await table.send("morale", {"unit": "A0", "dice": "2 3"}, user=ALICE)
+    assert over.ephemeral and over.type == CHANNEL_MESSAGE and not over.embeds
+    assert over.content.startswith("Slow down: you gave 3 commands and button presses in the last minute, the most "
+                                   "one player may. Nothing was done. Try again in 60 seconds (<t:")
+    assert await table.snapshot() == before
+    assert not (await table.send("game status", user=BOB)).ephemeral  # the channel's 4th and 5th
+    assert not (await table.send("game status", user=GM)).ephemeral
+    text = (await table.send("game status", user=CAROL)).content
+    assert text.startswith("Slow down: this channel had 5 commands and button presses in the last minute, the most "
+                           "one channel may.")
+    elsewhere = await table.send("game status", user=CAROL, channel=GENERAL)  # another channel: no game there
+    assert refusal(elsewhere).startswith("There is no game in this channel")
+    clock.now += 60
+    assert not (await table.send("morale", {"unit": "A0", "dice": "2 3"}, user=ALICE)).ephemeral
+
+
+async def test_button_presses_count_and_the_odds_button_is_heavy(table):
+    clock = FakeClock()
+    await asl_game(table)
+    fired = await table.send("fire", {"firers": "A1 A2 G1", "target": "B5", "range": 2, "dice": "4 2 3 2 2 4 5 4"})
+    [odds_id] = fired.message.custom_ids()
+    table.bot.quotas = quotas(clock, quota_heavy_user="1/300")
+    first = await table.fake.click(fired.message, odds_id, user_id=CAROL)
+    assert first.ephemeral and first.embeds  # the odds, privately
+    again = await table.fake.click(fired.message, odds_id, user_id=CAROL)
+    assert again.ephemeral and not again.embeds
+    assert again.content.startswith("Slow down: you gave 1 exports, verifies, statistics, undo proposals, odds and "
+                                    "previews in the last 5 minutes, the most one player may. Nothing was done.")
+    # a preview is heavy too; a plain look is not
+    previewed = await table.send("fire", {"firers": "A1", "target": "B5", "range": 2, "preview": True}, user=CAROL)
+    assert previewed.content.startswith("Slow down: you gave 1 exports")
+    assert not (await table.send("game status", user=CAROL)).ephemeral
+    assert not (await table.fake.click(fired.message, odds_id, user_id=BOB)).content  # another player's first
+
+
+# --- the caps per server (issue 17) --------------------------------------------------------
+
+
+async def test_the_games_a_server_runs_at_once_are_capped(table):
+    table.bot.referee.caps = ServerCaps(running=2, started=Rate(10, 86_400))
+    for channel in (GENERAL, THREAD):
+        assert not (await table.as_gm("game new", {"ruleset": "asl", "sides": "A, B"}, channel=channel)).ephemeral
+    text = await table.refused("game new", {"ruleset": "asl", "sides": "A, B"}, user=GM)
+    assert text == ("this server has 2 games running, the most one server may: the game master of one can end it "
+                    "with /game end (the bot's host sets this number)")
+    assert not (await table.as_gm("game end", channel=THREAD)).ephemeral
+    assert not (await table.as_gm("game new", {"ruleset": "asl", "sides": "A, B"})).ephemeral
+
+
+async def test_the_games_a_server_starts_in_a_day_are_capped_across_a_restart(table):
+    table.bot.referee.caps = ServerCaps(running=10, started=Rate(3, 86_400))
+    for _ in range(3):  # start and end, again and again, in one channel
+        assert not (await table.as_gm("game new", {"ruleset": "nhis", "sides": "A, B"})).ephemeral
+        assert not (await table.as_gm("game end")).ephemeral
+    await table.restart()  # counted in the database: a restart does not reset it
+    table.bot.referee.caps = ServerCaps(running=10, started=Rate(3, 86_400))
+    text = await table.refused("game new", {"ruleset": "nhis", "sides": "A, B"}, user=GM)
+    assert text.startswith("this server started 3 games in the last day, the most one server may: the next may "
+                           "start <t:") and text.endswith(":R> (the bot's host sets this number)")
+
+
+async def test_the_host_sets_the_log_cap(tmp_path):
+    from tests.cogs.conftest import GUILD
+    from bot.app import RefereeBot
+    from bot.emulator import FakeDiscord, running
+
+    async with FakeDiscord(guilds=[GUILD]) as fake:
+        bot = RefereeBot(Settings(token=None, database=tmp_path / "r.sqlite3", dev_guild=None, max_log_entries=250))
+        async with running(bot, fake=fake):
+            assert bot.store.max_entries == 250
 
 
 # --- the caps per game ------------------------------------------------------------------

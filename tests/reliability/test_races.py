@@ -183,9 +183,11 @@ async def test_fifty_commands_in_one_channel_and_fifty_channels_at_once_through_
     alice, bob, gm = (member.id for member in guild.members)
     main = base.channels[1].id
     path = tmp_path / "referee.sqlite3"
-    bot = RefereeBot(Settings(token=None, database=path, dev_guild=None))
+    # 100 rolls in a second from one player: past any player's roll limit and quota, so both are off
+    bot = RefereeBot(Settings(token=None, database=path, dev_guild=None, quota_user="off", quota_channel="off",
+                              quota_server="off"))
     async with FakeDiscord(guilds=[guild]) as fake, running(bot, fake=fake):
-        bot.roll_limiter = RollRateLimiter(10**6, 60)  # 100 rolls in a second: past any player's limit
+        bot.roll_limiter = RollRateLimiter(10**6, 60)
         referee, gm_actor = bot.referee, Actor(gm)
 
         async def seat(channel: int, units: int) -> None:  # set-up through the service, as a GM would

@@ -11,13 +11,10 @@ from ...outcome import Outcome, UnitEffect
 from ...ruleset import Ruleset, SideOption
 from ...suggest import common_suggestions
 from ...trail import Trail
-from . import fire, morale, movement, rally, transfer
+from . import fire, morale, movement, rally, tables, transfer
 from .commands import COMMANDS
 from .models import AslUnit
 from .orders import AslFire, AslMorale, AslMove, AslOrder, AslRally, AslRecover, AslTransfer
-
-
-STACK_WEIGHT = {"squad": 1, "half-squad": 0.5, "crew": 0.5}  # squad-equivalents (A5.5)
 
 
 class AslRuleset(Ruleset):
@@ -53,19 +50,21 @@ class AslRuleset(Ruleset):
     def stacking_refusal(self, game: Game, units: list[Any], location: str | None) -> str | None:
         """A5.1: each side stacks up to three squads or their equivalents (a half-squad or a crew is half
         a squad, A5.5) plus four SMC per Location, and never more at the set-up (during play a Location
-        may be overstacked, at a cost the players apply: A5.11-A5.13)."""
+        may be overstacked, at a cost the players apply: A5.11-A5.13). The numbers: data/asl/stacking.yaml."""
         if location is None or not units:
             return None
+        limits = tables.stacking()
         side = units[0].side
         moving = {u.id for u in units}
         together = [u for u in game.units_at(location) if u.side == side and u.id not in moving] + units
-        squads = sum(STACK_WEIGHT.get(u.kind, 0) for u in together)
-        smc = sum(1 for u in together if u.kind in ("leader", "hero"))
-        if squads > 3:
-            return (f"{location} would hold {squads:g} squad-equivalents of {game.side_name(side)}: three (plus four "
-                    "SMC) per Location at the set-up (A5.1)")
-        if smc > 4:
-            return f"{location} would hold {smc} SMC of {game.side_name(side)}: four per Location at the set-up (A5.1)"
+        squads = sum(limits.weights.get(u.kind, 0) for u in together)
+        smc = sum(1 for u in together if u.kind in limits.smc_kinds)
+        if squads > limits.squads:
+            return (f"{location} would hold {squads:g} squad-equivalents of {game.side_name(side)}: "
+                    f"{limits.squads:g} (plus {limits.smc} SMC) per Location at the set-up ({limits.rule})")
+        if smc > limits.smc:
+            return (f"{location} would hold {smc} SMC of {game.side_name(side)}: {limits.smc} per Location at the "
+                    f"set-up ({limits.rule})")
         return None
 
     def marker_words(self, unit: Any) -> list[str]:
@@ -111,8 +110,8 @@ class AslRuleset(Ruleset):
     def table_loaders(self) -> tuple:
         from . import effects, heat, tables
 
-        # data/asl/ift.yaml, morale.yaml (MC, ELR, Casualty Reduction), heat_of_battle.yaml
-        return (tables.ift, effects.rules, heat.table)
+        # data/asl/ift.yaml, morale.yaml (MC, ELR, Casualty Reduction), heat_of_battle.yaml, stacking.yaml
+        return (tables.ift, effects.rules, heat.table, tables.stacking)
 
     def resolve_action(self, game: Game, order, roller: Roller) -> Outcome:
         if isinstance(order, AslFire):

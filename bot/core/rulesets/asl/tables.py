@@ -96,6 +96,19 @@ class IftTable(BaseModel):
         return text + "+" if index == len(self.columns) - 1 else text
 
 
+class Stacking(BaseModel):
+    """A5.1 stacking limits per side and Location (data/asl/stacking.yaml), held at the set-up."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    rule: str
+    squads: float = Field(gt=0)
+    smc: int = Field(ge=0)
+    smc_kinds: tuple[str, ...]
+    weights: dict[str, float]
+    assumed: tuple[str, ...] = ()
+
+
 def _load(name: str) -> object:
     with open(DATA_DIR / name, encoding="utf-8") as fh:
         return yaml.safe_load(fh)
@@ -104,6 +117,11 @@ def _load(name: str) -> object:
 @lru_cache(maxsize=1)
 def ift() -> IftTable:
     return IftTable.model_validate(_load("ift.yaml"))
+
+
+@lru_cache(maxsize=1)
+def stacking() -> Stacking:
+    return Stacking.model_validate(_load("stacking.yaml"))
 
 
 @lru_cache(maxsize=1)

@@ -54,8 +54,9 @@ class NhisRuleset(Ruleset):
         leaders = sum(1 for u in together if u.kind == "leader")
         others = len(together) - leaders
         if others > limit.units or leaders > limit.leaders:
-            return (f"{location} would hold {others} units and {leaders} leaders of {game.side_name(side)}: "
-                    f"{limit.units} and {limit.leaders} per hex at the set-up ({limit.rule})")
+            return (f"{location} would hold {others} unit{'s' * (others != 1)} and {leaders} "
+                    f"leader{'s' * (leaders != 1)} of {game.side_name(side)}: {limit.units} units and "
+                    f"{limit.leaders} leaders per hex at the set-up ({limit.rule})")
         return None
 
     def marker_words(self, unit: Any) -> list[str]:
