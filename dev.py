@@ -61,13 +61,21 @@ def declared_digest(extras: str) -> str:
     return hashlib.sha256(json.dumps(declared(extras), sort_keys=True).encode()).hexdigest()
 
 
+def install_digest(extras: str) -> str:
+    """What an install from ``extras``' lock was made of: pyproject.toml, the lock, the extras."""
+    return hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + LOCKS[extras].read_bytes()
+                          + extras.encode()).hexdigest()
+
+
 def ensure_env(extras: str) -> None:
     if sys.version_info < (3, 11):
         sys.exit(f"Referee needs Python {MIN_PYTHON} or newer; this is {sys.version.split()[0]}")
     lock = LOCKS[extras]
-    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + lock.read_bytes() + extras.encode()).hexdigest()
+    digest = install_digest(extras)
     stamp = VENV / ".referee-installed"
-    if PYTHON.exists() and stamp.exists() and stamp.read_text() == digest:
+    installed = stamp.read_text() if PYTHON.exists() and stamp.exists() else None
+    # the test install is the bot's plus the test tools, all locked: `run` after `test` uses it as it is
+    if installed is not None and (installed == digest or (not extras and installed == install_digest("test"))):
         return
     if not PYTHON.exists():
         print(f"creating {VENV} ...", flush=True)

@@ -20,6 +20,7 @@ import signal
 import time
 from typing import TYPE_CHECKING, Any
 
+import aiohttp
 import discord
 from discord import app_commands
 from discord.ext import commands
@@ -28,7 +29,7 @@ from bot.client import RefereeClient
 from bot.config import Settings
 from bot.core.api import TablesUnreadable, load_tables
 from bot.core.errors import RulesError
-from bot.limits import Quotas, RollRateLimiter
+from bot.limits import Quotas, RollRateLimiter, command_of, is_application_command, is_rolling
 from bot.logs import current_interaction
 from bot.pacing import Pacer
 from bot.render import error_embed
@@ -91,7 +92,20 @@ class RefereeTree(app_commands.CommandTree):
         self.client.roll_limiter.check_interaction(interaction)
         return True
 
+    async def settle_roll(self, interaction: discord.Interaction) -> None:
+        """A rolling command was counted by the roll limit when it arrived: take it back unless its
+        order is in the log with dice (a refusal, a preview, an order that drew none roll nothing)."""
+        if not is_application_command(interaction) or not is_rolling(command_of(interaction)):
+            return
+        try:
+            acted = await self.client.referee.recorded(interaction.id)
+        except StorageUnavailable:
+            return  # cannot tell: it stays counted
+        if acted is None or not acted.entry.dice:
+            self.client.roll_limiter.refund(interaction.user.id, interaction.id)
+
     async def on_error(self, interaction: discord.Interaction, error: app_commands.AppCommandError) -> None:
+        await self.settle_roll(interaction)
         original = error.original if isinstance(error, app_commands.CommandInvokeError) else error
         if isinstance(original, RulesError):
             await send_ephemeral(interaction, embed=error_embed(original.message, original.rule))
@@ -203,6 +217,9 @@ class RefereeBot(RefereeClient):
             log.info("synced %d global commands", len(synced))
         return synced
 
+    async def on_app_command_completion(self, interaction: discord.Interaction, command: Any) -> None:
+        await self.tree.settle_roll(interaction)  # type: ignore[attr-defined]
+
     async def close(self) -> None:
         # the gateway first, so no command starts against a closed database
         self.pacer.stop()
@@ -277,6 +294,19 @@ def main_run(settings: Settings) -> int:
     except discord.LoginFailure:
         log.error("Discord refused the token: check DISCORD_TOKEN (or REFEREE_TOKEN)")
         return 2
+    except discord.Forbidden as exc:  # registering the slash commands, most often
+        where = f" to the server REFEREE_DEV_GUILD names ({settings.dev_guild})" if settings.dev_guild else ""
+        log.error("Discord refused the bot at start-up (%s, code %s: %s): invite it with the bot and "
+                  "applications.commands scopes%s, then start it again", exc.status, exc.code, exc.text, where)
+        return 2
+    except discord.HTTPException as exc:
+        log.error("Discord answered %s at start-up (%s): an outage on its side; start the bot again later",
+                  exc.status, exc.text or "no message")
+        return 1
+    except (aiohttp.ClientError, OSError, asyncio.TimeoutError) as exc:
+        log.error("could not reach Discord (%s): check this machine's network (and DNS), then start the bot "
+                  "again", str(exc) or type(exc).__name__)
+        return 1
     except (TablesUnreadable, DatabaseUnusable) as exc:
         log.error("%s", exc)  # one line: which file, what is wrong, what to do
         return 1

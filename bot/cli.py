@@ -512,6 +512,17 @@ def main(argv: list[str] | None = None, *, stdin: TextIO | None = None, stdout: 
         # handed on exactly as typed: argparse's REMAINDER drops the sandbox's own flags
         # (--scenario asl) when they come first
         return run_sandbox(argv[1:], stderr)
+    if argv and argv[0].startswith("-") and argv[0] not in ("-h", "--help"):
+        # options with no command (`python3 dev.py run --scenario asl`): the sandbox's, when there is
+        # no token to run the bot with (the bot itself takes no options)
+        settings = _settings(stderr)
+        if settings is None:
+            return EXIT_REFUSED
+        if not settings.has_token:
+            return run_sandbox(argv, stderr)
+        print(f"referee: {argv[0]} is an option of the sandbox (`python -m bot sandbox {' '.join(argv)}`); "
+              "the bot itself takes none", file=stderr)
+        return EXIT_REFUSED
     args = build_parser().parse_args(argv)
     if args.command == "health":
         return run_health(stdout, stderr)

@@ -9,8 +9,10 @@
   in memory and instant, before the command is parsed; the refusal is private and says when to
   try again. Autocomplete is not counted: it reads, never writes, and Discord throttles it.
 - Rolling commands (every command whose orders may roll: they say so themselves, with
-  ``extras={"rolls": True}``, from their order's declaration ``OrderBase.rolls``) are limited per player: at most ``REFEREE_ROLL_LIMIT`` (20) in any ``REFEREE_ROLL_WINDOW``
-  (60) seconds. One player hammering /fire cannot starve the other channels, nor push the bot
+  ``extras={"rolls": True}``, from their order's declaration ``OrderBase.rolls``) are limited per
+  player: at most ``REFEREE_ROLL_LIMIT`` (20) orders that rolled in any ``REFEREE_ROLL_WINDOW``
+  (60) seconds. An attempt counts when it arrives and is taken back (``refund``) once it turns out
+  to have rolled nothing: a refused order, a preview. One player hammering /fire cannot starve the other channels, nor push the bot
   into Discord's own rate limits. The check runs once, in ``RefereeTree.interaction_check``,
   before the command is parsed; a refused command rolled nothing and changed nothing.
 - The caps per game are enforced where the data lives, each with its own message:
@@ -212,6 +214,17 @@ class RollRateLimiter:
             return max(0.0, recent[0][0] + self.window - now)
         recent.append((now, interaction_id))
         return None
+
+    def refund(self, user_id: int, interaction_id: int) -> None:
+        """Take back the attempt of ``interaction_id``: the order rolled nothing (it was refused, it
+        was a preview). Counting at the check and refunding after keeps a burst of orders sent at once
+        to the limit, which counting only after they rolled would not; taking back one never counted
+        changes nothing."""
+        recent = self._seen.get(user_id)
+        if recent:
+            kept = [seen for seen in recent if seen[1] != interaction_id]
+            if len(kept) != len(recent):
+                self._seen[user_id] = deque(kept)
 
     def check(self, user_id: int, interaction_id: int) -> None:
         """Raise RateLimited when the player is over the limit; otherwise count this one."""

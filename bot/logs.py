@@ -55,4 +55,14 @@ def setup_logging(level: int | str = logging.INFO, *, stream: TextIO | None = No
     root.setLevel(level)
     # discord.py's HTTP layer logs every rate-limit bucket at DEBUG; keep it at INFO unless asked
     logging.getLogger("discord.http").setLevel(max(root.level, logging.INFO))
+    # the bot never joins a voice channel: discord.py's warnings that voice libraries are missing
+    # would be the first lines a host reads at every start
+    client_log = logging.getLogger("discord.client")
+    if not any(isinstance(f, _NoVoiceWarnings) for f in client_log.filters):
+        client_log.addFilter(_NoVoiceWarnings())
     return handler
+
+
+class _NoVoiceWarnings(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "voice will NOT be supported" not in record.getMessage()

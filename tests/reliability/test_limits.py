@@ -260,6 +260,33 @@ async def test_the_host_sets_the_log_cap(tmp_path):
             assert bot.store.max_entries == 250
 
 
+async def test_refused_orders_and_previews_do_not_count_against_the_roll_limit(table):
+    """Found by the audit (issue 15): 20 typos or odds checks in a minute locked a player out."""
+    clock = FakeClock()
+    table.bot.roll_limiter = RollRateLimiter(2, 60, clock=clock)
+    await asl_table(table)
+    for _ in range(3):
+        await table.refused("morale", {"unit": "NOPE", "dice": "2 3"}, user=ALICE)  # a typo: refused
+        preview = await table.send("morale", {"unit": "A0", "preview": True}, user=ALICE)  # odds: nothing rolled
+        assert preview.embeds[0]["description"].endswith("Exact odds: no dice rolled, nothing logged")
+    for _ in range(2):  # the limit is intact: two orders that roll
+        assert not (await table.send("morale", {"unit": "A0", "dice": "2 3"}, user=ALICE)).ephemeral
+    over = await table.send("morale", {"unit": "A0", "dice": "2 3"}, user=ALICE)
+    assert over.content.startswith("Slow down: you gave 2 rolling commands in the last 60 seconds")
+
+
+def test_a_refund_takes_back_one_attempt_and_only_once():
+    clock = FakeClock()
+    limiter = RollRateLimiter(2, 60, clock=clock)
+    assert limiter.retry_after(1, 10) is None and limiter.retry_after(1, 11) is None
+    assert limiter.retry_after(1, 12) is not None
+    limiter.refund(1, 11)
+    limiter.refund(1, 11)  # again: nothing more
+    limiter.refund(1, 99)  # never counted: nothing
+    assert limiter.retry_after(1, 12) is None
+    assert limiter.retry_after(1, 13) is not None
+
+
 # --- the caps per game ------------------------------------------------------------------
 
 
