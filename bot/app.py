@@ -34,7 +34,7 @@ from bot.logs import current_interaction
 from bot.pacing import Pacer
 from bot.render import error_embed
 from bot.store.base import DatabaseUnusable, StorageUnavailable
-from bot.replies import UNKNOWN_INTERACTION, post_saved_result, send_ephemeral
+from bot.replies import UNKNOWN_INTERACTION, DetailsButton, post_saved_result, send_ephemeral
 
 if TYPE_CHECKING:
     from bot.store import Store
@@ -170,6 +170,7 @@ class RefereeBot(RefereeClient):
         load_tables()  # a broken data file stops the bot here (TablesUnreadable), not mid-game
         await self.open_store()
         self.referee = Referee(self.store, caps=ServerCaps.from_settings(self.settings))
+        self.add_dynamic_items(DetailsButton)  # on every result shown outcome first (bot/replies.py)
         await self.load_cogs()
         await self.sync_commands()
         self.pacer.start()  # the reminders of slow games (bot/pacing.py); it waits until ready

@@ -35,7 +35,6 @@ from typing import Any, ClassVar
 from discord import app_commands
 
 from bot.config import Rate, Settings, load_settings
-from bot.replies import send_ephemeral
 
 SWEEP_EVERY = 1000  # checks between sweeps that forget players idle for a whole window
 
@@ -165,6 +164,8 @@ class Guarded:
     heavy: ClassVar[bool] = False
 
     async def interaction_check(self, interaction: Any) -> bool:
+        from bot.replies import send_ephemeral  # here: the replies' own buttons mix this in
+
         try:
             interaction.client.quotas.check_button(interaction, heavy=self.heavy)
         except RateLimited as exc:

@@ -302,17 +302,22 @@ def dice_block(outcome: Outcome) -> Block | None:
 
 
 def trail_blocks(steps: Sequence[Step]) -> list[Block]:
-    """The trail grouped by section: each section step opens a new field."""
+    """The trail grouped by section: each section step opens a new field. A section with no steps
+    of its own (a heading over the sections after it, e.g. "2MC on R1, L2") opens the next field as
+    its first line instead of standing alone over an empty one."""
     blocks: list[tuple[str, list[str]]] = []
     for step in steps:
         if step.kind == "section":
             name = safe(step.label) + (f" [{safe(step.rule)}]" if step.rule else "")
-            blocks.append((name, []))
+            if blocks and not blocks[-1][1] and blocks[-1][0] != "Trail":
+                blocks[-1] = (name, [f"{blocks[-1][0]}:"])
+            else:
+                blocks.append((name, []))
             continue
         if not blocks:
             blocks.append(("Trail", []))
         blocks[-1][1].append(step_line(step))
-    return [Block(name, tuple(lines)) for name, lines in blocks]
+    return [Block(name, tuple(lines)) for name, lines in blocks if lines or name != "Trail"]
 
 
 def outcome_blocks(outcome: Outcome) -> list[Block]:
@@ -344,12 +349,80 @@ def game_line(game: Game) -> str:
     return " · ".join(parts)
 
 
-def outcome_embed(outcome: Outcome, game: Game | None, *, entry_seq: int | None = None) -> list[discord.Embed]:
-    """The embeds for one outcome (several when the trail is long); see ``message_groups``."""
+DETAILS_OPTION = "details"  # the game option: "always" shows every result's whole trail
+
+
+def shows_summary(outcome: Outcome, game: Game | None) -> bool:
+    """A result that rolled is shown outcome first, its trail one click away (the Details button),
+    unless the game asks for every detail always (``details=always``). Set-up and bookkeeping
+    results are short already: they are shown whole."""
+    if not outcome.rolls:
+        return False
+    return game is None or game.options.get(DETAILS_OPTION) != "always"
+
+
+def outcome_embed(outcome: Outcome, game: Game | None, *, entry_seq: int | None = None,
+                  details: bool = False) -> list[discord.Embed]:
+    """The embeds for one outcome: the summary (``summary_embed``) of a result that rolled, or
+    with ``details`` (or the game's ``details=always``) the whole trail, over several embeds when
+    long; see ``message_groups``."""
     colour = NEUTRAL_COLOUR if outcome.action in NEUTRAL_ACTIONS else side_colour(outcome.actor_side)
+    if not details and shows_summary(outcome, game):
+        return [summary_embed(outcome, game, entry_seq=entry_seq, colour=colour)]
     return paginate(safe(outcome.headline), outcome_blocks(outcome), colour=colour,
                     description=game_line(game) if game is not None else "",
                     footer=f"log #{entry_seq}" if entry_seq is not None else None)
+
+
+def _is_marker_only(effect: UnitEffect) -> bool:
+    """An effect that only marks a unit (Prep Fire, Moved, ...): the action's own bookkeeping."""
+    return bool(effect.effects) and all(what.startswith("marked ") for what in effect.effects)
+
+
+def result_title(outcome: Outcome) -> str:
+    """What happened to whom, then the roll: "R1 broken, L2 pinned — 8 FP (IFT 8) vs C4: DR 5 -> 2MC".
+    A unit the headline already names (a morale check's "A1 NMC: ... broken") is not named twice."""
+    named = set(re.findall(r"[A-Za-z0-9_.\-]+", outcome.headline))
+    changed = [f"{e.unit} {' and '.join(e.effects)}" for e in outcome.effects
+               if e.effects and not _is_marker_only(e) and e.unit not in named]
+    if not changed:
+        return outcome.headline
+    return f"{', '.join(changed)} — {outcome.headline}"
+
+
+def summary_lines(outcome: Outcome) -> list[str]:
+    """One line per unit the action changed (its state before and after), the units it only
+    marked on one line, then one line per roll: the short form of a result."""
+    lines = []
+    marked: dict[str, list[str]] = {}
+    for effect in outcome.effects:
+        if _is_marker_only(effect):
+            marked.setdefault(", ".join(effect.effects), []).append(f"{effect.name} {effect.unit}")
+            continue
+        change = (f"{effect.before} → {effect.after}" if effect.before and effect.after and effect.before != effect.after
+                  else effect.after or effect.before or "")
+        what = [w for w in effect.effects if w not in change]
+        lines.append(safe(f"{effect.name} {effect.unit}: {change}" + (f" ({', '.join(what)})" if what else "")))
+    for what, units in marked.items():
+        lines.append(safe(f"{', '.join(units)}: {what}"))
+    for roll in outcome.rolls:
+        lines.append(f"🎲 {roll_line(roll)}")
+    if outcome.manual_dice:
+        lines.append("manual dice (given by the players)"
+                     + (f"; not needed: {', '.join(map(str, outcome.unused_dice))}" if outcome.unused_dice else ""))
+    return lines
+
+
+def summary_embed(outcome: Outcome, game: Game | None, *, entry_seq: int | None,
+                  colour: discord.Colour) -> discord.Embed:
+    """A result that rolled, outcome first: the title says what happened to whom; the description
+    the game's line, then each unit changed and each roll. The whole trail: the Details button."""
+    title = safe(result_title(outcome))
+    body = "\n".join(([game_line(game)] if game is not None else []) + summary_lines(outcome))
+    embed = discord.Embed(title=_title(title), colour=colour, description=_fit_description(title, body))
+    if entry_seq is not None:
+        embed.set_footer(text=f"log #{entry_seq}")
+    return embed
 
 
 # --- other embeds ------------------------------------------------------------------------

@@ -9,12 +9,15 @@ import it without importing the app shell.
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 import discord
 
+from bot.core.errors import RulesError
 from bot.core.game import Game
-from bot.render import digest_embed, hand_off_line, message_groups, outcome_embed
+from bot.limits import Guarded
+from bot.render import digest_embed, error_embed, hand_off_line, message_groups, outcome_embed, shows_summary
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +55,41 @@ async def send_ephemeral(interaction: discord.Interaction, *, content: str | Non
                     interaction.id, exc.status, exc.code)
 
 
+class DetailsButton(Guarded, discord.ui.DynamicItem[discord.ui.Button],
+                    template=r"details:(?P<game>[0-9]{1,18}):(?P<seq>[0-9]{1,9})"):
+    """"Details" on a result shown outcome first: the whole trail of that log entry, every rule
+    named, shown to the presser alone. Rebuilt from its custom_id on every click, restarts
+    included; it reads the entry from the log, so it shows exactly what was logged."""
+
+    def __init__(self, game_id: int, seq: int):
+        super().__init__(discord.ui.Button(label="Details", style=discord.ButtonStyle.secondary,
+                                           custom_id=f"details:{game_id}:{seq}"))
+        self.game_id, self.seq = game_id, seq
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button,
+                             match: re.Match[str]) -> "DetailsButton":
+        return cls(int(match["game"]), int(match["seq"]))
+
+    async def callback(self, interaction: discord.Interaction) -> None:  # type: ignore[override]
+        try:
+            entry = await interaction.client.referee.entry(self.game_id, self.seq)  # type: ignore[attr-defined]
+        except RulesError as exc:  # components bypass the tree's error handler: refuse here, privately
+            await send_ephemeral(interaction, embed=error_embed(exc.message, exc.rule))
+            return
+        embeds = outcome_embed(entry.outcome_model(), None, entry_seq=entry.seq, details=True)
+        await send_embeds(interaction, embeds, ephemeral=True)
+
+
+def with_details(view: discord.ui.View | None, acted: Any) -> discord.ui.View | None:
+    """The Details button added to a result shown outcome first (with its other buttons, if any)."""
+    if not shows_summary(acted.outcome, acted.game):
+        return view
+    view = view or discord.ui.View(timeout=None)
+    view.add_item(DetailsButton(acted.entry.game_id, acted.seq))
+    return view
+
+
 async def send_embeds(interaction: discord.Interaction, embeds: list[discord.Embed], *, ephemeral: bool) -> None:
     """Send embeds already laid out within Discord's limits: the first message as the response,
     the rest as followups (at most 10 embeds and 6,000 characters per message)."""
@@ -73,6 +111,7 @@ async def reply_outcome(interaction: discord.Interaction, acted: Any, *, ephemer
     answered again (Discord would refuse that too): the result is posted to the channel as a
     plain message naming its log entry, so nothing saved goes unseen."""
     groups = message_groups(outcome_embed(acted.outcome, acted.game, entry_seq=acted.seq))
+    view = with_details(view, acted)
     try:
         extra = {"view": view} if view is not None else {}
         if not interaction.response.is_done():
@@ -116,10 +155,12 @@ async def post_saved_result(client: Any, channel_id: int, acted: Any, *, why: st
     when the bot restarted before replying. ``why`` heads the first message. True once posted."""
     channel = client.get_partial_messageable(channel_id)
     groups = message_groups(outcome_embed(acted.outcome, acted.game, entry_seq=acted.seq))
+    view = with_details(None, acted)
     try:
         for i, group in enumerate(groups):
+            extra = {"view": view} if i == 0 and view is not None else {}
             await channel.send(content=why if i == 0 else None, embeds=group,
-                               allowed_mentions=discord.AllowedMentions.none())
+                               allowed_mentions=discord.AllowedMentions.none(), **extra)
     except discord.HTTPException as exc:
         log.warning("log #%s could not be posted to channel %s either (%s, code %s); it stays in the log and "
                     "is posted again at the next start", acted.seq, channel_id, exc.status, exc.code)

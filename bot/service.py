@@ -421,6 +421,13 @@ class Referee:
             check_permission(stored.game, actor, plain)
         return Odds(odds_preview(stored.game, plain), stored.game)
 
+    async def entry(self, game_id: int, seq: int) -> LogEntry:
+        """One entry of a game's log, as logged (the Details button of a result)."""
+        entry = next(iter(await self._store.entries(game_id, after_seq=seq - 1, limit=1)), None)
+        if entry is None or entry.seq != seq:
+            raise NotAllowed(f"entry #{seq} of this game is not in the log")
+        return entry
+
     async def entry_odds(self, game_id: int, seq: int) -> Odds:
         """The exact odds a logged action had before it was rolled (the "Odds" button on a
         result). Only the newest state is stored, so the state before entry ``seq`` is rebuilt by
@@ -430,9 +437,7 @@ class Referee:
         key = (game_id, seq)
         if (known := self._entry_odds.get(key)) is not None:
             return known
-        entry = next(iter(await self._store.entries(game_id, after_seq=seq - 1, limit=1)), None)
-        if entry is None or entry.seq != seq:
-            raise NotAllowed(f"entry #{seq} of this game is not in the log")
+        entry = await self.entry(game_id, seq)
         model = order_model(entry.outcome.get("ruleset", ""), entry.order.get("action"))
         if model is None or not model.previewable:
             raise NotAllowed(f"entry #{seq} ({entry.command}) is not an attack or a check: it has no odds")

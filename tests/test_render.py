@@ -82,7 +82,7 @@ def test_no_footer_without_a_log_entry(game):
 # --- dice, trail, cells, effects ---
 
 def test_asl_dr_shows_white_and_colored_apart(game):
-    embeds = outcome_embed(outcome(rolls=(Roll(kind="DR", purpose="IFT", dice=(3, 5)),)), game)
+    embeds = outcome_embed(outcome(rolls=(Roll(kind="DR", purpose="IFT", dice=(3, 5)),)), game, details=True)
     dice = embeds[0].fields[0]
     assert dice.name == "Dice"
     assert dice.value == "DR 8: white 3, colored 5 (IFT)"
@@ -90,13 +90,13 @@ def test_asl_dr_shows_white_and_colored_apart(game):
 
 def test_other_rolls_show_each_die(game):
     rolls = (Roll(kind="2d6", purpose="morale", dice=(2, 6)), Roll(kind="d10", purpose="to hit", dice=(9,)))
-    value = outcome_embed(outcome(ruleset="cd", rolls=rolls), game)[0].fields[0].value
+    value = outcome_embed(outcome(ruleset="cd", rolls=rolls), game, details=True)[0].fields[0].value
     assert value.splitlines() == ["2d6 8: 2 + 6 (morale)", "d10 9 (to hit)"]
 
 
 def test_manual_dice_are_noted(game):
     o = outcome(rolls=(Roll(kind="DR", purpose="IFT", dice=(1, 1)),), manual_dice=True, unused_dice=(6,))
-    value = outcome_embed(o, game)[0].fields[0].value
+    value = outcome_embed(o, game, details=True)[0].fields[0].value
     assert value.splitlines() == ["DR 2: white 1, colored 1 (IFT)", "manual dice (given by the players)",
                                   "unused dice: 6 (given but not needed)"]
 
@@ -198,7 +198,8 @@ def test_continued_fields_and_pages_say_so(game):
 
 
 def test_more_than_25_fields_go_to_a_second_embed(game):
-    trail = tuple(Step(kind="section", label=f"S{i}") for i in range(30))
+    trail = tuple(step for i in range(30) for step in (Step(kind="section", label=f"S{i}"),
+                                                       Step(kind="note", label=f"line {i}")))
     embeds = outcome_embed(outcome(trail=trail), game)
     assert [len(e.fields) for e in embeds] == [25, 5]
     assert_within_limits(embeds)

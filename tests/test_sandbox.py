@@ -43,9 +43,11 @@ def sandbox(tmp_path: Path, *args: str, script: str):
     return result.stdout
 
 
-def reply_to(out: str, line: str) -> str:
-    """What the sandbox printed after echoing ``line`` (up to the next prompt)."""
-    start = out.index(f"> {line}\n") + len(f"> {line}\n")
+def reply_to(out: str, line: str, *, after: str | None = None) -> str:
+    """What the sandbox printed after echoing ``line`` (up to the next prompt); with ``after``, the
+    first ``line`` typed after the command ``after`` (e.g. the "click details" that follows it)."""
+    begin = out.index(f"> {after}\n") if after is not None else 0
+    start = out.index(f"> {line}\n", begin) + len(f"> {line}\n")
     following = [i for i in (out.find("@#", start),) if i != -1]
     end = out.rfind("\n", start, following[0]) if following else len(out)
     return out[start:end]
@@ -61,13 +63,16 @@ as bob
 /done
 as alice
 /fire firers:A1 L1 target:C4 range:1 dice:2 3 5 4 3 3
+click details
 as bob
 /fire firers:R2 target:B5 range:1 dice:2 2
 /morale unit:R2 check:NMC dice:6 2
+click details
 as gm
 /game phase to:RPh
 as bob
 /rally unit:R1 dice:1 2
+click details
 /undo
 as alice
 click accept
@@ -77,13 +82,24 @@ save {folder}
 """
 
 
+def details(out: str, command: str) -> list[str]:
+    """The whole trail of ``command``'s result: what "click details" after it printed."""
+    return reply_to(out, "click details", after=command).splitlines()
+
+
 def test_asl_session_transfer_fire_morale_rally_undo_and_export(tmp_path):
     out = sandbox(tmp_path, "--scenario", "asl", script=ASL_PLAY.format(folder=tmp_path / "files"))
     assert "   LMG MG1 (Germans): held by A1" in out  # the scenario's /game status
     assert reply_to(out, "/transfer weapon:MG1 to:A2").splitlines()[0] == \
         "== LMG MG1 passes from 4-6-7 A1 to 4-6-7 A2 =="
-    fire = reply_to(out, "/fire firers:A1 L1 target:C4 range:1 dice:2 3 5 4 3 3").splitlines()
-    assert fire[0] == "== 8 FP (IFT 8) vs C4: DR 5 -> 2MC =="
+    command = "/fire firers:A1 L1 target:C4 range:1 dice:2 3 5 4 3 3"
+    summary = reply_to(out, command).splitlines()
+    assert summary[0] == "== L2 broken, R1 broken — 8 FP (IFT 8) vs C4: DR 5 -> 2MC =="  # what happened, first
+    assert summary[2:5] == ["8-1 L2: Good Order → broken, DM", "4-4-7 R1: Good Order → broken, DM",
+                            "4-6-7 A1, 8-1 L1: marked Prep Fire"]
+    assert "buttons: [Odds]  [Details]  (type: click LABEL)" in summary
+    fire = details(out, command)
+    assert fire[:2] == ["[only you can see this]", "== 8 FP (IFT 8) vs C4: DR 5 -> 2MC =="]
     for line in ("   DR 5: white 2, colored 3 (IFT attack)",
                  "   manual dice (given by the players)",
                  "   4-6-7 A1: point blank fire  x2  (=8)  [A7.21]",
@@ -102,9 +118,10 @@ def test_asl_session_transfer_fire_morale_rally_undo_and_export(tmp_path):
                        "in the Movement Phase and Defensive Fire Phase of this turn"]
     morale = reply_to(out, "/morale unit:R2 check:NMC dice:6 2").splitlines()
     assert morale[0] == "== 4-4-7 R2: Normal Morale Check, Final DR 8 vs 7 -> fails =="
-    assert "   Final DR 8 vs morale 7  fails  (=8)  [A10.1]" in morale
-    rally = reply_to(out, "/rally unit:R1 dice:1 2").splitlines()
-    assert rally[0] == "== 4-4-7 R1 rally (Self-Rally): Final DR 7 vs 7 -> rallies =="
+    assert "   Final DR 8 vs morale 7  fails  (=8)  [A10.1]" in details(out, "/morale unit:R2 check:NMC dice:6 2")
+    assert reply_to(out, "/rally unit:R1 dice:1 2").splitlines()[0] == \
+        "== 4-4-7 R1 rally (Self-Rally): Final DR 7 vs 7 -> rallies =="
+    rally = details(out, "/rally unit:R1 dice:1 2")
     for line in ("   Woods: rally terrain  -1  [A10.61]", "   Desperation Morale  +4  [A10.62]",
                  "   Self-Rally  +1  [A10.63]", "   Final DR 7 vs broken-side morale 7  passes  (=7)  [A10.6]"):
         assert line in rally, line
@@ -127,18 +144,24 @@ as bob
 /done
 as alice
 /fire firers:M1 M2 target:0405 range:2 dice:1 2 6 1
+click details
 /morale unit:M1 hit:1 dice:6
+click details
 as gm
 /game phase to:Rally
 as alice
 /rally unit:M1 dice:3
+click details
 """
 
 
 def test_nhis_session_fire_morale_rally(tmp_path):
     out = sandbox(tmp_path, "--scenario", "nhis", script=NHIS_PLAY)
-    fire = reply_to(out, "/fire firers:M1 M2 target:0405 range:2 dice:1 2 6 1").splitlines()
-    assert fire[0] == "== 5 FP -> column 4, shifted 2 left -> 0: 2d6 3 -> Hit-1 =="
+    command = "/fire firers:M1 M2 target:0405 range:2 dice:1 2 6 1"
+    assert reply_to(out, command).splitlines()[0] == \
+        "== J1 Unshakable, fails: reduced — 5 FP -> column 4, shifted 2 left -> 0: 2d6 3 -> Hit-1 =="
+    fire = details(out, command)
+    assert fire[1] == "== 5 FP -> column 4, shifted 2 left -> 0: 2d6 3 -> Hit-1 =="
     for line in ("   Cover Factor of 0405: Jungle 2  -2  (=5)  [NHiS Terrain Chart (seed 001)]",
                  "   Column 0, roll 3: Hit-1  Hit-1  [NHiS Fire Table (seed 001)]",
                  "   Japanese rifle squad J1: Unshakable, fails: reduced  [NHiS Hit result (seed 001)]",
@@ -147,9 +170,11 @@ def test_nhis_session_fire_morale_rally(tmp_path):
     morale = reply_to(out, "/morale unit:M1 hit:1 dice:6").splitlines()
     assert morale[0] == ("== US Marine rifle squad M1 morale check (Hit-1): 1d6 6 + 1 = 7 vs 6 -> fails: "
                          "Shaken; its impulse ends ==")
-    assert "   Leadership of US Marine leader L1 (Prepared)  +1  (=6)  [NHiS Hit result (seed 001)]" in morale
-    rally = reply_to(out, "/rally unit:M1 dice:3").splitlines()
-    assert rally[0] == "== US Marine rifle squad M1 rally: 1d6 3 vs 6 -> rallies =="
+    assert "   Leadership of US Marine leader L1 (Prepared)  +1  (=6)  [NHiS Hit result (seed 001)]" in \
+        details(out, "/morale unit:M1 hit:1 dice:6")
+    assert reply_to(out, "/rally unit:M1 dice:3").splitlines()[0] == \
+        "== US Marine rifle squad M1 rally: 1d6 3 vs 6 -> rallies =="
+    rally = details(out, "/rally unit:M1 dice:3")
     assert "   US Marine rifle squad M1: Shaken -> Prepared (rallies: Prepared)" in rally
 
 
@@ -157,16 +182,19 @@ CD_PLAY = """\
 as alice
 /artillery response firer:RA1 support:organic dice:4
 /artillery fire firer:RA1 targets:G1 G2 cover:light dice:2 9 5
+click details
 as gm
 /game phase to:GeneralFire dice:6 3
 as alice
 /fire firers:1-A target:G1 band:short options:cover=light dice:3 7 8
+click details
 /done
 as bob
 /fire firers:G2 target:1-A 1-B band:short dice:1 2 5 3
 /done
 as alice
 /morale company:Able options:in_cover=yes enemy_personnel_near=yes dice:9
+click details
 as gm
 /game phase to:Movement dice:6 3
 as alice
@@ -182,14 +210,16 @@ def test_cd_session_artillery_fire_morale_rally(tmp_path):
     out = sandbox(tmp_path, "--scenario", "cd", script=CD_PLAY)
     assert reply_to(out, "/artillery response firer:RA1 support:organic dice:4").splitlines()[0] == \
         "== Organic artillery response for US 105mm battery: d10 4 -> responds, place the template =="
-    idf = reply_to(out, "/artillery fire firer:RA1 targets:G1 G2 cover:light dice:2 9 5").splitlines()
+    idf = details(out, "/artillery fire firer:RA1 targets:G1 G2 cover:light dice:2 9 5")
     assert "   German MG42 platoon G2: Good Order -> Good Order, suppressed (suppressed)" in idf
-    fire = reply_to(out, "/fire firers:1-A target:G1 band:short options:cover=light dice:3 7 8").splitlines()
-    assert fire[0] == "== US rifle platoon fires 2 ROF at German rifle platoon: 1 hit -> eliminated =="
-    assert "   d10 8 (hit result on German rifle platoon G1)" in fire
-    morale = reply_to(out, "/morale company:Able options:in_cover=yes enemy_personnel_near=yes dice:9")
-    morale_lines = morale.splitlines()
-    assert morale_lines[0] == "== Company Able morale: d10 9 -> missed by 3: forced back + shaken =="
+    command = "/fire firers:1-A target:G1 band:short options:cover=light dice:3 7 8"
+    assert reply_to(out, command).splitlines()[0] == \
+        "== US rifle platoon 1-A fires 2 ROF at German rifle platoon G1: 1 hit -> eliminated =="
+    assert "   d10 8 (hit result on German rifle platoon G1)" in details(out, command)
+    command = "/morale company:Able options:in_cover=yes enemy_personnel_near=yes dice:9"
+    assert reply_to(out, command).splitlines()[0] == ("== 1-A forced back and shaken, 1-B forced back and shaken — "
+                                                      "Company Able morale: d10 9 -> missed by 3: forced back + shaken ==")
+    morale_lines = details(out, command)
     for line in ("   In cover  +2  (=2)  [CD [14.2.2]]",
                  "   Enemy personnel within 12\" and LOS  -1  (=1)  [CD [21.2]]",
                  "   Stand of the company forced back this turn x1  -1  (=0)  [CD [21.1.1]]",
@@ -233,13 +263,14 @@ def test_help_lists_the_synced_commands_with_their_options(tmp_path):
 
 
 def test_seeded_dice_are_the_seeds_sequence_and_the_banner_says_so(tmp_path):
-    script = "as alice\n/transfer weapon:MG1 to:A2\n/done\nas bob\n/done\nas alice\n/fire firers:A1 L1 target:C4 range:1\n"
+    script = ("as alice\n/transfer weapon:MG1 to:A2\n/done\nas bob\n/done\nas alice\n"
+              "/fire firers:A1 L1 target:C4 range:1\nclick details\n")
     out = sandbox(tmp_path, "--scenario", "asl", "--seed", "7", script=script)
     assert "  dice:     seeded with 7: the same commands roll the same dice" in out
     # setting up rolls nothing, so the fire's DR is the first two dice of the seed's sequence
     dice = SeededDice(7)
     white, colored = dice.draw(6), dice.draw(6)
-    fire = reply_to(out, "/fire firers:A1 L1 target:C4 range:1").splitlines()
+    fire = details(out, "/fire firers:A1 L1 target:C4 range:1")
     assert f"   DR {white + colored}: white {white}, colored {colored} (IFT attack)" in fire
     assert "   manual dice (given by the players)" not in fire
 

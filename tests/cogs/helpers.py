@@ -52,10 +52,14 @@ INITIATIVE_TO_SIDE_0 = [6, 3]
 
 
 async def start_game(table, ruleset: str, sides: list[str], setup: list[dict[str, Any]], *,
-                     phase: str | None = None, options: dict[str, Any] | None = None):
+                     phase: str | None = None, options: dict[str, Any] | None = None, details: bool = True):
     """Create the channel's game, seat ALICE on side 0 and BOB on side 1, run the set-up orders,
-    move to ``phase``; return the game as stored."""
+    move to ``phase``; return the game as stored. These games show every result whole (the game
+    option ``details=always``) unless ``details`` is False: their tests read the rules' trails;
+    tests/cogs/test_result_layout.py reads results as players see them by default (outcome first,
+    the trail behind the Details button)."""
     referee = table.bot.referee
+    options = ({"details": "always"} if details else {}) | (options or {})
     await referee.new_game(table.channel, GUILD.id, GM_ACTOR, ruleset, sides, scenario="Test", options=options)
     for side, player in ((0, ALICE), (1, BOB)):  # each accepts the game master's invitation
         await referee.act(table.channel, Actor(user_id=player), {"action": "join", "side": side, "player": player,
@@ -68,14 +72,14 @@ async def start_game(table, ruleset: str, sides: list[str], setup: list[dict[str
     return await table.game()
 
 
-async def asl_game(table, phase: str = "PFPh", extra: tuple[dict[str, Any], ...] = ()):
+async def asl_game(table, phase: str = "PFPh", extra: tuple[dict[str, Any], ...] = (), *, details: bool = True):
     return await start_game(table, "asl", ["Germans", "Russians"], [
         unit("A1", 0, "A4", "ger-467"), unit("MG1", 0, "A4", "ger-lmg", owner="A1"),
         unit("A2", 0, "A4", "ger-467"), unit("G1", 0, "A4", "ger-9-1"),
         unit("A3", 0, "A4", "ger-467", broken=True), unit("MG2", 0, "A4", "ger-lmg"),
         unit("R1", 1, "B5", "rus-447"), unit("R2", 1, "B5", "rus-447"), unit("L1", 1, "B5", "rus-8-1"),
         terrain("B5", "woods"), *extra,
-    ], phase=phase, options={"elr": [3, 3]})
+    ], phase=phase, options={"elr": [3, 3]}, details=details)
 
 
 async def nhis_game(table, phase: str = "Operations", extra: tuple[dict[str, Any], ...] = ()):

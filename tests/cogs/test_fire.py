@@ -40,9 +40,9 @@ async def test_asl_prep_fire_on_a_stack_with_a_leader_shows_column_drms_and_each
                   "leadership of 9-1 G1  \\-1  (=-1)  [A7.53]\nTEM: Woods  +1  (=0)  [B.6]\n"
                   "IFT DR: white 4, colored 2  6  [A7.3]\nFinal DR  6  [A7.3]\n"
                   "IFT 8 column, Final DR 6  1MC  [A7.3]"),
-            field("1MC on 4-4-7 R1, 4-4-7 R2, 8-1 L1 [A7.3]", "—"),
+            # the heading over the three checks opens the first one's field: no field is empty
             field("1MC (Morale Check): 8-1 L1 [A7.3]",
-                  "morale  8  [A10.1]\n1MC  +1  [A7.3]\nDR: white 3, colored 2  5  [A7.3]\n"
+                  "1MC on 4-4-7 R1, 4-4-7 R2, 8-1 L1 [A7.3]:\nmorale  8  [A10.1]\n1MC  +1  [A7.3]\nDR: white 3, colored 2  5  [A7.3]\n"
                   "Final DR 6 vs morale 8  passes  (=6)  [A7.3]"),
             field("1MC (Morale Check): 4-4-7 R1 [A7.3]",
                   "morale  7  [A10.1]\n1MC  +1  [A7.3]\nleadership of 8-1 L1  -1  [A10.7]\n"
@@ -220,15 +220,14 @@ async def test_cd_direct_fire_rolls_rof_to_hit_and_hit_results(table):
         "type": "rich",
         "flags": 0,
         "color": ASL_BLUE,
-        "title": "M4 Sherman fires 2 ROF at German rifle platoon: 2 hits -> forced back, forced back",
+        "title": "M4 Sherman S1 fires 2 ROF at German rifle platoon G1: 2 hits -> forced back, forced back",
         "description": "Command Decision: Test of Battle · Test · turn 1, General Fire Phase, Side A · Americans to act",
         "footer": {"text": "log #10"},
         "fields": [
             field("Dice", f"d10 3 (to hit {g1})\nd10 4 (to hit {g1})\nd10 5 (hit result on {g1})\n"
                           f"d10 6 (hit result on {g1})\nmanual dice (given by the players)"),
-            field(f"M4 Sherman S1 fires at {g1} [CD [13]]", "—"),
             field("Rate of fire [CD [13.5]]",
-                  "ROF of M4 Sherman S1  2  (=2)  [CD [13.5]]\nROF dice  2  (=2)  [CD [13.5]]"),
+                  f"M4 Sherman S1 fires at {g1} [CD [13]]:\nROF of M4 Sherman S1  2  (=2)  [CD [13.5]]\nROF dice  2  (=2)  [CD [13.5]]"),
             field(f"To hit {g1} [CD [14.2.1]]",
                   "To-hit of M4 Sherman S1 at short  6  (=6)  [CD [14.2.1]]\n"
                   f"Hits {g1} on 6 or less  6  (=6)  [CD [14.2.1]]\n"
@@ -275,9 +274,10 @@ async def test_cd_indirect_fire_suppresses_the_stands_under_the_template(table):
     reply = await table.send("artillery fire", {"firer": "B1", "targets": "G1 G2", "cover": "medium",
                                                 "dice": "2 9 4"})
     embed = reply.embeds[0]
-    assert embed["title"] == ("US 105mm battery fires IDF at German rifle platoon, German rifle platoon: "
-                              "1 hit -> German rifle platoon: no effect")
-    assert fields(embed)["IDF to hit German rifle platoon G1 [CD [17.6]]"].splitlines()[:3] == [
+    assert embed["title"] == ("US 105mm battery B1 fires IDF at German rifle platoon G1, German rifle platoon G2: "
+                              "1 hit -> German rifle platoon G1: no effect")
+    assert fields(embed)["IDF to hit German rifle platoon G1 [CD [17.6]]"].splitlines()[:4] == [
+        "US 105mm battery B1 fires IDF at German rifle platoon G1, German rifle platoon G2 [CD [17.6]]:",
         "IDF number of US 105mm battery B1  6  (=6)  [CD [17.6]]",
         "Personnel in medium cover  -2  (=4)  [CD [17.6]]",
         "Hits German rifle platoon G1 on 4 or less  4  (=4)  [CD [17.6]]"]

@@ -16,7 +16,7 @@ import pytest
 import pytest_asyncio
 
 from bot.core.rulesets import get_ruleset, names, register, unregister
-from tests.cogs.conftest import ALICE, BOB, GM, open_table
+from tests.cogs.conftest import ALICE, BOB, CAROL, GM, open_table
 from tests.plugins import toy_ruleset
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -55,7 +55,11 @@ async def test_a_ruleset_defined_under_tests_is_played_through_the_real_bot(tabl
 
     tossed = await table.send("toss", {"unit": "P1", "dice": "5"}, user=ALICE)
     embed = tossed.embeds[0]
-    assert embed["title"] == "Pawn P1 tosses 5: shaken"
+    assert embed["title"] == "Pawn P1 tosses 5: shaken"  # outcome first; the trail behind Details
+    assert embed["description"].splitlines()[1:] == ["Pawn P1: no markers → shaken", "🎲 d6 5 (toss Pawn P1)",
+                                                    "manual dice (given by the players)"]
+    [details_id] = [c for c in tossed.message.custom_ids() if c.startswith("details:")]
+    [embed] = (await table.fake.click(tossed.message, details_id, user_id=CAROL)).embeds  # anyone may read it
     fields = {f["name"]: f["value"] for f in embed["fields"]}
     assert fields["Dice"].splitlines() == ["d6 5 (toss Pawn P1)", "manual dice (given by the players)"]
     assert fields["Toss: Pawn P1, nerve 3 [Toy 1.1]"].splitlines() == ["1d6  5  [Toy 1.1]",

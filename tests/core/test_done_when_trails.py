@@ -336,4 +336,4 @@ def test_cd_direct_fire_rof_to_hit_and_an_ap_hit_whole_trail():
     assert effects(res) == [
         ('P', 'Good Order', 'eliminated', ('eliminated (hit)',)),
     ]
-    assert res.outcome.headline == 'M4 Sherman fires 2 ROF at Pz IV: 1 hit -> eliminated'
+    assert res.outcome.headline == 'M4 Sherman S fires 2 ROF at Pz IV P: 1 hit -> eliminated'

@@ -71,7 +71,7 @@ def test_idf_hits_on_the_idf_number_or_less_17_6(cd_game):
     assert steps(res.outcome)[1:3] == [("IDF to hit T T", None, None, "CD [17.6]"),
                                        ("IDF number of B B", 6, 6, "CD [17.6]")]
     assert res.outcome.cells[0].result == "eliminated"
-    assert res.outcome.headline == "B fires IDF at T: 1 hit -> eliminated"
+    assert res.outcome.headline == "B B fires IDF at T T: 1 hit -> eliminated"
 
 
 def test_idf_miss_still_suppresses_17_5_20(cd_game):
@@ -116,7 +116,7 @@ def test_idf_rolls_one_die_per_stand_and_only_the_first_can_deplete_27_1(cd_game
     res = idf(battery(cd_game).game, [9, 1, 2], targets=("T", "U"))  # U hit by its natural 1; no depletion
     assert [r.purpose for r in res.outcome.rolls] == ["IDF to hit T T", "IDF to hit U U", "hit result on U U"]
     assert not res.game.units["B"].ammo_depleted
-    assert res.outcome.headline == "B fires IDF at T, U: 1 hit -> U: no effect"
+    assert res.outcome.headline == "B B fires IDF at T T, U U: 1 hit -> U U: no effect"
 
 
 def test_h_and_i_fire_does_not_deplete_27_1(cd_game):

@@ -92,7 +92,7 @@ def test_dice_are_aimed_at_the_targets_in_turn(cd_game):
 
 def test_headline_counts_dice_and_hits(cd_game):
     res = fire(cd_game, [3, MISS, 5])
-    assert res.outcome.headline == "F fires 2 ROF at T: 1 hit -> forced back"
+    assert res.outcome.headline == "F F fires 2 ROF at T T: 1 hit -> forced back"
     assert res.outcome.actor_side == 0
     res = fire(cd_game, [MISS, MISS])
-    assert res.outcome.headline == "F fires 2 ROF at T: no hits"
+    assert res.outcome.headline == "F F fires 2 ROF at T T: no hits"

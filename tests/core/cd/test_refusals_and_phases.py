@@ -145,7 +145,7 @@ def test_a_library_sherman_hits_a_panzer_iv_through_the_api(cd_game):
         g = resolve(g, {"action": "unit_add", "id": uid, "type": kind, "side": side, "location": "X"}).game
     res = resolve(g, {"action": "fire", "firer": "S1", "targets": ["P1"], "range_band": "short"},
                   ScriptedDice([3, 9, 4]))  # one hit; 4 - 4 + 5 = 5: experienced forced back
-    assert res.outcome.headline == "M4 Sherman fires 2 ROF at Pz IV: 1 hit -> forced back"
+    assert res.outcome.headline == "M4 Sherman S1 fires 2 ROF at Pz IV P1: 1 hit -> forced back"
     assert res.outcome.cells[0].column == "experienced"
     assert Game.model_validate_json(res.game.model_dump_json()) == res.game
 

@@ -293,11 +293,12 @@ def hit_results(ctx: CdContext, firer: CdStand, targets: list[CdStand], hits: Co
 
 def headline(firer: CdStand, targets: list[CdStand], dice: int, hits: Counter[str],
              results: dict[str, list[str]]) -> str:
+    # stands named by type and id: two stands of one type must not read alike (issue 15)
     total = sum(hits.values())
-    text = f"{firer.name} fires {dice} ROF at {', '.join(t.name for t in targets)}: "
+    text = f"{firer.label} fires {dice} ROF at {', '.join(t.label for t in targets)}: "
     if not total:
         return text + "no hits"
     text += f"{total} hit{'s' if total > 1 else ''} -> "
     if len(targets) == 1:
         return text + ", ".join(results.get(targets[0].id, []))
-    return text + "; ".join(f"{t.name}: {', '.join(results[t.id])}" for t in targets if t.id in results)
+    return text + "; ".join(f"{t.label}: {', '.join(results[t.id])}" for t in targets if t.id in results)

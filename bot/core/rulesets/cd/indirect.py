@@ -94,13 +94,13 @@ def idf_conditions(firer: CdStand, target: CdStand, order: CdIndirectFire) -> li
 
 
 def idf_headline(firer: CdStand, targets: list[CdStand], results: dict[str, str]) -> str:
-    text = f"{firer.name} fires IDF at {', '.join(t.name for t in targets)}: "
+    text = f"{firer.label} fires IDF at {', '.join(t.label for t in targets)}: "
     if not results:
         return text + "no hits"
     n = len(results)
     if len(targets) == 1:
         return text + f"1 hit -> {results[targets[0].id]}"
-    by_id = {t.id: t.name for t in targets}
+    by_id = {t.id: t.label for t in targets}
     return text + f"{n} hit{'s' if n > 1 else ''} -> " + "; ".join(f"{by_id[i]}: {r}" for i, r in results.items())
 
 
