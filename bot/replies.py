@@ -138,6 +138,17 @@ async def reply_outcome(interaction: discord.Interaction, acted: Any, *, ephemer
         await send_hand_off(interaction, acted)
 
 
+async def reply_and_close(interaction: discord.Interaction, acted: Any) -> None:
+    """A button answered a request (a seat, the end of a step): the result, then the request's
+    buttons taken off, so it reads as answered (unless this was a re-delivered click)."""
+    await reply_outcome(interaction, acted)
+    if interaction.message is not None and not acted.replayed:
+        try:
+            await interaction.message.edit(view=None)
+        except discord.HTTPException:
+            pass  # the request stays readable; a second click is refused as closed
+
+
 async def note_shown(client: Any, acted: Any) -> None:
     """The result reached its channel: it need not be posted again after a restart."""
     referee = getattr(client, "referee", None)

@@ -25,7 +25,7 @@ from bot.core.ruleset import Ruleset
 from bot.core.rulesets import get_ruleset, rulesets
 from bot.limits import Guarded
 from bot.render import error_embed, game_status_embed, seat_embed
-from bot.replies import reply_outcome, send_embeds, send_ephemeral
+from bot.replies import reply_and_close, reply_outcome, send_embeds, send_ephemeral
 from bot.service import NotAllowed, is_game_master
 from cogs._common import act_and_reply, actor_of, phase_autocomplete, side_autocomplete, side_index
 from cogs._slash import Param, build_command
@@ -128,12 +128,7 @@ class SeatButton(Guarded, discord.ui.DynamicItem[discord.ui.Button],
         except RulesError as exc:  # components bypass the tree's error handler: refuse here, privately
             await send_ephemeral(interaction, embed=error_embed(exc.message, exc.rule))
             return
-        await reply_outcome(interaction, acted)
-        if interaction.message is not None and not acted.replayed:
-            try:
-                await interaction.message.edit(view=None)  # answered: no more buttons
-            except discord.HTTPException:
-                pass
+        await reply_and_close(interaction, acted)
 
 
 def seat_view(kind: str, game_id: int, side: int, user: int, by: int) -> discord.ui.View:

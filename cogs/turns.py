@@ -25,7 +25,7 @@ from bot.core.game import Game
 from bot.core.sequence import refereed, side_to_act
 from bot.limits import Guarded
 from bot.render import error_embed
-from bot.replies import only_these, reply_outcome, send_ephemeral, side_players
+from bot.replies import only_these, reply_and_close, reply_outcome, send_ephemeral, side_players
 from bot.service import is_game_master
 from cogs._common import actor_of
 
@@ -76,12 +76,7 @@ class AnswerButton(Guarded, discord.ui.DynamicItem[discord.ui.Button],
         except RulesError as exc:  # components bypass the tree's error handler: refuse here, privately
             await send_ephemeral(interaction, embed=error_embed(exc.message, exc.rule))
             return
-        await reply_outcome(interaction, acted)
-        if interaction.message is not None and not acted.replayed:
-            try:
-                await interaction.message.edit(view=None)  # the request is answered: no more buttons
-            except discord.HTTPException:
-                pass  # the request stays readable; its buttons now say it is closed
+        await reply_and_close(interaction, acted)
 
 
 def answer_view(acted: Any) -> discord.ui.View:
