@@ -17,6 +17,8 @@ on stdin (a thread reads them; whatever else the bot prints goes to stderr):
 - ``meter on`` / ``meter off``: the synchronous steps of a command timed around the real
   functions (rules core, sealing, state load, render) and the trips to the SQLite thread;
 - ``profile on`` / ``profile off PATH``: cProfile of the loop's thread, written to PATH;
+- ``refuse undo CHANNEL USER``: USER refuses the pending undo proposal of CHANNEL (one answered
+  too late for Discord has no buttons to click);
 - ``forget odds``: empty the service's cache of Odds-button answers (the benchmark times the
   answer, not the cache);
 - ``quit``.
@@ -200,6 +202,11 @@ class Control:
                 self.on_loop(self.profile.disable)
                 self.profile.dump_stats(path)
                 return {"path": path}
+            case ["refuse", "undo", channel, user]:
+                # a proposal whose answer came after Discord's 3 s (so it has no buttons) is
+                # refused here instead, as the other side would, so the next /undo can be proposed
+                return {"refused": asyncio.run_coroutine_threadsafe(
+                    self._refuse_undo(int(channel), int(user)), self.loop).result()}
             case ["forget", "odds"]:
                 cache = getattr(getattr(self.bot, "referee", None), "_entry_odds", None)
                 if cache is not None:
@@ -209,6 +216,17 @@ class Control:
                 self.loop.call_soon_threadsafe(self.done.set)
                 return {}
         return {"error": f"unknown request {line!r}"}
+
+    async def _refuse_undo(self, channel_id: int, user_id: int) -> bool:
+        from bot.service import Actor
+
+        referee = self.bot.referee  # type: ignore[attr-defined]
+        stored = await referee._store.load_active(channel_id)
+        pending = await referee._store.pending_undo(stored.id) if stored else None
+        if pending is None:
+            return False
+        await referee.answer_undo(pending.id, Actor(user_id), accept=False)
+        return True
 
     def serve(self, lines: Any) -> None:
         for line in lines:
