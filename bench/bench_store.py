@@ -43,7 +43,8 @@ TURN_MIX = ("fire", "morale", "move", "move", "phase")
 
 
 def squad(i: int) -> dict:
-    return {"action": "unit_add", "id": f"U{i}", "side": i % 2, "location": f"H{i % 40}",
+    # 80 hexes, each with at most three squads of a side: the stacking limit at the set-up (A5.1)
+    return {"action": "unit_add", "id": f"U{i}", "side": (i // 80) % 2, "location": f"H{i % 80}",
             "stats": {"kind": "squad", "name": "4-6-7", "fp": 4, "range": 6, "morale": 7}}
 
 
