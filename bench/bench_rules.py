@@ -44,7 +44,7 @@ from bot.core.copying import tree_copy
 from bot.core.dice import SeededDice
 from bot.core.game import Game
 
-ASL_FIRE_TARGET = 10_000  # ASL fire resolutions per second on one core (issue 5)
+ASL_FIRE_TARGET = 10_000  # ASL fire resolutions per second on one core (issue 5; issue 14, item 4)
 
 
 def rate(game: Game, order: dict[str, Any], *, seconds: float, minimum: int) -> float:
@@ -89,13 +89,14 @@ for line in sys.stdin:  # one measurement per line asked, while the parent waits
 """
 
 
-def fire_now_and_before(game: Game, *, seconds: float, minimum: int, rounds: int) -> tuple[float, float | None]:
+def fire_now_and_before(game: Game, *, seconds: float, minimum: int, rounds: int,
+                        commit: str = BASELINE_COMMIT) -> tuple[float, float | None]:
     """ASL fire resolutions per CPU second of this checkout's rules core and of BASELINE_COMMIT's
     (see the module's docstring; None when that commit cannot be read), in alternating rounds
     (before, now, before, now ...): one process computes at a time, and whatever else the machine
     is doing weighs on both alike. The best round of each is kept, the least disturbed one."""
     order = scenarios.asl_fire()
-    archive = subprocess.run(["git", "archive", "--format=tar", BASELINE_COMMIT, "bot", "data", "bench"],
+    archive = subprocess.run(["git", "archive", "--format=tar", commit, "bot", "data", "bench"],
                              cwd=ROOT, capture_output=True, check=False)
     if archive.returncode != 0:
         return max(rate(game, order, seconds=seconds, minimum=minimum) for _ in range(rounds)), None
@@ -141,7 +142,7 @@ def run(quick: bool = False) -> list[Metric]:
         Metric("rules: ASL fire, now / before", asl_fire / asl_fire_before, "x"),
     ]
     return [
-        at_least("rules: ASL fire group vs 3-unit stack (MCs incl.)", asl_fire, "res/s/core", ASL_FIRE_TARGET),
+        at_least("rules: ASL fire group vs 3-unit stack (MCs incl.)", asl_fire, "res/s/core", ASL_FIRE_TARGET, item=4),
         *before,
         Metric("rules: ASL NMC with leader (/morale)", asl_morale, "res/s/core"),
         Metric("rules: NHiS fire with morale", nhis_fire, "res/s/core"),
@@ -152,6 +153,21 @@ def run(quick: bool = False) -> list[Metric]:
     ]
 
 
-if __name__ == "__main__":
+def main(argv: list[str]) -> None:
+    """``--against=REV``: only the ASL fire, this checkout against the commit REV, alternating
+    rounds (how each change of the rules core is measured back to back before it is kept)."""
+    against = next((a.split("=", 1)[1] for a in argv if a.startswith("--against=")), None)
+    if against is not None:
+        now, before = fire_now_and_before(scenarios.build("asl"), seconds=0.75, minimum=1_000, rounds=7,
+                                          commit=against)
+        if before is None:
+            raise SystemExit(f"cannot read commit {against} with git")
+        print(f"ASL fire, res/s/core (best of 7 alternating rounds): {against} {before:,.0f}, "
+              f"this checkout {now:,.0f}, ratio {now / before:.3f}")
+        return
     for metric in run():
         print(f"{metric.name:55} {metric.value:12,.1f} {metric.unit:10} {metric.target or '':>10} {metric.verdict}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

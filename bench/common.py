@@ -13,27 +13,60 @@ if str(ROOT) not in sys.path:  # ``python bench/run.py`` from the checkout, with
     sys.path.insert(0, str(ROOT))
 
 
+# The work items of issue 14 ("Flat costs") whose targets this tree does not address yet: their
+# figures are printed as they are today, and a missed target says so. Remove an item once it lands.
+NOT_YET_ADDRESSED = {
+    1: "checkpoints",
+    2: "nothing long on the event loop",
+    3: "the state written once, compactly",
+    5: "reminders by an indexed query",
+}
+
+
 @dataclass(frozen=True)
 class Metric:
-    """One measured figure; ``target`` and ``passed`` stay None for figures without a target."""
+    """One measured figure; ``target`` and ``passed`` stay None for figures without a target.
+    ``spread``: (min, max) over the rounds when ``value`` is their median; ``item``: the work item
+    of issue 14 that addresses the target."""
 
     name: str
     value: float
     unit: str
     target: str | None = None
     passed: bool | None = None
+    spread: tuple[float, float] | None = None
+    item: int | None = None
 
     @property
     def verdict(self) -> str:
-        return "-" if self.passed is None else ("pass" if self.passed else "FAIL")
+        if self.passed is None:
+            return "-"
+        if self.passed:
+            return "pass"
+        if self.item in NOT_YET_ADDRESSED:
+            return f"FAIL (item {self.item}, not yet addressed)"
+        return "FAIL"
 
 
-def at_least(name: str, value: float, unit: str, floor: float) -> Metric:
-    return Metric(name, value, unit, f">= {floor:g}", value >= floor)
+def at_least(name: str, value: float, unit: str, floor: float, item: int | None = None) -> Metric:
+    return Metric(name, value, unit, f">= {floor:g}", value >= floor, item=item)
 
 
-def at_most(name: str, value: float, unit: str, ceiling: float) -> Metric:
-    return Metric(name, value, unit, f"<= {ceiling:g}", value <= ceiling)
+def at_most(name: str, value: float, unit: str, ceiling: float, item: int | None = None) -> Metric:
+    return Metric(name, value, unit, f"<= {ceiling:g}", value <= ceiling, item=item)
+
+
+def over_rounds(name: str, values: list[float], unit: str, *, at_least: float | None = None,
+                at_most: float | None = None, item: int | None = None) -> Metric:
+    """The median of one figure measured in several rounds, with its min and max; a target is
+    judged on the median."""
+    value = statistics.median(values)
+    spread = (min(values), max(values)) if len(values) > 1 else None
+    if at_least is not None:
+        return Metric(name, value, unit, f">= {at_least:g}", value >= at_least, spread, item)
+    if at_most is not None:
+        return Metric(name, value, unit, f"<= {at_most:g}", value <= at_most, spread, item)
+    return Metric(name, value, unit, spread=spread, item=item)
 
 
 def percentile(samples: list[float], pct: float) -> float:

@@ -26,7 +26,11 @@ EXPECTED_ROWS = [
     "e2e /fire: commands/s", "e2e /fire: p50 latency", "e2e /fire: p99 latency", "e2e /fire floor: p99 latency",
     "e2e /fire: p99 ours / p99 floor", "e2e /morale: commands/s", "e2e /morale: p99 ours / p99 floor",
     "store: load, log of", "store: DB bytes/entry, phase orders", "store: DB bytes/entry, standard game: /fire",
-    "store: DB bytes/entry, standard game: turn mix",
+    "store: DB bytes/entry, standard game: turn mix", "store: reminder scan, ",
+    # issue 14: the bot's event-loop CPU beside the floor's, the long logs, the loop probe
+    "e2e /fire: loop CPU per command", "e2e /fire floor: loop CPU per command", "e2e /fire: loop CPU ours / floor",
+    "e2e /morale: loop CPU ours / floor", "e2e /undo proposal, ", "e2e Odds button, ", "e2e /log export (Markdown), ",
+    "e2e /log verify, ", "e2e loop stall (longest gap) during /log export", "e2e loop stall (longest gap) during /fire",
 ]
 
 
@@ -48,13 +52,39 @@ def test_the_one_command_runs_every_benchmark_at_tiny_size(quick_run):
 def test_the_table_has_every_figure_with_value_unit_target_and_result(quick_run):
     table = quick_run.stdout.split("\n\n")[1]
     lines = table.splitlines()
-    assert lines[0].split() == ["metric", "value", "unit", "target", "result"]
+    assert lines[0].split() == ["metric", "value", "min-max", "unit", "target", "result"]
     rows = lines[2:]
     for expected in EXPECTED_ROWS:
         assert any(row.startswith(expected) for row in rows), f"{expected!r} missing from\n{table}"
-    targeted = [row for row in rows if row.rstrip().endswith(("pass", "FAIL"))]
+    targeted = [row for row in rows if re.search(r"(pass|FAIL|FAIL \(item \d, not yet addressed\))$", row.rstrip())]
     assert any(row.startswith("rules: ASL fire group") and ">= 10000" in row for row in targeted)
     assert any(row.startswith("store: DB bytes/entry, standard game: /fire") and "<= 2048" in row for row in targeted)
+
+
+def test_end_to_end_figures_give_the_spread_of_their_rounds(quick_run):
+    rows = quick_run.stdout.split("\n\n")[1].splitlines()[2:]
+    cpu = next(row for row in rows if row.startswith("e2e /fire: loop CPU per command"))
+    low, high = re.search(r"([\d.,]+)-([\d.,]+)\s+ms", cpu).groups()  # min-max of the rounds
+    assert float(low.replace(",", "")) <= float(high.replace(",", ""))
+
+
+def test_help_prints_help_and_runs_nothing():
+    done = subprocess.run([sys.executable, "bench/run.py", "--help"], cwd=ROOT, capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert done.returncode == 0
+    assert "bench/run.py --quick" in done.stdout and "figures in" not in done.stdout
+    wrong = subprocess.run([sys.executable, "bench/run.py", "--fast"], cwd=ROOT, capture_output=True, text=True,
+                           timeout=60, check=False)
+    assert wrong.returncode == 2 and "--fast" in wrong.stderr
+
+
+def test_a_target_of_an_item_not_yet_addressed_says_so():
+    from bench.common import NOT_YET_ADDRESSED, at_most
+
+    item = next(iter(NOT_YET_ADDRESSED))
+    assert at_most("x", 3.0, "ms", 2.0, item=item).verdict == f"FAIL (item {item}, not yet addressed)"
+    assert at_most("x", 1.0, "ms", 2.0, item=item).verdict == "pass"
+    assert at_most("x", 3.0, "ms", 2.0, item=4).verdict == "FAIL"
 
 
 def test_a_missing_benchmark_module_is_reported_not_available(monkeypatch):
@@ -67,8 +97,9 @@ def test_rows_of_other_shapes_are_read_into_the_table():
                                            "passed": True}])
     assert rows == [Metric("odds: worst", 12.5, "ms", "<= 50", True)]
     assert bench_run._as_metrics("odds", {"worst ms": 3}) == [Metric("odds: worst ms", 3.0, "")]
-    table = bench_run.format_table(rows + [Metric("x", 1234.5, "cmd/s")])
-    assert "odds: worst  12.50  ms     <= 50   pass" in table
+    table = bench_run.format_table(rows + [Metric("x", 1234.5, "cmd/s", spread=(1000.0, 1500.5))])
+    assert re.search(r"odds: worst  12.50 +ms +<= 50 +pass", table)
+    assert "1,000-1,500" in table
     assert "1,234" in table
 
 

@@ -27,13 +27,36 @@ set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
 set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 
 
+_SHARED_FIELDS_SETS: dict[type, set[str]] = {}  # frozen model class -> the set of all its fields, shared
+
+
+def shared_fields_set(cls: type[BaseModel]) -> set[str]:
+    """One fields-set object shared by every instance of a *frozen* model built with all its fields.
+
+    Allocating a fresh set per instance was a tenth of a fire resolution (a set is a large, garbage-
+    collected object, and a resolution builds ~60 models). Sharing is safe because nothing changes
+    the fields-set of an existing frozen model: assignment is refused before pydantic would add to
+    it, and ``model_copy`` gives the copy a copy of the set (tests/core/test_core_speed_paths.py)."""
+    found = _SHARED_FIELDS_SETS.get(cls)
+    if found is None:
+        if not cls.model_config.get("frozen"):
+            raise TypeError(f"{cls.__name__} is not frozen: its instances need a fields-set of their own")
+        found = _SHARED_FIELDS_SETS[cls] = set(cls.model_fields)
+    return found
+
+
 def built(cls: type[M], fields: dict[str, Any], given: tuple[str, ...] | None = None) -> M:
     """An instance of ``cls`` holding ``fields`` (every field of the model, in declaration order,
     each value exactly as validation would keep it), as ``cls(**fields)`` would build it; or, with
-    ``given``, as ``cls(**{name: fields[name] for name in given})`` would (the others defaults)."""
+    ``given``, as ``cls(**{name: fields[name] for name in given})`` would (the others defaults).
+    Every caller builds frozen models; with every field given they share one fields-set."""
     model = new_instance(cls)
     set_dict(model, fields)
-    set_fields_set(model, set(fields if given is None else given))
+    if given is None:
+        shared = _SHARED_FIELDS_SETS.get(cls)
+        set_fields_set(model, shared if shared is not None else shared_fields_set(cls))
+    else:
+        set_fields_set(model, set(given))
     set_extra(model, None)
     set_private(model, None)
     return model

@@ -6,7 +6,12 @@ from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict
 
-from .built import built
+from .built import new_instance as _new
+from .built import shared_fields_set
+from .built import set_dict as _set_dict
+from .built import set_extra as _set_extra
+from .built import set_fields_set as _set_fields_set
+from .built import set_private as _set_private
 
 StepKind = Literal[
     "section",  # a heading: "Fire group", "Morale check: 4-6-7 A"
@@ -38,6 +43,7 @@ class Step(BaseModel):
 
 
 _STEP_KINDS = frozenset(get_args(StepKind))
+_ALL_SET = shared_fields_set(Step)  # every field given: one fields-set for every Step (built.py)
 
 
 def _exact(kind: object, label: object, value: object, total: object, rule: object, unit: object) -> bool:
@@ -73,9 +79,18 @@ class Trail:
         rule: str | None = None,
         unit: str | None = None,
     ) -> Step:
-        if _exact(kind, label, value, total, rule, unit):
-            step = built(Step, {"kind": kind, "label": label, "value": value, "total": total, "rule": rule,
-                                "unit": unit})
+        # _exact and built.built inlined: two calls less on the commonest call of a resolution
+        value_type, total_type = type(value), type(total)
+        if (kind in _STEP_KINDS and type(label) is str
+                and (value is None or value_type is int or value_type is float or value_type is str)
+                and (total is None or total_type is int or total_type is float)
+                and (rule is None or type(rule) is str) and (unit is None or type(unit) is str)):
+            step = _new(Step)
+            _set_dict(step, {"kind": kind, "label": label, "value": value, "total": total, "rule": rule,
+                             "unit": unit})
+            _set_fields_set(step, _ALL_SET)
+            _set_extra(step, None)
+            _set_private(step, None)
         else:
             step = Step(kind=kind, label=label, value=value, total=total, rule=rule, unit=unit)
         self.steps.append(step)

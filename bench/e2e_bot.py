@@ -1,0 +1,295 @@
+"""One bot of the end-to-end benchmark in a process of its own: ``python -m bench.e2e_bot KIND``.
+
+KIND is ``referee`` (``bot.app.RefereeBot`` with its cogs, on ``--database``) or ``floor`` (the
+same discord.py set-up answering one fixed embed: what any bot costs). The fake Discord runs in
+the benchmark's process (bench/bench_e2e.py), which starts this one with REFEREE_DISCORD_API and
+REFEREE_DISCORD_GATEWAY pointing at it, so the fake's work is not on this bot's event loop.
+
+Once logged in, its commands synced, it prints ``ready`` and answers one JSON line per line read
+on stdin (a thread reads them; whatever else the bot prints goes to stderr):
+
+- ``cpu``: CPU seconds of the event loop's thread (its POSIX thread CPU clock, read from the
+  control thread, so asking costs the loop nothing) and of the whole process;
+- ``freeze``: ``gc.freeze()`` of the start-up objects, as ``bot.app.serve`` does once logged in;
+- ``lag on`` / ``lag off``: a probe in the loop sleeping 1 ms at a time; ``off`` answers the
+  longest gap between two of its ticks (what any callback on the loop waited at worst) and how
+  many ticks it saw;
+- ``meter on`` / ``meter off``: the synchronous steps of a command timed around the real
+  functions (rules core, sealing, state load, render) and the trips to the SQLite thread;
+- ``profile on`` / ``profile off PATH``: cProfile of the loop's thread, written to PATH;
+- ``refuse undo CHANNEL USER``: USER refuses the pending undo proposal of CHANNEL (one answered
+  too late for Discord has no buttons to click);
+- ``forget odds``: empty the service's cache of Odds-button answers (the benchmark times the
+  answer, not the cache);
+- ``quit``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import json
+import os
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+if __package__ in (None, ""):  # run as a script: make the checkout importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import discord
+from discord.ext import commands
+
+from bot.emulator.patch import apply_env_endpoints
+
+TOKEN = "bench-token"  # the fake Discord takes any token
+
+FLOOR_EMBED = discord.Embed(title="Floor", description="A fixed answer: no rules, no state, no log.",
+                            colour=discord.Colour.dark_grey())
+
+
+class FloorBot(commands.Bot):
+    """The same discord.py set-up as RefereeBot, with one command answering a fixed embed."""
+
+    def __init__(self) -> None:
+        super().__init__(command_prefix=commands.when_mentioned, intents=discord.Intents.default(),
+                         allowed_mentions=discord.AllowedMentions.none(), help_command=None)
+
+    async def setup_hook(self) -> None:
+        @self.tree.command(name="floor", description="Answer a fixed embed at once (the benchmark's floor)")
+        async def floor(interaction: discord.Interaction) -> None:
+            await interaction.response.send_message(embed=FLOOR_EMBED)
+
+
+class CostMeter:
+    """Sums the time of the synchronous steps of a command (no await inside them, so the sum is
+    their own cost on the event loop): the rules core, sealing the log entry (JSON + hashes),
+    parsing a loaded state, rendering the embed; and counts the trips to the SQLite thread.
+    Installed around the real functions while on, removed after."""
+
+    def __init__(self) -> None:
+        import bot.replies
+        import bot.service
+        import bot.store.sqlite
+        from bot.service import Referee
+
+        self.spots: list[tuple[str, Any, str]] = [
+            ("rules core (api.resolve)", bot.service, "resolve"),
+            ("log entry (Referee._seal: JSON, hashes)", Referee, "_seal"),
+            ("state load (row -> Game, JSON parse)", bot.store.sqlite, "_stored"),
+            ("render (outcome_embed)", bot.replies, "outcome_embed"),
+        ]
+        self.seconds = {label: 0.0 for label, _, _ in self.spots}
+        self.hops = 0
+        self._saved: list[tuple[Any, str, Any]] = []
+
+    def on(self) -> None:
+        import aiosqlite.core
+
+        for label, owner, name in self.spots:
+            original = owner.__dict__.get(name) if isinstance(owner, type) else getattr(owner, name, None)
+            if original is None:  # renamed since: the row reads 0 rather than the run failing
+                continue
+            self._saved.append((owner, name, original))
+            setattr(owner, name, self._timed(label, original))
+        hop = aiosqlite.core.Connection._execute
+        self._saved.append((aiosqlite.core.Connection, "_execute", hop))
+
+        async def counted(connection: Any, fn: Any, *args: Any, **kwargs: Any) -> Any:
+            self.hops += 1
+            return await hop(connection, fn, *args, **kwargs)
+        aiosqlite.core.Connection._execute = counted  # type: ignore[method-assign]
+
+    def off(self) -> dict[str, Any]:
+        for owner, name, original in reversed(self._saved):
+            setattr(owner, name, original)
+        self._saved.clear()
+        found = {"seconds": dict(self.seconds), "hops": self.hops}
+        self.seconds = {label: 0.0 for label in self.seconds}
+        self.hops = 0
+        return found
+
+    def _timed(self, label: str, function: Any) -> Any:
+        seconds = self.seconds
+
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            start = time.perf_counter()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                seconds[label] += time.perf_counter() - start
+        return timed
+
+
+class LagProbe:
+    """A task waking every 1 ms on the loop; the longest gap between two wake-ups is the longest
+    any ready callback waited for the loop (a stall)."""
+
+    def __init__(self) -> None:
+        self.task: asyncio.Task[None] | None = None
+        self.longest = 0.0
+        self.ticks = 0
+
+    async def _run(self) -> None:
+        last = time.perf_counter()
+        while True:
+            await asyncio.sleep(0.001)
+            now = time.perf_counter()
+            self.longest = max(self.longest, now - last)
+            self.ticks += 1
+            last = now
+
+    def on(self) -> None:
+        self.longest, self.ticks = 0.0, 0
+        self.task = asyncio.get_running_loop().create_task(self._run(), name="bench-lag-probe")
+
+    def off(self) -> dict[str, Any]:
+        if self.task is not None:
+            self.task.cancel()
+            self.task = None
+        return {"max_gap_ms": self.longest * 1000, "ticks": self.ticks}
+
+
+class Control:
+    """What the benchmark asks of this process (the module's docstring), answered from a thread
+    reading stdin; anything that touches the bot runs on its loop."""
+
+    def __init__(self, bot: commands.Bot, loop: asyncio.AbstractEventLoop, loop_clock: int, reply: Any):
+        self.bot, self.loop, self.loop_clock, self.reply = bot, loop, loop_clock, reply
+        self.meter: CostMeter | None = None
+        self.probe = LagProbe()
+        self.profile: Any = None
+        self.done = asyncio.Event()
+
+    def on_loop(self, action: Callable[[], Any]) -> Any:
+        async def run() -> Any:
+            return action()
+        return asyncio.run_coroutine_threadsafe(run(), self.loop).result()
+
+    def answer(self, line: str) -> dict[str, Any]:
+        words = line.split()
+        if not words:
+            return {"error": "empty"}
+        match words:
+            case ["cpu"]:  # read from this thread: the loop is not interrupted to answer
+                return {"loop": time.clock_gettime(self.loop_clock), "process": time.process_time()}
+            case ["freeze"]:
+                from bot.app import freeze_start_up_objects
+
+                return {"frozen": self.on_loop(freeze_start_up_objects)}
+            case ["lag", "on"]:
+                self.on_loop(self.probe.on)
+                return {}
+            case ["lag", "off"]:
+                return self.on_loop(self.probe.off)
+            case ["meter", "on"]:
+                self.meter = self.meter or self.on_loop(CostMeter)
+                self.on_loop(self.meter.on)
+                return {}
+            case ["meter", "off"]:
+                return self.on_loop(self.meter.off) if self.meter else {"seconds": {}, "hops": 0}
+            case ["profile", "on"]:
+                import cProfile
+
+                self.profile = cProfile.Profile()
+                self.on_loop(self.profile.enable)  # cProfile profiles the thread that enables it
+                return {}
+            case ["profile", "off", path]:
+                self.on_loop(self.profile.disable)
+                self.profile.dump_stats(path)
+                return {"path": path}
+            case ["refuse", "undo", channel, user]:
+                # a proposal whose answer came after Discord's 3 s (so it has no buttons) is
+                # refused here instead, as the other side would, so the next /undo can be proposed
+                return {"refused": asyncio.run_coroutine_threadsafe(
+                    self._refuse_undo(int(channel), int(user)), self.loop).result()}
+            case ["forget", "odds"]:
+                cache = getattr(getattr(self.bot, "referee", None), "_entry_odds", None)
+                if cache is not None:
+                    self.on_loop(cache.clear)
+                return {}
+            case ["quit"]:
+                self.loop.call_soon_threadsafe(self.done.set)
+                return {}
+        return {"error": f"unknown request {line!r}"}
+
+    async def _refuse_undo(self, channel_id: int, user_id: int) -> bool:
+        from bot.service import Actor
+
+        referee = self.bot.referee  # type: ignore[attr-defined]
+        stored = await referee._store.load_active(channel_id)
+        pending = await referee._store.pending_undo(stored.id) if stored else None
+        if pending is None:
+            return False
+        await referee.answer_undo(pending.id, Actor(user_id), accept=False)
+        return True
+
+    def serve(self, lines: Any) -> None:
+        for line in lines:
+            try:
+                found = self.answer(line)
+            except Exception as exc:  # answered, so the benchmark fails with the reason
+                found = {"error": f"{type(exc).__name__}: {exc}"}
+            self.reply(found)
+            if line.strip() == "quit":
+                return
+        self.loop.call_soon_threadsafe(self.done.set)  # stdin closed: the benchmark went away
+
+
+async def main(args: argparse.Namespace, reply: Any) -> None:
+    if args.kind == "referee":
+        from bot.app import RefereeBot
+        from bot.config import Settings
+
+        bot: commands.Bot = RefereeBot(Settings(token=None, database=Path(args.database), dev_guild=None))
+    else:
+        bot = FloorBot()
+    bot._connection.guild_ready_timeout = 0.01  # READY without discord.py's 2 s wait for guilds
+    connect = asyncio.create_task(bot.start(TOKEN), name="bench-bot-connect")
+    ready = asyncio.create_task(bot.wait_until_ready())
+    done, _ = await asyncio.wait({ready, connect}, timeout=60, return_when=asyncio.FIRST_COMPLETED)
+    if ready not in done:
+        ready.cancel()
+        if connect in done:
+            connect.result()
+        raise SystemExit("the bot was not ready within 60 s")
+    await bot.tree.sync()  # a no-op for the referee (it synced itself); the floor needs it
+    loop = asyncio.get_running_loop()
+    control = Control(bot, loop, time.pthread_getcpuclockid(threading.get_ident()), reply)
+    reply({"ready": True, "pid": os.getpid()})
+    threading.Thread(target=control.serve, args=(sys.stdin,), name="bench-control", daemon=True).start()
+    await control.done.wait()
+    await bot.close()
+    await asyncio.wait({connect}, timeout=10)
+
+
+def run(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.e2e_bot", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("kind", choices=("referee", "floor"))
+    parser.add_argument("--database", help="the referee's SQLite file (set up by the benchmark)")
+    args = parser.parse_args(argv)
+    if args.kind == "referee" and not args.database:
+        parser.error("the referee needs --database")
+    if not apply_env_endpoints():
+        parser.error("REFEREE_DISCORD_API and REFEREE_DISCORD_GATEWAY must point at the benchmark's fake Discord")
+    # stdout carries the answers only: everything else printed goes to stderr
+    answers = os.fdopen(os.dup(sys.stdout.fileno()), "w", buffering=1)
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    lock = threading.Lock()
+
+    def reply(found: dict[str, Any]) -> None:
+        with lock:
+            answers.write(json.dumps(found) + "\n")
+
+    gc.collect()
+    asyncio.run(main(args, reply))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(run())
