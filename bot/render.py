@@ -355,8 +355,9 @@ DETAILS_OPTION = "details"  # the game option: "always" shows every result's who
 def shows_summary(outcome: Outcome, game: Game | None) -> bool:
     """A result that rolled is shown outcome first, its trail one click away (the Details button),
     unless the game asks for every detail always (``details=always``). Set-up and bookkeeping
-    results are short already: they are shown whole."""
-    if not outcome.rolls:
+    results (a phase ending, with the initiative roll it may bring) are short already: they are
+    shown whole."""
+    if not outcome.rolls or outcome.action in NEUTRAL_ACTIONS:
         return False
     return game is None or game.options.get(DETAILS_OPTION) != "always"
 

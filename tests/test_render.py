@@ -410,3 +410,33 @@ async def test_a_long_outcome_is_sent_as_response_then_followups(game):
     embeds = [e for _, kwargs in interaction.sent for e in kwargs["embeds"]]
     assert embeds[0].footer.text.startswith("log #5 · page 1/")
     assert len(embeds) == len(outcome_embed(o, game))
+
+
+# --- outcome first (issue 15) ---
+
+def test_the_title_names_who_it_happened_to_once_and_not_the_units_only_marked(game):
+    effects = (UnitEffect(unit="R1", name="4-4-7", side=1, before="Good Order", after="broken, DM", effects=("broken",)),
+               UnitEffect(unit="A1", name="4-6-7", side=0, before="Good Order", after="Good Order, Prep Fire",
+                          effects=("marked Prep Fire",)),
+               UnitEffect(unit="B5", name="8-1", side=1, before="Good Order", after="pinned", effects=("pinned",)))
+    o = outcome(rolls=(Roll(kind="DR", purpose="IFT", dice=(3, 5)),), effects=effects, headline="8 FP vs B5: DR 8 -> 1MC")
+    [embed] = outcome_embed(o, game, entry_seq=4)
+    # B5 is named by the headline already (it is the target's hex here): not named twice
+    assert embed.title == "R1 broken — 8 FP vs B5: DR 8 -> 1MC"
+    assert embed.description.splitlines()[1:] == ["4-4-7 R1: Good Order → broken, DM", "8-1 B5: Good Order → pinned",
+                                                  "4-6-7 A1: marked Prep Fire", "🎲 DR 8: white 3, colored 5 (IFT)"]
+    assert not embed.fields and embed.footer.text == "log #4"
+
+
+def test_bookkeeping_that_rolls_and_results_that_roll_nothing_are_shown_whole(game):
+    initiative = outcome(action="phase", headline="Movement Phase", rolls=(Roll(kind="d10", purpose="initiative", dice=(7,)),),
+                         trail=(Step(kind="note", label="Begins: the Movement Phase"),))
+    assert [f.name for f in outcome_embed(initiative, game)[0].fields] == ["Dice", "Trail"]
+    assert [f.name for f in outcome_embed(outcome(trail=(Step(kind="note", label="x"),)), game)[0].fields] == ["Trail"]
+
+
+def test_the_game_option_details_always_shows_the_whole_trail(game):
+    o = outcome(rolls=(Roll(kind="DR", purpose="IFT", dice=(3, 5)),))
+    assert not outcome_embed(o, game)[0].fields
+    always = game.model_copy(update={"options": {"details": "always"}})
+    assert [f.name for f in outcome_embed(o, always)[0].fields] == ["Dice"]
