@@ -415,11 +415,13 @@ async def test_a_long_outcome_is_sent_as_response_then_followups(game):
 # --- outcome first (issue 15) ---
 
 def test_the_title_names_who_it_happened_to_once_and_not_the_units_only_marked(game):
-    effects = (UnitEffect(unit="R1", name="4-4-7", side=1, before="Good Order", after="broken, DM", effects=("broken",)),
+    effects = (UnitEffect(unit="R1", name="4-4-7", side=1, before="Good Order", after="broken, DM",
+                          effects=("broken",)),
                UnitEffect(unit="A1", name="4-6-7", side=0, before="Good Order", after="Good Order, Prep Fire",
                           effects=("marked Prep Fire",)),
                UnitEffect(unit="B5", name="8-1", side=1, before="Good Order", after="pinned", effects=("pinned",)))
-    o = outcome(rolls=(Roll(kind="DR", purpose="IFT", dice=(3, 5)),), effects=effects, headline="8 FP vs B5: DR 8 -> 1MC")
+    o = outcome(rolls=(Roll(kind="DR", purpose="IFT", dice=(3, 5)),), effects=effects,
+                headline="8 FP vs B5: DR 8 -> 1MC")
     [embed] = outcome_embed(o, game, entry_seq=4)
     # B5 is named by the headline already (it is the target's hex here): not named twice
     assert embed.title == "R1 broken — 8 FP vs B5: DR 8 -> 1MC"
@@ -429,7 +431,8 @@ def test_the_title_names_who_it_happened_to_once_and_not_the_units_only_marked(g
 
 
 def test_bookkeeping_that_rolls_and_results_that_roll_nothing_are_shown_whole(game):
-    initiative = outcome(action="phase", headline="Movement Phase", rolls=(Roll(kind="d10", purpose="initiative", dice=(7,)),),
+    initiative = outcome(action="phase", headline="Movement Phase",
+                         rolls=(Roll(kind="d10", purpose="initiative", dice=(7,)),),
                          trail=(Step(kind="note", label="Begins: the Movement Phase"),))
     assert [f.name for f in outcome_embed(initiative, game)[0].fields] == ["Dice", "Trail"]
     assert [f.name for f in outcome_embed(outcome(trail=(Step(kind="note", label="x"),)), game)[0].fields] == ["Trail"]
