@@ -150,16 +150,6 @@ class CdScript(Script):
     COMPANIES = {0: ["Able", "Baker"], 1: ["Kampf", "Panzer"]}
     PHASE_ORDERS = {"GeneralFire": "fire", "OpFire": "fire", "CommandMorale": "morale", "Movement": "rally"}
 
-    def in_step(self, game, kind: str) -> str:
-        """A rolling order is mostly one the step allows the side to act (the others are tried too)."""
-        if kind not in ("fire", "morale", "rally") or self.rng.random() < 0.3:
-            return kind
-        ruleset = get_ruleset(game.ruleset)
-        step = current(game, ruleset)
-        allowed = [a for a in ("fire", "morale", "rally")
-                   if step is not None and side_to_act(game) in allowed_sides(game, ruleset, step, a)]
-        return self.rng.choice(allowed) if allowed else kind
-
     def in_phase(self, kind: str, phase: str) -> str:
         if kind in ("fire", "morale", "rally") and phase in self.PHASE_ORDERS and self.rng.random() < 0.8:
             return self.PHASE_ORDERS[phase]  # CD [13], [21], [21.4]: each in its phase
