@@ -106,7 +106,10 @@ def _check_keys(node: yaml.Node, path: tuple[Any, ...]) -> None:
 
 
 def _validation_error(root: yaml.Node | None, exc: ValidationError) -> ScenarioFileError:
-    err = exc.errors(include_url=False)[0]
+    """The first of the file's errors, by line (the one a reader meets first), in players' words."""
+    errors = exc.errors(include_url=False)
+    err = min(errors, key=lambda e: _line(root, _strip_union(tuple(e.get("loc", ()))),
+                                          key=e.get("type") == "extra_forbidden") or 0)
     path = tuple(err.get("loc", ()))
     kind = err.get("type", "")
     if kind == "extra_forbidden":
