@@ -170,9 +170,12 @@ def load_tables() -> None:
     except Exception as exc:  # OSError, YAMLError, ValidationError: the message says which
         raise TablesUnreadable(f"the rules tables in {data_path()} cannot be used: "
                                f"{type(exc).__name__}: {exc}") from exc
+    from .scenario import check_samples
+
     for ruleset in registered:
         try:
             ruleset.load_tables()
+            check_samples(ruleset.name)  # its sample scenario files, set up once
         except Exception as exc:
             raise TablesUnreadable(f"the {ruleset.title} tables in {data_path(ruleset.name)} cannot be used: "
                                    f"{type(exc).__name__}: {exc}") from exc

@@ -279,3 +279,23 @@ def _unit_spec(ruleset: Any, unit: Any) -> ScenarioUnit:
     owner = getattr(unit, "owner", None)
     return ScenarioUnit(id=unit.id, type=kind, name=name, location=None if owner else unit.location,
                         held_by=owner, markers=markers, stats=stats)
+
+
+def check_samples(ruleset_name: str) -> int:
+    """Set up every sample scenario of a ruleset (data/<ruleset>/scenarios/*.yaml) once, at start-up:
+    a sample broken by an edit (or by a change of the counter library) stops the bot with the file
+    named. Returns how many there are."""
+    import yaml
+
+    from .data import data_path
+
+    samples = sorted(data_path(ruleset_name, "scenarios").glob("*.yaml"))
+    for path in samples:
+        scenario = Scenario.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
+        if scenario.ruleset != ruleset_name:
+            raise ValueError(f"{path.name} is a scenario for '{scenario.ruleset}', in {ruleset_name}'s folder")
+        try:
+            build_game(scenario, sequence=1)
+        except ScenarioRefused as exc:
+            raise ValueError(f"{path.name}: {exc.field}: {exc.message}") from None
+    return len(samples)
