@@ -176,7 +176,12 @@ def read(text: str | bytes, *, ruleset: str | None = None, gm: int | None = None
     if ruleset is not None and scenario.ruleset.casefold() != ruleset.casefold():
         raise ScenarioFileError(f"this scenario is for '{scenario.ruleset}', not for the game's ruleset '{ruleset}'",
                                 line=_line(root, ("ruleset",)), field="ruleset")
-    scenario = apply_overrides(scenario, **overrides)
+    try:
+        scenario = apply_overrides(scenario, **overrides)
+    except ValidationError as exc:  # what /game new gave does not fit a scenario (a side's name too long)
+        err = exc.errors(include_url=False)[0]
+        raise InvalidOrder(f"{_field_name(tuple(err.get('loc', ())))}: {err.get('msg', 'invalid')} (given with the "
+                           "file)", field=str(err.get("loc", ("",))[0])) from None
     try:
         build_game(scenario, gm=gm, sequence=sequence)
     except ScenarioRefused as exc:
@@ -206,7 +211,10 @@ def apply_overrides(scenario: Scenario, *, title: str | None = None, variant: st
                 changes["options"] = {**side.options, **given}
             sides.append(side.model_copy(update=changes))
         update["sides"] = sides
-    return scenario.model_copy(update=update) if update else scenario
+    # validated again: the log keeps the scenario, and its replay validates it
+    return Scenario.model_validate({**scenario.model_dump(), **{k: v for k, v in update.items() if k != "sides"},
+                                    **({"sides": [s.model_dump() for s in update["sides"]]} if "sides" in update
+                                       else {})}) if update else scenario
 
 
 def dump(scenario: Scenario) -> dict[str, Any]:
@@ -218,7 +226,8 @@ def write(game: Game) -> str:
     """The game's set-up as a scenario file (YAML) that ``read`` sets up again."""
     data = dump(scenario_of(game))
     header = ("# Referee scenario file (docs/scenarios.md); load it with /scenario load\n"
-              f"# or /game new ... file:. Written from the game at turn {game.turn}, {game.phase}.\n")
+              f"# or /game new ... file:. Written from the game at turn {game.turn}, {game.phase}: loading it\n"
+              "# starts a new game at its first phase, with the units as they stood.\n")
     return header + yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100, default_flow_style=None)
 
 

@@ -182,8 +182,8 @@ class Leave(OrderBase):
 
 SetupOrder = (UnitAdd | UnitEdit | UnitMove | UnitRemove | LocationSet | Join | Leave | UnitAddMany | UnitMoveMany
               | UnitEditMany)
-SETUP_ACTIONS = {"unit_add", "unit_edit", "unit_move", "unit_remove", "location_set", "join", "leave",
-                 "unit_add_many", "unit_move_many", "unit_edit_many"}
+BULK_ACTIONS = frozenset({"unit_add_many", "unit_move_many", "unit_edit_many"})
+SETUP_ACTIONS = {"unit_add", "unit_edit", "unit_move", "unit_remove", "location_set", "join", "leave", *BULK_ACTIONS}
 PROTECTED_FIELDS = {"id", "system", "side"}  # edit cannot change identity or allegiance
 
 
