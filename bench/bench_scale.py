@@ -15,7 +15,9 @@ The load: every channel at once, each issuing ``per_channel`` Pin Task Checks (/
 command: rules, dice, state and log entry) one after the other, as a player who waits for each
 answer; one warm-up command per channel first. Throughput is the commands answered per second of
 wall time; the latency of a command is from the fake sending INTERACTION_CREATE to it receiving
-the callback; p50 and p99 are over every command of the run.
+the callback; p50 and p99 are over every command of the run. "late" counts the answers that came
+past Discord's 3 seconds (Discord refuses them; the bot then posts the saved result to the
+channel), and "load" the machine's 1-minute load average before and after the run.
 """
 
 from __future__ import annotations
@@ -51,6 +53,8 @@ class Result:
     seconds: float
     p50_ms: float
     p99_ms: float
+    refused: int  # answers Discord did not take (past its 3 s), or refusals: counted, not hidden
+    load: tuple[float, float]  # the machine's 1-minute load average before and after
 
     @property
     def rate(self) -> float:
@@ -108,15 +112,14 @@ async def measure_one(label: str, database: str, processes: int, channels: int, 
         await asyncio.gather(*(sustained(fakes[k], sender(k), per, 1) for k in range(processes)))  # warm-up
         for bot in bots:
             await bot.ask("freeze")
+        load_before = os.getloadavg()[0]
         start = time.perf_counter()
         runs = await asyncio.gather(*(sustained(fakes[k], sender(k), per, per_channel) for k in range(processes)))
         seconds = time.perf_counter() - start
-    latencies = [lat for run in runs for lat in run.latencies]
-    refused = [r for run in runs for r in run.refused]
-    if refused:
-        raise AssertionError(f"{label}: {len(refused)} commands refused, e.g. {refused[0]!r}")
+        latencies = [lat for run in runs for lat in run.latencies]
+        refused = [r for run in runs for r in run.refused]
     return Result(label, processes, len(latencies), seconds, percentile(latencies, 50) * 1000,
-                  percentile(latencies, 99) * 1000)
+                  percentile(latencies, 99) * 1000, len(refused), (load_before, os.getloadavg()[0]))
 
 
 async def measure(quick: bool = False, channels: int = CHANNELS, per_channel: int = PER_CHANNEL,
@@ -147,7 +150,8 @@ def metrics(results: list[Result]) -> list[Metric]:
         name = "SQLite, 1 process" if r.label == "sqlite" else f"PostgreSQL, {r.processes} process(es)"
         out += [Metric(f"scale {name}: /morale throughput", r.rate, "/s"),
                 Metric(f"scale {name}: /morale p50", r.p50_ms, "ms"),
-                Metric(f"scale {name}: /morale p99", r.p99_ms, "ms")]
+                Metric(f"scale {name}: /morale p99", r.p99_ms, "ms"),
+                Metric(f"scale {name}: answers past Discord's 3 s", r.refused, "")]
     return out
 
 
@@ -168,10 +172,11 @@ def main(argv: list[str]) -> None:
     args = parser.parse_args(argv)
     counts = tuple(int(n) for n in args.processes.split(","))
     results = asyncio.run(measure(args.quick, args.channels, args.per_channel, counts))
-    print(f"{'store':<12} {'processes':>9} {'commands':>8} {'seconds':>8} {'per s':>7} {'p50 ms':>7} {'p99 ms':>7}")
+    print(f"{'store':<12} {'processes':>9} {'commands':>8} {'seconds':>8} {'per s':>7} {'p50 ms':>7} {'p99 ms':>7} "
+          f"{'late':>5} {'load':>11}")
     for r in results:
         print(f"{r.label.split('-')[0]:<12} {r.processes:>9} {r.commands:>8} {r.seconds:>8.2f} {r.rate:>7.0f} "
-              f"{r.p50_ms:>7.1f} {r.p99_ms:>7.1f}")
+              f"{r.p50_ms:>7.1f} {r.p99_ms:>7.1f} {r.refused:>5} {r.load[0]:>5.2f}-{r.load[1]:<5.2f}")
 
 
 if __name__ == "__main__":

@@ -285,11 +285,10 @@ class Referee:
         Discord refused after the result was saved)."""
         if interaction_id is None:
             return None
-        entry = await self._store.entry_by_interaction(interaction_id)
-        if entry is None:
+        found = await self._store.load_recorded(interaction_id)
+        if found is None:
             return None
-        stored = await self._store.load_game(entry.game_id)
-        assert stored is not None  # entries reference their game (foreign key)
+        entry, stored = found
         return Acted(entry.outcome_model(), stored.game, entry, replayed=True)
 
     async def shown(self, acted: Acted) -> None:

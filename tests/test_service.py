@@ -2,7 +2,6 @@
 
 import asyncio
 import json
-import sqlite3
 
 import pytest
 
@@ -13,7 +12,7 @@ from bot.service import GameExists, NoGame, NotAllowed, Referee
 from bot.record import canonical_json, state_hash
 
 from tests.store.helpers import (CHANNEL, GERMAN, GM, GUILD, MANAGER, RUSSIAN, STRANGER, CountingDice, asl_squad,
-                                 nhis_squad, raw_edit, seated_asl_game, stand_in_rally)
+                                 break_entry_insert, nhis_squad, raw_edit, seated_asl_game, stand_in_rally)
 from bot.store import open_store
 from bot.store.sqlite import pack_json
 
@@ -312,10 +311,7 @@ async def test_if_saving_fails_the_game_is_unchanged(referee, store, monkeypatch
     await seated_asl_game(referee)
     before = await referee.game(CHANNEL)
 
-    def failing_insert(db, entry):  # runs on the connection's thread, inside the transaction
-        raise sqlite3.OperationalError("database disk image is malformed (forced)")
-    monkeypatch.setattr(type(store), "_insert_entry", staticmethod(failing_insert))
-    with pytest.raises(sqlite3.OperationalError):
+    with pytest.raises(break_entry_insert(store, monkeypatch)):
         await referee.act(CHANNEL, GM, {"action": "unit_move", "unit": "A1", "location": "Z1"}, command="/unit move")
     monkeypatch.undo()
     assert await referee.game(CHANNEL) == before

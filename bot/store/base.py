@@ -183,6 +183,16 @@ class Store(ABC):
         store only one process uses (SQLite) needs nothing more: this default holds nothing."""
         return contextlib.nullcontext()
 
+    async def load_recorded(self, interaction_id: int) -> tuple[LogEntry, StoredGame] | None:
+        """The entry already logged for ``interaction_id`` with its game, or None. A store that
+        can answers in one round trip (PostgresStore does); this default asks the other methods."""
+        entry = await self.entry_by_interaction(interaction_id)
+        if entry is None:
+            return None
+        stored = await self.load_game(entry.game_id)
+        assert stored is not None  # entries reference their game (foreign key)
+        return entry, stored
+
     # --- undo by consent, pacing (Issue 4) ---
 
     @abstractmethod

@@ -51,7 +51,7 @@ log = logging.getLogger(__name__)
 
 MIGRATIONS_DIR = Path(__file__).with_name("pg_migrations")
 MIGRATION_LOCK = 0x5265_6665_7265_6501  # advisory lock key of the migrations ("Referee" + 1)
-POOL_SIZE = 10  # connections per process: commands in flight at once, each holding one
+POOL_SIZE = 20  # connections per process: commands in flight at once, each holding one
 SHOWN_FLUSH_SECONDS = 0.25  # results seen wait at most this long to go off the unshown list
 
 _GAME_COLUMNS = "id, channel_id, guild_id, ruleset, status, created_at, state, last_seq, head_hash"
@@ -61,6 +61,20 @@ _UNDO_COLUMNS = ("id, game_id, target_seq, head_seq, head_hash, proposer, propos
                  "state_before, status, answered_by, answered_at, interaction_id, channel_id, message_id")
 _ENTRY_VALUES = ", ".join(f"${n}" for n in range(1, 15))
 _UNDO_VALUES = ", ".join(f"${n}" for n in range(1, 15))
+
+# A command's whole write in one statement (one round trip, atomic as any statement): the game
+# moves on only if nobody wrote since it was loaded (the WHERE is an optimistic lock), and the entry
+# (and its unshown mark, for an interaction's) go in only if it did. Returns 1, or 0 when stale.
+_WRITE = (
+    "WITH moved AS (UPDATE games SET state = $1, last_seq = $2, head_hash = $3, "
+    "status = CASE WHEN $4 THEN 'ended' ELSE status END, ended_at = CASE WHEN $4 THEN $5 ELSE ended_at END "
+    "WHERE id = $6 AND status = 'active' AND last_seq = $7 AND head_hash = $8 RETURNING id, channel_id), "
+    f"logged AS (INSERT INTO log_entries ({_ENTRY_COLUMNS}) SELECT $9::bigint, $10::integer, $11::text, "
+    "$12::bigint, $13::text, $14::text, $15::text, $16::boolean, $17::bytea, $18::text, $19::text, $20::text, "
+    "$21::bigint, $22::integer FROM moved RETURNING seq), "
+    "unshown AS (INSERT INTO unshown_entries (game_id, seq, channel_id) SELECT id, $10::integer, channel_id "
+    "FROM moved WHERE $21::bigint IS NOT NULL RETURNING seq) "
+    "SELECT count(*) FROM moved")
 
 # the connection the current task holds with a channel's lock: (task, connection, store)
 _HELD: ContextVar[tuple[asyncio.Task[Any] | None, Any, PostgresStore] | None] = ContextVar(
@@ -111,6 +125,15 @@ def _fault(exc: BaseException) -> StorageUnavailable | None:
     return None
 
 
+async def _reset(conn: Any) -> None:
+    """What the pool does to a connection given back: nothing but ending a transaction left open
+    (none is: every one is a context manager). asyncpg's default (unlock every advisory lock, RESET
+    ALL, ...) costs a round trip per read; the store sets no session state, and the channel's lock
+    is let go explicitly (``channel_lock``)."""
+    if conn.is_in_transaction():
+        await conn.execute("ROLLBACK")
+
+
 class PostgresStore(Store):
     def __init__(self, pool: Any, *, max_entries: int = MAX_LOG_ENTRIES, label: str = "postgresql"):
         self._pool = pool
@@ -131,7 +154,8 @@ class PostgresStore(Store):
                                    "install the bot with its postgres extra (pip install 'referee[postgres]')")
         label = redacted(dsn)
         try:
-            pool = await asyncpg.create_pool(dsn, min_size=1, max_size=pool_size, command_timeout=60)
+            pool = await asyncpg.create_pool(dsn, min_size=1, max_size=pool_size, command_timeout=60,
+                                             reset=_reset)
         except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, asyncio.TimeoutError) as exc:
             raise DatabaseUnusable(f"database {label} cannot be used ({type(exc).__name__}: {exc}): check the "
                                    "server is running, the database exists and the user may log in") from None
@@ -197,7 +221,13 @@ class PostgresStore(Store):
         except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
             raise (_fault(exc) or _unreachable(exc)) from None
         try:
-            await conn.execute("SELECT pg_advisory_lock($1)", channel_id)
+            try:
+                await conn.execute("SELECT pg_advisory_lock($1)", channel_id)
+            except BaseException:
+                # cancelled (or failed) while waiting: the lock may have been granted meanwhile, so
+                # the session ends here rather than go back to the pool perhaps holding it
+                conn.terminate()
+                raise
             token = _HELD.set((asyncio.current_task(), conn, self))
             try:
                 yield
@@ -206,10 +236,10 @@ class PostgresStore(Store):
                 try:
                     await conn.execute("SELECT pg_advisory_unlock($1)", channel_id)
                 except BaseException:
-                    conn.terminate()  # the session ends, and its lock with it: never back to the pool held
+                    conn.terminate()  # its session ends, and the lock with it: never back to the pool held
                     raise
         finally:
-            await acquired.__aexit__(None, None, None)  # the pool's reset also lets go of any lock
+            await acquired.__aexit__(None, None, None)
 
     # --- games ---
 
@@ -272,32 +302,32 @@ class PostgresStore(Store):
 
     async def _write(self, stored: StoredGame, game: Game, entry: LogEntry, *, end: bool,
                      undo: tuple[int, int] | None = None) -> StoredGame:
-        """State + entry (+ accepting the undo request ``undo`` = (id, answered_by)) in one transaction."""
+        """State + entry (+ accepting the undo request ``undo`` = (id, answered_by)) atomically. A
+        command's write is one statement (``_WRITE``: one round trip, its own transaction); an undo's
+        takes a transaction of several."""
         if entry.seq > self.max_entries + (1 if end else 0):
             raise LogFull(f"the log holds {self.max_entries} entries, the most one game may have")
         state = game.model_dump_json()
+        moved_params = (state, entry.seq, entry.hash, end, entry.time, stored.id, entry.seq - 1, entry.prev_hash)
         try:
-            async with self._connection() as conn, conn.transaction():
-                # the WHERE is an optimistic lock: it matches only if nobody wrote since the load
-                status = await conn.execute(
-                    "UPDATE games SET state = $1, last_seq = $2, head_hash = $3, "
-                    "status = CASE WHEN $4 THEN 'ended' ELSE status END, "
-                    "ended_at = CASE WHEN $4 THEN $5 ELSE ended_at END "
-                    "WHERE id = $6 AND status = 'active' AND last_seq = $7 AND head_hash = $8",
-                    state, entry.seq, entry.hash, end, entry.time, stored.id, entry.seq - 1, entry.prev_hash)
-                if status != "UPDATE 1":
+            async with self._connection() as conn:
+                if undo is None:
+                    moved = await conn.fetchval(_WRITE, *moved_params, *_entry_row(entry))
+                else:
+                    async with conn.transaction():
+                        moved = await conn.fetchval(_WRITE, *moved_params, *_entry_row(entry))
+                        if moved == 1:
+                            accepted = await conn.execute(
+                                "UPDATE undo_requests SET status = 'accepted', answered_by = $1, answered_at = $2 "
+                                "WHERE id = $3 AND status = 'pending'", undo[1], entry.time, undo[0])
+                            if accepted != "UPDATE 1":
+                                raise StaleGame(f"undo request {undo[0]} is no longer pending")
+                if moved != 1:
                     # another process logged this very interaction first: answer from the log
                     if entry.interaction_id is not None and await conn.fetchval(
                             "SELECT 1 FROM log_entries WHERE interaction_id = $1", entry.interaction_id):
                         raise DuplicateInteraction(entry.interaction_id)
                     raise StaleGame(f"game {stored.id} changed since it was loaded")
-                await self._insert_entry(conn, entry)
-                if undo is not None:
-                    accepted = await conn.execute(
-                        "UPDATE undo_requests SET status = 'accepted', answered_by = $1, answered_at = $2 "
-                        "WHERE id = $3 AND status = 'pending'", undo[1], entry.time, undo[0])
-                    if accepted != "UPDATE 1":
-                        raise StaleGame(f"undo request {undo[0]} is no longer pending")
         except asyncpg.UniqueViolationError as exc:
             raise self._unique(exc, entry.interaction_id) from None
         return StoredGame(id=stored.id, channel_id=stored.channel_id, guild_id=stored.guild_id,
@@ -361,6 +391,17 @@ class PostgresStore(Store):
             rows = await conn.fetch(f"SELECT {_ENTRY_COLUMNS} FROM log_entries WHERE game_id = $1 AND seq > $2 "
                                     "ORDER BY seq LIMIT $3", game_id, after_seq, limit)
         return [_entry(row) for row in rows]
+
+    async def load_recorded(self, interaction_id: int) -> tuple[LogEntry, StoredGame] | None:
+        entry_columns = ", ".join("e." + c.strip() for c in _ENTRY_COLUMNS.split(","))
+        game_columns = ", ".join("g." + c.strip() for c in _GAME_COLUMNS.split(","))
+        async with self._connection() as conn:
+            row = await conn.fetchrow(f"SELECT {entry_columns}, {game_columns} FROM log_entries e "
+                                      "JOIN games g ON g.id = e.game_id WHERE e.interaction_id = $1", interaction_id)
+        if row is None:
+            return None
+        values = tuple(row)
+        return _entry(values[:14]), _stored(values[14:])
 
     async def entry_by_interaction(self, interaction_id: int) -> LogEntry | None:
         async with self._connection() as conn:

@@ -114,3 +114,24 @@ async def raw_edit(database: Path | str, sql: str, params: tuple = ()) -> None:
         await conn.execute(re.sub(r"\?", lambda _: f"${next(numbered)}", sql), *params)
     finally:
         await conn.close()
+
+
+def break_entry_insert(store, monkeypatch) -> type[Exception]:
+    """Make the next log entry's insert fail inside the write, after the game's row was updated in
+    the same transaction (SQLite) or statement (PostgreSQL: the entry's hash is NULL, which its
+    column refuses); returns the error the write then raises. ``monkeypatch.undo()`` mends it."""
+    from bot.store import PostgresStore
+
+    if isinstance(store, PostgresStore):
+        import asyncpg
+
+        import bot.store.postgres as postgres
+
+        real = postgres._entry_row
+        monkeypatch.setattr(postgres, "_entry_row", lambda entry: real(entry)[:11] + (None,) + real(entry)[12:])
+        return asyncpg.NotNullViolationError
+
+    def failing_insert(db, entry):  # runs on the connection's thread, inside the transaction
+        raise sqlite3.OperationalError("database disk image is malformed (forced)")
+    monkeypatch.setattr(type(store), "_insert_entry", staticmethod(failing_insert))
+    return sqlite3.OperationalError

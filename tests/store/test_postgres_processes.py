@@ -83,3 +83,18 @@ async def test_a_reminder_is_claimed_by_one_process_of_many(pg_dsn):
     finally:
         for store in stores:
             await store.close()
+
+
+async def test_a_command_cancelled_while_waiting_for_the_channel_leaves_no_lock_behind(two_processes):
+    first, second = two_processes
+    async with first.channel_lock(CHANNEL):
+        waiting = asyncio.create_task(second.channel_lock(CHANNEL).__aenter__())
+        await asyncio.sleep(0.2)
+        assert not waiting.done()  # the other process waits for the channel
+        waiting.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await waiting
+    for store in (second, first):  # the channel is free for both processes afterwards
+        async with asyncio.timeout(5):
+            async with store.channel_lock(CHANNEL):
+                pass

@@ -1,15 +1,13 @@
 """The store contract, on SQLite and on PostgreSQL (the ``store`` and ``store_database`` fixtures run
 each test on both): one game per channel, state + entry in one transaction, restarts lose nothing."""
 
-import sqlite3
-
 import pytest
 
 from bot.core.api import new_game, resolve
 from bot.record import GENESIS_HASH, LogEntry, state_hash
 from bot.store import ActiveGameExists, DuplicateInteraction, LogFull, PostgresStore, StaleGame, open_store
 
-from .helpers import asl_squad
+from .helpers import asl_squad, break_entry_insert
 
 
 def _entry(game_id, seq, prev_hash, game, *, interaction_id=None, order=None):
@@ -81,10 +79,7 @@ async def test_a_restart_keeps_every_game_exactly(store_database):
 async def test_if_the_entry_insert_fails_the_state_is_unchanged(store, monkeypatch):
     stored = await _create(store)
 
-    def failing_insert(db, entry):  # runs on the connection's thread, inside the transaction
-        raise sqlite3.OperationalError("disk I/O error (forced)")
-    monkeypatch.setattr(type(store), "_insert_entry", staticmethod(failing_insert))
-    with pytest.raises(sqlite3.OperationalError, match="forced"):
+    with pytest.raises(break_entry_insert(store, monkeypatch)):
         await _add_unit(store, stored, "A1")
     monkeypatch.undo()
     assert await store.load_active(10) == stored  # state, last_seq and head hash all as before
