@@ -45,10 +45,11 @@ import aiosqlite
 
 from bot.core.game import Game
 
-from .base import (MAX_LOG_ENTRIES, ActiveGameExists, DatabaseUnusable, DuplicateInteraction, LogFull, QuietGame,
+from .base import (CHECKPOINT_EVERY, MAX_LOG_ENTRIES, ActiveGameExists, DatabaseUnusable, DuplicateInteraction, LogFull, QuietGame,
                    SchemaTooNew, ServerGames, StaleGame, StorageUnavailable, Store, StoredGame, UndoRequest,
                    UndoStatus)
 from bot.record.chain import GENESIS_HASH, LogEntry, canonical_json
+from bot.record.checkpoint import Checkpoint, advance_live
 
 log = logging.getLogger(__name__)
 
@@ -124,6 +125,7 @@ def _utc_now() -> str:
 COMPRESSION_LEVEL = 6
 COMPRESSED_OUTCOMES_SCHEMA = 4  # migrations/0004_compact_log.sql
 UNSHOWN_SCHEMA = 5  # migrations/0005_unshown_entries.sql
+CHECKPOINTS_SCHEMA = 7  # migrations/0007_checkpoints_and_reminders.sql
 SHOWN_FLUSH_SECONDS = 0.25  # results seen but still listed as unshown wait at most this long for a write
 
 
@@ -263,7 +265,8 @@ def _fetchall(conn: Connection, sql: str, params: tuple[Any, ...]) -> list[Any]:
 class SqliteStore(Store):
     def __init__(self, db: aiosqlite.Connection, *, max_entries: int = MAX_LOG_ENTRIES,
                  entry_columns: str = _ENTRY_COLUMNS, compress_outcomes: bool = True,
-                 track_unshown: bool = True, reader: aiosqlite.Connection | None = None):
+                 track_unshown: bool = True, reader: aiosqlite.Connection | None = None,
+                 checkpoint_every: int | None = CHECKPOINT_EVERY):
         self._db = db  # the writer (and every read of a memory database)
         self._reader = reader or db  # reads: their own thread, never queued behind a write's wait
         # schema 5 on: an entry made by an interaction is listed as unshown until its reply is out
@@ -278,13 +281,16 @@ class SqliteStore(Store):
         # other operation is a single trip and needs no lock (see the module's docstring)
         self._lock = asyncio.Lock()
         self.max_entries = max_entries
+        # a checkpoint every this many entries (migrations/0007); None: none (a store held at an
+        # earlier schema)
+        self.checkpoint_every = checkpoint_every
         # group commit: the writes waiting for the next transaction, and the task committing them
         self._queued: list[tuple[Callable[[Connection], Any], asyncio.Future[Any]]] = []
         self._committing: asyncio.Task[None] | None = None
 
     @classmethod
     async def open(cls, path: str | Path, *, max_entries: int = MAX_LOG_ENTRIES,
-                   upto: int | None = None) -> SqliteStore:
+                   upto: int | None = None, checkpoint_every: int = CHECKPOINT_EVERY) -> SqliteStore:
         """Open (creating it and its folder if needed), check and migrate the database at ``path``.
         ``upto`` stops at an earlier schema version: the migration tests use it. A file that
         cannot serve (not a database, damaged, read-only, unreachable) raises DatabaseUnusable:
@@ -292,7 +298,7 @@ class SqliteStore(Store):
         try:
             if str(path) != ":memory:":
                 Path(path).parent.mkdir(parents=True, exist_ok=True)
-            return await cls._open(path, max_entries=max_entries, upto=upto)
+            return await cls._open(path, max_entries=max_entries, upto=upto, checkpoint_every=checkpoint_every)
         except sqlite3.DatabaseError as exc:
             if not _file_problem(exc):
                 raise  # not the file's fault (a migration's own error): as it is
@@ -302,7 +308,8 @@ class SqliteStore(Store):
                                    "folder writable by the bot, or set REFEREE_DATABASE to another path") from None
 
     @classmethod
-    async def _open(cls, path: str | Path, *, max_entries: int, upto: int | None) -> SqliteStore:
+    async def _open(cls, path: str | Path, *, max_entries: int, upto: int | None,
+                    checkpoint_every: int) -> SqliteStore:
         # isolation_level=None: no implicit transactions; every write says BEGIN IMMEDIATE itself
         db = await aiosqlite.connect(str(path), isolation_level=None)
         reader: aiosqlite.Connection | None = None
@@ -337,7 +344,8 @@ class SqliteStore(Store):
             await db.close()
             raise
         return cls(db, max_entries=max_entries, entry_columns=columns, compress_outcomes=compress,
-                   track_unshown=upto is None or upto >= UNSHOWN_SCHEMA, reader=reader)
+                   track_unshown=upto is None or upto >= UNSHOWN_SCHEMA, reader=reader,
+                   checkpoint_every=checkpoint_every if upto is None or upto >= CHECKPOINTS_SCHEMA else None)
 
     async def close(self) -> None:
         async with self._lock:
@@ -547,6 +555,7 @@ class SqliteStore(Store):
             self._insert_entry(conn, entry)
             if also is not None:
                 also(conn)
+            self._checkpoint(conn, stored.id, entry, state)
 
         try:
             await self._transact(write)
@@ -565,6 +574,53 @@ class SqliteStore(Store):
         if self.track_unshown and entry.interaction_id is not None:
             conn.execute("INSERT INTO unshown_entries (game_id, seq, channel_id) "
                          "SELECT id, ?, channel_id FROM games WHERE id = ?", (entry.seq, entry.game_id))
+
+    def _checkpoint(self, conn: Connection, game_id: int, entry: LogEntry, state: str) -> None:
+        """On the connection's thread, inside the entry's transaction: the state after ``entry``
+        as a checkpoint, when it is ``checkpoint_every`` entries past the game's last one (a game
+        logged before checkpoints existed gets its first with its next entry)."""
+        every = self.checkpoint_every
+        if every is None:
+            return
+        last = _fetchone(conn, "SELECT seq, live FROM checkpoints WHERE game_id = ? ORDER BY seq DESC LIMIT 1",
+                         (game_id,))
+        since = last[0] if last else 0
+        if entry.seq - since < every:
+            return
+        kept = json.loads(last[1]) if last else {"top": [], "whole": True}
+        rows = conn.execute("SELECT seq, json_extract(order_json, '$.action'), json_extract(order_json, '$.undoes') "
+                            "FROM log_entries WHERE game_id = ? AND seq > ? AND seq <= ? ORDER BY seq",
+                            (game_id, since, entry.seq)).fetchall()
+        # deep enough for every undo among the entries up to the next checkpoint
+        top, whole = advance_live(kept["top"], kept["whole"], rows, keep=every + 1)
+        conn.execute("INSERT INTO checkpoints (game_id, seq, state, live) VALUES (?, ?, ?, ?)",
+                     (game_id, entry.seq, pack_json(state), canonical_json({"top": top, "whole": whole})))
+
+    async def checkpoint_before(self, game_id: int, seq: int) -> Checkpoint | None:
+        if self.checkpoint_every is None:
+            return None
+        entry_sql = f"SELECT {self._entry_columns} FROM log_entries WHERE game_id = ? AND seq = ?"
+
+        def read(conn: Connection) -> Any:
+            found = _fetchone(conn, "SELECT seq, state, live FROM checkpoints WHERE game_id = ? AND seq <= ? "
+                              "ORDER BY seq DESC LIMIT 1", (game_id, seq))
+            if found is None:
+                return None
+            live = json.loads(found[2])
+            hashes = dict(conn.execute("SELECT seq, state_hash FROM log_entries WHERE game_id = ? AND seq IN "
+                                       "(SELECT value FROM json_each(?, '$.top'))", (game_id, found[2])).fetchall())
+            state = found[1]
+            return (zlib.decompress(state) if isinstance(state, bytes) else state, live, hashes,
+                    _fetchone(conn, entry_sql, (game_id, found[0])))
+
+        found = await self._read(read)
+        if found is None or found[3] is None:
+            return None
+        state, live, hashes, entry = found
+        if any(seq not in hashes for seq in live["top"]):
+            return None  # the log lacks an entry the checkpoint names: replay from entry 1
+        return Checkpoint(state=state, entry=_entry(entry), top=tuple((seq, hashes[seq]) for seq in live["top"]),
+                          whole=bool(live["whole"]))
 
     # --- results saved but not yet seen (migrations/0005_unshown_entries.sql) ---
 
