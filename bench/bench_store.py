@@ -18,6 +18,7 @@ import statistics
 import sys
 import tempfile
 import time
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -204,29 +205,42 @@ async def time_replays(opened: dict[int, tuple[SqliteStore, Referee]], repeat: i
 
 
 async def reminder_scan(folder: Path, games: int, repeat: int, verbose: bool) -> list[Metric]:
-    """The reminder loop's scan of the active games (``Store.quiet_games``, what bot/pacing.py
-    reads every 10 minutes), with ``games`` active games, one in ten asking for reminders."""
+    """The reminder loop's pass over the active games (``Store.quiet_games(due_by=now)``, what
+    bot/pacing.py reads every 10 minutes), with ``games`` active games, one in ten asking for
+    reminders after 24 hours, and one in ten of those silent for two days (due now). Also, the
+    same read with every reminded game due (a day on, as if the bot had been down): the games
+    due are read and parsed, the others are not read at all (the index games_reminder_due)."""
     store = await SqliteStore.open(folder / "reminders.sqlite3")
-    referee = Referee(store, dice=lambda: SeededDice(1))
+    now = datetime.now(timezone.utc)
+    referee = Referee(store, dice=lambda: SeededDice(1), clock=lambda: clock_at[0])
+    clock_at = [now]
     try:
         await store._db.execute("PRAGMA synchronous = OFF")  # setting up only
         for i in range(games):
             options = {"remind_after_hours": 24} if i % REMINDED_EVERY == 0 else None
+            clock_at[0] = now - timedelta(days=2) if i % (REMINDED_EVERY * 10) == 0 else now
             await referee.new_game(1_000 + i, 1 + i // 50, GM, "asl", ["Germans", "Russians"], options=options)
         await store._db.execute("PRAGMA synchronous = FULL")
-        scans = []
+        scans, all_due = [], []
         for _ in range(repeat):
             start = time.perf_counter()
-            found = await store.quiet_games()
+            found = await store.quiet_games(due_by=now.isoformat(timespec="milliseconds"))
             scans.append(time.perf_counter() - start)
-        assert len(found) == -(-games // REMINDED_EVERY), len(found)
+        for _ in range(max(3, repeat // 5)):
+            start = time.perf_counter()
+            every = await store.quiet_games(due_by=(now + timedelta(days=1)).isoformat(timespec="milliseconds"))
+            all_due.append(time.perf_counter() - start)
+        assert len(found) == -(-games // (REMINDED_EVERY * 10)), len(found)
+        assert len(every) == -(-games // REMINDED_EVERY), len(every)
         if verbose:
-            print(f"\nreminder scan, {games:,} active games ({len(found):,} with reminders): {ms(scans):.2f} ms")
+            print(f"\nreminder scan, {games:,} active games ({len(found):,} due of {len(every):,} with reminders): "
+                  f"{ms(scans):.2f} ms; with all {len(every):,} due: {ms(all_due):.2f} ms")
     finally:
         await store.close()
-    name = f"store: reminder scan, {games:,} active games"
+    name = f"store: reminder scan, {games:,} active games ({len(found):,} due)"
     return [at_most(name, ms(scans), "ms", REMINDER_SCAN_TARGET_MS, item=5) if games >= 10_000
-            else Metric(name, ms(scans), "ms")]
+            else Metric(name, ms(scans), "ms"),
+            Metric(f"store: reminder scan, {games:,} active games, all {len(every):,} reminded due", ms(all_due), "ms")]
 
 
 def _order(kind: str, i: int) -> dict[str, Any]:

@@ -66,7 +66,7 @@ class Pacer:
             return []
         now = self.now()
         reminded = []
-        for quiet in await store.quiet_games():
+        for quiet in await store.quiet_games(due_by=now.isoformat(timespec="milliseconds")):
             stored = quiet.game
             hours = reminder_hours(stored.game)
             if hours is None or quiet.reminded_seq == stored.last_seq:

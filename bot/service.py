@@ -33,7 +33,7 @@ from bot.core.odds import OddsReport
 from bot.core.odds import preview as odds_preview
 from bot.core.outcome import Outcome
 from bot.core.rulesets import title_of
-from bot.record import GENESIS_HASH, LogEntry, consumed_dice, state_hash
+from bot.record import GENESIS_HASH, LogEntry, consumed_dice, sealed_state
 from bot.record.checkpoint import newest_live
 from bot.record.replay import (END_GAME, UNDO, ChainVerifier, Replayer, ReplayRefused, creation_order,
                                creation_outcome, ending_outcome, game_from_creation, undo_outcome)
@@ -324,7 +324,7 @@ class Referee:
             prev_hash=head_hash, game_id=stored_id, seq=last_seq + 1,
             time=self._clock().isoformat(timespec="milliseconds"), actor=actor.user_id,
             command=command, order=order, dice=consumed_dice(outcome), manual=manual,
-            outcome=outcome.model_dump(mode="json"), state_hash=state_hash(game),
+            outcome=outcome.model_dump(mode="json"), state_hash=sealed_state(game),
             interaction_id=interaction_id)
 
     def _check_room(self, stored: StoredGame) -> None:

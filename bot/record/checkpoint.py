@@ -28,11 +28,11 @@ END_GAME, NEW_GAME, UNDO = "end_game", "new_game", "undo"  # as bot/record/repla
 
 @dataclass(frozen=True)
 class Checkpoint:
-    """The state after entry ``entry.seq`` (``state``: the Game's JSON, units and Locations in the
-    game's own order), that entry as logged, and the top of the stack of entries not undone then:
+    """The state after entry ``entry.seq`` (``state``: as the store read it, units and Locations in
+    the game's own order), that entry as logged, and the top of the stack of entries not undone then:
     (seq, state hash) pairs read from the log, oldest first; ``whole`` when that is all of it."""
 
-    state: str | bytes
+    state: Game
     entry: LogEntry
     top: tuple[tuple[int, str], ...]
     whole: bool
@@ -45,10 +45,7 @@ class Checkpoint:
         """The state, if it is the one its entry recorded (hash and chain); None otherwise."""
         if self.entry.expected_hash() != self.entry.hash:
             return None
-        try:
-            game = Game.model_validate_json(self.state)
-        except ValueError:
-            return None
+        game = self.state
         if state_hash(game) != self.entry.state_hash:
             return None
         if self.entry.order.get("action") not in (UNDO, END_GAME) and \

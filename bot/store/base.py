@@ -224,8 +224,11 @@ class Store(ABC):
         seconds by the store's own clock (the one that writes ``created_at``); an indexed read."""
 
     @abstractmethod
-    async def quiet_games(self) -> list[QuietGame]:
-        """Active games whose options set ``remind_after_hours``."""
+    async def quiet_games(self, due_by: str | None = None) -> list[QuietGame]:
+        """Active games whose options set ``remind_after_hours`` and that were not reminded of their
+        current silence; with ``due_by`` (a time as the entries write it), only those whose newest
+        entry is that many hours old by then. An indexed read (issue 14): its cost follows the
+        games due, not the games running."""
 
     @abstractmethod
     async def mark_reminded(self, game_id: int, seq: int, sent_at: str) -> None: ...

@@ -14,7 +14,8 @@ import pytest
 from bot.record.checkpoint import advance_live
 from bot.record.replay import ChainVerifier, ReplayRefused, Replayer
 from bot.service import Referee
-from bot.store.sqlite import pack_json
+from bot.record.chain import saved_state
+from bot.store.sqlite import pack_state
 
 from .helpers import CHANNEL, GERMAN, GM, RUSSIAN, asl_squad, open_store, raw, seated_asl_game
 
@@ -123,7 +124,7 @@ async def test_a_checkpoint_that_does_not_match_its_entry_is_not_used(referee, t
     edited = honest.game().model_copy(deep=True)
     edited.units["A1"].location = "Z9"
     raw(tmp_path / "data" / "referee.sqlite3", "UPDATE checkpoints SET state = ? WHERE seq = 8",
-        (pack_json(edited.model_dump_json()),))
+        (pack_state(saved_state(edited)),))
     tampered = await store.checkpoint_before(1, seq - 1)
     assert tampered.game() is None
     assert ChainVerifier.resume(tampered, until=seq - 1).resumed_at == 0  # from entry 1 instead
