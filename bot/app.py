@@ -186,7 +186,8 @@ class RefereeBot(RefereeClient):
 
         if self.store is None:
             self.store = await _maybe_await(open_store(self.settings.database,
-                                                       max_entries=self.settings.max_log_entries))
+                                                       max_entries=self.settings.max_log_entries,
+                                                       checkpoint_every=self.settings.checkpoint_every))
 
     async def post_unshown(self) -> None:
         """Once ready: post every result saved but never seen (the bot stopped between the save and

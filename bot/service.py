@@ -33,7 +33,8 @@ from bot.core.odds import OddsReport
 from bot.core.odds import preview as odds_preview
 from bot.core.outcome import Outcome
 from bot.core.rulesets import title_of
-from bot.record import GENESIS_HASH, LogEntry, consumed_dice, state_hash
+from bot.record import GENESIS_HASH, LogEntry, consumed_dice, sealed_state
+from bot.record.checkpoint import newest_live
 from bot.record.replay import (END_GAME, UNDO, ChainVerifier, Replayer, ReplayRefused, creation_order,
                                creation_outcome, ending_outcome, game_from_creation, undo_outcome)
 from bot.store import (ActiveGameExists, DuplicateInteraction, LogFull, StaleGame, Store, StoredGame,
@@ -326,7 +327,7 @@ class Referee:
             prev_hash=head_hash, game_id=stored_id, seq=last_seq + 1,
             time=self._clock().isoformat(timespec="milliseconds"), actor=actor.user_id,
             command=command, order=order, dice=consumed_dice(outcome), manual=manual,
-            outcome=outcome.model_dump(mode="json"), state_hash=state_hash(game),
+            outcome=outcome.model_dump(mode="json"), state_hash=sealed_state(game),
             interaction_id=interaction_id)
 
     def _check_room(self, stored: StoredGame) -> None:
@@ -453,18 +454,21 @@ class Referee:
         model = order_model(entry.outcome.get("ruleset", ""), entry.order.get("action"))
         if model is None or not model.previewable:
             raise NotAllowed(f"entry #{seq} ({entry.command}) is not an attack or a check: it has no odds")
-        replayer, last = Replayer(), None
+        # from the newest checkpoint before it that checks out (issue 14), else from entry 1
+        start = ChainVerifier.resume(await self._store.checkpoint_before(game_id, seq - 1), until=seq - 1)
+        replayer, last = start.replayer, start.last_state_hash
         try:
-            async for earlier in self._store.iter_entries(game_id):
+            async for earlier in self._store.iter_entries(game_id, after_seq=start.resumed_at):
                 if earlier.seq >= seq:
                     break
-                replayer.apply(earlier.seq, earlier.order, earlier.dice, earlier.manual)
-                last = earlier
+                # the logged state hashes for the undos' checks; the state at the end is hashed once
+                replayer.apply(earlier.seq, earlier.order, earlier.dice, earlier.manual, earlier.state_hash)
+                last = earlier.state_hash
                 if earlier.seq % 200 == 0:
                     await asyncio.sleep(0)  # a long replay lets other channels' commands run
         except (ReplayRefused, RulesError) as exc:
             raise NotAllowed(f"the log does not replay before entry #{seq} ({exc}): see /log verify") from None
-        if replayer.game is None or last is None or replayer.last_hash != last.state_hash:
+        if replayer.game is None or last is None or replayer.last_hash != last:
             raise NotAllowed(f"the state before entry #{seq} does not check out against the log: see /log verify")
         found = Odds(odds_preview(replayer.game, entry.order), replayer.game, entry)
         self._entry_odds[key] = found
@@ -594,13 +598,13 @@ class Referee:
             self._check_room(stored)
             await self._close_stale_proposal(stored)
             undone = await self._store.undone(stored.id)
-            live = [seq for seq in range(1, stored.last_seq + 1)
-                    if seq not in undone and seq not in undone.values()]
+            live = newest_live(stored.last_seq, undone, 2)  # from the newest down, not the whole log
             if len(live) < 2:
                 raise NotAllowed("there is nothing to undo: the game's creation cannot be undone")
-            target, before = live[-1], live[-2]
-            verifier = ChainVerifier()
-            async for entry in self._store.iter_entries(stored.id):
+            before, target = live
+            # from the newest checkpoint at or before it that checks out (issue 14), else from entry 1
+            verifier = ChainVerifier.resume(await self._store.checkpoint_before(stored.id, before), until=before)
+            async for entry in self._store.iter_entries(stored.id, after_seq=verifier.resumed_at):
                 if entry.seq > before:
                     break
                 if (problem := verifier.check(entry)) is not None:
