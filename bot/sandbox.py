@@ -302,7 +302,7 @@ BUILTINS_HELP = """Sandbox commands:
   channel NAME          switch channel ({channels})
   load asl|nhis|cd      set up a sample game in its own channel (with real slash commands)
   click LABEL           press a button on the last reply
-  save [FOLDER]         write the files of the last reply (a /log export) into FOLDER (default: here)
+  save [FOLDER]         write the files of the last reply (a /log export, a map, a chart) into FOLDER (default: here)
   quit                  leave (Ctrl-D and Ctrl-C too)"""
 
 

@@ -389,3 +389,16 @@ def test_an_option_name_inside_a_word_does_not_split_it():
 
 def test_mentions_read_as_names():
     assert readable("<@2000000000000000001> plays Germans, <@!42> watches") == "@alice plays Germans, @42 watches"
+
+
+def test_the_map_is_shown_as_a_file_and_saved_with_save(tmp_path):
+    """/game map in the sandbox: the reply names its picture, and ``save`` writes it where asked."""
+    folder = tmp_path / "pictures"
+    out = sandbox(tmp_path, "--scenario", "asl", script=f"/game map\nsave {folder}\n")
+    assert "[file: map.png, " in reply_to(out, "/game map")
+    saved = folder / "map.png"
+    assert f"saved {saved} (" in reply_to(out, f"save {folder}")
+    from PIL import Image
+
+    with Image.open(saved) as image:
+        assert image.format == "PNG" and image.width >= 420
