@@ -52,7 +52,7 @@ def sample_game(counters: int = 60) -> tuple[Game, Shot]:
                            kind="squad", fp=4, range=6 if side == 0 else 4, morale=7, broken_morale=8)
         unit.broken = i % 7 == 3
         unit.pinned = i % 11 == 5
-        unit.fire_marker = ("prep", "first", "final", None, None)[i % 5] if not unit.broken else None
+        unit.fire_marker = ("prep", None, "final", None, None)[i % 5] if not unit.broken else None
         unit.moving = i % 13 == 6
         game.units[uid] = unit
     return game, Shot(0, ("B2", "D3"), "H6")

@@ -23,9 +23,10 @@ from bot.core.rulesets import get_ruleset
 from bot.core.game import Location
 from bot.core.rulesets.cd.models import CdStand
 from bot.core.rulesets.nhis.models import NhisUnit
-from bot.pictures import MapCache, Shot, hex_layout, latest_fire, map_png
-from bot.pictures.battlefield import (EMPTY_HEX, HEX_H, LINE, MARKER_RGB, RADIUS, STEP_X, STEP_Y, TERRAIN_RGB,
-                                      counter_values, hex_position, markers, terrain_rgb)
+from bot.pictures import MapCache, Shot, chart_png, hex_layout, latest_fire, map_png
+from bot.pictures.battlefield import (EMPTY_HEX, HEX_H, LINE, MARKER_RGB, MAX_ROWS, RADIUS, STEP_X, STEP_Y,
+                                      TERRAIN_RGB, Row, counter_text, hex_position, label_rows, location_markers,
+                                      markers, terrain_rgb)
 from bot.pictures.draw import SIDE_RGB
 from bot.render import SIDE_COLOURS
 
@@ -102,19 +103,21 @@ def test_every_stack_is_labelled_at_its_hexs_centre_with_its_sides_chips(sample)
     for unit in game.units.values():
         stacks.setdefault(unit.location, []).append(unit)
     assert len(stacks) == 16 and sum(len(s) for s in stacks.values()) == 60
+    asl = get_ruleset("asl")
     for location, units in stacks.items():
         cx, cy = layout.centres[location]
         x0, y0, x1, y1 = picture.labels[location]
         assert abs((x0 + x1) / 2 - cx) <= 1 and abs((y0 + y1) / 2 - cy) <= 1, location  # centred on the hex
-        extra = 1 if game.locations[location].residual_fp else 0
-        assert y1 - y0 == LINE * (len(units) + extra) + 4  # a line per counter (and the Residual FP)
-        for i, unit in enumerate(units):  # each line's chip, in its side's colour, where the line is
-            chip = (x0 + 8, y0 + 2 + LINE * (i + extra) + 6)
-            assert image.getpixel(chip) == SIDE_RGB[unit.side], (location, unit.id)
+        rows = label_rows(asl, units, location_markers(game.locations[location]), location)
+        assert y1 - y0 == LINE * len(rows) + 4  # a line per row: counters, their markers, the Residual FP
+        counters = [(i, row) for i, row in enumerate(rows) if row.kind == "counter"]
+        assert [row.text.split()[0] for _i, row in counters] == [u.id for u in units]
+        for i, row in counters:  # each counter's chip, in its side's colour, on its line
+            chip = (x0 + 8, y0 + 2 + LINE * i + 6)
+            assert image.getpixel(chip) == SIDE_RGB[row.side], (location, row.text)
         label = image.crop((x0 + 16, y0 + 2, x1 - 2, y1 - 2))
         assert sum(1 for p in label.getdata() if p != WHITE) > 40 * len(units)  # written, every line
-        marked = [u for u in units if markers(get_ruleset("asl"), u)]
-        if marked:  # the markers are written in red
+        if any(row.marks or row.kind == "marks" for row in rows):  # the markers are written in red
             assert any(p == MARKER_RGB or (p[0] > 150 and p[1] < 90 and p[2] < 90) for p in label.getdata())
 
 
@@ -129,12 +132,12 @@ def test_a_known_hex_is_filled_with_its_terrains_colour(sample):
     woods, building = layout.centres["N9"], layout.centres["N2"]
     assert image.getpixel((round(woods[0]), round(woods[1]))) == TERRAIN_RGB["woods"]
     assert image.getpixel((round(building[0]), round(building[1]))) == TERRAIN_RGB["building"]
-    # a label covers a hex's centre, not the band between it and the hex id: B2 is woods, H3 shellholes
-    for location, terrain in (("B2", "woods"), ("H3", "shellhole")):
+    # a label covers a hex's centre, not the band between it and the hex id: H9 is woods, D6 brush
+    for location, terrain in (("H9", "woods"), ("D6", "brush")):
         x, y = layout.centres[location]
         x0, y0, _x1, _y1 = picture.labels[location]
-        assert y0 > y - HEX_H / 2 + 18
-        assert image.getpixel((round(x + 25), round(y0 - 4))) == TERRAIN_RGB[terrain]
+        assert y0 > y - HEX_H / 2 + 10
+        assert image.getpixel((round(x + 25), y0 - 2)) == TERRAIN_RGB[terrain]
     # a hex of the grid with no Location in play: the empty colour
     empty = layout.grid[(13, 5)]  # N5
     assert image.getpixel((round(empty[0]), round(empty[1]))) == EMPTY_HEX
@@ -172,20 +175,61 @@ def test_the_sample_renders_well_within_the_time_target(sample):
     assert time.perf_counter() - start < 1.0  # the target (150 ms) is measured in bench/bench_map.py
 
 
+def test_pictures_drawn_in_several_threads_at_once_are_each_whole(sample):
+    """The cogs draw in worker threads; a font face is shared: the pictures must not mix."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from bot.stats import tally
+    from tests.test_stats import HAND_DRS
+
+    game, shot, picture, _image = sample
+    stats = tally(HAND_DRS)
+    chart = chart_png(stats)
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        maps = [pool.submit(map_png, game, shot) for _ in range(4)]
+        charts = [pool.submit(chart_png, stats) for _ in range(4)]
+        assert all(f.result().png == picture.png for f in maps)
+        assert all(f.result() == chart for f in charts)
+
+
 # --- what a counter shows, the latest fire from the log, the cache -----------------------------------
 
 
 def test_counters_show_their_values_and_markers():
     game, _shot = sample_game()
     squad, leader = game.units["G1"], game.units["G3"]
-    assert counter_values(squad) == "4-6-7" and counter_values(leader) == "8-1"
+    assert counter_text(squad) == "G1  4-6-7" and counter_text(leader) == "G3  8-1"
     asl, nhis = get_ruleset("asl"), get_ruleset("nhis")
     squad.broken, squad.pinned, squad.fire_marker, squad.cx = True, True, "final", True
     assert markers(asl, squad) == ["broken", "pinned", "CX", "Final Fire"]  # the status board's words
     unnamed = NhisUnit(id="U1", type="custom", name="Rifles", side=0, location="0304", kind="squad", fp=6, range=4,
                        morale=7, reduced_fp=3, reduced=True, shaken=True, marker="move")
-    assert counter_values(unnamed) == "Rifles 3-4-7"  # the reduced side's numbers
+    assert counter_text(unnamed) == "U1  3-4-7 Rifles"  # the reduced side's numbers, first
+    named = unnamed.model_copy(update={"name": "US Marine rifle squad 3-5-5"})
+    assert counter_text(named) == "U1  3-5-5 US Marine rifle squad"  # the printed numbers, first
     assert markers(nhis, unnamed) == ["shaken", "reduced", "Move marker"]
+
+
+def test_a_label_fits_between_its_neighbours_and_says_what_it_leaves_out():
+    asl = get_ruleset("asl")
+    game, _shot = sample_game()
+    stack = [u.model_copy(update={"location": "B2"}) for u in list(game.units.values())[:9]]
+    stack[0].broken = stack[0].pinned = True
+    stack[0].fire_marker = "prep"
+    short = label_rows(asl, stack[1:3], [], "B2")
+    assert [r.kind for r in short if r.kind != "marks"] == ["counter", "counter"]  # under the hex id, in the hex
+    assert [r.text for r in short if r.kind == "counter"] == ["R1  4-4-7", "G2  4-6-7"]
+    rows = label_rows(asl, stack, ["Residual 4 FP"], "B2")
+    assert len(rows) <= MAX_ROWS
+    assert [(r.kind, r.text) for r in rows[:4]] == [("id", "B2"), ("place", "Residual 4 FP"), ("counter", "G1  4-6-7"),
+                                                   ("marks", "broken, pinned, Prep Fire")]
+    shown = sum(1 for r in rows if r.kind == "counter")
+    assert rows[-1] == Row("more", f"+{9 - shown} more")
+    game.units = {u.id: u for u in stack}
+    game.locations = {"B2": game.locations["B2"], "C2": Location(id="C2")}
+    picture = map_png(game)
+    x0, y0, x1, y1 = picture.labels["B2"]
+    assert x1 - x0 <= STEP_X - 6 and y1 - y0 <= STEP_Y  # within the hex's column, at most a hex high
 
 
 def test_the_latest_fire_is_read_from_the_log_and_an_undone_one_is_not_drawn():
@@ -281,25 +325,52 @@ def test_command_decision_stands_are_laid_out_by_position_when_they_have_one():
 # --- the README's picture ------------------------------------------------------------------------------
 
 
+SAMPLE_SCENARIO = ROOT / "data" / "asl" / "scenarios" / "village-assault.yaml"
+
+
+def scenario_map() -> bytes:
+    """The map of the ASL sample scenario (44 counters), as it stands when loaded."""
+    from bot.core.scenario import build_game
+    from bot.scenario import read
+
+    return map_png(build_game(read(SAMPLE_SCENARIO.read_text(encoding="utf-8")))).png
+
+
 def write_readme_map() -> bytes:
-    game, shot = sample_game(40)
-    data = map_png(game, shot).png
+    data = scenario_map()
     README_MAP.parent.mkdir(parents=True, exist_ok=True)
     README_MAP.write_bytes(data)
     return data
 
 
-def test_the_readme_shows_a_map_drawn_by_this_code():
-    """The picture is drawn by this test's code (a 40-counter sample) and stays small; the README links
-    it. ``python -m tests.test_map --write`` redraws it (Pillow's versions may differ by a few bytes)."""
+def test_the_readme_shows_the_map_of_the_sample_scenario():
+    """docs/images/map.png is the map of data/asl/scenarios/village-assault.yaml drawn by this code
+    (``python -m tests.test_map --write`` redraws it; Pillow's versions may differ by a few bytes) and
+    stays small; the README shows it."""
     if not README_MAP.exists():
         write_readme_map()
-    stored = decode(README_MAP.read_bytes())
-    game, shot = sample_game(40)
-    fresh = decode(map_png(game, shot).png)
+    stored, fresh = decode(README_MAP.read_bytes()), decode(scenario_map())
     assert stored.size == fresh.size
-    assert README_MAP.stat().st_size < 150 * 1024
-    assert "docs/images/map.png" in (ROOT / "README.md").read_text(encoding="utf-8")
+    differing = sum(1 for a, b in zip(stored.getdata(), fresh.getdata()) if a != b)
+    assert differing < stored.width * stored.height // 100, \
+        "docs/images/map.png is stale: python -m tests.test_map --write"
+    assert README_MAP.stat().st_size < 60 * 1024
+    assert "![" in (ROOT / "README.md").read_text(encoding="utf-8").split("docs/images/map.png")[0][-200:]
+
+
+def test_every_sample_scenario_has_a_map_with_each_stack_labelled():
+    from bot.core.scenario import build_game
+    from bot.scenario import read
+
+    for path in sorted((ROOT / "data").glob("*/scenarios/*.yaml")):
+        game = build_game(read(path.read_text(encoding="utf-8")))
+        picture = map_png(game)
+        decode(picture.png)
+        placed = {u.location for u in game.units.values() if u.location and not u.eliminated}
+        if get_ruleset(game.ruleset).board == "hexes":
+            assert placed <= set(picture.labels), path.name
+        else:  # the table top: a box per position
+            assert placed == set(picture.labels), path.name
 
 
 if __name__ == "__main__":

@@ -33,19 +33,24 @@ from bot.core.ruleset import Ruleset
 from bot.core.rulesets import get_ruleset
 from bot.core.rulesets.base import UnitBase
 
-from .draw import DRAWING, INK, NEUTRAL_RGB, SIDE_RGB, WHITE, font, palette, png, side_rgb, text_size
+from .draw import DRAWING, INK, NEUTRAL_RGB, SIDE_RGB, WHITE, fit, font, palette, png, side_rgb, text_size
 
 Point = tuple[float, float]
 Box = tuple[int, int, int, int]
 
-RADIUS = 60  # centre to corner of a hex, pixels
+RADIUS = 64  # centre to corner of a hex, pixels
 HEX_W, HEX_H = 2 * RADIUS, math.sqrt(3) * RADIUS
 STEP_X, STEP_Y = 1.5 * RADIUS, math.sqrt(3) * RADIUS  # from one column (row) to the next
 MARGIN = 16
 HEADER = 34  # the title line's band
 LINE = 13  # a label line's height
 LABEL_SIZE, TITLE_SIZE, SMALL_SIZE = 11, 15, 10
-MAX_LINES = 6  # counters listed in one hex; "+N more" after
+LABEL_W = math.floor(STEP_X) - 6  # a label's widest: the space between two columns of hexes
+UNDER_ID = math.floor((HEX_H - 26) / LINE)  # a label's lines under the hex id, in the hex
+# a taller label covers the hex id and shows it as its first line: it is at most a hex high, so the labels
+# of one column never overlap; "+N more" last
+MAX_ROWS = math.floor((STEP_Y - 4) / LINE)
+CHIP = 16  # the side's chip before a counter's line
 MAX_GRID = 60  # hexes along either side of the grid at most (a wider spread is clipped to the Locations)
 
 MARKER_RGB = (200, 30, 30)  # markers on counters: broken, pinned, fire...
@@ -156,18 +161,27 @@ def hex_corners(centre: Point, radius: float = RADIUS) -> list[Point]:
 
 # --- what a counter shows --------------------------------------------------------------------------
 
-def counter_values(unit: UnitBase) -> str:
-    """The numbers printed on the counter, when its name does not already show them."""
-    if any(ch.isdigit() for ch in unit.name):
-        return unit.name
-    fp = getattr(unit, "current_fp", getattr(unit, "fp", 0))
-    rng = getattr(unit, "current_range", getattr(unit, "range", 0))
-    morale = getattr(unit, "current_morale", getattr(unit, "morale", 0))
-    if getattr(unit, "kind", "") == "sw":
-        return unit.name
-    if getattr(unit, "kind", "") in ("leader", "hero"):
-        return f"{unit.name} {morale}{getattr(unit, 'leadership', 0):+d}"
-    return f"{unit.name} {fp}-{rng}-{morale}" if fp or rng or morale else unit.name
+_VALUES = re.compile(r"^[0-9]+(?:[-+][0-9]+)+$")  # 4-6-7, 8-1, 5+1: a counter's printed numbers
+
+
+def counter_text(unit: UnitBase) -> str:
+    """"G1 4-6-7", "M1 3-5-5 US Marine rifle squad": the id, the numbers printed on the counter (from its
+    name, else its FP, range and morale, the reduced side's when reduced), then the rest of its name;
+    the numbers come first so that a label cut short keeps them."""
+    words = unit.name.split()
+    values = next((w for w in reversed(words) if _VALUES.match(w)), None)
+    if values is not None:
+        words.remove(values)
+    elif getattr(unit, "kind", "") in ("leader", "hero") and getattr(unit, "morale", 0):
+        morale = getattr(unit, "current_morale", getattr(unit, "morale", 0))
+        leadership = getattr(unit, "current_leadership", getattr(unit, "leadership", 0))
+        values = f"{morale}{leadership:+d}"
+    elif getattr(unit, "kind", "") != "sw":
+        numbers = [getattr(unit, f"current_{n}", getattr(unit, n, None)) for n in ("fp", "range", "morale")]
+        if all(isinstance(n, int) for n in numbers) and any(numbers):
+            values = "-".join(str(n) for n in numbers)
+    rest = " ".join(part for part in (values, " ".join(words)) if part)
+    return f"{unit.id}  {rest}" if rest else unit.id  # two spaces: the font's one is narrow
 
 
 def markers(ruleset: Ruleset, unit: UnitBase) -> list[str]:
@@ -244,7 +258,8 @@ class MapPicture:
 
 def title_of(game: Game) -> str:
     scenario = f"{game.scenario} · " if game.scenario else ""
-    return f"{scenario}Turn {game.turn} · {game.side_name(game.active_side)} · {game.phase}"
+    phase = get_ruleset(game.ruleset).phase_names.get(game.phase, game.phase)
+    return f"{scenario}Turn {game.turn} · {game.side_name(game.active_side)} · {phase}"
 
 
 def _header(draw: ImageDraw.ImageDraw, game: Game, width: int) -> None:
@@ -259,36 +274,66 @@ def _header(draw: ImageDraw.ImageDraw, game: Game, width: int) -> None:
         x -= 14
 
 
-def _label_lines(ruleset: Ruleset, units: list[UnitBase]) -> list[tuple[int | None, str, str]]:
-    """(side, counter text, markers) per counter of a stack, at most MAX_LINES."""
-    lines = [(u.side, f"{u.id} {counter_values(u)}", ", ".join(markers(ruleset, u))) for u in units]
-    if len(lines) > MAX_LINES:
-        lines = lines[:MAX_LINES - 1] + [(None, f"+{len(lines) - MAX_LINES + 1} more", "")]
-    return lines
+@dataclass(frozen=True)
+class Row:
+    """One line of a stack's label: a Location marker ("place"), a counter (with its side's chip, and
+    its markers when they fit on the line), a counter's markers on a line of their own ("marks"), or
+    the count of counters left out ("more")."""
+
+    kind: str
+    text: str
+    side: int | None = None
+    marks: str = ""
 
 
-def _draw_label(draw: ImageDraw.ImageDraw, centre: Point, lines: list[tuple[int | None, str, str]],
-                extra: list[str]) -> Box:
-    """A stack's label: a white box centred on ``centre``, one line per counter (a chip of the side's
-    colour, the counter, its markers in red), the Location's own markers first."""
+def label_rows(ruleset: Ruleset, units: list[UnitBase], extra: list[str], location_id: str = "") -> list[Row]:
+    """The lines of a stack's label, in the stack's order: under the hex id when they fit there
+    (UNDER_ID), else headed by the hex id, at most MAX_ROWS in all."""
     label_font, small = font(LABEL_SIZE), font(SMALL_SIZE)
-    widths = [14 + label_font.getlength(text) + (4 + small.getlength(mark) if mark else 0)
-              for _side, text, mark in lines] + [small.getlength(e) for e in extra]
-    width = math.ceil(max(widths or [0])) + 8
-    height = LINE * (len(lines) + len(extra)) + 4
+    rows = [Row("place", text) for text in extra]
+    for unit in units:
+        text, marks = counter_text(unit), ", ".join(markers(ruleset, unit))
+        if not marks or CHIP + label_font.getlength(text) + 4 + small.getlength(marks) <= LABEL_W - 8:
+            rows.append(Row("counter", text, unit.side, marks))
+        else:
+            rows += [Row("counter", text, unit.side), Row("marks", marks, unit.side)]
+    if len(rows) > UNDER_ID:
+        rows.insert(0, Row("id", location_id))
+    if len(rows) > MAX_ROWS:
+        keep = MAX_ROWS - 1  # the last line says how many counters are left out
+        if rows[keep - 1].kind == "counter" and rows[keep].kind == "marks":
+            keep -= 1  # a counter is never shown without its markers
+        shown = sum(1 for row in rows[:keep] if row.kind == "counter")
+        rows = rows[:keep] + [Row("more", f"+{len(units) - shown} more")]
+    return rows
+
+
+def _draw_label(draw: ImageDraw.ImageDraw, centre: Point, rows: list[Row]) -> Box:
+    """A stack's label: a white box centred on ``centre``, no wider than the space between two
+    columns of hexes (so neighbours' labels never overlap), each line cut to fit with "…"."""
+    label_font, small = font(LABEL_SIZE), font(SMALL_SIZE)
+    needed = [CHIP + label_font.getlength(r.text) + (4 + small.getlength(r.marks) if r.marks else 0)
+              if r.kind == "counter" else (CHIP if r.kind == "marks" else 0) + small.getlength(r.text) for r in rows]
+    width = min(LABEL_W, math.ceil(max(needed or [0])) + 8)
+    height = LINE * len(rows) + 4
     x0, y0 = round(centre[0] - width / 2), round(centre[1] - height / 2)
     box = (x0, y0, x0 + width, y0 + height)
     draw.rectangle((box[0], box[1], box[2] - 1, box[3] - 1), fill=LABEL_BG, outline=HEX_EDGE)
+    room = width - 8
     y = y0 + 2
-    for text in extra:
-        draw.text((x0 + 4, y + 1), text, fill=MARKER_RGB, font=small)
-        y += LINE
-    for side, text, mark in lines:
-        if side is not None:
-            draw.rectangle((x0 + 4, y + 2, x0 + 13, y + 11), fill=side_rgb(side))
-        draw.text((x0 + 16, y), text, fill=INK, font=label_font)
-        if mark:
-            draw.text((x0 + 18 + label_font.getlength(text), y + 1), mark, fill=MARKER_RGB, font=small)
+    for row in rows:
+        if row.kind == "counter":
+            draw.rectangle((x0 + 4, y + 2, x0 + 13, y + 11), fill=side_rgb(row.side))
+            text = fit(row.text, LABEL_SIZE, room - CHIP + 4)
+            draw.text((x0 + CHIP + 4, y), text, fill=INK, font=label_font)
+            if row.marks:
+                draw.text((x0 + CHIP + 8 + label_font.getlength(text), y + 1), row.marks, fill=MARKER_RGB, font=small)
+        elif row.kind == "id":
+            draw.text((x0 + width / 2, y + 1), row.text, fill=INK, font=small, anchor="mt")
+        else:
+            indent = CHIP if row.kind == "marks" else 0
+            colour = INK if row.kind == "more" else MARKER_RGB
+            draw.text((x0 + 4 + indent, y + 1), fit(row.text, SMALL_SIZE, room - indent), fill=colour, font=small)
         y += LINE
     return box
 
@@ -338,7 +383,7 @@ def _hex_map(game: Game, shot: Shot | None) -> MapPicture:
         extra = location_markers(location) if location else []
         stack = stacks.get(location_id, [])
         if stack or extra:
-            picture.labels[location_id] = _draw_label(draw, centre, _label_lines(ruleset, stack), extra)
+            picture.labels[location_id] = _draw_label(draw, centre, label_rows(ruleset, stack, extra, location_id))
     if shot is not None and shot.target in layout.centres:
         end = layout.centres[shot.target]
         for source in shot.sources or (shot.target,):
@@ -413,10 +458,12 @@ def _table_top(game: Game) -> MapPicture:
             draw.rectangle((sx, sy, sx + STAND_W - 1, sy + STAND_H - 1), fill=WHITE, outline=side_rgb(stand.side),
                            width=3)
             draw.rectangle((sx, sy, sx + 8, sy + STAND_H - 1), fill=side_rgb(stand.side))
-            draw.text((sx + 13, sy + 5), f"{stand.name} {stand.id}"[:22], fill=INK, font=label_font)
+            draw.text((sx + 13, sy + 5), fit(f"{stand.id}  {stand.name}", LABEL_SIZE, STAND_W - 18), fill=INK,
+                      font=label_font)
             marks = markers(ruleset, stand)
             states = ", ".join(marks) or str(getattr(stand, "quality", ""))
-            draw.text((sx + 13, sy + 22), states[:28], fill=MARKER_RGB if marks else INK, font=small)
+            draw.text((sx + 13, sy + 22), fit(states, SMALL_SIZE, STAND_W - 18), fill=MARKER_RGB if marks else INK,
+                      font=small)
     picture.png = png(image, MAP_PALETTE)
     return picture
 

@@ -36,6 +36,16 @@ def text_size(text: str, size: int) -> tuple[int, int]:
     return int(right - left), int(bottom - top)
 
 
+def fit(text: str, size: int, width: float) -> str:
+    """``text`` cut with "…" to fit in ``width`` pixels at ``size`` (whole when it fits)."""
+    face = font(size)
+    if face.getlength(text) <= width:
+        return text
+    while text and face.getlength(text + "…") > width:
+        text = text[:-1]
+    return text.rstrip() + "…"
+
+
 def side_rgb(side: int | None) -> tuple[int, int, int]:
     return SIDE_RGB[side] if side is not None and 0 <= side < len(SIDE_RGB) else NEUTRAL_RGB
 
