@@ -508,6 +508,13 @@ def game_status_embed(game: Game) -> list[discord.Embed]:
     return paginate(title, blocks, colour=side_colour(side_to_act(game)), description=description)
 
 
+def map_embed(game: Game, filename: str) -> discord.Embed:
+    """The map's frame: the game's line (turn, phase, who acts) and the picture attached as ``filename``."""
+    title = f"{safe(game.scenario) or title_of(game.ruleset)}: turn {game.turn}"
+    embed = discord.Embed(title=_title(title), description=game_line(game), colour=side_colour(side_to_act(game)))
+    embed.set_image(url=f"attachment://{filename}")
+    return embed
+
 
 # --- the log, undo proposals, dice statistics ----------------------------------------------
 

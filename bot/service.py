@@ -43,6 +43,7 @@ from bot.store import (ActiveGameExists, DuplicateInteraction, LogFull, StaleGam
 MAX_PER_PAGE = 50
 DIGEST_LOOK_BACK = 200  # entries read back to find a side's last one, for the hand-off digest
 DIGEST_MOST = 15  # entries a digest shows at most (the newest)
+MAP_LOOK_BACK = 50  # entries read back for the latest fire the map draws
 OrderBuilder = Callable[[Game], "dict[str, Any] | BaseModel"]
 ENTRY_ODDS_CACHED = 64  # answers of the "Odds" button kept, so pressing it again replays nothing
 UNDO_MINUTES = 10  # how long an undo proposal waits for its answer; a game option may change it
@@ -107,6 +108,19 @@ class LogPage:
     pages: int
     total: int
     undone: dict[int, int] = dataclass_field(default_factory=dict)  # seq undone -> seq of the entry undoing it
+
+
+@dataclass(frozen=True)
+class Battlefield:
+    """What the map of a game is drawn from: the state, the log's head hash (the picture's cache
+    key: it fixes the state and the latest fire), the newest entries (seq, order, the Outcome's
+    acting side; oldest first) and the seqs among them that were undone."""
+
+    game_id: int
+    game: Game
+    head_hash: str
+    entries: list[dict[str, Any]]
+    undone: frozenset[int]
 
 
 @dataclass(frozen=True)
@@ -548,6 +562,17 @@ class Referee:
         undone = await self._store.undone(stored.id, after_seq=(page - 1) * per_page)
         return LogPage(game_id=stored.id, status=stored.status, entries=entries, page=page, pages=pages,
                        total=stored.last_seq, undone=undone)
+
+    async def battlefield(self, channel_id: int) -> Battlefield:
+        """The channel's game (the active one, else the last ended) and its newest MAP_LOOK_BACK
+        entries, for the map (bot/maps.py; the latest fire is searched among these)."""
+        stored = await self._latest(channel_id)
+        after = max(0, stored.last_seq - MAP_LOOK_BACK)
+        entries = await self._store.entries(stored.id, after_seq=after, limit=MAP_LOOK_BACK)
+        undone = await self._store.undone(stored.id, after_seq=after)
+        return Battlefield(stored.id, stored.game, stored.head_hash,
+                           [{"seq": e.seq, "order": e.order, "outcome": {"actor_side": e.outcome.get("actor_side")}}
+                            for e in entries], frozenset(undone))
 
     async def export(self, channel_id: int) -> dict[str, Any]:
         """The whole log as JSON (``python -m bot rules replay`` reads it)."""

@@ -8,6 +8,7 @@ and why (the actor's dice, undone entries included, manual dice apart) is in bot
 
 from __future__ import annotations
 
+import asyncio
 import io
 
 import discord
@@ -18,7 +19,8 @@ from bot.client import Interaction, RefereeClient
 from bot.core.errors import InvalidOrder
 from bot.pace import side_waits
 from bot.render import CHART, breakdown_block, message_groups, pace_embed, safe, stats_embeds
-from bot.stats import chart_png, tally
+from bot.pictures import chart_png
+from bot.stats import tally
 from cogs._common import side_autocomplete
 
 def side_of(record: dict, name: str) -> int:
@@ -53,7 +55,7 @@ class StatsCog(commands.Cog):
         sides = record["entries"][0]["order"].get("sides") or []
         breakdown = breakdown_block(record["entries"], sides) if not who else None
         groups = message_groups(stats_embeds(stats, " · ".join(who) or "everyone", breakdown))
-        chart = discord.File(io.BytesIO(chart_png(stats)), filename=CHART)
+        chart = discord.File(io.BytesIO(await asyncio.to_thread(chart_png, stats)), filename=CHART)
         await interaction.response.send_message(embeds=groups[0], file=chart)
         for group in groups[1:]:
             await interaction.followup.send(embeds=group)

@@ -406,3 +406,18 @@ def test_an_option_name_inside_a_word_does_not_split_it():
 
 def test_mentions_read_as_names():
     assert readable("<@2000000000000000001> plays Germans, <@!42> watches") == "@alice plays Germans, @42 watches"
+
+
+def test_the_sample_scenarios_map_is_shown_as_a_file_and_saved_with_save(tmp_path):
+    """The 44-counter ASL sample scenario, loaded in one command, then /game map: the reply names its
+    picture, ``save`` writes it where asked, and it is the README's picture (docs/images/map.png)."""
+    from tests.test_map import README_MAP, decode
+
+    folder = tmp_path / "pictures"
+    out = sandbox(tmp_path, "--scenario", "asl-file", script=f"/game map\nsave {folder}\n")
+    assert "[file: map.png, " in reply_to(out, "/game map")
+    saved = folder / "map.png"
+    assert f"saved {saved} (" in reply_to(out, f"save {folder}")
+    drawn, shown = decode(saved.read_bytes()), decode(README_MAP.read_bytes())
+    assert drawn.size == shown.size
+    assert sum(1 for a, b in zip(drawn.getdata(), shown.getdata()) if a != b) < drawn.width * drawn.height // 100

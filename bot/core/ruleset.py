@@ -71,6 +71,9 @@ class Ruleset:
     counter_marks: ClassVar[tuple[tuple[str, Any, str], ...]] = ()  # (field, value, label): printed marks
     status_flags: ClassVar[tuple[tuple[str, str], ...]] = ()  # (unit flag, word), in the order players read
     words: ClassVar[dict[str, str]] = {}  # this ruleset's word for a common one: {"broken": "shaken"}
+    # the picture of the battlefield (bot/pictures): "hexes", a hex grid laid out from the Location
+    # ids (B5, 0304); "table", a table-top sketch of the units by Location, else by company
+    board: ClassVar[str] = "hexes"
     # the unit fields a player sets when placing a library counter (who holds a weapon, the company):
     # any other stat changes the counter's numbers, which is the game master's
     setup_fields: ClassVar[tuple[str, ...]] = ()
