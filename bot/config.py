@@ -107,6 +107,10 @@ class Settings(BaseSettings):
     max_games_per_server: int = Field(default=100, ge=1, le=100_000)
     new_games_per_server: RateSetting = Rate(100, 86_400)
     max_log_entries: int = Field(default=MAX_LOG_ENTRIES, ge=100, le=1_000_000)  # per game
+    # long work (verify, exports, statistics, undo proposals, the Odds button, previews) runs in
+    # worker processes (bot/work.py): at most this many at once, each within this many seconds
+    long_work_seconds: float = Field(default=60.0, gt=0, le=3_600)
+    long_work_processes: int = Field(default=2, ge=1, le=32)
 
     @field_validator("quota_user", "quota_channel", "quota_server", "quota_heavy_user", "quota_heavy_channel",
                      "quota_heavy_server", "new_games_per_server", mode="before")
