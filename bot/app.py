@@ -169,10 +169,13 @@ class RefereeBot(RefereeClient):
 
     async def setup_hook(self) -> None:
         from bot.service import Referee, ServerCaps
+        from bot.work import Worker
 
         load_tables()  # a broken data file stops the bot here (TablesUnreadable), not mid-game
         await self.open_store()
-        self.referee = Referee(self.store, caps=ServerCaps.from_settings(self.settings))
+        self.referee = Referee(self.store, caps=ServerCaps.from_settings(self.settings),
+                               worker=Worker(budget=self.settings.long_work_seconds,
+                                             at_once=self.settings.long_work_processes))
         self.add_dynamic_items(DetailsButton)  # on every result shown outcome first (bot/replies.py)
         self.add_dynamic_items(MapButton)  # under /game status (bot/maps.py)
         await self.load_cogs()
@@ -237,6 +240,9 @@ class RefereeBot(RefereeClient):
         if task is not None and not task.done():
             task.cancel()
         await super().close()
+        referee = getattr(self, "referee", None)
+        if referee is not None:
+            referee.worker.close()
         store, self.store = self.store, None
         if store is not None:
             await _maybe_await(store.close())

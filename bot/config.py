@@ -135,6 +135,10 @@ class Settings(BaseSettings):
         if self.shard_count is None:
             return True
         return ((guild_id or 0) >> 22) % self.shard_count == self.shard_id
+    # long work (verify, exports, statistics, undo proposals, the Odds button, previews) runs in
+    # worker processes (bot/work.py): at most this many at once, each within this many seconds
+    long_work_seconds: float = Field(default=60.0, gt=0, le=3_600)
+    long_work_processes: int = Field(default=2, ge=1, le=32)
 
     @field_validator("quota_user", "quota_channel", "quota_server", "quota_heavy_user", "quota_heavy_channel",
                      "quota_heavy_server", "new_games_per_server", mode="before")
