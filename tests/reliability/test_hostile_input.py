@@ -32,7 +32,9 @@ from discord.utils import escape_markdown
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.emulator.schema import BOOLEAN, INTEGER, NUMBER, STRING, SUB_COMMAND, SUB_COMMAND_GROUP, USER
+from bot.core.data import data_path
+from bot.emulator import SentFile
+from bot.emulator.schema import ATTACHMENT, BOOLEAN, INTEGER, NUMBER, STRING, SUB_COMMAND, SUB_COMMAND_GROUP, USER
 from bot.config import Settings
 from bot.limits import Quotas, RollRateLimiter
 from bot.service import Actor
@@ -126,6 +128,14 @@ def value_for(spec: dict[str, Any], draw, *, within_bounds: bool = True) -> Any:
         return draw(st.booleans())
     if kind == USER:
         return draw(st.sampled_from(USERS + [3_000_000_000_000_000_001]))
+    if kind == ATTACHMENT:  # a file: a sample scenario, one with hostile values, or any bytes
+        sample = draw(st.sampled_from(sorted(data_path().glob("*/scenarios/*.yaml")))).read_text()
+        hostile = draw(st.sampled_from(HOSTILE))
+        data = draw(st.one_of(
+            st.just(sample), st.just(sample.replace("Germans", hostile).replace("G1,", f"{hostile!r},")),
+            st.just(f"ruleset: asl\ntitle: {hostile!r}\n{hostile}: 1\nsides: [{{name: {hostile!r}}}, {{name: x}}]\n"),
+            strings, st.binary(max_size=300)))
+        return SentFile("scenario.yaml", None, data.encode() if isinstance(data, str) else data)
     raise AssertionError(f"option type {kind} is not fuzzed; add it here")
 
 
