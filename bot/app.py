@@ -152,6 +152,8 @@ class RefereeBot(RefereeClient):
     """The bot: no privileged intents (slash commands need none), never pings anyone."""
 
     def __init__(self, settings: Settings, **kwargs: Any):
+        if settings.shard_count is not None:  # one shard per process (REFEREE_SHARD_ID/COUNT)
+            kwargs = {"shard_id": settings.shard_id, "shard_count": settings.shard_count} | kwargs
         super().__init__(command_prefix=commands.when_mentioned, intents=discord.Intents.default(),
                          allowed_mentions=discord.AllowedMentions.none(), help_command=None,
                          tree_cls=RefereeTree, **kwargs)
@@ -180,11 +182,11 @@ class RefereeBot(RefereeClient):
         """Open (check, migrate) the database once; a file that cannot serve raises
         DatabaseUnusable. ``serve`` calls it before logging in: a bad file stops the bot before
         its token goes anywhere."""
-        from bot.store import SqliteStore
+        from bot.store import open_store
 
         if self.store is None:
-            self.store = await _maybe_await(SqliteStore.open(self.settings.database,
-                                                             max_entries=self.settings.max_log_entries))
+            self.store = await _maybe_await(open_store(self.settings.database,
+                                                       max_entries=self.settings.max_log_entries))
 
     async def post_unshown(self) -> None:
         """Once ready: post every result saved but never seen (the bot stopped between the save and
@@ -207,6 +209,10 @@ class RefereeBot(RefereeClient):
         log.info("cogs loaded: %s", ", ".join(self.loaded_cogs) or "none")
 
     async def sync_commands(self) -> list[app_commands.AppCommand]:
+        if self.settings.shard_id not in (None, 0):  # the commands are the application's: shard 0 syncs them
+            log.info("shard %s of %s: commands are synced by shard 0", self.settings.shard_id,
+                     self.settings.shard_count)
+            return []
         if self.settings.dev_guild:
             # a guild's commands update at once; global ones can take up to an hour to show
             guild = discord.Object(id=self.settings.dev_guild)

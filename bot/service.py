@@ -13,7 +13,7 @@ import contextlib
 import json
 import math
 import weakref
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from datetime import datetime, timedelta, timezone
@@ -230,12 +230,16 @@ class Referee:
         self._locks: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
         self._entry_odds: dict[tuple[int, int], Odds] = {}  # (game id, seq) -> odds before that entry
 
-    def _lock(self, channel_id: int) -> asyncio.Lock:
+    @contextlib.asynccontextmanager
+    async def _lock(self, channel_id: int) -> AsyncIterator[None]:
+        """The channel's commands one at a time: in this process (an asyncio lock), then across
+        every process on the store (``Store.channel_lock``: PostgreSQL's advisory lock)."""
         lock = self._locks.get(channel_id)
         if lock is None:
             lock = asyncio.Lock()
             self._locks[channel_id] = lock
-        return lock
+        async with lock, self._store.channel_lock(channel_id):
+            yield
 
     @property
     def clock(self) -> Callable[[], datetime]:
@@ -281,11 +285,10 @@ class Referee:
         Discord refused after the result was saved)."""
         if interaction_id is None:
             return None
-        entry = await self._store.entry_by_interaction(interaction_id)
-        if entry is None:
+        found = await self._store.load_recorded(interaction_id)
+        if found is None:
             return None
-        stored = await self._store.load_game(entry.game_id)
-        assert stored is not None  # entries reference their game (foreign key)
+        entry, stored = found
         return Acted(entry.outcome_model(), stored.game, entry, replayed=True)
 
     async def shown(self, acted: Acted) -> None:

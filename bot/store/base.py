@@ -8,8 +8,10 @@ the other.
 
 from __future__ import annotations
 
+import contextlib
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Literal
 
@@ -175,6 +177,22 @@ class Store(ABC):
             return entry, await self.load_game(entry.game_id)
         return None, await self.load_active(channel_id)
 
+    def channel_lock(self, channel_id: int) -> AbstractAsyncContextManager[None]:
+        """Held by the service around each command of the channel (after its own in-process lock),
+        so the commands of one channel run one at a time across every process on this store. A
+        store only one process uses (SQLite) needs nothing more: this default holds nothing."""
+        return contextlib.nullcontext()
+
+    async def load_recorded(self, interaction_id: int) -> tuple[LogEntry, StoredGame] | None:
+        """The entry already logged for ``interaction_id`` with its game, or None. A store that
+        can answers in one round trip (PostgresStore does); this default asks the other methods."""
+        entry = await self.entry_by_interaction(interaction_id)
+        if entry is None:
+            return None
+        stored = await self.load_game(entry.game_id)
+        assert stored is not None  # entries reference their game (foreign key)
+        return entry, stored
+
     # --- undo by consent, pacing (Issue 4) ---
 
     @abstractmethod
@@ -227,6 +245,28 @@ class Store(ABC):
 
     @abstractmethod
     async def mark_reminded(self, game_id: int, seq: int, sent_at: str) -> None: ...
+
+    @abstractmethod
+    async def claim_reminder(self, game_id: int, seq: int, sent_at: str) -> bool:
+        """Mark the game reminded of the silence after entry ``seq``, in one statement; True only
+        for the one caller that marked it (another process, or an earlier pass, did not already):
+        that caller sends the reminder, so each silence is reminded once across processes."""
+
+    # --- moving a server between stores (``python -m bot store copy``, bot/store/copy.py) ---
+
+    @abstractmethod
+    async def game_ids(self) -> list[int]:
+        """Every game's id (active and ended), oldest first."""
+
+    @abstractmethod
+    async def undo_requests(self, game_id: int) -> list[UndoRequest]:
+        """Every undo proposal of a game (answered or not), oldest first."""
+
+    @abstractmethod
+    async def restore_game(self, stored: StoredGame, entries: list[LogEntry], undos: list[UndoRequest]) -> None:
+        """Write a game copied from another store as it was: its id (every entry's hash covers
+        it), its state, its whole log and its undo proposals, in one transaction. Raises
+        StoreError when the id is taken here."""
 
     # results saved but not yet seen (issue 17): a store that does not track them shows nothing
     # after a restart, as before; the SQLite store does (migrations/0005_unshown_entries.sql)

@@ -46,8 +46,8 @@ import aiosqlite
 from bot.core.game import Game
 
 from .base import (MAX_LOG_ENTRIES, ActiveGameExists, DatabaseUnusable, DuplicateInteraction, LogFull, QuietGame,
-                   SchemaTooNew, ServerGames, StaleGame, StorageUnavailable, Store, StoredGame, UndoRequest,
-                   UndoStatus)
+                   SchemaTooNew, ServerGames, StaleGame, StorageUnavailable, Store, StoredGame, StoreError,
+                   UndoRequest, UndoStatus)
 from bot.record.chain import GENESIS_HASH, LogEntry, canonical_json
 
 log = logging.getLogger(__name__)
@@ -76,10 +76,11 @@ _UNDO_COLUMNS = ("id, game_id, target_seq, head_seq, head_hash, proposer, propos
                  "state_before, status, answered_by, answered_at, interaction_id, channel_id, message_id")
 
 
-def migrations() -> list[tuple[int, str, str]]:
-    """(number, file name, SQL) of every migration, numbered 1, 2, 3 ... without gaps."""
+def migrations(folder: Path | None = None) -> list[tuple[int, str, str]]:
+    """(number, file name, SQL) of every migration in ``folder`` (SQLite's by default; the
+    PostgreSQL store reads its own), numbered 1, 2, 3 ... without gaps."""
     found = []
-    for path in sorted(MIGRATIONS_DIR.glob("*.sql")):
+    for path in sorted((folder or MIGRATIONS_DIR).glob("*.sql")):
         match = _MIGRATION_NAME.match(path.name)
         if not match:
             raise RuntimeError(f"migration file {path.name} is not named NNNN_name.sql")
@@ -616,6 +617,37 @@ class SqliteStore(Store):
             f"SELECT {self._entry_columns} FROM log_entries WHERE interaction_id = ?", (interaction_id,))
         return _entry(row) if row else None
 
+    # --- moving a server between stores ---
+
+    async def game_ids(self) -> list[int]:
+        return [row[0] for row in await self._fetchall("SELECT id FROM games ORDER BY id")]
+
+    async def undo_requests(self, game_id: int) -> list[UndoRequest]:
+        rows = await self._fetchall(f"SELECT {_UNDO_COLUMNS} FROM undo_requests WHERE game_id = ? ORDER BY id",
+                                    (game_id,))
+        return [_undo(row) for row in rows]
+
+    async def restore_game(self, stored: StoredGame, entries: list[LogEntry], undos: list[UndoRequest]) -> None:
+        ended_at = entries[-1].time if stored.status == "ended" and entries else None
+        count = self._entry_columns.count(",") + 1
+
+        def restore(conn: Connection) -> None:
+            if _fetchone(conn, "SELECT 1 FROM games WHERE id = ?", (stored.id,)) is not None:
+                raise StoreError(f"game {stored.id} already exists in the target database")
+            conn.execute(f"INSERT INTO games ({_GAME_COLUMNS}, ended_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                         (stored.id, stored.channel_id, stored.guild_id, stored.ruleset, stored.status,
+                          stored.created_at, stored.game.model_dump_json(), stored.last_seq, stored.head_hash,
+                          ended_at))
+            conn.executemany(f"INSERT INTO log_entries ({self._entry_columns}) VALUES ({', '.join('?' * count)})",
+                             [_entry_params(entry, compress=self.compress_outcomes)[:count] for entry in entries])
+            conn.executemany(f"INSERT INTO undo_requests ({_UNDO_COLUMNS}) VALUES ({', '.join('?' * 15)})",
+                             [_undo_params(undo) for undo in undos])
+
+        try:
+            await self._transact(restore)
+        except sqlite3.IntegrityError as exc:
+            raise StoreError(f"game {stored.id} cannot be copied here: {exc}") from None
+
     # --- undo by consent ---
 
     async def create_undo(self, request: UndoRequest) -> UndoRequest:
@@ -709,6 +741,12 @@ class SqliteStore(Store):
             "INSERT INTO pacing_reminders (game_id, seq, sent_at) VALUES (?, ?, ?) "
             "ON CONFLICT (game_id) DO UPDATE SET seq = excluded.seq, sent_at = excluded.sent_at",
             (game_id, seq, sent_at)))
+
+    async def claim_reminder(self, game_id: int, seq: int, sent_at: str) -> bool:
+        return await self._transact(lambda conn: _fetchone(
+            conn, "INSERT INTO pacing_reminders (game_id, seq, sent_at) VALUES (?, ?, ?) "
+            "ON CONFLICT (game_id) DO UPDATE SET seq = excluded.seq, sent_at = excluded.sent_at "
+            "WHERE pacing_reminders.seq <> excluded.seq RETURNING game_id", (game_id, seq, sent_at))) is not None
 
 
 def _undo_params(request: UndoRequest) -> tuple[Any, ...]:
