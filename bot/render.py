@@ -503,6 +503,8 @@ def _sides_text(game: Game) -> str:
 def game_status_embed(game: Game) -> list[discord.Embed]:
     """Turn, phase, side to act, and every unit by location with its markers."""
     title = f"{safe(game.scenario) or title_of(game.ruleset)}: turn {game.turn}"
+    if game.turns is not None:  # the scenario's length (a scenario file gives it)
+        title += f" of {game.turns}"
     description = f"{game_line(game)}\n{_sides_text(game)}"
     blocks = status_blocks(game) or [Block("Units", ("none yet: add them with /unit add",))]
     return paginate(title, blocks, colour=side_colour(side_to_act(game)), description=description)

@@ -45,7 +45,7 @@ async def scenario_file(attachment: discord.Attachment, **given: Any) -> Scenari
     except (discord.HTTPException, asyncio.TimeoutError):
         raise InvalidOrder(f"{attachment.filename} could not be downloaded from Discord: attach it again",
                            field="file") from None
-    return read(data, **given)
+    return await asyncio.to_thread(read, data, **given)  # a big file takes tens of ms: not on the loop
 
 
 def actor_of(interaction: Interaction) -> Actor:
