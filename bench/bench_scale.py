@@ -55,6 +55,15 @@ class Result:
     p99_ms: float
     refused: int  # answers Discord did not take (past its 3 s), or refusals: counted, not hidden
     load: tuple[float, float]  # the machine's 1-minute load average before and after
+    bot_cpu_ms: float  # CPU of the bot processes per command (all their threads)
+    db_cpu_ms: float  # CPU of the PostgreSQL server per command (0 for SQLite: in the bot's process)
+
+    @property
+    def per_core(self) -> float:
+        """Commands one core could serve per second at these CPU costs: what the run predicts for
+        a machine with more cores (each bot process on its own core, the database on others),
+        whatever else ran on this one meanwhile."""
+        return 1000 / (self.bot_cpu_ms + self.db_cpu_ms)
 
     @property
     def rate(self) -> float:
@@ -91,8 +100,24 @@ async def prepare(database: str, guilds: list[GuildSpec]) -> None:
         await store.close()
 
 
+def server_cpu(server: Any) -> float:
+    """CPU seconds (user + system) of the PostgreSQL server's processes so far: the postmaster's
+    children (backends, WAL writer, checkpointer), read from /proc."""
+    if server is None:
+        return 0.0
+    postmaster = int((server.data_dir / "postmaster.pid").read_text().split()[0])
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            if int(fields[1]) == postmaster or int(stat.parent.name) == postmaster:
+                total += (int(fields[11]) + int(fields[12])) / ticks
+    return total
+
+
 async def measure_one(label: str, database: str, processes: int, channels: int, per_channel: int,
-                      folder: Path) -> Result:
+                      folder: Path, server: Any = None) -> Result:
     guilds = shard_guilds(channels, processes)
     await prepare(database, guilds)
     async with contextlib.AsyncExitStack() as stack:
@@ -113,13 +138,18 @@ async def measure_one(label: str, database: str, processes: int, channels: int, 
         for bot in bots:
             await bot.ask("freeze")
         load_before = os.getloadavg()[0]
+        cpu_before = [float((await bot.ask("cpu"))["process"]) for bot in bots]
+        db_before = server_cpu(server)
         start = time.perf_counter()
         runs = await asyncio.gather(*(sustained(fakes[k], sender(k), per, per_channel) for k in range(processes)))
         seconds = time.perf_counter() - start
+        bot_cpu = sum([float((await bot.ask("cpu"))["process"]) for bot in bots]) - sum(cpu_before)
+        db_cpu = server_cpu(server) - db_before
         latencies = [lat for run in runs for lat in run.latencies]
         refused = [r for run in runs for r in run.refused]
     return Result(label, processes, len(latencies), seconds, percentile(latencies, 50) * 1000,
-                  percentile(latencies, 99) * 1000, len(refused), (load_before, os.getloadavg()[0]))
+                  percentile(latencies, 99) * 1000, len(refused), (load_before, os.getloadavg()[0]),
+                  bot_cpu * 1000 / len(latencies), db_cpu * 1000 / len(latencies))
 
 
 async def measure(quick: bool = False, channels: int = CHANNELS, per_channel: int = PER_CHANNEL,
@@ -138,7 +168,7 @@ async def measure(quick: bool = False, channels: int = CHANNELS, per_channel: in
         try:
             for n in processes:
                 results.append(await measure_one(f"postgres-{n}", server.fresh_dsn(), n, channels, per_channel,
-                                                 folder))
+                                                 folder, server))
         finally:
             server.stop()
     return results
@@ -151,7 +181,8 @@ def metrics(results: list[Result]) -> list[Metric]:
         out += [Metric(f"scale {name}: /morale throughput", r.rate, "/s"),
                 Metric(f"scale {name}: /morale p50", r.p50_ms, "ms"),
                 Metric(f"scale {name}: /morale p99", r.p99_ms, "ms"),
-                Metric(f"scale {name}: answers past Discord's 3 s", r.refused, "")]
+                Metric(f"scale {name}: answers past Discord's 3 s", r.refused, ""),
+                Metric(f"scale {name}: CPU per command, bot processes + database", r.bot_cpu_ms + r.db_cpu_ms, "ms")]
     return out
 
 
@@ -172,11 +203,12 @@ def main(argv: list[str]) -> None:
     args = parser.parse_args(argv)
     counts = tuple(int(n) for n in args.processes.split(","))
     results = asyncio.run(measure(args.quick, args.channels, args.per_channel, counts))
-    print(f"{'store':<12} {'processes':>9} {'commands':>8} {'seconds':>8} {'per s':>7} {'p50 ms':>7} {'p99 ms':>7} "
-          f"{'late':>5} {'load':>11}")
+    print(f"{'store':<9} {'procs':>5} {'commands':>8} {'seconds':>7} {'per s':>6} {'p50 ms':>7} {'p99 ms':>7} "
+          f"{'late':>4} {'bot CPU ms':>10} {'db CPU ms':>9} {'per core/s':>10} {'load':>11}")
     for r in results:
-        print(f"{r.label.split('-')[0]:<12} {r.processes:>9} {r.commands:>8} {r.seconds:>8.2f} {r.rate:>7.0f} "
-              f"{r.p50_ms:>7.1f} {r.p99_ms:>7.1f} {r.refused:>5} {r.load[0]:>5.2f}-{r.load[1]:<5.2f}")
+        print(f"{r.label.split('-')[0]:<9} {r.processes:>5} {r.commands:>8} {r.seconds:>7.2f} {r.rate:>6.0f} "
+              f"{r.p50_ms:>7.1f} {r.p99_ms:>7.1f} {r.refused:>4} {r.bot_cpu_ms:>10.2f} {r.db_cpu_ms:>9.2f} "
+              f"{r.per_core:>10.0f} {r.load[0]:>5.2f}-{r.load[1]:<5.2f}")
 
 
 if __name__ == "__main__":
