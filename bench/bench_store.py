@@ -30,7 +30,9 @@ from bench.common import Metric, at_most
 from bot.core.api import resolve
 from bot.core.dice import SeededDice
 from bot.service import Actor, Referee
+from bot.record.chain import saved_state
 from bot.store import SqliteStore
+from bot.store.sqlite import pack_state
 
 GM = Actor(1)
 CHANNEL = 10
@@ -40,6 +42,9 @@ BYTES_PER_ENTRY_TARGET = 2048  # on average at most 2 KB of database per log ent
 SAVE_TARGET_MS = 2.0  # save (state + entry) at 400 units (issue 14, item 3)
 REMINDER_SCAN_TARGET_MS = 5.0  # the reminder loop's scan at 10,000 games (issue 14, item 5)
 REMINDED_EVERY = 10  # one game in ten asks for reminders (remind_after_hours)
+# one in a hundred of those falls due in a pass: 1,000 silences of 24 hours spread over a day make
+# ~7 due in each 10-minute pass of the reminder loop; the bench has 10
+DUE_EVERY = 100
 # one ASL player turn's worth of orders, as a group gives them: a fire, a morale check, moves, a phase
 TURN_MIX = ("fire", "morale", "move", "move", "phase")
 
@@ -91,6 +96,31 @@ def ms(samples: list[float]) -> float:
     return statistics.median(samples) * 1000
 
 
+def raw_update_floor(path: Path, size: int, repeat: int) -> list[float]:
+    """The disk's share of a save, in the same run: one UPDATE of ``size`` bytes in its own
+    transaction (WAL, synchronous=FULL), with nothing of the bot around it."""
+    import os
+    import sqlite3
+
+    db = sqlite3.connect(path, isolation_level=None)
+    try:
+        db.execute("PRAGMA journal_mode = WAL")
+        db.execute("PRAGMA synchronous = FULL")
+        db.execute("CREATE TABLE g (id INTEGER PRIMARY KEY, state BLOB)")
+        db.execute("INSERT INTO g VALUES (1, ?)", (os.urandom(size),))
+        times = []
+        for _ in range(repeat):
+            blob = os.urandom(size)
+            start = time.perf_counter()
+            db.execute("BEGIN IMMEDIATE")
+            db.execute("UPDATE g SET state = ? WHERE id = 1", (blob,))
+            db.execute("COMMIT")
+            times.append(time.perf_counter() - start)
+        return times
+    finally:
+        db.close()
+
+
 async def by_units(folder: Path, sizes: tuple[int, ...], repeat: int, verbose: bool) -> list[Metric]:
     metrics = []
     if verbose:
@@ -106,13 +136,20 @@ async def by_units(folder: Path, sizes: tuple[int, ...], repeat: int, verbose: b
                 await referee.act(CHANNEL, GM, {"action": "unit_move", "unit": "U1", "location": f"N{i}"},
                                   command="/bench")
                 acts.append(time.perf_counter() - start)
-            size = len((await store.load_active(CHANNEL)).game.model_dump_json()) / 1024
+            game = (await store.load_active(CHANNEL)).game
+            size = len(game.model_dump_json()) / 1024
+            row = pack_state(saved_state(game))
+            floor = raw_update_floor(folder / f"floor{n}.sqlite3", len(row), repeat)
             if verbose:
-                print(f"{n:>6} {size:>9.1f} {ms(loads):8.2f} {ms(saves):8.2f} {ms(acts):8.2f}")
+                print(f"{n:>6} {size:>9.1f} {ms(loads):8.2f} {ms(saves):8.2f} {ms(acts):8.2f}  row {len(row):,} B, "
+                      f"raw update of as many bytes {ms(floor):.2f} ms")
             save = f"store: save, {n} units (state + entry, fsync)"
-            metrics += [Metric(f"store: load, {n} units ({size:.0f} KB state)", ms(loads), "ms"),
+            metrics += [Metric(f"store: load, {n} units ({size:.0f} KB state, {len(row) / 1024:.1f} KB row)",
+                               ms(loads), "ms"),
                         at_most(save, ms(saves), "ms", SAVE_TARGET_MS, item=3) if n == 400
-                        else Metric(save, ms(saves), "ms")]
+                        else Metric(save, ms(saves), "ms"),
+                        Metric(f"store: save floor, {n} units: raw SQLite update of the row's bytes (fsync)",
+                               ms(floor), "ms")]
         finally:
             await store.close()
     return metrics
@@ -207,7 +244,7 @@ async def time_replays(opened: dict[int, tuple[SqliteStore, Referee]], repeat: i
 async def reminder_scan(folder: Path, games: int, repeat: int, verbose: bool) -> list[Metric]:
     """The reminder loop's pass over the active games (``Store.quiet_games(due_by=now)``, what
     bot/pacing.py reads every 10 minutes), with ``games`` active games, one in ten asking for
-    reminders after 24 hours, and one in ten of those silent for two days (due now). Also, the
+    reminders after 24 hours, and one in DUE_EVERY of those silent for two days (due now). Also, the
     same read with every reminded game due (a day on, as if the bot had been down): the games
     due are read and parsed, the others are not read at all (the index games_reminder_due)."""
     store = await SqliteStore.open(folder / "reminders.sqlite3")
@@ -218,7 +255,7 @@ async def reminder_scan(folder: Path, games: int, repeat: int, verbose: bool) ->
         await store._db.execute("PRAGMA synchronous = OFF")  # setting up only
         for i in range(games):
             options = {"remind_after_hours": 24} if i % REMINDED_EVERY == 0 else None
-            clock_at[0] = now - timedelta(days=2) if i % (REMINDED_EVERY * 10) == 0 else now
+            clock_at[0] = now - timedelta(days=2) if i % (REMINDED_EVERY * DUE_EVERY) == 0 else now
             await referee.new_game(1_000 + i, 1 + i // 50, GM, "asl", ["Germans", "Russians"], options=options)
         await store._db.execute("PRAGMA synchronous = FULL")
         scans, all_due = [], []
@@ -230,7 +267,7 @@ async def reminder_scan(folder: Path, games: int, repeat: int, verbose: bool) ->
             start = time.perf_counter()
             every = await store.quiet_games(due_by=(now + timedelta(days=1)).isoformat(timespec="milliseconds"))
             all_due.append(time.perf_counter() - start)
-        assert len(found) == -(-games // (REMINDED_EVERY * 10)), len(found)
+        assert len(found) == -(-games // (REMINDED_EVERY * DUE_EVERY)), len(found)
         assert len(every) == -(-games // REMINDED_EVERY), len(every)
         if verbose:
             print(f"\nreminder scan, {games:,} active games ({len(found):,} due of {len(every):,} with reminders): "

@@ -25,7 +25,7 @@ MAX_LOG_ENTRIES = 100_000
 # The state after every this many entries is kept beside the log (issue 14): an undo proposal, the
 # Odds button of an old result and a verify from a point replay at most this many entries. Each
 # costs one compressed state (a few KB at most: tens of bytes per entry). REFEREE_CHECKPOINT_EVERY.
-CHECKPOINT_EVERY = 50
+CHECKPOINT_EVERY = 100
 
 
 @dataclass(frozen=True)

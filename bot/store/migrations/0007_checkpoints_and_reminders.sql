@@ -11,8 +11,9 @@ CREATE TABLE checkpoints (
     game_id  INTEGER NOT NULL REFERENCES games (id),
     seq      INTEGER NOT NULL,              -- the entry after which `state` is the game
     state    BLOB    NOT NULL,              -- the Game: compressed JSON (as games.state is written)
-    live     TEXT    NOT NULL,              -- {"top": [seq, ...], "whole": bool}: the top of the
-                                            -- stack of entries not undone then, for the undos after it
+    live     TEXT    NOT NULL,              -- {"runs": [[first, last], ...], "whole": bool}: the top
+                                            -- of the stack of entries not undone then (runs of
+                                            -- consecutive seqs), for the undos after it
     PRIMARY KEY (game_id, seq)
 );
 
