@@ -72,13 +72,23 @@ def _line(root: yaml.Node | None, path: tuple[Any, ...], *, key: bool = False) -
     return node.start_mark.line + 1
 
 
-def _compose(text: str) -> yaml.Node | None:
+SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when PyYAML was built with it: 10x faster
+
+
+def _compose(text: str) -> tuple[yaml.Node | None, Any]:
+    """The document's node tree (for line numbers) and its data, read once; anchors and aliases
+    refused (a few lines of them can expand to gigabytes)."""
     try:
-        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        for event in yaml.parse(text, Loader=SafeLoader):
             if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
                 raise ScenarioFileError("anchors and aliases (& and *) are not used in scenario files: write each "
                                         "value out", line=event.start_mark.line + 1)
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        loader = SafeLoader(text)
+        try:
+            root = loader.get_single_node()
+            data = loader.construct_document(root) if root is not None else None
+        finally:
+            loader.dispose()
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         raise ScenarioFileError(f"this is not valid YAML: {exc.problem or exc.context}",
@@ -87,7 +97,7 @@ def _compose(text: str) -> yaml.Node | None:
         raise ScenarioFileError(f"this is not valid YAML: {exc}") from None
     if root is not None:
         _check_keys(root, ())
-    return root
+    return root, data
 
 
 def _check_keys(node: yaml.Node, path: tuple[Any, ...]) -> None:
@@ -156,8 +166,7 @@ def parse(text: str | bytes) -> tuple[Scenario, yaml.Node | None]:
             raise ScenarioFileError(f"the file is not UTF-8 text (byte {exc.start})") from None
     if len(text.encode("utf-8")) > MAX_BYTES:
         raise ScenarioFileError(f"the file has more than {MAX_BYTES:,} bytes, the most a scenario file has")
-    root = _compose(text)
-    data = yaml.safe_load(text)
+    root, data = _compose(text)
     if not isinstance(data, dict):
         raise ScenarioFileError("a scenario file is a mapping of fields (ruleset, title, sides, locations, ...)",
                                 line=_line(root, ()) or 1)
@@ -176,7 +185,12 @@ def read(text: str | bytes, *, ruleset: str | None = None, gm: int | None = None
     if ruleset is not None and scenario.ruleset.casefold() != ruleset.casefold():
         raise ScenarioFileError(f"this scenario is for '{scenario.ruleset}', not for the game's ruleset '{ruleset}'",
                                 line=_line(root, ("ruleset",)), field="ruleset")
-    scenario = apply_overrides(scenario, **overrides)
+    try:
+        scenario = apply_overrides(scenario, **overrides)
+    except ValidationError as exc:  # what /game new gave does not fit a scenario (a side's name too long)
+        err = exc.errors(include_url=False)[0]
+        raise InvalidOrder(f"{_field_name(tuple(err.get('loc', ())))}: {err.get('msg', 'invalid')} (given with the "
+                           "file)", field=str(err.get("loc", ("",))[0])) from None
     try:
         build_game(scenario, gm=gm, sequence=sequence)
     except ScenarioRefused as exc:
@@ -206,7 +220,10 @@ def apply_overrides(scenario: Scenario, *, title: str | None = None, variant: st
                 changes["options"] = {**side.options, **given}
             sides.append(side.model_copy(update=changes))
         update["sides"] = sides
-    return scenario.model_copy(update=update) if update else scenario
+    # validated again: the log keeps the scenario, and its replay validates it
+    return Scenario.model_validate({**scenario.model_dump(), **{k: v for k, v in update.items() if k != "sides"},
+                                    **({"sides": [s.model_dump() for s in update["sides"]]} if "sides" in update
+                                       else {})}) if update else scenario
 
 
 def dump(scenario: Scenario) -> dict[str, Any]:
@@ -218,8 +235,11 @@ def write(game: Game) -> str:
     """The game's set-up as a scenario file (YAML) that ``read`` sets up again."""
     data = dump(scenario_of(game))
     header = ("# Referee scenario file (docs/scenarios.md); load it with /scenario load\n"
-              f"# or /game new ... file:. Written from the game at turn {game.turn}, {game.phase}.\n")
-    return header + yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100, default_flow_style=None)
+              f"# or /game new ... file:. Written from the game at turn {game.turn}, {game.phase}: loading it\n"
+              "# starts a new game at its first phase, with the units as they stood.\n")
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    return header + yaml.dump(data, Dumper=dumper, sort_keys=False, allow_unicode=True, width=100,
+                              default_flow_style=None)
 
 
 def schema() -> dict[str, Any]:

@@ -173,3 +173,10 @@ def test_given_options_replace_the_files():
     game = build_game(scenario, sequence=SEQUENCE)
     assert game.scenario == "Renamed" and [s.name for s in game.sides] == ["Axis", "Allies"]
     assert game.sides[0].elr == 4
+
+
+def test_what_is_given_with_the_file_is_checked_as_the_file_is():
+    from bot.core.errors import InvalidOrder
+
+    with pytest.raises(InvalidOrder, match=r"sides\[0\].name: String should have at most 60 characters"):
+        files.read(MINIMAL, side_names=["x" * 61, "Allies"])

@@ -182,6 +182,7 @@ def _unit_fields(ruleset: Any, game: Game, spec: ScenarioUnit, path: tuple[str |
 
 def _place_units(game: Game, ruleset: Any, scenario: Scenario) -> None:
     located = {loc.casefold(): loc for loc in game.locations}
+    library = ruleset.counter_types()  # read once: a fresh copy per unit is most of a big file's cost
     placed: list[tuple[Any, ScenarioUnit, tuple[str | int, ...]]] = []
     seen: dict[str, tuple[str | int, ...]] = {}
     for i, side in enumerate(scenario.sides):
@@ -204,7 +205,8 @@ def _place_units(game: Game, ruleset: Any, scenario: Scenario) -> None:
                                       "library (see /unit types), or its numbers in stats")
             stats = _unit_fields(ruleset, game, spec, path)
             try:
-                unit = ruleset.make_unit(spec.type, id=spec.id, side=i, location=location, stats=stats)
+                unit = ruleset.make_unit(spec.type, id=spec.id, side=i, location=location, stats=stats,
+                                         library=library)
             except ValidationError as exc:
                 err = exc.errors()[0]
                 key = next((p for p in err.get("loc", ()) if isinstance(p, str)), None)
@@ -244,13 +246,14 @@ def scenario_of(game: Game) -> Scenario:
 
     ruleset = get_ruleset(game.ruleset)
     side_option_names = [o.name for o in ruleset.side_options]
+    library = ruleset.counter_types()
     options = {k: v for k, v in game.options.items() if isinstance(v, (int, float, bool, str))}
     sides = []
     for i, side in enumerate(game.sides):
         opts: dict[str, Any] = {name: getattr(side, name) for name in side_option_names
                                 if getattr(side, name, None) is not None}
         opts.update(side.options)
-        units = [_unit_spec(ruleset, u) for u in game.units.values() if u.side == i]
+        units = [_unit_spec(ruleset, u, library) for u in game.units.values() if u.side == i]
         sides.append(ScenarioSide(name=side.name, nationality=side.nationality, options=opts, units=units))
     locations = [ScenarioLocation(id=loc.id, terrain=loc.terrain, features=list(loc.features), smoke=loc.smoke,
                                   residual_fp=loc.residual_fp) for loc in game.locations.values()]
@@ -258,12 +261,11 @@ def scenario_of(game: Game) -> Scenario:
                     options=options, locations=locations, sides=sides)
 
 
-def _unit_spec(ruleset: Any, unit: Any) -> ScenarioUnit:
-    library = ruleset.counter_types()
+def _unit_spec(ruleset: Any, unit: Any, library: dict[str, dict[str, Any]]) -> ScenarioUnit:
     kind = unit.type if unit.type in library else None
     data = unit.model_dump(mode="json")
-    base_data = ruleset.make_unit(kind, id=unit.id, side=unit.side, location=unit.location).model_dump(
-        mode="json") if kind else {"name": "custom"}
+    base_data = ruleset.make_unit(kind, id=unit.id, side=unit.side, location=unit.location,
+                                  library=library).model_dump(mode="json") if kind else {"name": "custom"}
     fields = type(unit).model_fields
     markers, stats = [], {}
     for key, value in data.items():
@@ -279,3 +281,23 @@ def _unit_spec(ruleset: Any, unit: Any) -> ScenarioUnit:
     owner = getattr(unit, "owner", None)
     return ScenarioUnit(id=unit.id, type=kind, name=name, location=None if owner else unit.location,
                         held_by=owner, markers=markers, stats=stats)
+
+
+def check_samples(ruleset_name: str) -> int:
+    """Set up every sample scenario of a ruleset (data/<ruleset>/scenarios/*.yaml) once, at start-up:
+    a sample broken by an edit (or by a change of the counter library) stops the bot with the file
+    named. Returns how many there are."""
+    import yaml
+
+    from .data import data_path
+
+    samples = sorted(data_path(ruleset_name, "scenarios").glob("*.yaml"))
+    for path in samples:
+        scenario = Scenario.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
+        if scenario.ruleset != ruleset_name:
+            raise ValueError(f"{path.name} is a scenario for '{scenario.ruleset}', in {ruleset_name}'s folder")
+        try:
+            build_game(scenario, sequence=1)
+        except ScenarioRefused as exc:
+            raise ValueError(f"{path.name}: {exc.field}: {exc.message}") from None
+    return len(samples)

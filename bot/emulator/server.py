@@ -36,7 +36,7 @@ from bot.emulator.records import (
     CHANNEL_MESSAGE, DEFERRED_CHANNEL_MESSAGE, DEFERRED_UPDATE_MESSAGE, UPDATE_MESSAGE,
     Callback, InteractionRecord, Reply, SentFile, StoredMessage,
 )
-from bot.emulator.schema import USER, build_command
+from bot.emulator.schema import ATTACHMENT, USER, build_command
 
 log = logging.getLogger(__name__)
 
@@ -517,6 +517,11 @@ class FakeDiscord:
             data["resolved"] = self._resolved(guild, built.mentioned)
         if attached:
             data.setdefault("resolved", {})["attachments"] = attached
+        if check:
+            for option in _leaf_options(built.options):
+                if option.get("type") == ATTACHMENT and option.get("value") not in attached:
+                    raise AssertionError(f"/{name} option '{option['name']}' takes a file: give a SentFile (Discord "
+                                         "sends the id of a file the user attached, never a value typed)")
         payload = self._interaction(2, data, guild, user_id, channel_id, member_permissions)
         return await self._exchange(payload, settle=settle, timeout=timeout)
 
@@ -641,6 +646,14 @@ class FakeDiscord:
         if record is not None:
             record.deliveries_received += 1
             record.touch()
+
+
+def _leaf_options(options: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A command's options under its subcommand (group) layers."""
+    found = []
+    for option in options:
+        found += _leaf_options(option["options"]) if "options" in option else [option]
+    return found
 
 
 def _answers(record: InteractionRecord) -> int:

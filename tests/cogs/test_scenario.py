@@ -35,6 +35,12 @@ async def test_the_emulator_sends_an_attachment_as_discord_does(table):
         assert response.status == 200 and await response.read() == sent.data  # served on loopback
 
 
+async def test_the_emulator_takes_only_an_attached_file_for_an_attachment_option(table):
+    with pytest.raises(AssertionError, match="option 'file' takes a file: give a SentFile"):
+        await table.fake.send_command("scenario load", {"file": "1234"}, user_id=GM, channel_id=table.channel)
+    assert await table.snapshot() == (None, 0)
+
+
 async def test_a_forty_counter_scenario_loads_in_one_command_and_one_entry(table):
     reply = await table.as_gm("scenario load", {"file": attach(VILLAGE)})
     assert not reply.ephemeral, reply.embeds
