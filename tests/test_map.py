@@ -24,7 +24,7 @@ from bot.core.game import Location
 from bot.core.rulesets.cd.models import CdStand
 from bot.core.rulesets.nhis.models import NhisUnit
 from bot.pictures import MapCache, Shot, chart_png, hex_layout, latest_fire, map_png
-from bot.pictures.battlefield import (EMPTY_HEX, HEX_H, LINE, MARKER_RGB, MAX_ROWS, RADIUS, STEP_X, STEP_Y,
+from bot.pictures.battlefield import (EMPTY_HEX, HEX_H, LINE, MARKER_RGB, MAX_OTHERS, MAX_ROWS, RADIUS, STEP_X, STEP_Y,
                                       TERRAIN_RGB, Row, counter_text, hex_position, label_rows, location_markers,
                                       markers, terrain_rgb)
 from bot.pictures.draw import SIDE_RGB
@@ -79,6 +79,22 @@ def test_ids_that_are_not_hex_ids_are_laid_out_in_a_row_under_the_grid():
     assert church[0] > farm[0]
     alone = hex_layout(["Farm", "Hill 112"])  # no hex id at all: the row is the map
     assert alone.grid == {} and alone.centres["Farm"][1] == alone.centres["Hill 112"][1]
+
+
+def test_a_spread_too_wide_stays_a_picture_of_bounded_size():
+    far = hex_layout(["A1", "B2", "A999", "ZZZZ5", *(f"Farm {i}" for i in range(100))])
+    assert set(far.grid) == {(col, row) for col in range(0, 3) for row in range(0, 4)}  # around A1 and B2
+    assert far.centres["A999"][1] > far.centres["B2"][1] and far.centres["ZZZZ5"][1] > far.centres["B2"][1]
+    assert len(far.centres) == 2 + MAX_OTHERS  # A999 and ZZZZ5 with the others, 60 at most
+    assert far.size[0] < 1400 and far.size[1] < 1400  # ten to a row, six rows
+    wide = hex_layout(["A1", "ZZ40", "C3"])  # ZZ40 is column 103: beyond the grid's 36 columns
+    assert max(c for c, _ in wide.grid) < 36 and "ZZ40" in wide.centres
+    game, _shot = sample_game(6)
+    game.locations["A999"] = Location(id="A999")
+    for i in range(70):
+        game.locations[f"Farm {i}"] = Location(id=f"Farm {i}")
+    picture = map_png(game)
+    assert picture.size[1] < 2100 and len(picture.labels) == 6  # the grid, six rows of others; the six stacks
 
 
 def test_the_sides_are_drawn_in_the_embeds_colours():

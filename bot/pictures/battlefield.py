@@ -51,7 +51,8 @@ UNDER_ID = math.floor((HEX_H - 26) / LINE)  # a label's lines under the hex id, 
 # of one column never overlap; "+N more" last
 MAX_ROWS = math.floor((STEP_Y - 4) / LINE)
 CHIP = 16  # the side's chip before a counter's line
-MAX_GRID = 60  # hexes along either side of the grid at most (a wider spread is clipped to the Locations)
+GRID_COLUMNS, GRID_ROWS = 36, 24  # the grid's size at most: an ASL board (33 x 10) twice over, stacked
+OTHERS_PER_ROW, MAX_OTHERS = 10, 60  # Locations that are not on the grid: per row, and at most
 
 MARKER_RGB = (200, 30, 30)  # markers on counters: broken, pinned, fire...
 LABEL_BG = (255, 255, 255)
@@ -115,21 +116,23 @@ class Layout:
 
 
 def hex_layout(location_ids: Iterable[str]) -> Layout:
-    """Lay the Locations out: hex ids on the grid (one hex of margin around those in play), the
-    others in a row under it. A test computes a hex's centre with this, as the picture does."""
+    """Lay the Locations out: hex ids on the grid (one hex of margin around those in play, at most
+    GRID_COLUMNS x GRID_ROWS hexes from the top-left one in play: a hex id beyond is laid out with the
+    others), the others in rows of OTHERS_PER_ROW under it, at most MAX_OTHERS (the rest are left
+    out: ``Layout.centres`` does not hold them). A test computes a hex's centre with this, as the
+    picture does."""
     ids = list(dict.fromkeys(location_ids))
     placed = {i: p for i in ids if (p := hex_position(i)) is not None}
-    others = [i for i in ids if i not in placed]
     centres: dict[str, Point] = {}
     grid: dict[tuple[int, int], Point] = {}
     bottom = HEADER + MARGIN
     width = 2 * MARGIN + HEX_W
     if placed:
-        columns = [c for c, _ in placed.values()]
-        rows = [r for _, r in placed.values()]
-        c0, c1 = max(0, min(columns) - 1), max(columns) + 1
-        r0, r1 = max(0, min(rows) - 1), max(rows) + 1
-        c1, r1 = min(c1, c0 + MAX_GRID), min(r1, r0 + MAX_GRID)
+        c0 = max(0, min(c for c, _ in placed.values()) - 1)
+        r0 = max(0, min(r for _, r in placed.values()) - 1)
+        placed = {i: (c, r) for i, (c, r) in placed.items() if c < c0 + GRID_COLUMNS - 1 and r < r0 + GRID_ROWS - 1}
+        c1 = max(c for c, _ in placed.values()) + 1
+        r1 = max(r for _, r in placed.values()) + 1
 
         def centre(column: int, row: int) -> Point:
             shift = 0.5 if column % 2 == 1 else 0.0  # B, D, ... half a hex lower
@@ -140,16 +143,17 @@ def hex_layout(location_ids: Iterable[str]) -> Layout:
             for row in range(r0, r1 + 1):
                 grid[(column, row)] = centre(column, row)
         for location_id, (column, row) in placed.items():
-            centres[location_id] = centre(column, row)  # beyond a clipped grid: still drawn
-        all_points = list(grid.values()) + list(centres.values())
-        bottom = max(y for _, y in all_points) + HEX_H / 2 + MARGIN
-        width = max(x for x, _ in all_points) + RADIUS + MARGIN
+            centres[location_id] = centre(column, row)
+        bottom = max(y for _, y in grid.values()) + HEX_H / 2 + MARGIN
+        width = max(x for x, _ in grid.values()) + RADIUS + MARGIN
+    others = [i for i in ids if i not in placed][:MAX_OTHERS]
     if others:
-        y = bottom + HEX_H / 2 + (LINE if placed else 0)
+        top = bottom + (LINE if placed else 0)
         for i, location_id in enumerate(others):
-            centres[location_id] = (MARGIN + RADIUS + i * (HEX_W + 8), y)
-        width = max(width, MARGIN + len(others) * (HEX_W + 8) + MARGIN)
-        bottom = y + HEX_H / 2 + MARGIN
+            row, column = divmod(i, OTHERS_PER_ROW)
+            centres[location_id] = (MARGIN + RADIUS + column * (HEX_W + 8), top + HEX_H / 2 + row * (HEX_H + 8))
+        width = max(width, MARGIN + min(len(others), OTHERS_PER_ROW) * (HEX_W + 8) + MARGIN)
+        bottom = top + math.ceil(len(others) / OTHERS_PER_ROW) * (HEX_H + 8) + MARGIN
     return Layout((max(420, math.ceil(width)), math.ceil(bottom)), centres, grid)
 
 
@@ -392,9 +396,12 @@ def _hex_map(game: Game, shot: Shot | None) -> MapPicture:
                 _arrow(draw, start, end, side_rgb(shot.side))
                 picture.arrows.append((start, end))
     off = [f"{u.id}" for u in units if u.location is None]
-    if off:
-        draw.text((MARGIN, layout.size[1] - MARGIN + 2), "Off board: " + ", ".join(off)[:150], fill=INK,
-                  font=small, anchor="lb")
+    left_out = len(set(in_play) - set(layout.centres))
+    notes = (["Off board: " + ", ".join(off)] if off else []) + (
+        [f"{left_out} more Locations not drawn (too far from the others, or too many)"] if left_out else [])
+    if notes:
+        draw.text((MARGIN, layout.size[1] - MARGIN + 2), fit("; ".join(notes), SMALL_SIZE, layout.size[0] - 2 * MARGIN),
+                  fill=INK, font=small, anchor="lb")
     picture.png = png(image, MAP_PALETTE)
     return picture
 
