@@ -19,6 +19,7 @@ import pytest
 from bot import cli
 from bot.core.dice import SeededDice
 from bot.sandbox import CommandLineError, parse_command_line, readable, split_options
+from bot.store.sqlite import unpack_state
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -288,7 +289,6 @@ def test_a_database_file_keeps_the_games_and_passes_the_health_check(tmp_path, m
 
 
 def test_the_forty_counter_scenario_file_loads_in_one_command(tmp_path):
-    import json
     import sqlite3
 
     from tests.test_map import README_MAP, decode
@@ -308,7 +308,7 @@ def test_the_forty_counter_scenario_file_loads_in_one_command(tmp_path):
     with sqlite3.connect(database) as db:
         [(state,)] = db.execute("SELECT state FROM games").fetchall()
         commands = [row[0] for row in db.execute("SELECT command FROM log_entries ORDER BY seq")]
-    assert len(json.loads(state)["units"]) == 44
+    assert len(unpack_state(state).units) == 44  # stored compressed (bot/store/sqlite.py)
     assert commands == ["/game new", "/game join", "/game join"]  # the whole set-up: one entry
 
 

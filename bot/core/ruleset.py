@@ -272,6 +272,13 @@ class Ruleset:
         already, so it is legal."""
         return None
 
+    def preview_size(self, game: Game, order: BaseModel) -> int | None:
+        """How many outcomes ``preview`` would tell apart, at most, counted from the order before any
+        enumeration (the checks it causes, the outcomes of each); raise IllegalOrder with the numbers
+        when that is more than the engine may count. None: no estimate (the generic enumeration
+        stops itself at its own cap). The order was resolved once already, so it is legal."""
+        return None
+
     def suggestions(self, suggest: Suggest, game: Game, named: dict[str, list[str]]) -> list[tuple[str, str]]:
         """(label, value) pairs autocomplete offers for an option; ``named`` holds the ids typed so
         far in the command's other options (the enemies of the firer named). The kinds every
