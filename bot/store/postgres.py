@@ -76,6 +76,16 @@ _WRITE = (
     "FROM moved WHERE $21::bigint IS NOT NULL RETURNING seq) "
     "SELECT count(*) FROM moved")
 
+_ACTIVE_GAME = f"SELECT {_GAME_COLUMNS} FROM games WHERE channel_id = $1 AND status = 'active'"
+_LOGGED_OR_ACTIVE = (
+    f"SELECT {', '.join('e.' + c.strip() for c in _ENTRY_COLUMNS.split(','))}, "
+    f"{', '.join('g.' + c.strip() for c in _GAME_COLUMNS.split(','))} "
+    "FROM log_entries e JOIN games g ON g.id = e.game_id WHERE e.interaction_id = $2 UNION ALL "
+    "SELECT NULL::bigint, NULL::integer, NULL::text, NULL::bigint, NULL::text, NULL::text, NULL::text, "
+    "NULL::boolean, NULL::bytea, NULL::text, NULL::text, NULL::text, NULL::bigint, NULL::integer, "
+    f"{', '.join('g.' + c.strip() for c in _GAME_COLUMNS.split(','))} FROM games g "
+    "WHERE g.channel_id = $1 AND g.status = 'active'")
+
 # the connection the current task holds with a channel's lock: (task, connection, store)
 _HELD: ContextVar[tuple[asyncio.Task[Any] | None, Any, PostgresStore] | None] = ContextVar(
     "referee_pg_held", default=None)
@@ -262,16 +272,18 @@ class PostgresStore(Store):
 
     async def load_for_command(self, channel_id: int,
                                interaction_id: int | None) -> tuple[LogEntry | None, StoredGame | None]:
+        """One round trip: the entry already logged for ``interaction_id`` with its game (a row
+        whose entry columns are set), and the channel's active game (a row whose are NULL)."""
         async with self._connection() as conn:
-            if interaction_id is not None:
-                logged = await conn.fetchrow(f"SELECT {_ENTRY_COLUMNS} FROM log_entries WHERE interaction_id = $1",
-                                             interaction_id)
-                if logged is not None:
-                    game = await conn.fetchrow(f"SELECT {_GAME_COLUMNS} FROM games WHERE id = $1", logged[0])
-                    return _entry(logged), _stored(game)
-            row = await conn.fetchrow(f"SELECT {_GAME_COLUMNS} FROM games WHERE channel_id = $1 AND status = 'active'",
-                                      channel_id)
-        return None, (_stored(row) if row else None)
+            if interaction_id is None:
+                row = await conn.fetchrow(_ACTIVE_GAME, channel_id)
+                return None, (_stored(row) if row else None)
+            rows = await conn.fetch(_LOGGED_OR_ACTIVE, channel_id, interaction_id)
+        for row in rows:
+            if row[0] is not None:
+                values = tuple(row)
+                return _entry(values[:14]), _stored(values[14:])
+        return None, (_stored(tuple(rows[0])[14:]) if rows else None)
 
     async def create_game(self, channel_id: int, guild_id: int | None, game: Game,
                           first_entry: Callable[[int], LogEntry]) -> tuple[StoredGame, LogEntry]:
