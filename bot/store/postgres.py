@@ -86,8 +86,9 @@ _LOGGED_OR_ACTIVE = (
     f"{', '.join('g.' + c.strip() for c in _GAME_COLUMNS.split(','))} FROM games g "
     "WHERE g.channel_id = $1 AND g.status = 'active'")
 
-# the connection the current task holds with a channel's lock: (task, connection, store)
-_HELD: ContextVar[tuple[asyncio.Task[Any] | None, Any, PostgresStore] | None] = ContextVar(
+# the connection the current task holds with a channel's (or server's) lock: (task, connection,
+# store, the lock keys it holds)
+_HELD: ContextVar[tuple[asyncio.Task[Any] | None, Any, PostgresStore, frozenset[int]] | None] = ContextVar(
     "referee_pg_held", default=None)
 
 
@@ -218,38 +219,56 @@ class PostgresStore(Store):
         except (OSError, asyncpg.InterfaceError) as exc:
             raise _unreachable(exc) from None
 
-    @contextlib.asynccontextmanager
-    async def channel_lock(self, channel_id: int) -> AsyncIterator[None]:
+    def channel_lock(self, channel_id: int) -> contextlib.AbstractAsyncContextManager[None]:
         """Hold the channel across every process on this database (a session advisory lock) for
         the whole command; the command's reads and writes use the connection holding it."""
-        if self._held() is not None:  # already held by this task (the lock is taken once)
+        return self._advisory(channel_id)
+
+    def server_lock(self, guild_id: int) -> contextlib.AbstractAsyncContextManager[None]:
+        """Hold the server across every process (its games counted against its caps and the new
+        one created under it); keyed apart from the channels (negative keys)."""
+        return self._advisory(-guild_id)
+
+    @contextlib.asynccontextmanager
+    async def _advisory(self, key: int) -> AsyncIterator[None]:
+        """A session advisory lock on ``key``, on the connection this task already holds (a lock
+        taken inside another: the server's, then the channel's) or on one from the pool, which the
+        task's store calls then use until the outermost lock is let go."""
+        held = _HELD.get()
+        mine = held is not None and held[2] is self and held[0] is asyncio.current_task()
+        if mine and key in held[3]:  # already held by this task
             yield
             return
-        try:
-            acquired = self._pool.acquire()
-            conn = await acquired.__aenter__()
-        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
-            raise (_fault(exc) or _unreachable(exc)) from None
+        if mine:
+            conn, acquired = held[1], None
+        else:
+            try:
+                acquired = self._pool.acquire()
+                conn = await acquired.__aenter__()
+            except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+                raise (_fault(exc) or _unreachable(exc)) from None
         try:
             try:
-                await conn.execute("SELECT pg_advisory_lock($1)", channel_id)
+                await conn.execute("SELECT pg_advisory_lock($1)", key)
             except BaseException:
                 # cancelled (or failed) while waiting: the lock may have been granted meanwhile, so
                 # the session ends here rather than go back to the pool perhaps holding it
                 conn.terminate()
                 raise
-            token = _HELD.set((asyncio.current_task(), conn, self))
+            keys = (held[3] if mine else frozenset()) | {key}
+            token = _HELD.set((asyncio.current_task(), conn, self, keys))
             try:
                 yield
             finally:
                 _HELD.reset(token)
                 try:
-                    await conn.execute("SELECT pg_advisory_unlock($1)", channel_id)
+                    await conn.execute("SELECT pg_advisory_unlock($1)", key)
                 except BaseException:
-                    conn.terminate()  # its session ends, and the lock with it: never back to the pool held
+                    conn.terminate()  # its session ends, and its locks with it: never back to the pool held
                     raise
         finally:
-            await acquired.__aexit__(None, None, None)
+            if acquired is not None:
+                await acquired.__aexit__(None, None, None)
 
     # --- games ---
 
