@@ -35,6 +35,7 @@ from bot.pacing import Pacer
 from bot.render import error_embed
 from bot.store.base import DatabaseUnusable, StorageUnavailable
 from bot.replies import UNKNOWN_INTERACTION, DetailsButton, post_saved_result, send_ephemeral
+from bot.maps import MapButton
 
 if TYPE_CHECKING:
     from bot.store import Store
@@ -168,11 +169,15 @@ class RefereeBot(RefereeClient):
 
     async def setup_hook(self) -> None:
         from bot.service import Referee, ServerCaps
+        from bot.work import Worker
 
         load_tables()  # a broken data file stops the bot here (TablesUnreadable), not mid-game
         await self.open_store()
-        self.referee = Referee(self.store, caps=ServerCaps.from_settings(self.settings))
+        self.referee = Referee(self.store, caps=ServerCaps.from_settings(self.settings),
+                               worker=Worker(budget=self.settings.long_work_seconds,
+                                             at_once=self.settings.long_work_processes))
         self.add_dynamic_items(DetailsButton)  # on every result shown outcome first (bot/replies.py)
+        self.add_dynamic_items(MapButton)  # under /game status (bot/maps.py)
         await self.load_cogs()
         await self.sync_commands()
         self.pacer.start()  # the reminders of slow games (bot/pacing.py); it waits until ready
@@ -186,7 +191,8 @@ class RefereeBot(RefereeClient):
 
         if self.store is None:
             self.store = await _maybe_await(open_store(self.settings.database,
-                                                       max_entries=self.settings.max_log_entries))
+                                                       max_entries=self.settings.max_log_entries,
+                                                       checkpoint_every=self.settings.checkpoint_every))
 
     async def post_unshown(self) -> None:
         """Once ready: post every result saved but never seen (the bot stopped between the save and
@@ -234,6 +240,9 @@ class RefereeBot(RefereeClient):
         if task is not None and not task.done():
             task.cancel()
         await super().close()
+        referee = getattr(self, "referee", None)
+        if referee is not None:
+            referee.worker.close()
         store, self.store = self.store, None
         if store is not None:
             await _maybe_await(store.close())

@@ -22,6 +22,10 @@ LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 # disk use and on the time verify needs (Issue 6). A real game has a few thousand. The host
 # may set another (REFEREE_MAX_LOG_ENTRIES); the stores take it when opened.
 MAX_LOG_ENTRIES = 100_000
+# The state after every this many entries is kept beside the log (issue 14): an undo proposal, the
+# Odds button of an old result and a verify from a point replay at most this many entries. Each
+# costs one compressed state (a few KB at most: tens of bytes per entry). REFEREE_CHECKPOINT_EVERY.
+CHECKPOINT_EVERY = 100
 
 
 @dataclass(frozen=True)
@@ -109,6 +113,7 @@ class Settings(BaseSettings):
     max_games_per_server: int = Field(default=100, ge=1, le=100_000)
     new_games_per_server: RateSetting = Rate(100, 86_400)
     max_log_entries: int = Field(default=MAX_LOG_ENTRIES, ge=100, le=1_000_000)  # per game
+    checkpoint_every: int = Field(default=CHECKPOINT_EVERY, ge=10, le=100_000)  # entries between checkpoints
     # sharding (several bot processes on one PostgreSQL): this process connects as shard
     # ``shard_id`` of ``shard_count``; Discord sends it the servers whose id >> 22 % count is its id.
     # Both unset: one process, Discord's default (one shard). Also `python -m bot run --shard 0/2`.
@@ -130,6 +135,10 @@ class Settings(BaseSettings):
         if self.shard_count is None:
             return True
         return ((guild_id or 0) >> 22) % self.shard_count == self.shard_id
+    # long work (verify, exports, statistics, undo proposals, the Odds button, previews) runs in
+    # worker processes (bot/work.py): at most this many at once, each within this many seconds
+    long_work_seconds: float = Field(default=60.0, gt=0, le=3_600)
+    long_work_processes: int = Field(default=2, ge=1, le=32)
 
     @field_validator("quota_user", "quota_channel", "quota_server", "quota_heavy_user", "quota_heavy_channel",
                      "quota_heavy_server", "new_games_per_server", mode="before")

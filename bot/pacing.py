@@ -67,7 +67,7 @@ class Pacer:
         now = self.now()
         reminded = []
         settings = getattr(self.bot, "settings", None)
-        for quiet in await store.quiet_games():
+        for quiet in await store.quiet_games(due_by=now.isoformat(timespec="milliseconds")):
             stored = quiet.game
             if settings is not None and not settings.serves_guild(stored.guild_id):
                 continue  # another shard's server: its process reminds it

@@ -17,8 +17,10 @@ from typing import Literal
 
 from bot.core.game import Game
 from bot.record.chain import LogEntry
+from bot.record.checkpoint import Checkpoint
 
-from bot.config import MAX_LOG_ENTRIES  # the default cap of a game's log (the host may set another)
+# the default cap of a game's log, and how many entries apart checkpoints are (the host may set others)
+from bot.config import CHECKPOINT_EVERY, MAX_LOG_ENTRIES
 
 GameStatus = Literal["active", "ended"]
 
@@ -245,8 +247,11 @@ class Store(ABC):
         seconds by the store's own clock (the one that writes ``created_at``); an indexed read."""
 
     @abstractmethod
-    async def quiet_games(self) -> list[QuietGame]:
-        """Active games whose options set ``remind_after_hours``."""
+    async def quiet_games(self, due_by: str | None = None) -> list[QuietGame]:
+        """Active games whose options set ``remind_after_hours`` and that were not reminded of their
+        current silence; with ``due_by`` (a time as the entries write it), only those whose newest
+        entry is that many hours old by then. An indexed read (issue 14): its cost follows the
+        games due, not the games running."""
 
     @abstractmethod
     async def mark_reminded(self, game_id: int, seq: int, sent_at: str) -> None: ...
@@ -282,9 +287,16 @@ class Store(ABC):
         """(channel, entry) of the results saved by an interaction and never seen, oldest first."""
         return []
 
-    async def iter_entries(self, game_id: int, *, batch: int = 500) -> AsyncIterator[LogEntry]:
-        """Every entry of a game in seq order, read in batches (verify, export)."""
-        after = 0
+    # checkpoints (issue 14; bot/record/checkpoint.py): a store that keeps none replays from entry 1
+    async def checkpoint_before(self, game_id: int, seq: int) -> Checkpoint | None:
+        """The newest checkpoint of the game at or before entry ``seq``, as stored (unchecked:
+        ``ChainVerifier.resume`` checks it against its entry before use), or None."""
+        return None
+
+    async def iter_entries(self, game_id: int, *, batch: int = 500,
+                           after_seq: int = 0) -> AsyncIterator[LogEntry]:
+        """Every entry of a game with seq > ``after_seq``, in seq order, read in batches (verify, export)."""
+        after = after_seq
         while True:
             page = await self.entries(game_id, after_seq=after, limit=batch)
             for entry in page:

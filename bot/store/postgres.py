@@ -156,7 +156,7 @@ class PostgresStore(Store):
 
     @classmethod
     async def open(cls, dsn: str, *, max_entries: int = MAX_LOG_ENTRIES, upto: int | None = None,
-                   pool_size: int = POOL_SIZE) -> PostgresStore:
+                   pool_size: int = POOL_SIZE, checkpoint_every: int | None = None) -> PostgresStore:
         """Connect a pool to ``dsn`` and migrate the schema (up to ``upto``). A server that cannot
         serve (unreachable, no such database, refused login) raises DatabaseUnusable: one line
         naming it (without the password) and what to do."""
@@ -552,7 +552,8 @@ class PostgresStore(Store):
                 "count(*), min(created_at) FROM games WHERE guild_id = $1 AND created_at >= $2", guild_id, since)
         return ServerGames(running=row[0], started=row[1], first_started=row[2])
 
-    async def quiet_games(self) -> list[QuietGame]:
+    async def quiet_games(self, due_by: str | None = None) -> list[QuietGame]:
+        # every quiet game with the option set: the pacer checks how long each has been silent
         columns = ", ".join("g." + c.strip() for c in _GAME_COLUMNS.split(","))
         async with self._connection() as conn:
             rows = await conn.fetch(
