@@ -383,10 +383,12 @@ class Referee:
         """A new game in the channel; ``setup``: a scenario file's whole set-up (checked by
         ``bot.scenario.read``), made in this one entry, so a bad file creates nothing."""
         # the server's games are counted and the new one created under the server's lock, so two
-        # /game new at once in one server cannot both take its last place (in this process; with
-        # several processes the caps can be passed by the commands in flight at that moment)
+        # /game new at once in one server cannot both take its last place: in this process (an
+        # asyncio lock) and across processes (Store.server_lock: PostgreSQL's advisory lock)
         server_lock = self._server_lock(guild_id) if guild_id is not None else contextlib.nullcontext()
-        async with server_lock, self._lock(channel_id):
+        store_server_lock = (self._store.server_lock(guild_id) if guild_id is not None
+                             else contextlib.nullcontext())
+        async with server_lock, store_server_lock, self._lock(channel_id):
             if (done := await self.recorded(interaction_id)) is not None:
                 return done
             existing = await self._store.load_active(channel_id)
