@@ -600,7 +600,8 @@ class Referee:
                 raise NotAllowed("there is nothing to undo: the game's creation cannot be undone")
             before, target = live
             # from the newest checkpoint at or before it that checks out (issue 14), else from entry 1
-            verifier = ChainVerifier.resume(await self._store.checkpoint_before(stored.id, before), until=before)
+            verifier = ChainVerifier.resume(await self._store.checkpoint_before(stored.id, before), until=before,
+                                            hash_once=True)
             async for entry in self._store.iter_entries(stored.id, after_seq=verifier.resumed_at):
                 if entry.seq > before:
                     break
@@ -609,6 +610,9 @@ class Referee:
                                      f"trusted: {problem.reason} (see /log verify)")
                 if verifier.checked % 200 == 0:
                     await asyncio.sleep(0)  # a long replay lets other channels' commands run
+            if (problem := verifier.settled()) is not None:
+                raise NotAllowed(f"the log does not check out at entry #{problem.seq}, so no undo can be "
+                                 f"trusted: {problem.reason} (see /log verify)")
             assert verifier.game is not None
             now = self._clock()
             request = UndoRequest(
