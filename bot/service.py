@@ -843,11 +843,14 @@ def state_before_undo(checkpoint: Checkpoint | None, entries: list[LogEntry], be
     """The game after entry ``before`` (the entry below the one undone), as JSON, once the log
     verifies up to there from ``checkpoint`` (its entries after it; from entry 1 without one);
     refused when it does not."""
-    verifier = ChainVerifier.resume(checkpoint, until=before)
+    verifier = ChainVerifier.resume(checkpoint, until=before, hash_once=True)
     for entry in entries:
         if (problem := verifier.check(entry)) is not None:
             raise NotAllowed(f"the log does not check out at entry #{problem.seq}, so no undo can be "
                              f"trusted: {problem.reason} (see /log verify)")
+    if (problem := verifier.settled()) is not None:  # the state at the end, hashed once (hash_once)
+        raise NotAllowed(f"the log does not check out at entry #{problem.seq}, so no undo can be "
+                         f"trusted: {problem.reason} (see /log verify)")
     assert verifier.game is not None
     return verifier.game.model_dump_json()
 

@@ -367,14 +367,27 @@ class ChainVerifier:
         self.replayer = Replayer()
         self.by_version: dict[int, int] = {}  # rules version -> entries checked that were logged under it
         self.resumed_at = 0  # the checkpoint's entry the check went on from (0: from entry 1)
+        # True: each replayed state is not hashed, only the last (``settled``): a check up to a
+        # point (an undo proposal) that needs the state there, not which entry first went astray
+        self.hash_once = False
+
+    def settled(self) -> Problem | None:
+        """After the last entry of a ``hash_once`` check: the replayed state must be the one that
+        entry recorded (a replay that went astray anywhere ends in another state)."""
+        if self.hash_once and self.expected_seq > 1 and self.replayer.last_hash != self.last_state_hash:
+            last = self.expected_seq - 1
+            return Problem(last, f"the state after replaying entry #{last} does not match the hash it recorded")
+        return None
 
     @classmethod
-    def resume(cls, checkpoint: Checkpoint | None, until: int | None = None) -> "ChainVerifier":
+    def resume(cls, checkpoint: Checkpoint | None, until: int | None = None, *,
+               hash_once: bool = False) -> "ChainVerifier":
         """A verifier that goes on after ``checkpoint`` (bot/record/checkpoint.py) when its state
         checks out against the state hash its entry recorded and, for a check that stops at entry
         ``until``, its kept stack reaches every undo up to there; else one that starts at entry 1.
         Feed it the entries after ``resumed_at``."""
         verifier = cls()
+        verifier.hash_once = hash_once
         if checkpoint is None or (until is not None and (checkpoint.seq > until or not checkpoint.reaches(until))):
             return verifier
         game = checkpoint.game()
@@ -411,13 +424,16 @@ class ChainVerifier:
     def _replay(self, entry: LogEntry) -> str | None:
         n = entry.seq
         try:
-            _game, outcome = self.replayer.apply(n, entry.order, entry.dice, entry.manual)
+            # hash_once: the state is hashed after the last entry only (``settled``)
+            _game, outcome = self.replayer.apply(n, entry.order, entry.dice, entry.manual,
+                                                 entry.state_hash if self.hash_once else None)
         except ReplayRefused as exc:
             return str(exc)
         except RulesError as exc:
             return f"replaying entry #{n} is refused: {exc}"
         difference = replay_difference(entry.rules_version, entry.outcome, outcome.model_dump(mode="json"),
-                                       entry.state_hash, self.replayer.last_hash)
+                                       None if self.hash_once else entry.state_hash,
+                                       None if self.hash_once else self.replayer.last_hash)
         if difference is None:
             return None
         if difference.kind == "result":
