@@ -154,7 +154,7 @@ async def show_odds(interaction: Interaction, order: Any, dice: list[int] | None
         raise InvalidOrder("'preview' shows the odds before any roll: leave 'dice' out, or leave 'preview' "
                            "out to resolve the order with your dice", field="dice")
     odds = await interaction.client.referee.odds(interaction.channel_id, actor_of(interaction), order)
-    await send_embeds(interaction, odds_embed(odds.report, odds.game), ephemeral=False)
+    await send_embeds(interaction, odds_embed(odds.report, odds.game, plan=odds.plan), ephemeral=False)
 
 
 async def act_and_reply(interaction: Interaction, order: Any, *, command: str,

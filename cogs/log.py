@@ -54,7 +54,7 @@ def _people(record: dict[str, Any]) -> set[Any]:
     """Everyone an export names: actors, those who accepted undos, players and the game master."""
     people = {e["actor"] for e in record["entries"]}
     for entry in record["entries"]:
-        people |= {entry["order"].get(key) for key in ("accepted_by", "player", "gm")}
+        people |= {entry["order"].get(key) for key in ("accepted_by", "player", "gm", "approved_by")}
     return people
 
 

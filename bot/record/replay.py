@@ -21,7 +21,7 @@ from typing import Any, NamedTuple, Protocol
 
 from bot.core.api import new_game, resolve
 from bot.core.dice import ScriptedDice
-from bot.core.errors import RulesError
+from bot.core.errors import InvalidOrder, RulesError
 from bot.core.game import Game
 from bot.core.outcome import Outcome, UnitEffect
 from bot.core.rulesets import get_ruleset, title_of
@@ -50,8 +50,12 @@ def creation_order(ruleset: str, sides: list[str], scenario: str, variant: str |
                    options: dict[str, Any] | None, gm: int) -> dict[str, Any]:
     """A new game's entry 1: everything the game is made from, and that its sequence of play is
     refereed (``sequence``; a creation logged before it was has none, and replays without it)."""
+    try:
+        defaults = dict(get_ruleset(ruleset).creation_defaults)
+    except InvalidOrder:  # an unknown ruleset: new_game refuses it by name
+        defaults = {}
     return {"action": NEW_GAME, "ruleset": ruleset, "sides": list(sides), "scenario": scenario,
-            "variant": variant, "options": dict(options or {}), "gm": gm, "sequence": SEQUENCE}
+            "variant": variant, "options": defaults | dict(options or {}), "gm": gm, "sequence": SEQUENCE}
 
 
 def game_from_creation(order: dict[str, Any]) -> Game:
@@ -84,10 +88,10 @@ def ending_outcome(game: Game) -> Outcome:
 
 
 def _unit_summary(unit: Any) -> str:
-    """A unit's counter, place and raised flags, to show what an undo puts back: "2-2-7, B5, broken, dm"."""
-    flags = [name.replace("_", " ") for name, value in unit if value is True and name != "eliminated"]
+    """A unit's counter, place and markers in its ruleset's words (never a field's name), to show
+    what an undo puts back: "2-2-7, B5, broken, DM"."""
     where = "eliminated" if unit.eliminated else (unit.location or "off board")
-    return ", ".join([unit.name, where, *flags])
+    return ", ".join([unit.name, where, get_ruleset(unit.system).unit_status(unit)])
 
 
 def proposer_side(game: Game, user_id: Any) -> int | None:

@@ -140,7 +140,7 @@ async def test_asl_fire_refused_in_the_rally_phase(table):
 async def test_a_negative_range_from_a_client_skipping_discords_checks_is_refused_by_the_rules(table):
     await asl_game(table, phase="PFPh")
     text = await table.refused("fire", {"firers": "A1", "target": "B5", "range": -1}, check=False)
-    assert text == "'range': Input should be greater than or equal to 0"
+    assert text == "'range' must be at least 0, not '-1'"
 
 
 async def test_fire_in_a_channel_without_a_game(table):
