@@ -13,7 +13,7 @@ from tests.cogs.helpers import asl_game
 from tests.reliability.test_hostile_input import LIBRARY_PHRASES
 
 CASES = [  # (command, options, user, what the refusal must say to do instead)
-    ("unit add", {"id": "A 9!", "side": "Germans", "type": "ger-467"}, GM, "an id is 1 to 24 letters"),
+    ("unit add", {"id": "A9!", "side": "Germans", "type": "ger-467"}, GM, "an id is 1 to 24 letters"),
     ("unit add", {"id": "A9", "side": "Germans", "type": "ger-467", "stats": "rnage=3"}, GM,
      "did you mean range?"),
     ("unit add", {"id": "A9", "side": "Germans", "type": "ger-467", "stats": "broken=maybe"}, GM, "yes or no"),
