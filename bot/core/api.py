@@ -150,7 +150,21 @@ def check_phase(game: Game, ruleset: Ruleset, order: BaseModel) -> None:
     names = [ruleset.phase_names.get(p, p) for p in allowed.names]
     listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
     raise IllegalOrder(f"{allowed.doing} only in the {listed}; this is the "
-                       f"{ruleset.phase_names.get(game.phase, game.phase)} ({allowed.rule})", rule=allowed.rule)
+                       f"{ruleset.phase_names.get(game.phase, game.phase)} ({allowed.rule}): "
+                       f"{_getting_to(game, ruleset, allowed.names)}", rule=allowed.rule)
+
+
+def _getting_to(game: Game, ruleset: Ruleset, phases: tuple[str, ...]) -> str:
+    """How the game gets to the next phase that allows an order: the command that moves it on."""
+    order = list(ruleset.phases)
+    at = order.index(game.phase) if game.phase in order else -1
+    following = [order[(at + i) % len(order)] for i in range(1, len(order) + 1)]
+    short = next((p for p in following if p in phases), phases[0])
+    name = ruleset.phase_names.get(short, short)
+    if refereed(game):
+        return (f"the next {name} comes as each side ends its part with /done (the game master may jump "
+                f"there with /game phase to:{short})")
+    return f"/game phase to:{short} moves the game to the next {name}"
 
 
 def new_game(ruleset_name: str, *, sides: list[str], scenario: str = "", variant: str | None = None,

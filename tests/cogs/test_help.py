@@ -53,7 +53,8 @@ async def test_help_for_one_command_gives_an_example_and_why_not_now(table):
             "Russians may fire in the Movement Phase and Defensive Fire Phase of this turn); "
             "e.g. `/fire target:A4 firers:L1`") in shown
     rally = text(await table.send("help", {"command": "/rally"}))
-    assert "may not (units rally only in the Rally Phase; this is the Prep Fire Phase (A10.6))" in rally
+    assert ("may not (units rally only in the Rally Phase; this is the Prep Fire Phase (A10.6): the next Rally "
+            "Phase comes as each side ends its part with /done") in rally
 
 
 async def test_help_for_a_command_of_the_bot_and_an_unknown_one(table):

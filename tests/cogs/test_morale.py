@@ -136,7 +136,9 @@ async def test_cd_morale_refused(table, options, user, says):
 async def test_cd_morale_refused_outside_the_command_and_morale_phase(table):
     await cd_game(table, phase="GeneralFire")
     assert await table.refused("morale", {"company": "Kampf", "dice": "3"}, user=BOB) == (
-        "a company checks morale only in the Command & Morale Phase; this is the General Fire Phase (CD [21])")
+        "a company checks morale only in the Command & Morale Phase; this is the General Fire Phase (CD [21]): "
+        "the next Command & Morale Phase comes as each side ends its part with /done (the game master may jump "
+        "there with /game phase to:CommandMorale)")
 
 
 async def test_company_autocomplete_lists_the_games_companies(table):
