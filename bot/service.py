@@ -25,6 +25,8 @@ from bot.config import Rate, Settings
 from bot.core.api import order_model, resolve
 from bot.core.dice import DiceSource, ScriptedDice, SystemDice
 from bot.core.errors import InvalidOrder, RulesError
+from bot.core.help import DicePlan, dice_plan
+from bot.core.options import general
 from bot.core.game import Game
 from bot.core.scenario import Scenario
 from bot.core.sequence import side_to_act
@@ -52,7 +54,7 @@ DIGEST_MOST = 15  # entries a digest shows at most (the newest)
 MAP_LOOK_BACK = 50  # entries read back for the latest fire the map draws
 OrderBuilder = Callable[[Game], "dict[str, Any] | BaseModel"]
 ENTRY_ODDS_CACHED = 64  # answers of the "Odds" button kept, so pressing it again replays nothing
-UNDO_MINUTES = 10  # how long an undo proposal waits for its answer; a game option may change it
+UNDO_MINUTES = general("undo_minutes").default  # how long an undo proposal waits (48 hours); the option's default
 
 
 class NoGame(RulesError):
@@ -103,6 +105,7 @@ class Odds:
     report: OddsReport
     game: Game
     entry: LogEntry | None = None
+    plan: DicePlan | None = None  # the manual dice, in the order the order uses them
 
 
 @dataclass(frozen=True)
@@ -464,7 +467,7 @@ class Referee:
         report = await self.worker.run(
             odds_preview, stored.game, plain, cost=cost, on_long=on_long, what="this preview",
             instead="preview an attack on a smaller stack, or roll it")
-        return Odds(report, stored.game)
+        return Odds(report, stored.game, plan=dice_plan(stored.game, plain))
 
     async def entry(self, game_id: int, seq: int) -> LogEntry:
         """One entry of a game's log, as logged (the Details button of a result)."""
@@ -725,7 +728,7 @@ class Referee:
         status = self._lapse(pending, stored)
         if status is None:
             raise NotAllowed(f"an undo of entry #{pending.target_seq} is already waiting for an answer "
-                             f"(until {pending.expires_at[11:16]} UTC)")
+                             f"(until <t:{int(datetime.fromisoformat(pending.expires_at).timestamp())}:f>)")
         await self._store.settle_undo(pending.id, status, None, self._clock().isoformat(timespec="milliseconds"))
 
     def _lapse(self, request: UndoRequest, stored: StoredGame) -> str | None:
@@ -870,4 +873,4 @@ def odds_before(checkpoint: Checkpoint | None, earlier: list[LogEntry], entry: L
         raise NotAllowed(f"the log does not replay before entry #{seq} ({exc}): see /log verify") from None
     if replayer.game is None or last is None or replayer.last_hash != last:
         raise NotAllowed(f"the state before entry #{seq} does not check out against the log: see /log verify")
-    return Odds(odds_preview(replayer.game, entry.order), replayer.game, entry)
+    return Odds(odds_preview(replayer.game, entry.order), replayer.game, entry, dice_plan(replayer.game, entry.order))

@@ -22,7 +22,7 @@ from typing import Any, NamedTuple, Protocol
 
 from bot.core.api import new_game, resolve
 from bot.core.dice import ScriptedDice
-from bot.core.errors import RulesError
+from bot.core.errors import InvalidOrder, RulesError
 from bot.core.game import Game
 from bot.core.scenario import Scenario, build_game
 from bot.core.outcome import Outcome, UnitEffect
@@ -56,9 +56,14 @@ def creation_order(ruleset: str, sides: list[str], scenario: str, variant: str |
     """A new game's entry 1: everything the game is made from, and that its sequence of play is
     refereed (``sequence``; a creation logged before it was has none, and replays without it).
     ``setup``: a scenario file's whole set-up (bot/core/scenario.py, as plain data), so a game set up
-    from a file is one entry, replayed by setting the same scenario up again."""
+    from a file is one entry, replayed by setting the same scenario up again. A ruleset's
+    ``creation_defaults`` (how games created today play) come first in the options."""
+    try:
+        defaults = dict(get_ruleset(ruleset).creation_defaults)
+    except InvalidOrder:  # an unknown ruleset: new_game refuses it by name
+        defaults = {}
     order = {"action": NEW_GAME, "ruleset": ruleset, "sides": list(sides), "scenario": scenario,
-             "variant": variant, "options": dict(options or {}), "gm": gm, "sequence": SEQUENCE}
+             "variant": variant, "options": defaults | dict(options or {}), "gm": gm, "sequence": SEQUENCE}
     if setup is not None:
         order["setup"] = setup
     return order
@@ -107,10 +112,10 @@ def ending_outcome(game: Game) -> Outcome:
 
 
 def _unit_summary(unit: Any) -> str:
-    """A unit's counter, place and raised flags, to show what an undo puts back: "2-2-7, B5, broken, dm"."""
-    flags = [name.replace("_", " ") for name, value in unit if value is True and name != "eliminated"]
+    """A unit's counter, place and markers in its ruleset's words (never a field's name), to show
+    what an undo puts back: "2-2-7, B5, broken, DM"."""
     where = "eliminated" if unit.eliminated else (unit.location or "off board")
-    return ", ".join([unit.name, where, *flags])
+    return ", ".join([unit.name, where, get_ruleset(unit.system).unit_status(unit)])
 
 
 def proposer_side(game: Game, user_id: Any) -> int | None:
