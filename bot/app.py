@@ -200,6 +200,8 @@ class RefereeBot(RefereeClient):
         await self.sync_commands()
         self.pacer.start()  # the reminders of slow games (bot/pacing.py); it waits until ready
         self._unshown_task = asyncio.create_task(self.post_unshown(), name="referee-unshown")
+        # the worker processes' server, started now in the background (bot/work.py)
+        self._warm_task = asyncio.create_task(self.referee.worker.warm(), name="referee-warm-workers")
 
     async def open_store(self) -> None:
         """Open (check, migrate) the database once; a file that cannot serve raises
@@ -254,9 +256,10 @@ class RefereeBot(RefereeClient):
     async def close(self) -> None:
         # the gateway first, so no command starts against a closed database
         self.pacer.stop()
-        task = getattr(self, "_unshown_task", None)
-        if task is not None and not task.done():
-            task.cancel()
+        for name in ("_unshown_task", "_warm_task"):
+            task = getattr(self, name, None)
+            if task is not None and not task.done():
+                task.cancel()
         await super().close()
         referee = getattr(self, "referee", None)
         if referee is not None:

@@ -13,7 +13,7 @@ import contextlib
 import json
 import math
 import weakref
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from datetime import datetime, timedelta, timezone
@@ -42,11 +42,12 @@ from bot.record.replay import (END_GAME, UNDO, ChainVerifier, ReplayRefused, cre
                                creation_outcome, ending_outcome, game_from_creation, undo_outcome)
 from bot.store import (ActiveGameExists, DuplicateInteraction, LogFull, StaleGame, Store, StoredGame,
                        UndoRequest)
-from bot.work import Worker
+from bot.work import Pickled, Worker
 
 OnLong = Callable[[], Awaitable[Any]] | None  # awaited when the work goes to a process: the cog defers then
-READ_BATCH = 200  # entries read per trip to the database when a long job reads the log (each ~30 us to parse)
-REPLAY_STEPS = 10  # work steps per replayed entry besides one per unit (bot/work.py)
+READ_BATCH = 50  # entries read per trip to the database when long work reads the log: each batch is parsed
+# on the loop (~30 us an entry), so a batch stalls it ~1.5 ms
+REPLAY_STEPS = 150  # work steps per replayed entry besides one per unit (bot/work.py): ~3 ms, measured
 
 MAX_PER_PAGE = 50
 DIGEST_LOOK_BACK = 200  # entries read back to find a side's last one, for the hand-off digest
@@ -491,10 +492,10 @@ class Referee:
             raise NotAllowed(f"entry #{seq} ({entry.command}) is not an attack or a check: it has no odds")
         stored = await self._store.load_game(game_id)
         assert stored is not None  # the entry references its game
-        checkpoint, earlier = await self._replay_start(game_id, seq - 1)
+        checkpoint, earlier = await self._replay_start(game_id, seq - 1, stored.game, on_long)
         found = await self.worker.run(
-            odds_before, checkpoint, earlier, entry, cost=replay_cost(len(earlier), stored.game), on_long=on_long,
-            what=f"the odds of entry #{seq} (a replay of the {len(earlier):,} entries before it)",
+            odds_before, checkpoint, earlier, entry, cost=replay_cost(len(earlier), stored.game),
+            what=f"working out the odds of entry #{seq} (a replay of the {len(earlier):,} entries before it)",
             instead="ask for the odds of a newer entry, or export the log (/log export format:JSON) and "
                     "replay it on your own computer with python -m bot rules replay")
         self._entry_odds[key] = found
@@ -502,23 +503,38 @@ class Referee:
             self._entry_odds.pop(next(iter(self._entry_odds)))  # the oldest answer goes first
         return found
 
-    async def _replay_start(self, game_id: int, upto_seq: int) -> tuple[Checkpoint | None, list[LogEntry]]:
+    async def _before_long(self, cost: float, on_long: OnLong) -> None:
+        """Work of this cost goes to a worker process: say so (``on_long``: the cog defers) before
+        reading what it needs, which takes a moment on a long log."""
+        if on_long is not None and self.worker.is_long(cost):
+            await on_long()
+
+    async def _replay_start(self, game_id: int, upto_seq: int, game: Game,
+                            on_long: OnLong) -> tuple[Checkpoint | None, Pickled[LogEntry]]:
         """Where a replay up to entry ``upto_seq`` begins: the newest checkpoint at or before it that
         checks out (issue 14), and the entries after it up to there; with none, None and every entry
         from 1. So an undo or an Odds press replays at most a checkpoint interval of entries."""
         checkpoint = await self._store.checkpoint_before(game_id, upto_seq)
         resumed_at = ChainVerifier.resume(checkpoint, until=upto_seq).resumed_at
+        await self._before_long(replay_cost(upto_seq - resumed_at, game), on_long)  # "thinking..." first
         return (checkpoint if resumed_at else None), await self._snapshot(game_id, upto_seq, after_seq=resumed_at)
 
-    async def _snapshot(self, game_id: int, upto_seq: int, *, after_seq: int = 0) -> list[LogEntry]:
+    async def _snapshot(self, game_id: int, upto_seq: int, each: Callable[[LogEntry], None] | None = None, *,
+                        after_seq: int = 0) -> Pickled[LogEntry]:
         """The entries after ``after_seq`` up to ``upto_seq`` of a game, read in small batches (each
-        batch is parsed on the loop): a consistent snapshot without any lock, as entries never
-        change once written."""
-        found: list[LogEntry] = []
-        async for entry in self._store.iter_entries(game_id, after_seq=after_seq, batch=READ_BATCH):
-            if entry.seq > upto_seq:
+        parsed and pickled on the loop, a few milliseconds; bot/work.py's ``Pickled``): a consistent
+        snapshot without any lock, as entries never change once written."""
+        found: Pickled[LogEntry] = Pickled()
+        after = after_seq
+        while after < upto_seq:
+            batch = await self._store.entries(game_id, after_seq=after, limit=min(READ_BATCH, upto_seq - after))
+            found.add(batch)
+            for entry in batch if each is not None else ():
+                each(entry)
+            if len(batch) < min(READ_BATCH, upto_seq - after):
                 break
-            found.append(entry)
+            after = batch[-1].seq
+            await asyncio.sleep(0)  # the other channels' commands between two batches
         return found
 
     async def act(self, channel_id: int, actor: Actor, order: dict[str, Any] | OrderBuilder, *,
@@ -610,12 +626,17 @@ class Referee:
         stored, entries = await self.log_snapshot(channel_id)
         return export_record(stored, entries)
 
-    async def log_snapshot(self, channel_id: int) -> tuple[StoredGame, list[LogEntry]]:
+    async def log_snapshot(self, channel_id: int, each: Callable[[LogEntry], None] | None = None, *,
+                           on_long: OnLong = None, steps_per_entry: float = 0,
+                           ) -> tuple[StoredGame, Pickled[LogEntry]]:
         """The channel's game (the active one, else the last ended) and its entries up to the newest
         seen at the start, read in batches without the channel's lock: what long work (exports,
-        statistics) computes from, in a worker (``run_long``)."""
+        statistics) computes from, in a worker (``run_long``). ``each`` sees every entry as it is
+        read (a quick look on the loop: the people an export names); ``on_long`` is awaited first
+        when the work, ``steps_per_entry`` per entry, will be long."""
         stored = await self._latest(channel_id)
-        return stored, await self._snapshot(stored.id, stored.last_seq)
+        await self._before_long(stored.last_seq * steps_per_entry, on_long)
+        return stored, await self._snapshot(stored.id, stored.last_seq, each)
 
     async def run_long(self, fn: Callable[..., Any], *args: Any, cost: float, what: str, instead: str,
                        on_long: OnLong = None) -> Any:
@@ -659,11 +680,11 @@ class Referee:
         if len(live) < 2:
             raise NotAllowed("there is nothing to undo: the game's creation cannot be undone")
         before, target = live
-        checkpoint, entries = await self._replay_start(stored.id, before)
+        checkpoint, entries = await self._replay_start(stored.id, before, stored.game, on_long)
         state_before = await self.worker.run(
             state_before_undo, checkpoint, entries, before, cost=replay_cost(len(entries), stored.game),
-            on_long=on_long, instead="the game master can correct the game with /unit edit and /unit move instead",
-            what=f"preparing this undo (a replay of the {len(entries):,} entries before entry #{target})")
+            what=f"preparing this undo (a replay of the {len(entries):,} entries before entry #{target})",
+            instead="the game master can correct the game with /unit edit and /unit move instead")
         async with self._lock(channel_id):
             now_stored = await self._undoable(channel_id, actor)
             if (now_stored.id, now_stored.last_seq, now_stored.head_hash) != (stored.id, stored.last_seq,
@@ -822,13 +843,13 @@ def replay_cost(entries: int, game: Game) -> float:
     return entries * (len(game.units) + REPLAY_STEPS)
 
 
-def export_record(stored: StoredGame, entries: list[LogEntry]) -> dict[str, Any]:
+def export_record(stored: StoredGame, entries: Iterable[LogEntry]) -> dict[str, Any]:
     """The JSON export of a game's log (``python -m bot rules replay`` reads it)."""
     return {"game_id": stored.id, "channel_id": stored.channel_id, "ruleset": stored.ruleset,
             "status": stored.status, "head_hash": stored.head_hash, "entries": [e.export() for e in entries]}
 
 
-def verify_log(entries: list[LogEntry], stored: StoredGame) -> VerifyReport:
+def verify_log(entries: Iterable[LogEntry], stored: StoredGame) -> VerifyReport:
     """The chain and the replay of ``entries`` (a game's whole log as read), then the saved state."""
     verifier = ChainVerifier()
     for entry in entries:
@@ -842,7 +863,7 @@ def verify_log(entries: list[LogEntry], stored: StoredGame) -> VerifyReport:
     return VerifyReport(True, verifier.checked, None, verifier.summary())
 
 
-def state_before_undo(checkpoint: Checkpoint | None, entries: list[LogEntry], before: int) -> str:
+def state_before_undo(checkpoint: Checkpoint | None, entries: Iterable[LogEntry], before: int) -> str:
     """The game after entry ``before`` (the entry below the one undone), as JSON, once the log
     verifies up to there from ``checkpoint`` (its entries after it; from entry 1 without one);
     refused when it does not."""
@@ -858,7 +879,7 @@ def state_before_undo(checkpoint: Checkpoint | None, entries: list[LogEntry], be
     return verifier.game.model_dump_json()
 
 
-def odds_before(checkpoint: Checkpoint | None, earlier: list[LogEntry], entry: LogEntry) -> Odds:
+def odds_before(checkpoint: Checkpoint | None, earlier: Iterable[LogEntry], entry: LogEntry) -> Odds:
     """The odds ``entry``'s order had, in the game replayed from ``checkpoint`` (from entry 1
     without one) through ``earlier``, the entries after it up to ``entry``."""
     seq = entry.seq

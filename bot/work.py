@@ -16,7 +16,8 @@ the bot's own threads):
 - the job has a time budget (REFEREE_LONG_WORK_SECONDS); past it the process is killed and
   the command is refused in players' words, saying what was too big and what to do instead;
 - at most ``at_once`` jobs run together (REFEREE_LONG_WORK_PROCESSES); the others wait their
-  turn, and the wait counts against their budget;
+  turn, and the wait counts against their budget; work estimated quick (a preview, a short
+  replay: under ~2 s) has one more process of its own, so it never waits behind long replays;
 - work estimated small (``cost`` under ``inline_below``: a few milliseconds) runs on the loop
   as before: a process costs more than a short game's replay.
 
@@ -32,9 +33,10 @@ import multiprocessing
 import multiprocessing.connection
 import os
 import time
-from collections.abc import Awaitable, Callable
+import pickle
+from collections.abc import Awaitable, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from bot.core.errors import IllegalOrder, RulesError
 
@@ -44,8 +46,36 @@ T = TypeVar("T")
 DEFAULT_BUDGET = 60.0  # seconds a long job may take, waiting for its turn included
 DEFAULT_AT_ONCE = 2  # long jobs running at once (each a process: one core each)
 INLINE_BELOW = 1_000  # steps (~20 ms): smaller work runs on the loop, as it costs less than a process
+QUICK_BELOW = 100_000  # steps (~2 s): such work has a lane of its own, not queued behind long replays
+NICENESS = 19  # long work yields the processor to the bot's event loop
 STEP_SECONDS = 20e-6  # what one step costs, for the estimates said in refusals
-PRELOAD = ["bot.work", "bot.service", "bot.core.odds", "bot.export", "bot.stats"]
+PRELOAD = ["bot.work_preload"]  # the modules and tables every job needs, loaded once
+
+
+class Pickled(Generic[T]):
+    """Items kept as pickled batches: what a long job is given. The batches are pickled as they
+    are read, a few milliseconds at a time on the loop, so handing them to the job's process is a
+    copy of bytes: a thread pickling a whole log at once would hold the interpreter's lock in
+    long stretches, and the loop would wait for it at every system call. Iterating unpickles a
+    batch at a time (in the job's process)."""
+
+    def __init__(self) -> None:
+        self.batches: list[bytes] = []
+        self.count = 0
+        self.first: T | None = None
+
+    def add(self, batch: list[T]) -> None:
+        if batch:
+            self.batches.append(pickle.dumps(batch, protocol=pickle.HIGHEST_PROTOCOL))
+            self.count += len(batch)
+            self.first = batch[0] if self.first is None else self.first
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __iter__(self) -> Iterator[T]:
+        for batch in self.batches:
+            yield from pickle.loads(batch)
 
 
 class TooLong(RulesError):
@@ -61,6 +91,7 @@ class Worker:
         self.at_once = at_once
         self.inline_below = inline_below
         self._slots: asyncio.Semaphore | None = None
+        self._quick: asyncio.Semaphore | None = None  # one more process, for quick work only
         self._threads: ThreadPoolExecutor | None = None  # starting a child and reading its answer
         self._context: Any = None
         self.ran = 0  # jobs run in a process (tests read it)
@@ -69,9 +100,14 @@ class Worker:
     def _setup(self) -> None:
         if self._slots is None:
             self._slots = asyncio.Semaphore(self.at_once)
+            self._quick = asyncio.Semaphore(1)
             self._threads = ThreadPoolExecutor(max_workers=2 * self.at_once, thread_name_prefix="referee-work")
             self._context = multiprocessing.get_context("forkserver")
             self._context.set_forkserver_preload(PRELOAD)
+
+    def is_long(self, cost: float) -> bool:
+        """Whether work of this cost goes to a worker process."""
+        return cost >= self.inline_below
 
     async def run(self, fn: Callable[..., T], *args: Any, cost: float, what: str, instead: str,
                   on_long: Callable[[], Awaitable[Any]] | None = None) -> T:
@@ -79,24 +115,26 @@ class Worker:
         budget. ``on_long`` is awaited first when the work goes to a process (a cog defers its
         interaction then: Discord wants an answer within 3 seconds). Over budget: TooLong, whose
         message says ``what`` was too big and ``instead`` what to do."""
-        if cost < self.inline_below:
+        if not self.is_long(cost):
             self.inline += 1
             return fn(*args)
         if on_long is not None:
             await on_long()
         self._setup()
-        assert self._slots is not None
+        assert self._slots is not None and self._quick is not None
+        slots = self._quick if cost < QUICK_BELOW else self._slots
         started = time.monotonic()
         try:
-            await asyncio.wait_for(self._slots.acquire(), self.budget)
+            await asyncio.wait_for(slots.acquire(), self.budget)
         except asyncio.TimeoutError:
             raise TooLong(f"the bot is busy with other long work ({self.at_once} at once, each up to "
                           f"{self.budget:g} s): try {what} again in a minute") from None
+        self.ran += 1
         try:
             return await self._in_process(fn, args, self.budget - (time.monotonic() - started), what, instead,
                                           cost)
         finally:
-            self._slots.release()
+            slots.release()
 
     async def _in_process(self, fn: Callable[..., T], args: tuple[Any, ...], budget: float, what: str,
                           instead: str, cost: float) -> T:
@@ -108,7 +146,6 @@ class Worker:
             # pickling the arguments for the child takes a moment on a long log: not on the loop
             await loop.run_in_executor(self._threads, process.start)
             sender.close()  # the child holds its own end
-            self.ran += 1
             answered = loop.create_future()
             loop.add_reader(receiver.fileno(), lambda: answered.done() or answered.set_result(None))
             try:
@@ -119,7 +156,8 @@ class Worker:
             finally:
                 loop.remove_reader(receiver.fileno())
             try:
-                kind, value = await loop.run_in_executor(self._threads, receiver.recv)
+                # the bytes are read in a thread (no lock held), unpickled here: a small result
+                kind, value = pickle.loads(await loop.run_in_executor(self._threads, receiver.recv_bytes))
             except EOFError:  # the child died without answering (killed, out of memory)
                 raise RuntimeError(f"the worker for {what} ended without an answer "
                                    f"(exit code {process.exitcode})") from None
@@ -136,19 +174,37 @@ class Worker:
             raise IllegalOrder(message, rule=rule)
         raise RuntimeError(f"the worker for {what} failed: {value}")
 
+    async def warm(self) -> None:
+        """Start the server process the jobs fork from (it loads the modules and tables: a second
+        or two of one core) now, with one empty job, rather than at the first long command."""
+        self._setup()
+        try:
+            await self._in_process(len, ((),), self.budget, "warming up", "", 0)
+        except Exception:  # the first long command will say what is wrong
+            log.warning("the long-work processes could not be started", exc_info=True)
+
     def close(self) -> None:
         if self._threads is not None:
             self._threads.shutdown(wait=False)
 
 
 def _child(sender: multiprocessing.connection.Connection, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
-    """In the child process: run the job, send its result (or its refusal) back."""
+    """In the child process: run the job, send its result (or its refusal) back. It runs niced:
+    the bot's loop (every channel's commands) goes first when the cores are busy."""
+    os.nice(NICENESS)
     try:
         answer: tuple[str, Any] = ("ok", fn(*args))
     except RulesError as exc:
         answer = ("refused", (exc.message, exc.rule))
     except BaseException as exc:  # reported by the parent, which logs it with the command
         answer = ("error", f"{type(exc).__name__}: {exc}")
-    sender.send(answer)
-    sender.close()
+    try:
+        data = pickle.dumps(answer, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception as exc:  # a result that cannot be sent back: said so, not a traceback here
+        data = pickle.dumps(("error", f"its result could not be sent back: {type(exc).__name__}: {exc}"))
+    try:
+        sender.send_bytes(data)
+        sender.close()
+    except OSError:  # the bot stopped waiting (it was killed, or gave up): nobody to tell
+        pass
     os._exit(0)  # no clean-up to run: the job wrote nothing

@@ -9,7 +9,8 @@ Anyone in the channel may read, verify and export: trust needs no permission.
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable
+from functools import partial
+from collections.abc import Iterable, Sized
 from typing import Any
 
 import discord
@@ -62,22 +63,19 @@ def attachment_limit(interaction: Interaction) -> int:
     return getattr(interaction, "filesize_limit", None) or DEFAULT_ATTACHMENT_LIMIT
 
 
-def _people(entries: list[LogEntry]) -> set[Any]:
+def note_people(people: set[Any], entry: LogEntry) -> None:
     """Everyone an export names: actors, those who accepted undos, players and the game master."""
-    people = {e.actor for e in entries}
-    for entry in entries:
-        people |= {entry.order.get(key) for key in ("accepted_by", "player", "gm", "approved_by")}
-    return people
+    people.update((entry.actor, *(entry.order.get(key) for key in ("accepted_by", "player", "gm", "approved_by"))))
 
 
-def export_job(stored: Any, entries: list[LogEntry], fmt: str, limit: int,
+def export_job(stored: Any, entries: Iterable[LogEntry], fmt: str, limit: int,
                names: dict[int, str]) -> tuple[list[ExportFile], int]:
     """The export's files and how many entries were undone (run in a worker process when long)."""
     record = export_record(stored, entries)
     return export_files(record, fmt, limit, names_from(names)), len(undone_map(record["entries"]))
 
 
-def export_cost(fmt: str, entries: list[LogEntry], game: Any) -> float:
+def export_cost(fmt: str, entries: Sized, game: Any) -> float:
     """Work steps of an export (bot/work.py): the Markdown report replays the game."""
     return replay_cost(len(entries), game) if fmt == "markdown" else len(entries) * EXPORT_STEPS
 
@@ -114,9 +112,10 @@ class LogCog(commands.Cog):
         await referee.log(interaction.channel_id, per_page=1)  # no game: refused privately
         # a long log takes longer than Discord's 3 seconds to export: "thinking..." at once
         await interaction.response.defer(thinking=True)
-        stored, entries = await referee.log_snapshot(interaction.channel_id)
+        people: set[Any] = set()
+        stored, entries = await referee.log_snapshot(interaction.channel_id, each=partial(note_people, people))
         limit = attachment_limit(interaction)
-        names = await member_name_map(interaction, _people(entries))
+        names = await member_name_map(interaction, people)
         files, undone = await referee.run_long(
             export_job, stored, entries, format.value, limit, names, cost=export_cost(format.value, entries, stored.game),
             what=f"exporting this game's {len(entries):,} log entries as {format.name.split(':')[0]}",

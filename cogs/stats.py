@@ -9,6 +9,7 @@ and why (the actor's dice, undone entries included, manual dice apart) is in bot
 from __future__ import annotations
 
 import io
+from collections.abc import Iterable
 
 import discord
 from discord import app_commands
@@ -49,15 +50,16 @@ class StatsCog(commands.Cog):
     async def dice(self, interaction: Interaction, player: discord.User | None = None,
                    side: str | None = None) -> None:
         referee = interaction.client.referee
-        stored, entries = await referee.log_snapshot(interaction.channel_id)
-        sides = entries[0].order.get("sides") or []
+        stored, entries = await referee.log_snapshot(interaction.channel_id, on_long=lambda: defer(interaction),
+                                                     steps_per_entry=STATS_STEPS)
+        sides = entries.first.order.get("sides") or []
         number = side_of(sides, side) if side is not None else None
         who = [safe(player.display_name)] if player else []
         who += [safe(sides[number])] if number is not None else []
         stats, breakdown, png = await referee.run_long(
             dice_job, entries, player.id if player else None, number, not who, cost=len(entries) * STATS_STEPS,
-            what=f"the statistics of this game's {len(entries):,} log entries", instead="ask for one player's "
-            "or one side's dice, or export the dice (/log export format:CSV)", on_long=lambda: defer(interaction))
+            what=f"counting the statistics of this game's {len(entries):,} log entries", instead="ask for one player's "
+            "or one side's dice, or export the dice (/log export format:CSV)")
         groups = message_groups(stats_embeds(stats, " · ".join(who) or "everyone", breakdown))
         chart = discord.File(io.BytesIO(png), filename=CHART)
         await send_groups(interaction, groups, file=chart)
@@ -65,11 +67,12 @@ class StatsCog(commands.Cog):
     @stats.command(name="pace", description="How long each side takes to answer: median and longest wait")
     async def pace(self, interaction: Interaction) -> None:
         referee = interaction.client.referee
-        stored, entries = await referee.log_snapshot(interaction.channel_id)
-        sides = entries[0].order.get("sides") or []
+        stored, entries = await referee.log_snapshot(interaction.channel_id, on_long=lambda: defer(interaction),
+                                                     steps_per_entry=STATS_STEPS)
+        sides = entries.first.order.get("sides") or []
         waits = await referee.run_long(pace_job, entries, cost=len(entries) * STATS_STEPS,
-                                       what=f"the pace of this game's {len(entries):,} log entries",
-                                       instead="ask again later", on_long=lambda: defer(interaction))
+                                       what=f"measuring the pace of this game's {len(entries):,} log entries",
+                                       instead="ask again later")
         await send_groups(interaction, [[pace_embed(waits, sides)]])
 
 
@@ -88,16 +91,16 @@ async def send_groups(interaction: Interaction, groups: list, *, file: discord.F
         await interaction.followup.send(embeds=group)
 
 
-def dice_job(entries: list[LogEntry], player: int | None, side: int | None,
+def dice_job(entries: Iterable[LogEntry], player: int | None, side: int | None,
              with_breakdown: bool) -> tuple[DiceStats, Block | None, bytes]:
     """The tally, everyone's breakdown and the chart (run in a worker process when long)."""
     exported = [e.export() for e in entries]
     stats = tally(exported, player=player, side=side)
-    sides = entries[0].order.get("sides") or []
+    sides = exported[0]["order"].get("sides") or []
     return stats, breakdown_block(exported, sides) if with_breakdown else None, chart_png(stats)
 
 
-def pace_job(entries: list[LogEntry]) -> SideWaits:
+def pace_job(entries: Iterable[LogEntry]) -> SideWaits:
     return side_waits([e.export() for e in entries])
 
 

@@ -9,6 +9,7 @@ from bot.cli import replay_entries
 from bot.core.errors import IllegalOrder, InvalidOrder, RulesError
 from bot.core.rulesets import get_ruleset
 from bot.service import GameExists, NoGame, NotAllowed, Referee
+from bot.work import Worker
 from bot.record import canonical_json, state_hash
 
 from tests.store.helpers import (CHANNEL, GERMAN, GM, GUILD, MANAGER, RUSSIAN, STRANGER, CountingDice, asl_squad,
@@ -19,7 +20,9 @@ from bot.store.sqlite import pack_json
 
 @pytest.fixture
 def referee(store, counter):
-    return Referee(store, dice=counter)
+    # long work on the loop: these tests stand in rules functions in this process (rolling_rally)
+    # that a worker process would not have; tests/cogs/test_long_work.py tests the workers
+    return Referee(store, dice=counter, worker=Worker(inline_below=float("inf")))
 
 
 @pytest.fixture

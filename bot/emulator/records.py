@@ -99,6 +99,7 @@ class InteractionRecord:
     deliveries: int = 0  # INTERACTION_CREATEs sent (a duplicate delivery adds one)
     deliveries_received: int = 0  # ... that the bot reported receiving (harness-tracked)
     created_at: float | None = None  # Discord's clock when it was first dispatched (its deadlines start)
+    answered_at: float | None = None  # ... when its initial response was taken (load tests time it)
     session_id: str | None = None  # the gateway session it was first dispatched to
     refused: list[tuple[str, int]] = field(default_factory=list)  # (path, code) of every answer refused
     changed: asyncio.Event = field(default_factory=asyncio.Event)

@@ -319,6 +319,7 @@ class FakeDiscord:
             # token is dead (no followup can make up for it)
             return self._refuse(record, request, callback, record.late, 404, 10062, "Unknown interaction")
         record.callbacks.append(callback)
+        record.answered_at = self.clock.now()
         message = self._callback_message(record, callback, list(files))
         record.touch()
         if request.query.get("with_response") not in ("1", "true", "True"):

@@ -47,6 +47,9 @@ class Table:
         self._session = contextlib.AsyncExitStack()
         self.bot = make_bot(self.database)
         await self._session.enter_async_context(running(self.bot, fake=self.fake))
+        # long work on the loop, answered at once, as the cog tests were written for; the worker
+        # processes and "thinking..." are tested in tests/cogs/test_long_work.py and test_odds.py
+        self.bot.referee.worker.inline_below = float("inf")
         return self.bot
 
     async def stop(self) -> None:

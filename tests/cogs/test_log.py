@@ -113,13 +113,13 @@ async def test_an_export_slower_than_three_seconds_is_deferred_at_once_and_arriv
     # Discord gives 3 s for the first response: a long log's export defers before it works
     await asl_game(table)
     referee = table.bot.referee
-    export = referee.export
+    snapshot = referee.log_snapshot
 
-    async def slow_export(channel_id):
-        table.fake.clock.advance(20)  # Discord's clock: the bot spent 20 s building the export
-        return await export(channel_id)
+    async def slow_export(channel_id, **kwargs):
+        table.fake.clock.advance(20)  # Discord's clock: the bot spent 20 s reading the log
+        return await snapshot(channel_id, **kwargs)
 
-    monkeypatch.setattr(referee, "export", slow_export)
+    monkeypatch.setattr(referee, "log_snapshot", slow_export)
     reply = await table.send("log export", {"format": "json"})
     assert reply.deferred and not reply.record.late and not reply.record.refused
     assert reply.content == "Game 1: 14 log entries as JSON" and reply.files[0].filename == "game-1-log.json"

@@ -29,6 +29,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
+from ..copying import tree_copy
 from ..dice import Roll, Roller
 from ..errors import IllegalOrder
 from ..game import Game
@@ -506,7 +507,7 @@ class Engine:
 
 
 def _scratch(game: Game) -> AslContext:
-    return AslContext(game.model_copy(deep=True), Roller(_NoDice()))
+    return AslContext(tree_copy(game), Roller(_NoDice()))  # the resolver's own fast deep copy
 
 
 # --------------------------------------------------------------------------- fire
