@@ -16,6 +16,7 @@ shared by verify and ``python -m bot rules replay``.
 from __future__ import annotations
 
 import json
+import logging
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol
 
@@ -31,6 +32,9 @@ from bot.core.sequence import SEQUENCE
 from bot.core.version import RULES_VERSION
 
 from .chain import GENESIS_HASH, LogEntry, state_hash
+from .checkpoint import Checkpoint
+
+log = logging.getLogger(__name__)
 
 
 class SavedHead(Protocol):
@@ -164,15 +168,47 @@ class Replayer:
         # Locations: from there on the replayed game holds them sorted by id, whatever order the
         # live game kept
         self.order_known = True
-        self.last_hash: str | None = None  # the state hash after the last entry applied
+        self._last_hash: str | None = None  # the state hash after the last entry applied
+        self._hash_due = False  # the state was replayed but not hashed yet (``last_hash``)
+        # False when resumed from a checkpoint that kept only the top of ``live``
+        self.whole = True
+
+    @classmethod
+    def resume(cls, checkpoint: Checkpoint, game: Game) -> "Replayer":
+        """Go on from a checkpoint whose state ``game`` checked out (``Checkpoint.game``)."""
+        replayer = cls()
+        replayer.game, replayer.last_hash = game, checkpoint.entry.state_hash
+        replayer.live, replayer.whole = list(checkpoint.top), checkpoint.whole
+        replayer.ended = checkpoint.entry.order.get("action") == END_GAME
+        return replayer
 
     def undo_target(self) -> int | None:
         """The entry an undo would revert now: the newest one not undone (never the creation)."""
+        if len(self.live) < 2 and not self.whole:
+            raise ReplayRefused("an undo reaches further back than the checkpoint the replay began at "
+                                "kept: verify the whole log")
         return self.live[-1][0] if len(self.live) >= 2 else None
 
+    @property
+    def last_hash(self) -> str | None:
+        """The state hash after the last entry applied (computed when first asked, after an entry
+        applied with its ``logged_hash``)."""
+        if self._hash_due:
+            self._last_hash, self._hash_due = state_hash(self.game), False  # type: ignore[arg-type]
+        return self._last_hash
+
+    @last_hash.setter
+    def last_hash(self, value: str | None) -> None:
+        self._last_hash, self._hash_due = value, False
+
     def apply(self, seq: int, order: dict[str, Any], dice: list[int] | tuple[int, ...],
-              manual: bool) -> tuple[Game, Outcome]:
-        """Replay one entry; raises ReplayRefused (or a RulesError) when it cannot stand."""
+              manual: bool, logged_hash: str | None = None) -> tuple[Game, Outcome]:
+        """Replay one entry; raises ReplayRefused (or a RulesError) when it cannot stand.
+
+        With ``logged_hash`` (the state hash the entry recorded) the replayed state is not hashed
+        now: the stack of entries not undone takes the logged hash, and the caller compares
+        ``last_hash`` with the logged one once, after the last entry (the Odds of an old result:
+        a replay that went astray anywhere ends in another state)."""
         action = order.get("action")
         if self.ended:
             raise ReplayRefused(f"entry #{seq} comes after the game's end")
@@ -191,7 +227,10 @@ class Replayer:
             resolution = resolve(self.game, order, ScriptedDice(list(dice), manual=manual))
             game, outcome = resolution.game, resolution.outcome
         self.game = game
-        self.last_hash = state_hash(game)  # computed once: verify compares it with the logged one
+        if logged_hash is None:
+            self.last_hash = state_hash(game)  # computed once: verify compares it with the logged one
+        else:
+            self._hash_due = True
         if action == END_GAME:
             self.ended = True
         elif action == UNDO:
@@ -199,7 +238,7 @@ class Replayer:
             self.live.pop()
             self.undone[target] = seq
         else:
-            self.live.append((seq, self.last_hash))
+            self.live.append((seq, logged_hash if logged_hash is not None else self.last_hash))  # type: ignore[arg-type]
         return game, outcome
 
     def _undo(self, seq: int, order: dict[str, Any]) -> tuple[Game, Outcome]:
@@ -332,6 +371,41 @@ class ChainVerifier:
         self.last_state_hash: str | None = None
         self.replayer = Replayer()
         self.by_version: dict[int, int] = {}  # rules version -> entries checked that were logged under it
+        self.resumed_at = 0  # the checkpoint's entry the check went on from (0: from entry 1)
+        # True: each replayed state is not hashed, only the last (``settled``): a check up to a
+        # point (an undo proposal) that needs the state there, not which entry first went astray
+        self.hash_once = False
+
+    def settled(self) -> Problem | None:
+        """After the last entry of a ``hash_once`` check: the replayed state must be the one that
+        entry recorded (a replay that went astray anywhere ends in another state)."""
+        if self.hash_once and self.expected_seq > 1 and self.replayer.last_hash != self.last_state_hash:
+            last = self.expected_seq - 1
+            return Problem(last, f"the state after replaying entry #{last} does not match the hash it recorded")
+        return None
+
+    @classmethod
+    def resume(cls, checkpoint: Checkpoint | None, until: int | None = None, *,
+               hash_once: bool = False) -> "ChainVerifier":
+        """A verifier that goes on after ``checkpoint`` (bot/record/checkpoint.py) when its state
+        checks out against the state hash its entry recorded and, for a check that stops at entry
+        ``until``, its kept stack reaches every undo up to there; else one that starts at entry 1.
+        Feed it the entries after ``resumed_at``."""
+        verifier = cls()
+        verifier.hash_once = hash_once
+        if checkpoint is None or (until is not None and (checkpoint.seq > until or not checkpoint.reaches(until))):
+            return verifier
+        game = checkpoint.game()
+        if game is None:
+            log.warning("checkpoint at entry #%s of game %s does not match its entry: replaying from entry 1",
+                        checkpoint.seq, checkpoint.entry.game_id)
+            return verifier
+        verifier.replayer = Replayer.resume(checkpoint, game)
+        verifier.resumed_at = checkpoint.seq
+        verifier.expected_seq = checkpoint.seq + 1
+        verifier.prev_hash = checkpoint.entry.hash
+        verifier.last_state_hash = checkpoint.entry.state_hash
+        return verifier
 
     def check(self, entry: LogEntry) -> Problem | None:
         n = self.expected_seq
@@ -355,13 +429,16 @@ class ChainVerifier:
     def _replay(self, entry: LogEntry) -> str | None:
         n = entry.seq
         try:
-            _game, outcome = self.replayer.apply(n, entry.order, entry.dice, entry.manual)
+            # hash_once: the state is hashed after the last entry only (``settled``)
+            _game, outcome = self.replayer.apply(n, entry.order, entry.dice, entry.manual,
+                                                 entry.state_hash if self.hash_once else None)
         except ReplayRefused as exc:
             return str(exc)
         except RulesError as exc:
             return f"replaying entry #{n} is refused: {exc}"
         difference = replay_difference(entry.rules_version, entry.outcome, outcome.model_dump(mode="json"),
-                                       entry.state_hash, self.replayer.last_hash)
+                                       None if self.hash_once else entry.state_hash,
+                                       None if self.hash_once else self.replayer.last_hash)
         if difference is None:
             return None
         if difference.kind == "result":
