@@ -894,4 +894,5 @@ def odds_before(checkpoint: Checkpoint | None, earlier: Iterable[LogEntry], entr
         raise NotAllowed(f"the log does not replay before entry #{seq} ({exc}): see /log verify") from None
     if replayer.game is None or last is None or replayer.last_hash != last:
         raise NotAllowed(f"the state before entry #{seq} does not check out against the log: see /log verify")
-    return Odds(odds_preview(replayer.game, entry.order), replayer.game, entry, dice_plan(replayer.game, entry.order))
+    return Odds(odds_preview(replayer.game, entry.order), replayer.game, entry,
+                dice_plan(replayer.game, entry.order))

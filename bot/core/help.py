@@ -127,6 +127,17 @@ def sample_values(game: Game, ruleset: Ruleset, command: Command, side: int,
     return values
 
 
+def _candidates(game: Game, ruleset: Ruleset, option: Option, values: dict[str, str]) -> list[str]:
+    """The other values an option may take in an example: its choices, or what autocomplete offers
+    for it (a range band the firer named has)."""
+    if option.choices:
+        return [value for _, value in option.choices]
+    if option.suggest is None or option.suggest.kind in ("unit", "enemy_unit", "location", "weapon", "company"):
+        return []
+    named = {name: value.split() for name, value in values.items()}
+    return [value for _, value in ruleset.suggestions(option.suggest, game, named)][:8]
+
+
 def typed(command: Command, values: dict[str, str]) -> str:
     """'/fire target:B5 firers:A1' as a player types it."""
     return " ".join([f"/{command.name}", *(f"{k}:{v}" for k, v in values.items())])
@@ -145,15 +156,25 @@ def verdict(game: Game, ruleset: Ruleset, command: Command, side: int, unit: Any
     values = sample_values(game, ruleset, command, side, unit)
     if values is None:
         return None
-    for _ in range(2):
+    tried: set[tuple[str, str]] = set()
+    for _ in range(8):
         try:
             refused = refusal(game, build_order(game, command.name, values))
         except RulesError as exc:
             refused = exc
-        option = command.option(refused.field or "") if refused is not None else None
-        if option is None or option.type != "integer" or option.name in values:
+        field = refused.field if refused is not None else None
+        option = next((o for o in command.options if field in (o.name, o.order_field)), None)
+        if option is None:
             break
-        values[option.name] = str(max(option.min or 0, 1))  # a number the rules need (a range): one
+        if option.type == "integer" and option.name not in values:
+            values[option.name] = str(max(option.min or 0, 1))  # a number the rules need (a range): one
+            continue
+        untried = [v for v in _candidates(game, ruleset, option, values)
+                   if (option.name, v) not in tried and v != values.get(option.name)]
+        if not untried:
+            break
+        tried.add((option.name, values.get(option.name, "")))
+        values[option.name] = untried[0]  # another of its choices (a range band the weapon has)
     return Verdict(command, typed(command, values), refused.message if refused is not None else None)
 
 
@@ -190,9 +211,11 @@ def may_now(game: Game, ruleset: Ruleset) -> dict[int, list[Verdict]]:
         for command in ruleset.commands:
             if step is not None and side not in allowed_sides(game, ruleset, step, command.action):
                 continue
-            found = verdict(game, ruleset, command, side)
-            if found is not None and found.why_not is None:
-                result[side].append(found)
+            for unit in [None, *_live(game, side)[:6]]:  # the first unit that may give it, if any
+                found = verdict(game, ruleset, command, side, unit)
+                if found is not None and found.why_not is None:
+                    result[side].append(found)
+                    break
     return result
 
 

@@ -57,13 +57,15 @@ def creation_order(ruleset: str, sides: list[str], scenario: str, variant: str |
     refereed (``sequence``; a creation logged before it was has none, and replays without it).
     ``setup``: a scenario file's whole set-up (bot/core/scenario.py, as plain data), so a game set up
     from a file is one entry, replayed by setting the same scenario up again. A ruleset's
-    ``creation_defaults`` (how games created today play) come first in the options."""
+    ``creation_defaults`` (how games created today play) follow the options given."""
     try:
         defaults = dict(get_ruleset(ruleset).creation_defaults)
     except InvalidOrder:  # an unknown ruleset: new_game refuses it by name
         defaults = {}
+    given = dict(options or {})
     order = {"action": NEW_GAME, "ruleset": ruleset, "sides": list(sides), "scenario": scenario,
-             "variant": variant, "options": defaults | dict(options or {}), "gm": gm, "sequence": SEQUENCE}
+             "variant": variant, "options": given | {k: v for k, v in defaults.items() if k not in given},
+             "gm": gm, "sequence": SEQUENCE}
     if setup is not None:
         order["setup"] = setup
     return order

@@ -88,3 +88,11 @@ async def test_unit_info_shows_numbers_markers_and_what_it_may_do_now(table):
     assert "not /fire: " in broken and "broken" in broken.split("not /fire: ")[1].split("\n")[0]
     reply = await table.send("unit info", {"unit": "ZZ9"})
     assert "ZZ9" in refusal(reply)
+
+
+async def test_help_in_command_decision_finds_a_stand_and_a_band_that_may_fire(table):
+    await cd_game(table)
+    shown = text(await table.send("help"))
+    americans = shown.split("Americans may now\n")[1].split("\n\n")[0]
+    assert americans.startswith("`/fire target:G1 firers:") and " band:" in americans
+    assert "Germans may now\nnothing of the rules now" in shown  # Side A's part of the General Fire Phase

@@ -5,6 +5,7 @@ from __future__ import annotations
 from bot.core.dice import ScriptedDice
 from tests.cogs.conftest import refusal
 from tests.cogs.helpers import asl_game, cd_game, last_entry
+from tests.cogs.test_odds import previewed
 
 
 def notes(entry) -> list[str]:
@@ -60,10 +61,8 @@ def test_a_cd_game_created_before_keeps_its_order_of_dice():
 
 async def test_the_preview_lists_the_dice_in_the_order_manual_dice_are_used(table):
     await cd_game(table)
-    reply = await table.send("fire", {"firers": "S1", "target": "G1", "band": "short", "preview": True})
-    # a preview the worker may take (bot/work.py) is deferred, then answered in a follow-up
-    embeds = reply.embeds or reply.followups[0].payload["embeds"]
-    plan = {f["name"]: f["value"] for f in embeds[0]["fields"]}["Dice, in the order they are used"]
+    embed = await previewed(table, "fire", {"firers": "S1", "target": "G1", "band": "short"})
+    plan = {f["name"]: f["value"] for f in embed["fields"]}["Dice, in the order they are used"]
     assert plan.split("\n") == [
         "1. d10 for to hit German rifle platoon G1 (1 d10)", "2. d10 for to hit German rifle platoon G1 (1 d10)",
         "then, when a result calls for them:", "- d10 for hit result on German rifle platoon G1 (1 d10)",
