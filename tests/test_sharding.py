@@ -88,3 +88,23 @@ async def test_a_silent_game_is_reminded_by_its_shards_process_only(tmp_path: Pa
         assert await Pacer(bots[1], clock=lambda: later).check() == []  # the same silence: once
     finally:
         await store.close()
+
+
+async def test_on_postgres_a_silent_game_is_reminded_once_by_its_shards_process(pg_dsn):
+    stores = [await open_store(pg_dsn), await open_store(pg_dsn)]  # two processes' view
+    try:
+        referee = Referee(stores[0])
+        await referee.new_game(CHANNEL, GUILD, GM, "asl", ["Germans", "Russians"], options={"remind_after_hours": 1})
+        for actor, side in ((GERMAN, 0), (RUSSIAN, 1)):
+            await referee.act(CHANNEL, actor, {"action": "join", "side": side, "player": actor.user_id,
+                                               "approved_by": GM.user_id}, command="/game join")
+        soon = datetime.now(timezone.utc) + timedelta(minutes=30)
+        later = datetime.now(timezone.utc) + timedelta(hours=2)
+        owner = (GUILD >> 22) % 2
+        bots = [_Bot(store, load_settings(shard_id=n, shard_count=2)) for store, n in zip(stores, (1 - owner, owner))]
+        assert await Pacer(bots[1], clock=lambda: soon).check() == []  # not due yet
+        assert [await Pacer(bot, clock=lambda: later).check() for bot in bots] == [[], [CHANNEL]]
+        assert await Pacer(bots[1], clock=lambda: later).check() == []  # the same silence: once
+    finally:
+        for store in stores:
+            await store.close()

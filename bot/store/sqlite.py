@@ -749,6 +749,10 @@ class SqliteStore(Store):
                              [_entry_params(entry, compress=self.compress_outcomes)[:count] for entry in entries])
             conn.executemany(f"INSERT INTO undo_requests ({_UNDO_COLUMNS}) VALUES ({', '.join('?' * 15)})",
                              [_undo_params(undo) for undo in undos])
+            if self.checkpoint_every is not None and stored.status == "active" and entries:
+                # due for a reminder as it would be had its last entry been written here (schema 7)
+                conn.execute("UPDATE games SET remind_due = ? WHERE id = ?",
+                             (remind_due(stored.game, entries[-1].time), stored.id))
 
         try:
             await self._transact(restore)

@@ -83,6 +83,27 @@ def test_a_server_moves_from_sqlite_to_postgres_and_back_with_every_log_verifyin
     assert asyncio.run(carry_on(pg_dsn)) == asyncio.run(carry_on(back)) == (before["games"][1][0].last_seq + 1, 4)
 
 
+def test_a_copied_game_that_asked_for_reminders_is_due_in_its_new_database(tmp_path, pg_dsn):
+    async def game_with_reminders(database):
+        store = await open_store(database)
+        try:
+            await Referee(store).new_game(CHANNEL, 7, GM, "asl", ["Germans", "Russians"],
+                                          options={"remind_after_hours": 1})
+        finally:
+            await store.close()
+
+    async def due(database):
+        store = await open_store(database)
+        try:
+            return [q.game.channel_id for q in await store.quiet_games(due_by="2999-01-01T00:00:00.000+00:00")]
+        finally:
+            await store.close()
+
+    asyncio.run(game_with_reminders(pg_dsn))
+    assert _copy(pg_dsn, tmp_path / "copy.sqlite3")[0] == 0
+    assert asyncio.run(due(tmp_path / "copy.sqlite3")) == asyncio.run(due(pg_dsn)) == [CHANNEL]
+
+
 def test_a_copy_into_a_database_that_holds_games_is_refused(tmp_path, pg_dsn):
     original = tmp_path / "referee.sqlite3"
     asyncio.run(_games_on(original))

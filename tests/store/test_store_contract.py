@@ -164,3 +164,29 @@ async def test_a_silence_is_claimed_for_its_reminder_once(store):
     assert await store.claim_reminder(stored.id, 2, "2026-01-03T00:00:00.000+00:00") is True  # a new silence
     [quiet] = [q for q in await store.quiet_games() if q.game.id == stored.id] or [None]
     assert quiet is None  # the game asked for no reminders: quiet_games lists it not
+
+
+async def test_reminders_are_due_by_the_games_option_once_per_silence(store):
+    from datetime import datetime, timedelta, timezone
+
+    from bot.service import Actor, Referee
+
+    start = datetime(2026, 3, 1, 12, 0, tzinfo=timezone.utc)
+    now = [start]
+    referee, gm = Referee(store, clock=lambda: now[0]), Actor(1)
+
+    def at(hours: float) -> str:
+        return (now[0] + timedelta(hours=hours)).isoformat(timespec="milliseconds")
+
+    for channel, options in ((1, {"remind_after_hours": 12}), (2, {"remind_after_hours": "30"}), (3, {}),
+                             (4, {"remind_after_hours": -1})):
+        await referee.new_game(channel, 7, gm, "asl", ["Germans", "Russians"], options=options)
+    assert await store.quiet_games(due_by=at(11)) == []
+    due = await store.quiet_games(due_by=at(12))
+    assert [q.game.channel_id for q in due] == [1]
+    assert [q.game.channel_id for q in await store.quiet_games(due_by=at(31))] == [1, 2]
+    assert await store.claim_reminder(due[0].game.id, due[0].game.last_seq, at(12))
+    assert [q.game.channel_id for q in await store.quiet_games(due_by=at(31))] == [2]
+    now[0] += timedelta(hours=20)
+    await referee.act(1, gm, {"action": "phase"}, command="/game phase")  # the game moves: a new silence
+    assert [q.game.channel_id for q in await store.quiet_games(due_by=at(12))] == [2, 1]
