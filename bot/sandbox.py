@@ -32,6 +32,7 @@ from typing import Any, TextIO
 from bot.app import RefereeBot
 from bot.config import ConfigError, Settings, load_settings
 from bot.core.api import TablesUnreadable
+from bot.core.data import data_path
 from bot.core.dice import SEED_BYTES
 from bot.emulator import FakeDiscord, running
 from bot.emulator.payloads import (
@@ -42,8 +43,9 @@ from bot.emulator.payloads import (
     UserSpec,
 )
 from bot.emulator.messages import time_snowflake
-from bot.emulator.records import Reply, StoredMessage
+from bot.emulator.records import Reply, SentFile, StoredMessage
 from bot.emulator.schema import (
+    ATTACHMENT,
     BOOLEAN,
     CHANNEL,
     INTEGER,
@@ -197,10 +199,27 @@ def typed_value(path: str, option: dict[str, Any], value: str) -> Any:
             raise CommandLineError(f"/{path}: option '{name}': no channel '{value}' (channels: "
                                    f"{', '.join(CHANNELS)})")
         return str(channel.id)
+    if kind == ATTACHMENT:
+        return attached_file(path, name, value)
     if kind != STRING:
         raise CommandLineError(f"/{path}: option '{name}' ({TYPE_NAMES.get(kind, kind)}) cannot be "
                                "typed in the sandbox")
     return value
+
+
+MAX_ATTACHED = 8 * 1024 * 1024  # Discord's attachment limit for a server without boosts
+
+
+def attached_file(path: str, name: str, value: str) -> SentFile:
+    """A file typed as ``file:PATH`` (a path on this machine, or under the rules tables: e.g.
+    ``asl/scenarios/village-assault.yaml``), attached as a user attaches it on Discord."""
+    for candidate in (Path(value).expanduser(), data_path(value)):
+        if candidate.is_file():
+            if candidate.stat().st_size > MAX_ATTACHED:
+                raise CommandLineError(f"/{path}: option '{name}': {value} is larger than Discord's 8 MB")
+            return SentFile(candidate.name, None, candidate.read_bytes())
+    raise CommandLineError(f"/{path}: option '{name}' takes a file: no file '{value[:60]}' here nor in the rules "
+                           f"tables ({data_path()})")
 
 
 def _user_id(path: str, name: str, value: str) -> str:
@@ -301,9 +320,11 @@ BUILTINS_HELP = """Sandbox commands:
   help                  this list, and every slash command with its options
   as alice|bob|gm|carol who is typing (the gm has Manage Channels: a game master)
   channel NAME          switch channel ({channels})
-  load asl|nhis|cd      set up a sample game in its own channel (with real slash commands)
+  load asl|nhis|cd      set up a sample game in its own channel (with real slash commands);
+                        asl-file|nhis-file|cd-file: from a scenario file, in one /scenario load
   click LABEL           press a button on the last reply
-  save [FOLDER]         write the files of the last reply (a /log export) into FOLDER (default: here)
+  save [FOLDER]         write the files of the last reply (a /log or /scenario export) into FOLDER
+                        (default: here); an option taking a file is typed file:PATH
   quit                  leave (Ctrl-D and Ctrl-C too)"""
 
 

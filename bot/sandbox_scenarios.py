@@ -1,5 +1,9 @@
 """The sandbox's sample games: each is the slash commands a game master would type.
 
+The ``*-file`` samples load a scenario file of data/<ruleset>/scenarios/ (docs/scenarios.md) in one
+command, ``/scenario load file:...``, as a group loads the file it shares; the others build a small
+game command by command.
+
 ``python -m bot sandbox --scenario asl`` (or ``load asl`` at the prompt) types these lines in
 the scenario's own channel through the real commands, so a sample game is set up exactly as a
 group sets up theirs on Discord. Every counter comes from the ruleset's counter library in
@@ -76,5 +80,30 @@ SCENARIOS: dict[str, Scenario] = {
         next_steps=("Try: as alice | /artillery response firer:RA1 | /artillery fire firer:RA1 targets:G1 G2 | "
                     "/done (each side ends its part; the Movement Phase opens with the initiative roll) | "
                     "/fire firers:1-A target:G1 band:short in the General Fire Phase"),
+    ),
+    "asl-file": Scenario(
+        title="Advanced Squad Leader: Village Assault (sample scenario file, 44 counters)",
+        channel="asl",
+        blurb="one /scenario load; alice plays the Germans, bob the Russians",
+        lines=("/scenario load file:asl/scenarios/village-assault.yaml",
+               "as alice", "/game join side:Germans", "as bob", "/game join side:Russians", "as gm"),
+        next_steps=("Try: /unit list location:D3 | /scenario export | as alice | /done | as bob | /done | as alice | "
+                    "/fire firers:G1 G2 GL1 GMG1 target:H2 range:4"),
+    ),
+    "nhis-file": Scenario(
+        title="No Honor in Surrender: Hill 362 (sample scenario file)",
+        channel="nhis",
+        blurb="one /scenario load; alice plays the US Marines, bob the Japanese",
+        lines=("/scenario load file:nhis/scenarios/hill-362.yaml",
+               "as alice", "/game join side:US Marines", "as bob", "/game join side:Japanese", "as gm"),
+        next_steps="Try: /unit list | /scenario export",
+    ),
+    "cd-file": Scenario(
+        title="Command Decision: Hedgerows (sample scenario file)",
+        channel="cd",
+        blurb="one /scenario load; alice plays the Americans, bob the Germans",
+        lines=("/scenario load file:cd/scenarios/hedgerows.yaml",
+               "as alice", "/game join side:Americans", "as bob", "/game join side:Germans", "as gm"),
+        next_steps="Try: /unit list | /scenario export",
     ),
 }

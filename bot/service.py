@@ -27,6 +27,7 @@ from bot.core.api import order_model, resolve
 from bot.core.dice import CommittedDice, DiceSource, ScriptedDice, SystemDice, commitment, contribution_value, new_seed
 from bot.core.errors import InvalidOrder, RulesError
 from bot.core.game import Game
+from bot.core.scenario import Scenario
 from bot.core.sequence import side_to_act
 from bot.core.acting import acting_sides as core_acting_sides
 from bot.core.odds import OddsReport
@@ -457,7 +458,10 @@ class Referee:
 
     async def new_game(self, channel_id: int, guild_id: int | None, actor: Actor, ruleset: str,
                        sides: list[str], scenario: str = "", variant: str | None = None,
-                       options: dict[str, Any] | None = None, interaction_id: int | None = None) -> Acted:
+                       options: dict[str, Any] | None = None, interaction_id: int | None = None,
+                       setup: Scenario | None = None) -> Acted:
+        """A new game in the channel; ``setup``: a scenario file's whole set-up (checked by
+        ``bot.scenario.read``), made in this one entry, so a bad file creates nothing."""
         # the server's games are counted and the new one created under the server's lock, so two
         # /game new at once in one server cannot both take its last place (in this process; with
         # several processes the caps can be passed by the commands in flight at that moment)
@@ -470,7 +474,12 @@ class Referee:
                 raise GameExists(self._exists_message(existing.game))
             if guild_id is not None:
                 await self._check_server_caps(guild_id)
-            order = _plain_order(creation_order(ruleset, sides, scenario, variant, options, actor.user_id))
+            if setup is not None:
+                ruleset, sides, scenario = setup.ruleset, [s.name for s in setup.sides], setup.title
+                variant, options = setup.variant, dict(setup.options)
+            order = _plain_order(creation_order(ruleset, sides, scenario, variant, options, actor.user_id,
+                                                setup=None if setup is None else
+                                                setup.model_dump(mode="json", exclude_defaults=True)))
             game = game_from_creation(order)  # the same path verify replays
             outcome = creation_outcome(game)
             # the first game turn's seed: its commitment is in entry 1, posted with the new game

@@ -9,9 +9,11 @@ refused order.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import Any
 
+import discord
 from discord import app_commands
 
 from bot.client import Interaction
@@ -21,11 +23,29 @@ from bot.core.game import Game
 from bot.core.rulesets import get_ruleset
 from bot.core.suggest import common_suggestions
 from bot.render import odds_embed
+from bot.scenario import MAX_BYTES, Scenario, ScenarioFileError, read
 from bot.replies import reply_outcome, send_embeds
 from bot.service import Actor
 
 MAX_CHOICES = 25  # Discord's limit for autocomplete answers
 Choices = list[app_commands.Choice[str]]
+
+
+DOWNLOAD_SECONDS = 15  # a scenario file is small: Discord's CDN serves it at once or not at all
+
+
+async def scenario_file(attachment: discord.Attachment, **given: Any) -> Scenario:
+    """The scenario an attached file holds, checked whole (``bot.scenario.read``: a refusal names
+    the line and the field); ``given``: the game's ruleset and what /game new's options replace."""
+    if attachment.size > MAX_BYTES:
+        raise ScenarioFileError(f"{attachment.filename} has {attachment.size:,} bytes; a scenario file has at "
+                                f"most {MAX_BYTES:,}")
+    try:
+        data = await asyncio.wait_for(attachment.read(), DOWNLOAD_SECONDS)
+    except (discord.HTTPException, asyncio.TimeoutError):
+        raise InvalidOrder(f"{attachment.filename} could not be downloaded from Discord: attach it again",
+                           field="file") from None
+    return read(data, **given)
 
 
 def actor_of(interaction: Interaction) -> Actor:

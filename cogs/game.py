@@ -27,7 +27,8 @@ from bot.limits import Guarded
 from bot.render import error_embed, game_status_embed, seat_embed
 from bot.replies import reply_and_close, reply_outcome, send_embeds, send_ephemeral
 from bot.service import NotAllowed, is_game_master
-from cogs._common import act_and_reply, actor_of, phase_autocomplete, side_autocomplete, side_index
+from cogs._common import (act_and_reply, actor_of, phase_autocomplete, scenario_file, side_autocomplete,
+                          side_index)
 from cogs._slash import Param, build_command
 
 SIDES = ("first", "second")
@@ -84,6 +85,8 @@ def new_game_params(registered: tuple[Ruleset, ...]) -> list[Param]:
             params += [Param(f"{option.name}_{i + 1}", int, f"{r.title} only: the {which} side's {option.title}, "
                              f"{option.min} to {option.max} ({option.rule})") for i, which in enumerate(SIDES)]
     params.append(Param("options", str, "Rule options as key=value pairs separated by spaces"))
+    params.append(Param("file", discord.Attachment, "A scenario file (YAML, docs/scenarios.md) to set the game up "
+                        "from; options given here win over it"))
     return params
 
 
@@ -161,10 +164,16 @@ class GameCog(commands.Cog):
     async def new(self, interaction: Interaction, values: dict[str, Any]) -> None:
         ruleset = get_ruleset(values["ruleset"])
         game_options = creation_options(ruleset, values.get("options"), values)
+        setup = None
+        if values.get("file") is not None:  # the file's set-up, with what was given here in its place
+            side_options = {o.name: game_options.pop(o.name) for o in ruleset.side_options if o.name in game_options}
+            setup = await scenario_file(values["file"], ruleset=ruleset.name, title=values.get("scenario"),
+                                        variant=values.get("variant"), side_names=split_sides(values["sides"]),
+                                        side_options=side_options, options=game_options)
         acted = await interaction.client.referee.new_game(
             interaction.channel_id, interaction.guild_id, actor_of(interaction), ruleset.name,
             split_sides(values["sides"]), scenario=values.get("scenario") or "", variant=values.get("variant"),
-            options=game_options, interaction_id=interaction.id)
+            options=game_options, interaction_id=interaction.id, setup=setup)
         await reply_outcome(interaction, acted)
 
     @game.command(name="join", description="Take a side: ask the game master for a seat (or invite a player)")

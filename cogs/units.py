@@ -1,5 +1,9 @@
 """/unit and /location: setting up the map and correcting it.
 
+/unit add, move and edit take several units at once (ids 'A1 A2 A3'; add: a prefix and a count;
+move and edit: a Location's whole stack with at:): one order, one log entry, refused whole
+naming the unit that fails.
+
 Adding, moving and removing units and setting a location's terrain are orders like any other:
 each goes through the referee service (permissions first, then the rules core) and is saved
 with its log entry in one transaction, so a replay rebuilds the set-up exactly. A location
@@ -15,10 +19,11 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.client import Interaction, RefereeClient
-from bot.core.commands import parse_options
+from bot.core.commands import parse_ids, parse_options
 from bot.core.errors import InvalidOrder
 from bot.core.ruleset import Ruleset
 from bot.core.rulesets import get_ruleset, rulesets
+from bot.core.setup import MAX_BULK, bulk_ids
 from bot.render import info_embed, unit_status
 from bot.replies import send_embeds
 from bot.service import OrderBuilder
@@ -78,6 +83,27 @@ def library_fields(ruleset: Ruleset) -> list[tuple[str, list[str]]]:
     return list(groups.items())
 
 
+def bulk_order(action: str, units: str | None, at: str | None, **values: Any) -> OrderBuilder:
+    """/unit move or edit of one unit, several ('A1 A2'), or a Location's whole stack (``at``): one
+    order, the stack's ids read from the game under the channel's lock (the log keeps them)."""
+    if (units is None) == (at is None):
+        raise InvalidOrder("name the units ('A1 A2'), or the Location whose whole stack it is (at:), not both",
+                           field="unit")
+    field = "location" if action == "unit_move" else "changes"
+    def order(game) -> dict[str, Any]:
+        if at is not None:
+            where = game.location(at, field="at").id
+            ids = [u.id for u in game.units_at(where)]
+            if not ids:
+                raise InvalidOrder(f"there is no unit in {where}", field="at")
+        else:
+            ids = parse_ids(units, option="unit")
+        if len(ids) == 1:
+            return {"action": action, "unit": ids[0], field: values[field]}
+        return {"action": f"{action}_many", "units": ids, field: values[field]}
+    return order
+
+
 def parse_features(text: str | None) -> list[str]:
     """'hill, foxhole' -> ['hill', 'foxhole']: a feature's name may hold spaces ('stone wall')."""
     return [part.strip() for part in (text or "").split(",") if part.strip()]
@@ -96,10 +122,11 @@ class UnitsCog(commands.Cog):
             [Param("ruleset", str, "The ruleset whose library to list (this channel's game's, if left out)",
                    choices=[(r.title, r.name) for r in rulesets()])], self.list_types))
 
-    @unit.command(name="add", description="Put a unit into the game, from the counter library or with its numbers")
+    @unit.command(name="add", description="Put units into the game, from the counter library or with their numbers")
     @app_commands.rename(unit_id="id", counter_type="type")
     @app_commands.describe(
-        unit_id="The unit's id, what players type to name it (letters, digits, . _ -; e.g. A1)",
+        unit_id="The unit's id (letters, digits, . _ -; e.g. A1); several: 'A1 A2 A3', or a prefix with count",
+        count="Add this many units alike, numbered from the id: id A and count 3 give A1, A2, A3",
         side="The side the unit fights for",
         counter_type="The counter type from this ruleset's library (see /unit types)",
         location="Where it stands (a new location is created with the default terrain); off board if left out",
@@ -110,33 +137,37 @@ class UnitsCog(commands.Cog):
                                location=location_autocomplete)
     async def add(self, interaction: Interaction, unit_id: str, side: str, counter_type: str | None = None,
                   location: str | None = None, name: app_commands.Range[str, 1, 60] | None = None,
-                  stats: str | None = None) -> None:
+                  stats: str | None = None, count: app_commands.Range[int, 1, MAX_BULK] | None = None) -> None:
         numbers = parse_options(stats, option="stats")
         if counter_type is None and not numbers:
             raise InvalidOrder("give the unit's counter type (see /unit types) or its numbers in 'stats'",
                                field="type")
         if name:
             numbers["name"] = name
+        ids = bulk_ids(unit_id, count)
         def order(game) -> dict[str, Any]:
-            return {"action": "unit_add", "id": unit_id, "side": side_index(game, side), "type": counter_type,
-                    "location": location, "stats": numbers}
+            one = {"action": "unit_add", "id": ids[0]} if len(ids) == 1 else {"action": "unit_add_many", "ids": ids}
+            return one | {"side": side_index(game, side), "type": counter_type, "location": location,
+                          "stats": numbers}
         await self._act(interaction, order, "/unit add")
 
-    @unit.command(name="edit", description="Game master only: correct a unit's numbers or markers")
-    @app_commands.describe(unit="The unit to correct",
-                           stats="The fields to change as key=value pairs, e.g. 'morale=7 broken=no'")
-    @app_commands.autocomplete(unit=unit_autocomplete)
-    async def edit(self, interaction: Interaction, unit: str, stats: str) -> None:
-        order = {"action": "unit_edit", "unit": unit, "changes": parse_options(stats, option="stats")}
-        await self._act(interaction, order, "/unit edit")
+    @unit.command(name="edit", description="Game master only: correct units' numbers or markers (a whole stack too)")
+    @app_commands.describe(stats="The fields to change as key=value pairs, e.g. 'morale=7 broken=no'",
+                           unit="The unit to correct, or several: 'A1 A2'", at="Or every unit in this Location")
+    @app_commands.autocomplete(unit=unit_autocomplete, at=location_autocomplete)
+    async def edit(self, interaction: Interaction, stats: str, unit: str | None = None, at: str | None = None) -> None:
+        changes = parse_options(stats, option="stats")
+        await self._act(interaction, bulk_order("unit_edit", unit, at, changes=changes), "/unit edit")
 
-    @unit.command(name="move", description="Move a unit (and the weapons it carries) to a location, or off board")
-    @app_commands.describe(unit="The unit to move",
+    @unit.command(name="move", description="Move units (and the weapons they carry) to a location, or off board")
+    @app_commands.describe(unit="The unit to move, or several: 'A1 A2 L1'",
+                           at="Or every unit in this Location: the whole stack moves",
                            to="Where it goes (a new location is created with the default terrain); "
                               "off board if left out")
-    @app_commands.autocomplete(unit=unit_autocomplete, to=location_autocomplete)
-    async def move(self, interaction: Interaction, unit: str, to: str | None = None) -> None:
-        await self._act(interaction, {"action": "unit_move", "unit": unit, "location": to}, "/unit move")
+    @app_commands.autocomplete(unit=unit_autocomplete, at=location_autocomplete, to=location_autocomplete)
+    async def move(self, interaction: Interaction, unit: str | None = None, at: str | None = None,
+                   to: str | None = None) -> None:
+        await self._act(interaction, bulk_order("unit_move", unit, at, location=to), "/unit move")
 
     @unit.command(name="remove", description="Game master only: take a unit out of the game (a set-up mistake)")
     @app_commands.describe(unit="The unit to take out")

@@ -3,7 +3,8 @@
 - docs/rules-interface.md shows, for every request in docs/examples/, the real answer of
   ``python -m bot rules`` (between ``<!-- example NAME -->`` markers);
 - README.md's command reference lists every slash command the real bot syncs, with its options;
-- README.md's sandbox session is what the sandbox prints for that script today.
+- README.md's sandbox session is what the sandbox prints for that script today;
+- docs/scenario.schema.json is the JSON Schema of the scenario file model (bot/core/scenario.py).
 
 Regenerate both after a change: ``python -m tests.test_docs`` (it rewrites the generated blocks
 in place and leaves the prose alone).
@@ -249,10 +250,25 @@ def test_the_readme_starts_with_the_two_commands():
     assert "python3 dev.py run" in head and "python3 dev.py test" in head
 
 
+# --- the scenario file schema ------------------------------------------------------------------
+
+SCENARIO_SCHEMA = ROOT / "docs" / "scenario.schema.json"
+
+
+def test_the_scenario_schema_is_the_models():
+    from bot.scenario import schema_text
+
+    assert SCENARIO_SCHEMA.read_text(encoding="utf-8") == schema_text(), \
+        "docs/scenario.schema.json is stale: run python -m tests.test_docs"
+
+
 # --- regeneration ----------------------------------------------------------------------------
 
 
 def regenerate() -> None:
+    from bot.scenario import schema_text
+
+    SCENARIO_SCHEMA.write_text(schema_text(), encoding="utf-8")
     RULES_DOC.write_text(regenerate_rules_doc(RULES_DOC.read_text(encoding="utf-8")), encoding="utf-8")
     with tempfile.TemporaryDirectory() as folder:
         commands = asyncio.run(synced_commands(Path(folder) / "docs.sqlite3"))

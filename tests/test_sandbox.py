@@ -288,6 +288,23 @@ def test_a_database_file_keeps_the_games_and_passes_the_health_check(tmp_path, m
     assert health.getvalue() == f"ok: {database}\n"
 
 
+def test_the_forty_counter_scenario_file_loads_in_one_command(tmp_path):
+    import json
+    import sqlite3
+
+    database = tmp_path / "sandbox.sqlite3"
+    out = sandbox(tmp_path, "--scenario", "asl-file", "--database", str(database),
+                  script="/scenario load file:asl/scenarios/nowhere.yaml\n")
+    assert "  /scenario load file:asl/scenarios/village-assault.yaml\n   New Advanced Squad Leader game" in out
+    assert "   MMG GMG1 (Germans): held by G1" in out  # the status shown after it
+    assert "takes a file: no file 'asl/scenarios/nowhere.yaml'" in out
+    with sqlite3.connect(database) as db:
+        [(state,)] = db.execute("SELECT state FROM games").fetchall()
+        commands = [row[0] for row in db.execute("SELECT command FROM log_entries ORDER BY seq")]
+    assert len(json.loads(state)["units"]) == 44
+    assert commands == ["/game new", "/game join", "/game join"]  # the whole set-up: one entry
+
+
 def test_a_second_session_on_the_database_is_not_answered_from_the_first_ones_log(tmp_path):
     # each session's emulator numbered its interactions from the same start: the second session's
     # /unit move had the id of the first session's /game new and was "answered" from its entry

@@ -22,13 +22,16 @@ from .orders import PhaseOrder
 from .ruleset import Ruleset
 from .sequence import Done, check_turn, note_acted, refereed, resolve_done
 from .rulesets import get_ruleset, rulesets
-from .setup import SETUP_ACTIONS, SetupOrder, resolve_setup
+from .setup import BULK_ACTIONS, SETUP_ACTIONS, SetupOrder, resolve_setup
 
 _SETUP_ADAPTER: TypeAdapter[Any] | None = None
 # The orders every ruleset has: setting up the game, and ending one's part of the turn
 GenericOrder = SetupOrder | Done
 _GENERIC_MODELS = {get_args(m.model_fields["action"].annotation)[0]: m for m in get_args(GenericOrder)}
 GENERIC_ACTIONS = frozenset(_GENERIC_MODELS)
+# the actions a refusal lists: the bulk set-up orders are the several-unit forms of unit_add, unit_move and
+# unit_edit, given by the same /unit commands (and a refusal's words stay what they were before them)
+_LISTED_GENERIC = sorted(GENERIC_ACTIONS - BULK_ACTIONS)
 # the orders that keep the game (set it up, move it on) rather than play it: no odds, no side's colour
 BOOKKEEPING_ACTIONS = GENERIC_ACTIONS | set(get_args(PhaseOrder.model_fields["action"].annotation))
 
@@ -87,12 +90,12 @@ def parse_order(ruleset_name: str, data: dict[str, Any] | BaseModel) -> BaseMode
         raise InvalidOrder("an order is a JSON object with an 'action'", field="order")
     action = data.get("action")
     if not isinstance(action, str):
-        raise InvalidOrder(f"'action' is required (one of: {', '.join(ruleset.actions() + sorted(GENERIC_ACTIONS))})",
+        raise InvalidOrder(f"'action' is required (one of: {', '.join(ruleset.actions() + _LISTED_GENERIC)})",
                            field="action")
     adapter = _setup_adapter() if action in GENERIC_ACTIONS else ruleset.order_adapter
     if action not in GENERIC_ACTIONS and not ruleset.has_action(action):
         raise InvalidOrder(f"{ruleset.title} has no action '{action}' "
-                           f"(actions: {', '.join(ruleset.actions() + sorted(GENERIC_ACTIONS))})", field="action")
+                           f"(actions: {', '.join(ruleset.actions() + _LISTED_GENERIC)})", field="action")
     try:
         # the adapter's schema validator itself: TypeAdapter.validate_python only forwards its
         # default arguments to it, on every order
@@ -170,9 +173,12 @@ def load_tables() -> None:
     except Exception as exc:  # OSError, YAMLError, ValidationError: the message says which
         raise TablesUnreadable(f"the rules tables in {data_path()} cannot be used: "
                                f"{type(exc).__name__}: {exc}") from exc
+    from .scenario import check_samples
+
     for ruleset in registered:
         try:
             ruleset.load_tables()
+            check_samples(ruleset.name)  # its sample scenario files, set up once
         except Exception as exc:
             raise TablesUnreadable(f"the {ruleset.title} tables in {data_path(ruleset.name)} cannot be used: "
                                    f"{type(exc).__name__}: {exc}") from exc

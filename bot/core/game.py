@@ -25,6 +25,9 @@ class Side(BaseModel):
     players: list[int] = Field(default_factory=list)  # Discord user ids (plain ints)
     nationality: str | None = None
     elr: int | None = None  # ASL: Experience Level Rating set by the scenario
+    # the scenario's other numbers for this side (SAN, quality ratings, ...): set from a scenario
+    # file (bot/core/scenario.py); left out of the saved state while empty, as older games have none
+    options: dict[str, Any] = Field(default_factory=dict, exclude_if=lambda v: not v, repr=False)
 
 
 class Location(BaseModel):
@@ -53,6 +56,9 @@ class Game(BaseModel):
     phase: str
     options: dict[str, Any] = Field(default_factory=dict)  # per-game rule overrides
     gm: int | None = None  # the game master's Discord user id
+    # the scenario's length in game turns, from a scenario file; None (and left out of the saved
+    # state, as older games have none): not given
+    turns: int | None = Field(default=None, exclude_if=lambda v: v is None, repr=False)
 
     # The sequence of play (bot/core/sequence.py), in games started since it was refereed. A game
     # logged before has none of these fields: they are left out of the saved state while unset, so

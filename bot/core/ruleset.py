@@ -211,17 +211,18 @@ class Ruleset:
             raise ValueError(f"sequence.yaml: no step allows {sorted(missing)}")
 
     def make_unit(self, type_name: str | None, *, id: str, side: int, location: str | None,
-                  stats: dict[str, Any] | None = None) -> Any:
-        """A unit of a library type (``stats`` overriding its numbers), or a custom one."""
+                  stats: dict[str, Any] | None = None, library: dict[str, dict[str, Any]] | None = None) -> Any:
+        """A unit of a library type (``stats`` overriding its numbers), or a custom one. ``library``:
+        ``counter_types()`` read once by a caller making many units (a scenario file)."""
         stats = dict(stats or {})
         if type_name:
-            library = self.counter_types()
+            library = self.counter_types() if library is None else library
             key = type_name.casefold()
             if key not in library:
                 raise InvalidOrder(
                     f"no counter type '{type_name}' in the {self.title} library "
                     f"(try /unit types)", field="type")
-            fields = {**library[key], **stats}
+            fields = {**library[key], **stats}  # a new dict: the library's entries are left alone
             fields.setdefault("type", key)
         else:
             fields = {"type": "custom", **stats}

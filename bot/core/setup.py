@@ -9,11 +9,12 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, ValidationError
+from pydantic import Field, StringConstraints, ValidationError
 
 from .errors import IllegalOrder, InvalidOrder
 from .game import Game, Location
-from .orders import ActingUnit, OrderBase, Refers
+from .errors import RulesError
+from .orders import ActingUnit, ActingUnits, OrderBase, Refers
 from .outcome import Outcome, UnitEffect
 from .ruleset import Ruleset
 from .trail import Trail
@@ -32,10 +33,8 @@ Place = Annotated[str | None, Refers("location")]
 NewUnitSide = Annotated[int, Refers("side", acting=True, label="the new unit")]
 
 
-class UnitAdd(OrderBase):
-    """A unit put into the game. Where the sequence of play is refereed, players add their units
-    during the set-up only (then the game master does), as library counters: numbers of their own
-    are the game master's, within the ruleset's ranges, and the trail says they are custom."""
+class _AddRules:
+    """Who may put units into the game (one at a time or several at once)."""
 
     @classmethod
     def gm_only_in(cls, game: Any) -> str:
@@ -53,12 +52,34 @@ class UnitAdd(OrderBase):
                     "numbers (the library's are used otherwise)")
         return None
 
+
+class UnitAdd(_AddRules, OrderBase):
+    """A unit put into the game. Where the sequence of play is refereed, players add their units
+    during the set-up only (then the game master does), as library counters: numbers of their own
+    are the game master's, within the ruleset's ranges, and the trail says they are custom."""
+
     action: Literal["unit_add"] = "unit_add"
     id: NewId = Field(pattern=ID_PATTERN)
     type: CounterType = None  # counter type from the library; None: custom, all stats given
     side: NewUnitSide = Field(ge=0, le=1)
     location: Place = Field(default=None, pattern=ID_PATTERN)
     stats: Numbers = Field(default_factory=dict)  # overrides of the library's numbers
+
+
+MAX_BULK = 40  # units one bulk order names: as many as one option may name (bot.core.commands.MAX_IDS)
+BulkIds = Annotated[list[Annotated[str, StringConstraints(pattern=ID_PATTERN)]], Refers("nothing")]
+
+
+class UnitAddMany(_AddRules, OrderBase):
+    """Several units of one counter type (or with the same numbers) put into the game at once, one
+    after another with every check of a single /unit add: refused whole, naming the unit that fails."""
+
+    action: Literal["unit_add_many"] = "unit_add_many"
+    ids: BulkIds = Field(min_length=1, max_length=MAX_BULK)
+    type: CounterType = None
+    side: NewUnitSide = Field(ge=0, le=1)
+    location: Place = Field(default=None, pattern=ID_PATTERN)
+    stats: Numbers = Field(default_factory=dict)
 
 
 class UnitEdit(OrderBase):
@@ -69,7 +90,7 @@ class UnitEdit(OrderBase):
     changes: Numbers = Field(min_length=1)  # field -> new value (a GM's correction)
 
 
-class UnitMove(OrderBase):
+class _MoveRules:
     @classmethod
     def gm_only_in(cls, game: Any) -> str:
         # where the sequence of play is refereed, units move with the ruleset's own move order (in the
@@ -77,9 +98,29 @@ class UnitMove(OrderBase):
         refereed = game.step is not None  # the sequence of play is (bot/core/sequence.py)
         return "place a unit (players move theirs with /move, in the steps that allow it)" if refereed else ""
 
+
+class UnitMove(_MoveRules, OrderBase):
     action: Literal["unit_move"] = "unit_move"
     unit: ActingUnit
     location: Place = Field(default=None, pattern=ID_PATTERN)  # None: off board
+
+
+class UnitMoveMany(_MoveRules, OrderBase):
+    """Several units (a whole stack) moved to one place at once, each as /unit move moves it."""
+
+    action: Literal["unit_move_many"] = "unit_move_many"
+    units: ActingUnits = Field(min_length=1, max_length=MAX_BULK)
+    location: Place = Field(default=None, pattern=ID_PATTERN)  # None: off board
+
+
+class UnitEditMany(OrderBase):
+    """The same correction made to several units (a whole stack) at once."""
+
+    gm_only = "edit a unit"
+
+    action: Literal["unit_edit_many"] = "unit_edit_many"
+    units: ActingUnits = Field(min_length=1, max_length=MAX_BULK)
+    changes: Numbers = Field(min_length=1)
 
 
 class UnitRemove(OrderBase):
@@ -139,8 +180,10 @@ class Leave(OrderBase):
     player: int = Field(gt=0)
 
 
-SetupOrder = UnitAdd | UnitEdit | UnitMove | UnitRemove | LocationSet | Join | Leave
-SETUP_ACTIONS = {"unit_add", "unit_edit", "unit_move", "unit_remove", "location_set", "join", "leave"}
+SetupOrder = (UnitAdd | UnitEdit | UnitMove | UnitRemove | LocationSet | Join | Leave | UnitAddMany | UnitMoveMany
+              | UnitEditMany)
+BULK_ACTIONS = frozenset({"unit_add_many", "unit_move_many", "unit_edit_many"})
+SETUP_ACTIONS = {"unit_add", "unit_edit", "unit_move", "unit_remove", "location_set", "join", "leave", *BULK_ACTIONS}
 PROTECTED_FIELDS = {"id", "system", "side"}  # edit cannot change identity or allegiance
 
 
@@ -185,7 +228,71 @@ def ensure_location(game: Game, ruleset: Ruleset, location_id: str | None, trail
     return location_id
 
 
+def bulk_ids(text: str, count: int | None) -> list[str]:
+    """The ids of a bulk /unit add: 'A1 A2 A3' as given, or with ``count`` the prefix numbered
+    ('A' and 3: A1, A2, A3)."""
+    ids = [part for part in re.split(r"[\s,]+", text.strip()) if part]
+    if count is None:
+        bad = next((i for i in ids if not _ID_RE.match(i)), None) if len(ids) > 1 else None
+        if bad is not None:
+            raise InvalidOrder(f"'{bad}' is not a unit id (letters, digits, dots, dashes, underscores; up to 24)",
+                               field="id")
+        if len(ids) > MAX_BULK:
+            raise InvalidOrder(f"'id' names {len(ids)} units; {MAX_BULK} is the most one order adds", field="id")
+        return ids
+    if len(ids) != 1:
+        raise InvalidOrder("with count, give one id to number (A gives A1, A2, ...)", field="id")
+    if not 1 <= count <= MAX_BULK:
+        raise InvalidOrder(f"count is 1 to {MAX_BULK}", field="count")
+    return [f"{ids[0]}{n}" for n in range(1, count + 1)]
+
+
+def _each(game: Game, ruleset: Ruleset, orders: list[tuple[str, OrderBase]]) -> list[Outcome]:
+    """Resolve ``orders`` one after another on ``game`` (a working copy: a refusal discards it
+    whole), each refusal naming the unit it was for."""
+    seen: set[str] = set()
+    outcomes = []
+    for unit_id, order in orders:
+        if unit_id.casefold() in seen:
+            raise InvalidOrder(f"{unit_id} is named twice", field="units")
+        seen.add(unit_id.casefold())
+        try:
+            outcomes.append(resolve_setup(game, ruleset, order))
+        except RulesError as exc:
+            raise type(exc)(f"{unit_id}: {exc.message} (nothing was done: the units go together or "
+                            "not at all)", rule=exc.rule, field=exc.field) from None
+    return outcomes
+
+
+def _together(ruleset: Ruleset, action: str, headline: str, outcomes: list[Outcome]) -> Outcome:
+    sides = {o.actor_side for o in outcomes}
+    return Outcome(ruleset=ruleset.name, action=action, headline=headline,
+                   actor_side=sides.pop() if len(sides) == 1 else None,
+                   trail=tuple(step for o in outcomes for step in o.trail),
+                   effects=tuple(effect for o in outcomes for effect in o.effects))
+
+
+def _resolve_bulk(game: Game, ruleset: Ruleset, order: OrderBase) -> Outcome:
+    if isinstance(order, UnitAddMany):
+        outcomes = _each(game, ruleset, [(uid, UnitAdd(id=uid, type=order.type, side=order.side,
+                                                       location=order.location, stats=order.stats))
+                                         for uid in order.ids])
+        where = f" in {order.location}" if order.location else " off board"
+        return _together(ruleset, order.action, f"{len(outcomes)} units join {game.side_name(order.side)}{where}: "
+                         f"{', '.join(order.ids)}", outcomes)
+    if isinstance(order, UnitMoveMany):
+        outcomes = _each(game, ruleset, [(uid, UnitMove(unit=uid, location=order.location)) for uid in order.units])
+        return _together(ruleset, order.action, f"{len(outcomes)} units to {order.location or 'off board'}: "
+                         f"{', '.join(game.unit(uid).id for uid in order.units)}", outcomes)
+    assert isinstance(order, UnitEditMany)
+    outcomes = _each(game, ruleset, [(uid, UnitEdit(unit=uid, changes=order.changes)) for uid in order.units])
+    return _together(ruleset, order.action, f"{len(outcomes)} units corrected: "
+                     f"{', '.join(game.unit(uid).id for uid in order.units)}", outcomes)
+
+
 def resolve_setup(game: Game, ruleset: Ruleset, order: OrderBase) -> Outcome:
+    if isinstance(order, (UnitAddMany, UnitMoveMany, UnitEditMany)):
+        return _resolve_bulk(game, ruleset, order)
     trail = Trail()
     if isinstance(order, UnitAdd):
         if game.find_unit(order.id) is not None:

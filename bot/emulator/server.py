@@ -34,9 +34,9 @@ from bot.emulator.gateway import RESUMABLE_CLOSE, Gateway
 from bot.emulator.messages import REPLY_TO_COMMAND, MessageStore, read_body, snowflakes
 from bot.emulator.records import (
     CHANNEL_MESSAGE, DEFERRED_CHANNEL_MESSAGE, DEFERRED_UPDATE_MESSAGE, UPDATE_MESSAGE,
-    Callback, InteractionRecord, Reply, StoredMessage,
+    Callback, InteractionRecord, Reply, SentFile, StoredMessage,
 )
-from bot.emulator.schema import USER, build_command
+from bot.emulator.schema import ATTACHMENT, USER, build_command
 
 log = logging.getLogger(__name__)
 
@@ -114,6 +114,9 @@ class FakeDiscord:
         self.faults_served: list[RequestLog] = []
         self.receipts_tracked = False  # set by the harness: the bot reports each interaction it gets
         self._runner: web.AppRunner | None = None
+        # files a user attached to a slash command's attachment option (type 11), by attachment id:
+        # served on loopback as Discord's CDN serves ephemeral attachments, for the bot to download
+        self.uploads: dict[int, SentFile] = {}
 
     # --- lifecycle -------------------------------------------------------------------------
     @property
@@ -168,6 +171,7 @@ class FakeDiscord:
             post(API + "/channels/{channel}/messages", self._channel_post),
             web.route("*", API + "/channels/{channel}/messages/{message}", self._channel_message),
             get("/attachments/{message}/{attachment}/{filename}", self._attachment),
+            get("/ephemeral-attachments/{attachment}/{filename}", self._uploaded),
         ])
         return app
 
@@ -440,6 +444,24 @@ class FakeDiscord:
             return error_response(404, 0, "404: Not Found")
         return web.Response(body=sent.data, content_type=sent.content_type or "application/octet-stream")
 
+    async def _uploaded(self, request: web.Request) -> web.StreamResponse:
+        sent = self.uploads.get(_int(request.match_info["attachment"]))
+        if sent is None or sent.filename != request.match_info["filename"]:
+            return error_response(404, 0, "404: Not Found")
+        return web.Response(body=sent.data, content_type=sent.content_type or "application/octet-stream")
+
+    def upload(self, sent: SentFile) -> dict[str, Any]:
+        """A file a user attaches to a command: kept and served on loopback; its attachment object,
+        as Discord puts it in the interaction's ``resolved.attachments``."""
+        attachment_id = next(self._ids)
+        self.uploads[attachment_id] = sent
+        url = f"{self.base_url}/ephemeral-attachments/{attachment_id}/{sent.filename}"
+        data = {"id": str(attachment_id), "filename": sent.filename, "size": len(sent.data), "url": url,
+                "proxy_url": url, "ephemeral": True}
+        if sent.content_type:
+            data["content_type"] = sent.content_type
+        return data
+
     # --- what tests read --------------------------------------------------------------------
     def commands_for(self, guild_id: int | None) -> list[dict[str, Any]]:
         """The commands a user in ``guild_id`` sees: the guild's own, then the global ones."""
@@ -479,12 +501,27 @@ class FakeDiscord:
         """Run ``/name`` (``"game new"`` for a subcommand) as a user; return the bot's reply once
         its handler has finished (``settle=False``: as soon as it answered)."""
         guild = self.guild(guild_id)
+        attached: dict[str, dict[str, Any]] = {}
+        if isinstance(options, dict):  # a SentFile given for an attachment option: uploaded, named by its id
+            options = dict(options)
+            for key, value in options.items():
+                if isinstance(value, SentFile):
+                    attachment = self.upload(value)
+                    attached[attachment["id"]] = attachment
+                    options[key] = attachment["id"]
         built = build_command(self.commands_for(guild.id), name, options or {}, check=check)
         data = {"id": built.root["id"], "name": built.root["name"], "type": 1, "options": built.options}
         if built.root.get("guild_id"):
             data["guild_id"] = built.root["guild_id"]
         if built.mentioned:
             data["resolved"] = self._resolved(guild, built.mentioned)
+        if attached:
+            data.setdefault("resolved", {})["attachments"] = attached
+        if check:
+            for option in _leaf_options(built.options):
+                if option.get("type") == ATTACHMENT and option.get("value") not in attached:
+                    raise AssertionError(f"/{name} option '{option['name']}' takes a file: give a SentFile (Discord "
+                                         "sends the id of a file the user attached, never a value typed)")
         payload = self._interaction(2, data, guild, user_id, channel_id, member_permissions)
         return await self._exchange(payload, settle=settle, timeout=timeout)
 
@@ -609,6 +646,14 @@ class FakeDiscord:
         if record is not None:
             record.deliveries_received += 1
             record.touch()
+
+
+def _leaf_options(options: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A command's options under its subcommand (group) layers."""
+    found = []
+    for option in options:
+        found += _leaf_options(option["options"]) if "options" in option else [option]
+    return found
 
 
 def _answers(record: InteractionRecord) -> int:

@@ -23,6 +23,7 @@ from bot.core.api import new_game, resolve
 from bot.core.dice import ScriptedDice
 from bot.core.errors import RulesError
 from bot.core.game import Game
+from bot.core.scenario import Scenario, build_game
 from bot.core.outcome import Outcome, UnitEffect
 from bot.core.rulesets import get_ruleset, title_of
 from bot.core.trail import Trail
@@ -49,14 +50,25 @@ UNDO = "undo"  # a reverting entry: its order names the entry it undoes and hold
 
 
 def creation_order(ruleset: str, sides: list[str], scenario: str, variant: str | None,
-                   options: dict[str, Any] | None, gm: int) -> dict[str, Any]:
+                   options: dict[str, Any] | None, gm: int, setup: dict[str, Any] | None = None) -> dict[str, Any]:
     """A new game's entry 1: everything the game is made from, and that its sequence of play is
-    refereed (``sequence``; a creation logged before it was has none, and replays without it)."""
-    return {"action": NEW_GAME, "ruleset": ruleset, "sides": list(sides), "scenario": scenario,
-            "variant": variant, "options": dict(options or {}), "gm": gm, "sequence": SEQUENCE}
+    refereed (``sequence``; a creation logged before it was has none, and replays without it).
+    ``setup``: a scenario file's whole set-up (bot/core/scenario.py, as plain data), so a game set up
+    from a file is one entry, replayed by setting the same scenario up again."""
+    order = {"action": NEW_GAME, "ruleset": ruleset, "sides": list(sides), "scenario": scenario,
+             "variant": variant, "options": dict(options or {}), "gm": gm, "sequence": SEQUENCE}
+    if setup is not None:
+        order["setup"] = setup
+    return order
 
 
 def game_from_creation(order: dict[str, Any]) -> Game:
+    if order.get("setup") is not None:
+        try:
+            scenario = Scenario.model_validate(order["setup"])
+        except ValueError:
+            raise ReplayRefused("the game's creation holds a scenario that does not validate") from None
+        return build_game(scenario, gm=order.get("gm"), sequence=order.get("sequence"))
     return new_game(order.get("ruleset", ""), sides=list(order.get("sides") or []),
                     scenario=order.get("scenario") or "", variant=order.get("variant"),
                     options=order.get("options"), gm=order.get("gm"), sequence=order.get("sequence"))
@@ -69,6 +81,13 @@ def creation_outcome(game: Game) -> Outcome:
     if game.gm is not None:
         trail.note(f"Game master: <@{game.gm}>")
     trail.note(f"Turn {game.turn}, {get_ruleset(game.ruleset).phase_names.get(game.phase, game.phase)}")
+    if game.turns is not None:
+        trail.note(f"The scenario lasts {game.turns} game turn{'s' * (game.turns != 1)}")
+    if game.units or game.locations:  # set up from a scenario file, in this one entry
+        counts = ", ".join(f"{side.name} {sum(1 for u in game.units.values() if u.side == i)}"
+                           for i, side in enumerate(game.sides))
+        trail.note(f"Set up from a scenario file: {len(game.units)} unit{'s' * (len(game.units) != 1)} ({counts}), "
+                   f"{len(game.locations)} Location{'s' * (len(game.locations) != 1)}")
     title = title_of(game.ruleset)
     headline = f"New {title} game: {game.sides[0].name} vs {game.sides[1].name}"
     if game.scenario:

@@ -136,8 +136,11 @@ async def test_unit_add_refusals(table):
         "no side 'Finns' in this game (sides: Germans, Russians)")
     assert await table.refused("unit add", {"id": "A9", "side": "Germans", "stats": "fp=4"}, user=GM) == (
         "stats: kind: Field required")
-    assert (await table.refused("unit add", {"id": "A 9!", "side": "Germans", "type": "ger-467"},
+    assert (await table.refused("unit add", {"id": "A9!", "side": "Germans", "type": "ger-467"},
                                 user=ALICE)).startswith("'id': String should match pattern")
+    assert await table.refused("unit add", {"id": "A9 A10!", "side": "Germans", "type": "ger-467"},
+                               user=ALICE) == ("'A10!' is not a unit id (letters, digits, dots, dashes, "
+                                               "underscores; up to 24)")
     assert (await table.refused("unit add", {"id": "A9", "side": "Germans", "type": "ger-467",
                                              "location": "B3;drop"}, user=ALICE)).startswith(
         "'location': String should match pattern")

@@ -32,7 +32,10 @@ from discord.utils import escape_markdown
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.emulator.schema import BOOLEAN, INTEGER, NUMBER, STRING, SUB_COMMAND, SUB_COMMAND_GROUP, USER
+from bot.emulator.records import SentFile
+from bot.emulator.schema import (
+    ATTACHMENT, BOOLEAN, INTEGER, NUMBER, STRING, SUB_COMMAND, SUB_COMMAND_GROUP, USER,
+)
 from bot.config import Settings
 from bot.limits import Quotas, RollRateLimiter
 from bot.service import Actor
@@ -56,6 +59,10 @@ HOSTILE = [
     "B5", "C5", "Germans", "Russians", "1", "2", "fp=999999999 morale=-5", "broken=yes eliminated=yes",
     "kind=squad fp=4 range=6 morale=7", "side=1", "id=R0", "x=" + "y" * 300, "6 6 6 6 6 6", "0 0", "11 -3",
 ]
+# attached files: empty, not text, not YAML, YAML of the wrong shape, a nested bomb, hostile names in a scenario
+FILES = [b"", b"\xff\xfe\x00garbage", b"{{{{", b"- just\n- a list\n", b"a: &a [*a]\n", b"[" * 5000,
+         b"ruleset: asl\nsides: [{name: '@everyone'}, {name: Russians}]\n",
+         b"ruleset: nope\n", b"ruleset: asl\nsides: 5\nunits: {}\n", "name: \u202e\U0001f600\n".encode()]
 KNOWN_IDS = ["A0", "A1", "R0", "a0", "r0", "B5", "C5"]  # this channel's game (ids are case-insensitive)
 OTHER_IDS = ["T1", "T2", "D9"]  # the thread's game only
 USERS = [ALICE, BOB, GM, CAROL]
@@ -126,6 +133,10 @@ def value_for(spec: dict[str, Any], draw, *, within_bounds: bool = True) -> Any:
         return draw(st.booleans())
     if kind == USER:
         return draw(st.sampled_from(USERS + [3_000_000_000_000_000_001]))
+    if kind == ATTACHMENT:  # a file the user attached (a scenario): hostile names and contents
+        name = draw(st.sampled_from(["scenario.yaml", "@everyone.yml", "x.txt", "a" * 200 + ".yaml"]))
+        return SentFile(filename=name, content_type=draw(st.sampled_from([None, "text/yaml", "image/png"])),
+                        data=draw(st.sampled_from(FILES)))
     raise AssertionError(f"option type {kind} is not fuzzed; add it here")
 
 

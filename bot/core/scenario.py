@@ -1,0 +1,303 @@
+"""A scenario as data: the whole set-up of a game (issue 16), and the game it makes.
+
+``Scenario`` is the model of a scenario file (``bot/scenario.py`` reads and writes the YAML, with
+line numbers; ``docs/scenario.schema.json`` is generated from this model). ``build_game`` makes the
+game a scenario describes, with the same guards as the set-up commands (library counters, the
+ruleset's terrain chart and counter ranges, the stacking limit at the set-up, the unit cap), and
+refuses with ``ScenarioRefused``, which names the path of the field at fault (so the file's reader
+can name its line). ``scenario_of`` writes a game back as a scenario: ``build_game(scenario_of(g))``
+is ``g`` again (seats and the log aside). Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .errors import RulesError
+from .game import Game, Location
+from .setup import ID_PATTERN, MAX_LOCATIONS, MAX_UNITS, check_ranges
+
+Scalar = int | float | bool | str
+Value = Annotated[Scalar | None | list[str] | dict[str, int],
+                  Field(description="a number, a word, a list of words, or numbers by range band")]
+IDENTITY = ("id", "system", "side", "type", "location", "owner")  # set by the file's own fields, not stats
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ScenarioUnit(_Strict):
+    """One counter: a library type (``/unit types``), or numbers of its own in ``stats``."""
+
+    id: str = Field(pattern=ID_PATTERN, description="The unit's id, what players type (A1, 467b)")
+    type: str | None = Field(default=None, max_length=40,
+                             description="The counter type from the ruleset's library; left out: a custom unit "
+                                         "whose numbers are all in stats")
+    name: str | None = Field(default=None, min_length=1, max_length=60,
+                             description="The name players read (the counter's name if left out)")
+    location: str | None = Field(default=None, pattern=ID_PATTERN,
+                                 description="A Location of this file's locations; left out: off board (or "
+                                             "where its holder is)")
+    held_by: str | None = Field(default=None, pattern=ID_PATTERN,
+                                description="The unit of the same side that possesses this support weapon")
+    markers: list[str] = Field(default_factory=list, max_length=20,
+                               description="The unit's markers and flags that are on: broken, pinned, dm, cx, ...")
+    stats: dict[str, Value] = Field(default_factory=dict,
+                                     description="Fields that differ from the library counter (numbers, a fire "
+                                                 "marker, a company); a custom unit's numbers")
+
+
+class ScenarioSide(_Strict):
+    name: str = Field(min_length=1, max_length=60, description="The side's name, e.g. Germans")
+    nationality: str | None = Field(default=None, max_length=40, description="e.g. german, russian")
+    options: dict[str, Scalar] = Field(default_factory=dict,
+                                       description="The scenario's numbers for this side: elr (ASL), san, quality "
+                                                   "ratings, ...")
+    units: list[ScenarioUnit] = Field(default_factory=list, max_length=MAX_UNITS,
+                                      description="The side's units, in the order they are set up")
+
+
+class ScenarioLocation(_Strict):
+    id: str = Field(pattern=ID_PATTERN, description="The hex or area id, e.g. B5 or hedge-1")
+    terrain: str | None = Field(default=None, max_length=40,
+                                description="A terrain of the ruleset's chart (its default if left out)")
+    features: list[str] = Field(default_factory=list, max_length=20, description="e.g. hill, foxhole")
+    smoke: bool = Field(default=False, description="A smoke marker is in the Location")
+    residual_fp: int = Field(default=0, ge=0, le=36, description="ASL: the Residual FP marker (A8.2), 0 for none")
+
+
+class Scenario(_Strict):
+    """A scenario file: a whole game set-up in one document."""
+
+    model_config = ConfigDict(extra="forbid", title="Referee scenario file")
+
+    ruleset: str = Field(description="The rules system: asl, nhis or cd (or a plug-in's name)")
+    variant: str | None = Field(default=None, description="ASL: full or starter")
+    title: str = Field(default="", max_length=100, description="The scenario's name, shown on every result")
+    turns: int | None = Field(default=None, ge=1, le=100, description="The scenario's length in game turns")
+    options: dict[str, Scalar] = Field(default_factory=dict, description="Game options, as /game new's key=value")
+    locations: list[ScenarioLocation] = Field(default_factory=list, max_length=MAX_LOCATIONS,
+                                              description="Every Location in play, with its terrain")
+    sides: list[ScenarioSide] = Field(min_length=2, max_length=2, description="The two sides, first to move first")
+
+
+class ScenarioRefused(RulesError):
+    """A scenario that cannot be set up; ``path`` is where in the file (the model's field path)."""
+
+    def __init__(self, path: tuple[str | int, ...], message: str):
+        super().__init__(message, field=".".join(str(p) for p in path))
+        self.path = path
+
+
+def _refuse(path: tuple[str | int, ...], error: Exception) -> ScenarioRefused:
+    return ScenarioRefused(path, getattr(error, "message", None) or str(error))
+
+
+def build_game(scenario: Scenario, *, gm: int | None = None, sequence: int | None = None) -> Game:
+    """The game ``scenario`` sets up, at its first phase; refused whole (``ScenarioRefused``)."""
+    from .rulesets import get_ruleset, rulesets
+
+    try:
+        ruleset = get_ruleset(scenario.ruleset)
+    except RulesError as exc:
+        raise _refuse(("ruleset",), exc) from None
+    side_options = {o.name: o for o in ruleset.side_options}
+    foreign = {o.name: r for r in rulesets() if r.name != ruleset.name for o in r.side_options}
+    options: dict[str, Any] = dict(scenario.options)
+    for key in options:
+        if key in side_options or key in foreign:
+            raise ScenarioRefused(("options", key), f"'{key}' is given per side, in the side's options")
+    extras: list[dict[str, Any]] = []
+    for i, side in enumerate(scenario.sides):
+        extra: dict[str, Any] = {}
+        for key, value in side.options.items():
+            if key in side_options:
+                option = side_options[key]
+                if isinstance(value, bool) or not isinstance(value, int) or not option.min <= value <= option.max:
+                    raise ScenarioRefused(("sides", i, "options", key), f"the {option.title} is a number from "
+                                          f"{option.min} to {option.max} ({option.rule})")
+                options.setdefault(key, [None, None])[i] = value
+            elif key in foreign:
+                raise ScenarioRefused(("sides", i, "options", key), f"'{key}' belongs to {foreign[key].title} "
+                                      f"games: {ruleset.title} has none")
+            else:
+                extra[key] = value
+        extras.append(extra)
+    try:
+        game = ruleset.new_game(sides=[s.name for s in scenario.sides], scenario=scenario.title,
+                                variant=scenario.variant, options=options, gm=gm, sequence=sequence)
+    except RulesError as exc:
+        raise _refuse((exc.field or "sides",), exc) from None
+    game.turns = scenario.turns
+    for side, spec, extra in zip(game.sides, scenario.sides, extras):
+        side.nationality = spec.nationality
+        side.options = extra
+    _place_locations(game, ruleset, scenario)
+    _place_units(game, ruleset, scenario)
+    return game
+
+
+def _place_locations(game: Game, ruleset: Any, scenario: Scenario) -> None:
+    terrains = ruleset.terrains()
+    for i, spec in enumerate(scenario.locations):
+        if any(known.casefold() == spec.id.casefold() for known in game.locations):
+            raise ScenarioRefused(("locations", i, "id"), f"Location {spec.id} is listed twice")
+        terrain = (spec.terrain or ruleset.default_terrain()).casefold()
+        if terrains and terrain not in terrains:
+            raise ScenarioRefused(("locations", i, "terrain"), f"unknown terrain '{spec.terrain}' in {ruleset.title} "
+                                  f"(terrains: {', '.join(sorted(terrains))})")
+        game.locations[spec.id] = Location(id=spec.id, terrain=terrain, features=list(spec.features),
+                                           residual_fp=spec.residual_fp, smoke=spec.smoke)
+
+
+def _unit_fields(ruleset: Any, game: Game, spec: ScenarioUnit, path: tuple[str | int, ...]) -> dict[str, Any]:
+    """The stats and markers of a unit, checked: fields its model has, numbers a counter carries."""
+    model_fields = ruleset.unit_model().model_fields
+    stats = dict(spec.stats)
+    for key in stats:
+        if key in IDENTITY:
+            where = {"location": "location", "owner": "held_by", "type": "type", "id": "id"}.get(key)
+            raise ScenarioRefused((*path, "stats", key), f"'{key}' is not a stat" +
+                                  (f": give it as the unit's {where}" if where else " (the side lists its units)"))
+        if key not in model_fields:
+            raise ScenarioRefused((*path, "stats", key), f"units of {ruleset.title} have no field '{key}'")
+    try:
+        check_ranges(ruleset, stats, "stats")
+    except RulesError as exc:
+        raise _refuse((*path, "stats"), exc) from None
+    for j, marker in enumerate(spec.markers):
+        field = model_fields.get(marker)
+        if field is None or field.annotation is not bool or marker in IDENTITY:
+            flags = sorted(k for k, f in model_fields.items() if f.annotation is bool)
+            raise ScenarioRefused((*path, "markers", j), f"'{marker}' is not a marker of {ruleset.title} units "
+                                  f"(markers: {', '.join(flags)})")
+        stats[marker] = True
+    if spec.name is not None:
+        stats["name"] = spec.name
+    return stats
+
+
+def _place_units(game: Game, ruleset: Any, scenario: Scenario) -> None:
+    located = {loc.casefold(): loc for loc in game.locations}
+    library = ruleset.counter_types()  # read once: a fresh copy per unit is most of a big file's cost
+    placed: list[tuple[Any, ScenarioUnit, tuple[str | int, ...]]] = []
+    seen: dict[str, tuple[str | int, ...]] = {}
+    for i, side in enumerate(scenario.sides):
+        for j, spec in enumerate(side.units):
+            path: tuple[str | int, ...] = ("sides", i, "units", j)
+            if spec.id.casefold() in seen:
+                raise ScenarioRefused((*path, "id"), f"there are two units '{spec.id}' in this scenario")
+            seen[spec.id.casefold()] = path
+            if len(placed) >= MAX_UNITS:
+                raise ScenarioRefused(path, f"a game has at most {MAX_UNITS} units")
+            location = None
+            if spec.location is not None:
+                location = located.get(spec.location.casefold())
+                if location is None:
+                    known = ", ".join(game.locations) or "none listed"
+                    raise ScenarioRefused((*path, "location"), f"{spec.id} is placed in {spec.location}, which is "
+                                          f"not in the file's locations ({known})")
+            if spec.type is None and not spec.stats:
+                raise ScenarioRefused((*path, "type"), f"{spec.id} needs a counter type from the {ruleset.title} "
+                                      "library (see /unit types), or its numbers in stats")
+            stats = _unit_fields(ruleset, game, spec, path)
+            try:
+                unit = ruleset.make_unit(spec.type, id=spec.id, side=i, location=location, stats=stats,
+                                         library=library)
+            except ValidationError as exc:
+                err = exc.errors()[0]
+                key = next((p for p in err.get("loc", ()) if isinstance(p, str)), None)
+                where = (*path, "stats", key) if key in spec.stats else (*path, "markers") if key in spec.markers \
+                    else path
+                raise ScenarioRefused(where, f"{spec.id}: {key or 'unit'}: {err.get('msg', 'invalid')}") from None
+            except RulesError as exc:
+                raise _refuse((*path, "type"), exc) from None
+            placed.append((unit, spec, path))
+    by_id = {unit.id.casefold(): unit for unit, _, _ in placed}
+    for unit, spec, path in placed:
+        if spec.held_by is None:
+            continue
+        holder = by_id.get(spec.held_by.casefold())
+        if "owner" not in type(unit).model_fields:
+            raise ScenarioRefused((*path, "held_by"), f"units of {ruleset.title} are not carried by other units")
+        if holder is None or holder.side != unit.side or holder is unit:
+            raise ScenarioRefused((*path, "held_by"), f"{unit.id} is held by '{spec.held_by}', which is not another "
+                                  f"unit of {game.side_name(unit.side)} in this scenario")
+        if spec.location is not None and unit.location != holder.location:
+            raise ScenarioRefused((*path, "location"), f"{unit.id} is held by {holder.id}, so it is where "
+                                  f"{holder.id} is ({holder.location or 'off board'}): leave its location out")
+        unit.owner = holder.id
+        unit.location = holder.location
+    for unit, spec, path in placed:
+        refusal = ruleset.stacking_refusal(game, [unit], unit.location) if game.sequence is not None else None
+        if refusal:
+            raise ScenarioRefused((*path, "location"), f"{unit.id}: {refusal}")
+        game.units[unit.id] = unit
+    if game.sequence is not None:
+        game.units_added = len(placed)
+
+
+def scenario_of(game: Game) -> Scenario:
+    """The scenario that sets ``game`` up again (its seats, log and turn aside)."""
+    from .rulesets import get_ruleset
+
+    ruleset = get_ruleset(game.ruleset)
+    side_option_names = [o.name for o in ruleset.side_options]
+    library = ruleset.counter_types()
+    options = {k: v for k, v in game.options.items() if isinstance(v, (int, float, bool, str))}
+    sides = []
+    for i, side in enumerate(game.sides):
+        opts: dict[str, Any] = {name: getattr(side, name) for name in side_option_names
+                                if getattr(side, name, None) is not None}
+        opts.update(side.options)
+        units = [_unit_spec(ruleset, u, library) for u in game.units.values() if u.side == i]
+        sides.append(ScenarioSide(name=side.name, nationality=side.nationality, options=opts, units=units))
+    locations = [ScenarioLocation(id=loc.id, terrain=loc.terrain, features=list(loc.features), smoke=loc.smoke,
+                                  residual_fp=loc.residual_fp) for loc in game.locations.values()]
+    return Scenario(ruleset=game.ruleset, variant=game.variant, title=game.scenario, turns=game.turns,
+                    options=options, locations=locations, sides=sides)
+
+
+def _unit_spec(ruleset: Any, unit: Any, library: dict[str, dict[str, Any]]) -> ScenarioUnit:
+    kind = unit.type if unit.type in library else None
+    data = unit.model_dump(mode="json")
+    base_data = ruleset.make_unit(kind, id=unit.id, side=unit.side, location=unit.location,
+                                  library=library).model_dump(mode="json") if kind else {"name": "custom"}
+    fields = type(unit).model_fields
+    markers, stats = [], {}
+    for key, value in data.items():
+        if key in IDENTITY or key == "name" or (kind and base_data.get(key) == value):
+            continue
+        if not kind and value == fields[key].get_default(call_default_factory=True):
+            continue
+        if value is True and fields[key].annotation is bool:
+            markers.append(key)
+        else:
+            stats[key] = value
+    name = unit.name if unit.name != base_data["name"] else None
+    owner = getattr(unit, "owner", None)
+    return ScenarioUnit(id=unit.id, type=kind, name=name, location=None if owner else unit.location,
+                        held_by=owner, markers=markers, stats=stats)
+
+
+def check_samples(ruleset_name: str) -> int:
+    """Set up every sample scenario of a ruleset (data/<ruleset>/scenarios/*.yaml) once, at start-up:
+    a sample broken by an edit (or by a change of the counter library) stops the bot with the file
+    named. Returns how many there are."""
+    import yaml
+
+    from .data import data_path
+
+    samples = sorted(data_path(ruleset_name, "scenarios").glob("*.yaml"))
+    for path in samples:
+        scenario = Scenario.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
+        if scenario.ruleset != ruleset_name:
+            raise ValueError(f"{path.name} is a scenario for '{scenario.ruleset}', in {ruleset_name}'s folder")
+        try:
+            build_game(scenario, sequence=1)
+        except ScenarioRefused as exc:
+            raise ValueError(f"{path.name}: {exc.field}: {exc.message}") from None
+    return len(samples)

@@ -1,0 +1,251 @@
+"""Scenario files (issue 16): a whole game set-up in one YAML document, read with line numbers.
+
+The model and the game it makes are the rules core's (``bot/core/scenario.py``); this module reads
+and writes the file. ``read`` refuses a bad file with one message naming the line and the field
+(``ScenarioFileError``): YAML that does not parse, an unknown field, a bad value, a counter type the
+library lacks, a Location the file does not list, a stack over the set-up's limit, a ruleset that
+is not the game's. Line numbers come from PyYAML's composed nodes, the field's path from pydantic
+(or from the core's ``ScenarioRefused``), walked down the node tree. ``write`` is the reverse, and
+``read(write(game))`` sets the same game up again. ``schema`` is docs/scenario.schema.json.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from bot.core.errors import InvalidOrder
+from bot.core.game import Game
+from bot.core.scenario import Scenario, ScenarioRefused, ScenarioUnit, build_game, scenario_of
+from bot.core.sequence import SEQUENCE
+
+__all__ = ["MAX_BYTES", "Scenario", "ScenarioFileError", "ScenarioUnit", "read", "schema", "write"]
+
+MAX_BYTES = 256 * 1024  # a 400-counter scenario is ~30 KB
+
+
+class ScenarioFileError(InvalidOrder):
+    """A scenario file that cannot be set up: the message names its line and field."""
+
+    def __init__(self, message: str, *, line: int | None = None, field: str | None = None):
+        where = ", ".join(part for part in (f"line {line}" if line else "", f"'{field}'" if field else "") if part)
+        super().__init__(f"Scenario file, {where}: {message}" if where else f"Scenario file: {message}",
+                         field=field)
+        self.line = line
+        self.where = field
+
+
+def _field_name(path: tuple[Any, ...]) -> str:
+    """("sides", 0, "units", 3, "type") -> "sides[0].units[3].type"."""
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _node_at(root: yaml.Node, path: tuple[Any, ...], *, key: bool = False) -> yaml.Node:
+    """The deepest node along ``path`` (the key's node for the last step when ``key``)."""
+    node = root
+    for i, part in enumerate(path):
+        if isinstance(node, yaml.MappingNode):
+            found = next(((k, v) for k, v in node.value if k.value == part), None)
+            if found is None:
+                return node
+            node = found[0] if key and i == len(path) - 1 else found[1]
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and 0 <= part < len(node.value):
+            node = node.value[part]
+        else:
+            return node
+    return node
+
+
+def _line(root: yaml.Node | None, path: tuple[Any, ...], *, key: bool = False) -> int | None:
+    """The line of the field at ``path``: a list or mapping given under a key is named by the key's line."""
+    if root is None:
+        return None
+    node = _node_at(root, path, key=key)
+    if not key and path and isinstance(path[-1], str) and isinstance(node, (yaml.MappingNode, yaml.SequenceNode)):
+        node = _node_at(root, path, key=True)
+    return node.start_mark.line + 1
+
+
+SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when PyYAML was built with it: 10x faster
+
+
+def _compose(text: str) -> tuple[yaml.Node | None, Any]:
+    """The document's node tree (for line numbers) and its data, read once; anchors and aliases
+    refused (a few lines of them can expand to gigabytes)."""
+    try:
+        for event in yaml.parse(text, Loader=SafeLoader):
+            if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+                raise ScenarioFileError("anchors and aliases (& and *) are not used in scenario files: write each "
+                                        "value out", line=event.start_mark.line + 1)
+        loader = SafeLoader(text)
+        try:
+            root = loader.get_single_node()
+            data = loader.construct_document(root) if root is not None else None
+        finally:
+            loader.dispose()
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        raise ScenarioFileError(f"this is not valid YAML: {exc.problem or exc.context}",
+                                line=mark.line + 1 if mark else None) from None
+    except yaml.YAMLError as exc:
+        raise ScenarioFileError(f"this is not valid YAML: {exc}") from None
+    if root is not None:
+        _check_keys(root, ())
+    return root, data
+
+
+def _check_keys(node: yaml.Node, path: tuple[Any, ...]) -> None:
+    """Refuse a key given twice in one mapping (PyYAML would keep the last silently)."""
+    if isinstance(node, yaml.MappingNode):
+        seen: set[str] = set()
+        for key, value in node.value:
+            if key.value in seen:
+                raise ScenarioFileError(f"'{key.value}' is given twice here", line=key.start_mark.line + 1,
+                                        field=_field_name((*path, key.value)))
+            seen.add(key.value)
+            _check_keys(value, (*path, key.value))
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            _check_keys(item, (*path, i))
+
+
+def _validation_error(root: yaml.Node | None, exc: ValidationError) -> ScenarioFileError:
+    """The first of the file's errors, by line (the one a reader meets first), in players' words."""
+    errors = exc.errors(include_url=False)
+    err = min(errors, key=lambda e: _line(root, _strip_union(tuple(e.get("loc", ()))),
+                                          key=e.get("type") == "extra_forbidden") or 0)
+    path = tuple(err.get("loc", ()))
+    kind = err.get("type", "")
+    if kind == "extra_forbidden":
+        parent = path[:-1]
+        known = _known_fields(parent)
+        message = f"unknown field '{path[-1]}'" + (f" (fields here: {', '.join(known)})" if known else "")
+        return ScenarioFileError(message, line=_line(root, path, key=True), field=_field_name(path))
+    if kind == "missing":
+        return ScenarioFileError(f"'{path[-1]}' is missing: it is required", line=_line(root, path[:-1]),
+                                 field=_field_name(path))
+    value = err.get("input")
+    shown = f" (the file says {value!r})" if isinstance(value, (str, int, float, bool)) else ""
+    return ScenarioFileError(f"{err.get('msg', 'invalid value')}{shown}", line=_line(root, _strip_union(path)),
+                             field=_field_name(_strip_union(path)))
+
+
+def _strip_union(path: tuple[Any, ...]) -> tuple[Any, ...]:
+    """pydantic names the member of a union it tried (``int``, ``dict[str,int]``): not a field of the file."""
+    out = []
+    for part in path:
+        if isinstance(part, str) and (part in ("int", "float", "bool", "str") or "[" in part):
+            break
+        out.append(part)
+    return tuple(out)
+
+
+def _known_fields(path: tuple[Any, ...]) -> list[str]:
+    from bot.core.scenario import ScenarioLocation, ScenarioSide
+
+    names = [p for p in path if isinstance(p, str)]
+    model: Any = {(): Scenario, ("sides",): ScenarioSide, ("locations",): ScenarioLocation,
+                  ("sides", "units"): ScenarioUnit}.get(tuple(names))
+    return list(model.model_fields) if model is not None else []
+
+
+def parse(text: str | bytes) -> tuple[Scenario, yaml.Node | None]:
+    """The file's model and its node tree; refused (``ScenarioFileError``) if it is not a scenario."""
+    if isinstance(text, bytes):
+        if len(text) > MAX_BYTES:
+            raise ScenarioFileError(f"the file has {len(text):,} bytes; a scenario file has at most {MAX_BYTES:,}")
+        try:
+            text = text.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise ScenarioFileError(f"the file is not UTF-8 text (byte {exc.start})") from None
+    if len(text.encode("utf-8")) > MAX_BYTES:
+        raise ScenarioFileError(f"the file has more than {MAX_BYTES:,} bytes, the most a scenario file has")
+    root, data = _compose(text)
+    if not isinstance(data, dict):
+        raise ScenarioFileError("a scenario file is a mapping of fields (ruleset, title, sides, locations, ...)",
+                                line=_line(root, ()) or 1)
+    try:
+        return Scenario.model_validate(data), root
+    except ValidationError as exc:
+        raise _validation_error(root, exc) from None
+
+
+def read(text: str | bytes, *, ruleset: str | None = None, gm: int | None = None,
+         sequence: int | None = SEQUENCE, **overrides: Any) -> Scenario:
+    """A scenario file, checked whole: parsed, then set up once (nothing is kept) so that any refusal
+    names its line. ``ruleset``: the game's ruleset, which the file must be for. ``overrides``: fields
+    replaced before the set-up (``/game new``'s options), e.g. ``title``, ``variant``, ``side_names``."""
+    scenario, root = parse(text)
+    if ruleset is not None and scenario.ruleset.casefold() != ruleset.casefold():
+        raise ScenarioFileError(f"this scenario is for '{scenario.ruleset}', not for the game's ruleset '{ruleset}'",
+                                line=_line(root, ("ruleset",)), field="ruleset")
+    try:
+        scenario = apply_overrides(scenario, **overrides)
+    except ValidationError as exc:  # what /game new gave does not fit a scenario (a side's name too long)
+        err = exc.errors(include_url=False)[0]
+        raise InvalidOrder(f"{_field_name(tuple(err.get('loc', ())))}: {err.get('msg', 'invalid')} (given with the "
+                           "file)", field=str(err.get("loc", ("",))[0])) from None
+    try:
+        build_game(scenario, gm=gm, sequence=sequence)
+    except ScenarioRefused as exc:
+        raise ScenarioFileError(exc.message, line=_line(root, exc.path), field=_field_name(exc.path)) from None
+    return scenario
+
+
+def apply_overrides(scenario: Scenario, *, title: str | None = None, variant: str | None = None,
+                    side_names: list[str] | None = None, side_options: dict[str, list[Any]] | None = None,
+                    options: dict[str, Any] | None = None) -> Scenario:
+    """The scenario with what ``/game new`` gave besides the file (its options win)."""
+    update: dict[str, Any] = {}
+    if title:
+        update["title"] = title
+    if variant:
+        update["variant"] = variant
+    if options:
+        update["options"] = {**scenario.options, **options}
+    if side_names or side_options:
+        sides = []
+        for i, side in enumerate(scenario.sides):
+            changes: dict[str, Any] = {}
+            if side_names and i < len(side_names):
+                changes["name"] = side_names[i]
+            given = {k: v[i] for k, v in (side_options or {}).items() if i < len(v) and v[i] is not None}
+            if given:
+                changes["options"] = {**side.options, **given}
+            sides.append(side.model_copy(update=changes))
+        update["sides"] = sides
+    # validated again: the log keeps the scenario, and its replay validates it
+    return Scenario.model_validate({**scenario.model_dump(), **{k: v for k, v in update.items() if k != "sides"},
+                                    **({"sides": [s.model_dump() for s in update["sides"]]} if "sides" in update
+                                       else {})}) if update else scenario
+
+
+def dump(scenario: Scenario) -> dict[str, Any]:
+    """The scenario as plain data, defaults left out: what a log entry keeps and a file holds."""
+    return scenario.model_dump(mode="json", exclude_defaults=True)
+
+
+def write(game: Game) -> str:
+    """The game's set-up as a scenario file (YAML) that ``read`` sets up again."""
+    data = dump(scenario_of(game))
+    header = ("# Referee scenario file (docs/scenarios.md); load it with /scenario load\n"
+              f"# or /game new ... file:. Written from the game at turn {game.turn}, {game.phase}: loading it\n"
+              "# starts a new game at its first phase, with the units as they stood.\n")
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    return header + yaml.dump(data, Dumper=dumper, sort_keys=False, allow_unicode=True, width=100,
+                              default_flow_style=None)
+
+
+def schema() -> dict[str, Any]:
+    """The JSON Schema of scenario files (docs/scenario.schema.json)."""
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", **Scenario.model_json_schema()}
+
+
+def schema_text() -> str:
+    return json.dumps(schema(), indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,120 @@
+"""/scenario load, /game new file:, /scenario export end to end: a file attached through the loopback
+Discord (an attachment option, downloaded by the bot from its URL), the game set up in one log entry,
+a bad file refused with its line and field and nothing created, the export loading back."""
+
+from __future__ import annotations
+
+import aiohttp
+import pytest
+
+from bot.core.data import data_path
+from bot.emulator import SentFile
+from bot.record import state_hash
+
+from tests.cogs.conftest import ALICE, GM, THREAD
+
+VILLAGE = data_path("asl", "scenarios", "village-assault.yaml")
+SAMPLES = {"asl": VILLAGE, "nhis": data_path("nhis", "scenarios", "hill-362.yaml"),
+           "cd": data_path("cd", "scenarios", "hedgerows.yaml")}
+
+
+def attach(path_or_text, name: str = "scenario.yaml") -> SentFile:
+    data = path_or_text.read_bytes() if hasattr(path_or_text, "read_bytes") else path_or_text.encode()
+    return SentFile(name, "application/x-yaml", data)
+
+
+async def test_the_emulator_sends_an_attachment_as_discord_does(table):
+    sent = attach("ruleset: asl\n", "x.yaml")
+    reply = await table.fake.send_command("scenario load", {"file": sent}, user_id=GM, channel_id=table.channel)
+    data = reply.record.payload["data"]
+    [option] = data["options"][0]["options"]
+    assert option["type"] == 11 and option["name"] == "file"
+    attachment = data["resolved"]["attachments"][option["value"]]
+    assert attachment["filename"] == "x.yaml" and attachment["size"] == len(sent.data)
+    async with aiohttp.ClientSession() as session, session.get(attachment["url"]) as response:
+        assert response.status == 200 and await response.read() == sent.data  # served on loopback
+
+
+async def test_the_emulator_takes_only_an_attached_file_for_an_attachment_option(table):
+    with pytest.raises(AssertionError, match="option 'file' takes a file: give a SentFile"):
+        await table.fake.send_command("scenario load", {"file": "1234"}, user_id=GM, channel_id=table.channel)
+    assert await table.snapshot() == (None, 0)
+
+
+async def test_a_forty_counter_scenario_loads_in_one_command_and_one_entry(table):
+    reply = await table.as_gm("scenario load", {"file": attach(VILLAGE)})
+    assert not reply.ephemeral, reply.embeds
+    game = await table.game()
+    assert len(game.units) == 44 and game.turns == 6 and game.gm == GM
+    assert game.units["GMG1"].owner == "G1" and game.locations["D3"].terrain == "stone building"
+    log = await table.bot.referee.log(table.channel)
+    assert log.total == 1 and log.entries[0].command == "/game new"
+    assert (await table.bot.referee.verify(table.channel)).ok  # the replay sets the same scenario up
+    # the game plays on as one set up by hand: a player joins, a unit is added with the set-up's guards
+    await table.invite(ALICE, "Germans")
+    added = await table.as_gm("unit add", {"id": "G99", "side": "Germans", "type": "ger-467", "location": "D3"})
+    assert not added.ephemeral, added.embeds  # a third squad in D3
+    text = await table.refused("unit add", {"id": "G98", "side": "Germans", "type": "ger-467", "location": "D3"},
+                               user=GM)
+    assert "D3 would hold 4 squad-equivalents of Germans" in text  # the set-up's limit holds after a file too
+
+
+@pytest.mark.parametrize("ruleset", ["asl", "nhis", "cd"])
+async def test_export_loads_back_to_the_same_game(table, ruleset):
+    await table.as_gm("scenario load", {"file": attach(SAMPLES[ruleset])})
+    first = await table.game()
+    exported = await table.as_gm("scenario export")
+    [sent] = exported.message.files
+    assert sent.filename.endswith(".yaml")
+    await table.as_gm("scenario load", {"file": SentFile(sent.filename, None, sent.data)}, channel=THREAD)
+    again = await table.game(THREAD)
+    assert again == first and state_hash(again) == state_hash(first)
+
+
+async def test_game_new_takes_a_file_and_its_own_options_win(table):
+    reply = await table.as_gm("game new", {"ruleset": "asl", "sides": "Axis, Soviets", "scenario": "Renamed",
+                                           "elr_1": 5, "file": attach(VILLAGE)})
+    assert not reply.ephemeral, reply.embeds
+    game = await table.game()
+    assert [s.name for s in game.sides] == ["Axis", "Soviets"] and game.scenario == "Renamed"
+    assert (game.sides[0].elr, game.sides[1].elr) == (5, 2) and len(game.units) == 44
+
+
+async def test_a_file_for_another_ruleset_is_refused_by_game_new(table):
+    text = await table.refused("game new", {"ruleset": "nhis", "sides": "A, B", "file": attach(VILLAGE)}, user=GM)
+    assert "line 4, 'ruleset': this scenario is for 'asl', not for the game's ruleset 'nhis'" in text
+
+
+BAD = {
+    "bad YAML": ("ruleset: asl\nsides: [\n", "line 3", "not valid YAML"),
+    "unknown field": ("ruleset: asl\nweather: rain\nsides: []\n", "line 2, 'weather'", "unknown field 'weather'"),
+    "bad value": ("ruleset: asl\nturns: 0\nsides: []\n", "line 2, 'turns'", "greater than or equal to 1"),
+    "unknown counter type": (VILLAGE.read_text().replace("ger-9-1", "ger-99-1"), "line 29, 'sides[0].units[2].type'",
+                             "no counter type 'ger-99-1'"),
+    "unknown location": (VILLAGE.read_text().replace("{id: G3, type: ger-467, location: D4}",
+                                                     "{id: G3, type: ger-467, location: Z9}"),
+                         "line 31, 'sides[0].units[4].location'", "not in the file's locations"),
+    "over the stacking limit": (VILLAGE.read_text().replace("{id: G3, type: ger-467, location: D4}",
+                                                            "{id: G3, type: ger-467, location: D3}").replace(
+        "{id: G4, type: ger-467, location: D4}", "{id: G4, type: ger-467, location: D3}"),
+        "line 32, 'sides[0].units[5].location'", "G4: D3 would hold 4 squad-equivalents"),
+    "wrong ruleset": (VILLAGE.read_text().replace("ruleset: asl", "ruleset: chess"), "line 4, 'ruleset'",
+                      "chess"),
+}
+
+
+@pytest.mark.parametrize("kind", list(BAD))
+async def test_a_bad_file_is_refused_with_line_and_field_and_creates_nothing(table, kind):
+    text, where, words = BAD[kind]
+    refused = await table.refused("scenario load", {"file": attach(text)}, user=GM)
+    assert refused.startswith(f"Scenario file, {where}"), refused
+    assert words in refused, refused
+    assert await table.snapshot() == (None, 0)  # no game, no log
+
+
+async def test_a_bad_file_leaves_an_existing_game_alone(table):
+    await table.as_gm("scenario load", {"file": attach(SAMPLES["cd"])})
+    refused = await table.refused("scenario load", {"file": attach("title: x\n")}, user=GM)
+    assert "'ruleset' is missing" in refused
+    refused = await table.refused("scenario load", {"file": attach(SAMPLES["nhis"])}, user=GM)
+    assert "already a game in this channel" in refused

@@ -1,0 +1,182 @@
+"""Scenario files (issue 16): the format, the game a file sets up, the round trip, and every kind of
+bad file refused with its line and field (the commands that load them: tests/cogs/test_scenario.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+
+from bot import scenario as files
+from bot.core.data import data_path
+from bot.core.scenario import build_game
+from bot.core.sequence import SEQUENCE
+from bot.record import state_hash
+from bot.record.replay import Replayer, creation_order
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = sorted(data_path().glob("*/scenarios/*.yaml"))
+
+
+def load(text: str):
+    return build_game(files.read(text), gm=7, sequence=SEQUENCE)
+
+
+def test_every_ruleset_has_a_sample_and_the_asl_one_has_forty_counters():
+    rulesets = {path.parent.parent.name for path in SAMPLES}
+    assert rulesets == {"asl", "nhis", "cd"}
+    biggest = max(len(load(p.read_text()).units) for p in SAMPLES if p.parent.parent.name == "asl")
+    assert biggest >= 40
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=lambda p: f"{p.parent.parent.name}/{p.name}")
+def test_load_export_load_gives_the_same_game_and_state_hash(path):
+    game = load(path.read_text())
+    written = files.write(game)
+    again = load(written)
+    assert again == game
+    assert state_hash(again) == state_hash(game)
+    assert files.write(again) == written  # and the export is stable
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=lambda p: f"{p.parent.parent.name}/{p.name}")
+def test_the_samples_and_their_exports_follow_the_published_schema(path):
+    schema = json.loads((ROOT / "docs" / "scenario.schema.json").read_text())
+    jsonschema.Draft202012Validator.check_schema(schema)
+    jsonschema.validate(yaml.safe_load(path.read_text()), schema)
+    jsonschema.validate(yaml.safe_load(files.write(load(path.read_text()))), schema)
+
+
+def test_a_file_sets_up_sides_options_terrain_markers_and_possession():
+    game = load((data_path("asl", "scenarios", "village-assault.yaml")).read_text())
+    germans, russians = game.sides
+    assert (germans.name, germans.nationality, germans.elr, germans.options) == ("Germans", "german", 3, {"san": 2})
+    assert (russians.elr, russians.options) == (2, {"san": 3})
+    assert game.turns == 6 and game.scenario == "Village Assault (sample)" and game.variant == "full"
+    assert game.locations["D3"].terrain == "stone building"
+    assert game.units["GMG1"].owner == "G1" and game.units["GMG1"].location == "D3"  # where its holder is
+    assert game.units["R13"].broken and game.units["G11"].pinned
+    assert game.units["R14"].location is None  # off board
+    assert game.units_added == 44  # the unit cap counts them
+    assert game.options == {"open_seating": True}
+
+
+def test_the_creation_entry_replays_the_whole_set_up():
+    scenario = files.read(data_path("cd", "scenarios", "hedgerows.yaml").read_text())
+    game = build_game(scenario, gm=7, sequence=SEQUENCE)
+    order = json.loads(json.dumps(creation_order("cd", ["x", "y"], "", None, {}, 7, setup=files.dump(scenario))))
+    replayed, outcome = Replayer().apply(1, order, [], False)
+    assert state_hash(replayed) == state_hash(game)
+    assert "Set up from a scenario file: 9 units (Americans 5, Germans 4), 4 Locations" in \
+        [step.label for step in outcome.trail]
+
+
+def test_older_states_keep_their_shape():
+    # the new fields are left out of a saved state while unset, so older states (and hashes) stand
+    game = build_game(files.read(MINIMAL), sequence=SEQUENCE)
+    game.turns = None
+    game.sides[0].options = {}
+    saved = game.model_dump(mode="json")
+    assert "turns" not in saved and "options" not in saved["sides"][0]
+
+
+MINIMAL = """\
+ruleset: asl
+title: Two squads
+locations:
+  - {id: B5, terrain: woods}
+sides:
+  - name: Germans
+    units:
+      - {id: A1, type: ger-467, location: B5}
+  - name: Russians
+    units: []
+"""
+
+
+def refusal(text: str, **kwargs) -> str:
+    with pytest.raises(files.ScenarioFileError) as caught:
+        files.read(text, **kwargs)
+    return caught.value.message
+
+
+def swap(old: str, new: str) -> str:
+    assert old in MINIMAL
+    return MINIMAL.replace(old, new)
+
+
+@pytest.mark.parametrize("text, line, field, words", [
+    (swap("title: Two squads", "title: [Two squads"), 3, None, "not valid YAML"),
+    (swap("title: Two squads", "title: Two squads\nweather: rain"), 3, "'weather'", "unknown field 'weather'"),
+    (swap("{id: A1, type: ger-467, location: B5}", "{id: A1, type: ger-467, location: B5, colour: red}"), 8,
+     "'sides[0].units[0].colour'", "unknown field 'colour'"),
+    (swap("title: Two squads", "title: Two squads\nturns: many"), 3, "'turns'", "valid integer"),
+    (swap("{id: A1, type: ger-467,", "{id: A 1, type: ger-467,"), 8, "'sides[0].units[0].id'", "pattern"),
+    (swap("type: ger-467", "type: ger-999"), 8, "'sides[0].units[0].type'", "no counter type 'ger-999'"),
+    (swap("location: B5}", "location: C9}"), 8, "'sides[0].units[0].location'", "not in the file's locations"),
+    (swap("terrain: woods", "terrain: lava"), 4, "'locations[0].terrain'", "unknown terrain 'lava'"),
+    (swap("ruleset: asl", "ruleset: chess"), 1, "'ruleset'", "chess"),
+    (swap("  - name: Russians\n    units: []\n", ""), 5, "'sides'", "at least 2"),
+    (swap("{id: A1, type: ger-467, location: B5}", "{id: A1, type: ger-467, location: B5, stats: {fp: 999}}"), 8,
+     "'sides[0].units[0].stats'", "fp 999 is outside"),
+    (swap("{id: A1, type: ger-467, location: B5}", "{id: A1, type: ger-467, location: B5, markers: [sleepy]}"), 8,
+     "'sides[0].units[0].markers[0]'", "'sleepy' is not a marker"),
+    (swap("  - name: Germans\n", "  - name: Germans\n    options: {elr: 9}\n"), 7, "'sides[0].options.elr'",
+     "0 to 5 (A19.1)"),
+    (swap("title: Two squads", "title: Two squads\ntitle: Three"), 3, "'title'", "given twice"),
+    (swap("title: Two squads", "title: &t Two squads\nvariant: *t"), 2, None, "anchors and aliases"),
+    ("- just\n- a list\n", 1, None, "a mapping of fields"),
+])
+def test_a_bad_file_is_refused_with_its_line_and_field(text, line, field, words):
+    message = refusal(text)
+    assert message.startswith(f"Scenario file, line {line}" + (f", {field}:" if field else ":")), message
+    assert words in message, message
+
+
+def test_over_the_stacking_limit_names_the_unit_that_does_not_fit():
+    units = "".join(f"      - {{id: A{i}, type: ger-467, location: B5}}\n" for i in range(2, 5))
+    text = swap("      - {id: A1, type: ger-467, location: B5}\n",
+                "      - {id: A1, type: ger-467, location: B5}\n" + units)
+    message = refusal(text)
+    assert message.startswith("Scenario file, line 11, 'sides[0].units[3].location': A4: B5 would hold 4 "), message
+    assert "(A5.1)" in message
+
+
+def test_a_file_for_another_ruleset_is_refused_by_the_game_it_is_loaded_into():
+    message = refusal(MINIMAL, ruleset="nhis")
+    assert message.startswith("Scenario file, line 1, 'ruleset': this scenario is for 'asl'"), message
+    cd_side_option = swap("  - name: Germans\n", "  - name: Germans\n    options: {elr: 3}\n").replace(
+        "ruleset: asl", "ruleset: cd").replace("type: ger-467", "type: ger-rifle").replace("terrain: woods", "")
+    assert "'elr' belongs to Advanced Squad Leader games" in refusal(cd_side_option)
+
+
+def test_a_weapon_is_held_by_a_unit_of_its_own_side():
+    text = swap("  - name: Russians\n    units: []\n",
+                "  - name: Russians\n    units:\n      - {id: MG9, type: rus-lmg, held_by: A1}\n")
+    message = refusal(text)
+    assert message.startswith("Scenario file, line 11, 'sides[1].units[0].held_by': MG9 is held by 'A1'"), message
+
+
+def test_two_units_with_one_id_and_a_file_too_big_are_refused():
+    text = swap("      - {id: A1, type: ger-467, location: B5}\n",
+                "      - {id: A1, type: ger-467, location: B5}\n      - {id: a1, type: ger-467}\n")
+    assert refusal(text).startswith("Scenario file, line 9, 'sides[0].units[1].id': there are two units 'a1'")
+    assert "at most 262,144" in refusal(b"#" * (files.MAX_BYTES + 1))
+    assert "not UTF-8" in refusal(b"title: \xff\n")
+
+
+def test_given_options_replace_the_files():
+    scenario = files.read(MINIMAL, title="Renamed", side_names=["Axis", "Allies"], side_options={"elr": [4, None]})
+    game = build_game(scenario, sequence=SEQUENCE)
+    assert game.scenario == "Renamed" and [s.name for s in game.sides] == ["Axis", "Allies"]
+    assert game.sides[0].elr == 4
+
+
+def test_what_is_given_with_the_file_is_checked_as_the_file_is():
+    from bot.core.errors import InvalidOrder
+
+    with pytest.raises(InvalidOrder, match=r"sides\[0\].name: String should have at most 60 characters"):
+        files.read(MINIMAL, side_names=["x" * 61, "Allies"])
