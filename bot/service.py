@@ -24,7 +24,8 @@ from pydantic import BaseModel
 
 from bot.config import Rate, Settings
 from bot.core.api import order_model, resolve
-from bot.core.dice import CommittedDice, DiceSource, ScriptedDice, SystemDice, commitment, contribution_value, new_seed
+from bot.core.dice import (CommittedDice, DiceSource, Roller, ScriptedDice, SystemDice, commitment, contribution_value,
+                           new_seed)
 from bot.core.errors import InvalidOrder, RulesError
 from bot.core.game import Game
 from bot.core.scenario import Scenario
@@ -36,8 +37,8 @@ from bot.core.outcome import Outcome
 from bot.core.rulesets import title_of
 from bot.record import GENESIS_HASH, LogEntry, consumed_dice, state_hash
 from bot.record.dice_audit import CONTRIBUTE, DiceState, state_after, state_of
-from bot.record.sealing import (NONCE_BYTES, REVEAL, SEAL, SEALED_MAX, check_reveal, reveal_outcome, seal_commitment,
-                                seal_outcome)
+from bot.record.sealing import (NONCE_BYTES, REVEAL, SEAL, SEALED_MAX, check_reveal, reveal_outcome, roll_text,
+                                seal_commitment, seal_outcome)
 from bot.record.replay import (END_GAME, UNDO, ChainVerifier, Replayer, ReplayRefused, contribution_outcome,
                                creation_order, creation_outcome, ending_outcome, game_from_creation, undo_outcome)
 from bot.store import (ActiveGameExists, DuplicateInteraction, LogFull, StaleGame, Store, StoredGame,
@@ -51,6 +52,7 @@ ENTRY_ODDS_CACHED = 64  # answers of the "Odds" button kept, so pressing it agai
 DICE_STATES_CACHED = 4096  # games whose dice state (commitment, contributions) is kept in memory
 SEEDS_CACHED = 4096  # dice seeds kept in memory (each also held in the store until revealed)
 CONTRIBUTION_MAX = 200  # characters of a side's dice contribution
+SECRET_KINDS = {"2d6": "two_d6", "d6": "d6", "d10": "d10", "DR": "DR", "dr": "dr"}  # a secret roll's kind -> Roller
 UNDO_MINUTES = 10  # how long an undo proposal waits for its answer; a game option may change it
 
 
@@ -700,6 +702,56 @@ class Referee:
             recorded = await self._save(stored, game, entry)
             return Sealed(recorded or Acted(outcome, game, entry), text, nonce.hex())
 
+    async def secret_roll(self, channel_id: int, actor: Actor, kind: str, purpose: str, *,
+                          interaction_id: int | None = None) -> Sealed:
+        """Roll committed dice that only the roller sees now: the log gets the roll's kind, purpose and
+        commitment (a sealed text holding the dice); /reveal shows them, and the audit re-derives them."""
+        if kind not in SECRET_KINDS:
+            raise InvalidOrder(f"a secret roll is one of {', '.join(SECRET_KINDS)}", field="kind")
+        if not 1 <= len(purpose) <= 100:
+            raise InvalidOrder("say in 1 to 100 characters what the roll is for", field="purpose")
+        async with self._lock(channel_id):
+            stored = await self._recorded_or_active(channel_id, interaction_id)
+            if isinstance(stored, Acted):
+                held = await self._store.held_secret(stored.entry.order.get("commitment", ""))
+                opened = json.loads(held) if held else {"text": "", "nonce": ""}
+                return Sealed(stored, opened["text"], opened["nonce"])
+            self._check_room(stored)
+            game = stored.game
+            side = self._acting_side(game, actor, None, "rolls")
+            state = await self._dice_state(stored)
+            if state is None or state.commitment is None:
+                raise NotAllowed("this game was started before committed dice: it has no secret rolls")
+            source = CommittedDice(await self._seed(state.commitment), game_id=stored.id, seq=stored.last_seq + 1,
+                                   interaction_id=interaction_id, contributions=state.contributions)
+            roll = getattr(Roller(source), SECRET_KINDS[kind])(purpose)
+            text = roll_text(kind, purpose, list(roll.dice))
+            nonce = secrets.token_bytes(NONCE_BYTES)
+            published = seal_commitment(nonce, text)
+            await self._store.keep_secret(published, json.dumps({"nonce": nonce.hex(), "text": text}).encode())
+            order = {"action": SEAL, "side": side, "commitment": published,
+                     "roll": {"kind": kind, "purpose": purpose, "sides": list(source.sides)}}
+            outcome = seal_outcome(game, stored.last_seq + 1, order)
+            entry = self._seal(stored.id, stored.last_seq, stored.head_hash, actor=actor, command="/roll secret",
+                               order=order, outcome=outcome, game=game, manual=False, interaction_id=interaction_id,
+                               dice_proof=await self._proof(state, None, reveal=False))
+            recorded = await self._save(stored, game, entry)
+            return Sealed(recorded or Acted(outcome, game, entry), text, nonce.hex())
+
+    async def peek(self, channel_id: int, actor: Actor, sealed_seq: int) -> tuple[LogEntry, str]:
+        """The game master's private look at a sealed order or a secret roll before its reveal (the
+        umpire sees what the players hide from each other); nothing is logged or shown to others."""
+        stored = await self._active(channel_id)
+        if not is_game_master(stored.game, actor):
+            raise NotAllowed("only the game master may look at a sealed order before it is revealed")
+        target = await self.entry(stored.id, sealed_seq) if 1 <= sealed_seq <= stored.last_seq else None
+        if target is None or target.order.get("action") != SEAL:
+            raise NotAllowed(f"entry #{sealed_seq} is not a sealed order")
+        held = await self._store.held_secret(target.order["commitment"])
+        if held is None:
+            raise NotAllowed(f"the text of sealed order #{sealed_seq} is not held by the bot")
+        return target, json.loads(held)["text"]
+
     async def reveal(self, channel_id: int, actor: Actor, sealed_seq: int, *,
                      interaction_id: int | None = None) -> Acted:
         """Open a sealed order: its text and nonce go in the log, checked against its commitment."""
@@ -716,8 +768,8 @@ class Referee:
             sealed_by = target.order.get("side")
             if not is_game_master(game, actor) and not (
                     isinstance(sealed_by, int) and actor.user_id in game.sides[sealed_by].players):
-                raise NotAllowed(f"only {game.side_name(sealed_by) if isinstance(sealed_by, int) else 'the game master'}"
-                                 " or the game master may reveal this sealed order")
+                who = f"{game.side_name(sealed_by)} or " if isinstance(sealed_by, int) else ""
+                raise NotAllowed(f"only {who}the game master may reveal this sealed order")
             held = await self._store.held_secret(target.order["commitment"])
             if held is None:
                 raise NotAllowed(f"the text of sealed order #{sealed_seq} is not held by the bot: it cannot be "
@@ -731,7 +783,7 @@ class Referee:
                     seals[sealed_seq]["opened"] = later.seq
             if (problem := check_reveal(stored.last_seq + 1, order, seals)) is not None:
                 raise NotAllowed(problem.replace(f"entry #{stored.last_seq + 1} reveals", "this would reveal"))
-            outcome = reveal_outcome(game, order, sealed_by)
+            outcome = reveal_outcome(game, order, sealed_by, target.order.get("roll"))
             proof = await self._proof(await self._dice_state(stored), None, reveal=False)
             entry = self._seal(stored.id, stored.last_seq, stored.head_hash, actor=actor, command="/reveal",
                                order=order, outcome=outcome, game=game, manual=False,

@@ -7,6 +7,8 @@ in the log and the bot checks it against the commitment, as every later /log ver
 
 from __future__ import annotations
 
+import json
+
 from discord import app_commands
 from discord.ext import commands
 
@@ -16,12 +18,34 @@ from bot.replies import reply_outcome
 from cogs._common import actor_of, side_autocomplete, side_index
 
 
+ROLL_KINDS = [app_commands.Choice(name=name, value=value) for name, value in (
+    ("2d6", "2d6"), ("d6", "d6"), ("d10", "d10"), ("DR: two d6, white then colored", "DR"), ("dr: one d6", "dr"))]
+
+
 class SealCog(commands.Cog):
+    roll = app_commands.Group(name="roll", description="Rolls outside an order", guild_only=True)
+
     def __init__(self, bot: RefereeClient):
         self.bot = bot
 
-    @app_commands.command(name="seal", description="Seal a hidden order (orders for the turn, a hidden set-up, a target): "
-                                                   "the channel sees only its commitment until /reveal")
+    @roll.command(name="secret", description="Roll committed dice only you see now (a spotting roll, a hidden "
+                                             "unit's check): the channel sees the commitment; /reveal shows them")
+    @app_commands.describe(kind="The dice to roll", purpose="What the roll is for (shown to everyone)")
+    @app_commands.choices(kind=ROLL_KINDS)
+    async def secret(self, interaction: Interaction, kind: app_commands.Choice[str],
+                     purpose: app_commands.Range[str, 1, 100]) -> None:
+        sealed = await interaction.client.referee.secret_roll(interaction.channel_id, actor_of(interaction),
+                                                              kind.value, purpose, interaction_id=interaction.id)
+        await reply_outcome(interaction, sealed.acted)
+        dice = json.loads(sealed.text)["dice"] if sealed.text else []
+        await interaction.followup.send(
+            content=(f"Your secret {kind.value} for {safe(purpose)} (#{sealed.acted.seq}), for you only: "
+                     f"**{' + '.join(map(str, dice))} = {sum(dice)}**\nNonce: `{sealed.nonce}`; /reveal "
+                     f"sealed:{sealed.acted.seq} shows it to everyone"), ephemeral=True)
+
+    @app_commands.command(name="seal",
+                          description="Seal a hidden order (orders for the turn, a hidden set-up, a target): "
+                                      "the channel sees only its commitment until /reveal")
     @app_commands.describe(text="The hidden order; only you get a copy until it is revealed",
                            side="Game master only: the side this order is sealed for")
     @app_commands.autocomplete(side=side_autocomplete)
@@ -37,6 +61,18 @@ class SealCog(commands.Cog):
             content=(f"Your sealed order #{sealed.acted.seq}, for you only:\n>>> {safe(sealed.text)}\n"
                      f"Nonce: `{sealed.nonce}` (SHA-256 of the nonce's bytes and the text is the commitment "
                      "posted; /reveal opens it)"), ephemeral=True)
+
+    @app_commands.command(name="peek", description="Game master only: look privately at a sealed order or a secret "
+                                                   "roll before its reveal")
+    @app_commands.describe(sealed="The log entry number of the seal or the secret roll")
+    @app_commands.guild_only()
+    async def peek(self, interaction: Interaction, sealed: app_commands.Range[int, 1, 1_000_000]) -> None:
+        entry, text = await interaction.client.referee.peek(interaction.channel_id, actor_of(interaction), sealed)
+        roll = entry.order.get("roll")
+        shown = (f"{roll['kind']} for {safe(roll['purpose'])}: {' + '.join(map(str, json.loads(text)['dice']))}"
+                 if isinstance(roll, dict) else safe(text))
+        await interaction.response.send_message(content=f"Sealed #{sealed}, for you only:\n>>> {shown}",
+                                                ephemeral=True)
 
     @app_commands.command(name="reveal", description="Open a sealed order: its text is posted and checked against "
                                                      "its commitment")

@@ -76,6 +76,8 @@ class DiceAudit:
     checked_entries: int = 0  # entries whose dice were re-derived
     reveals: int = 0
     manual_entries: int = 0
+    seeds: dict[str, bytes] = field(default_factory=dict)  # the seeds revealed so far, by commitment
+    secret: dict[int, tuple[str, _Drawn]] = field(default_factory=dict)  # seal seq -> (commitment, its roll)
 
     def check(self, seq: int, game_id: int, interaction_id: int | None, order: dict[str, Any],
               proof: dict[str, Any] | None, dice: Sequence[int], manual: bool,
@@ -112,11 +114,45 @@ class DiceAudit:
         elif dice:
             self.pending.append(_Drawn(seq, game_id, interaction_id, self.state.contributions, drawn, tuple(dice)))
         self.waiting += 1
+        roll = order.get("roll") if order.get("action") == "seal" else None
+        if isinstance(roll, dict):  # a secret roll: its dice are known once it is revealed
+            self.secret[seq] = (self.state.commitment, _Drawn(seq, game_id, interaction_id, self.state.contributions,
+                                                              tuple(roll.get("sides") or ()), ()))
+        if order.get("action") == "reveal" and order.get("sealed") in self.secret:
+            problem = self._secret_revealed(seq, order)
+            if problem is not None:
+                return problem
         if "reveal" in proof:
             problem = self._reveal(seq, proof)
             if problem is not None:
                 return problem
         self.state = state_after(order, proof)
+        return None
+
+    def _secret_revealed(self, seq: int, order: dict[str, Any]) -> AuditProblem | None:
+        from .sealing import rolled_dice
+
+        commitment, drawn = self.secret.pop(order["sealed"])
+        dice = rolled_dice(str(order.get("text", "")))
+        if dice is None or len(dice) != len(drawn.sides):
+            return AuditProblem(seq, f"entry #{seq} reveals secret roll #{drawn.seq} without its dice")
+        drawn = _Drawn(drawn.seq, drawn.game_id, drawn.interaction_id, drawn.contributions, drawn.sides, tuple(dice))
+        if commitment in self.seeds:  # its turn's seed is out already: check it now
+            return self._derive(self.seeds[commitment], [drawn], seq)
+        self.pending.append(drawn)
+        return None
+
+    def _derive(self, seed: bytes, drawn_list: list[_Drawn], seq: int) -> AuditProblem | None:
+        for drawn in drawn_list:
+            for index, (faces, value) in enumerate(zip(drawn.sides, drawn.dice)):
+                derived = derive_die(seed, drawn.game_id, drawn.seq, drawn.interaction_id, drawn.contributions,
+                                     index, faces)
+                if derived != value:
+                    return AuditProblem(drawn.seq, f"entry #{drawn.seq}'s die {index + 1} reads {value}, but the seed "
+                                                   f"revealed at entry #{seq} gives {derived}: it is not the die "
+                                                   "that was drawn")
+            self.checked_dice += len(drawn.dice)
+            self.checked_entries += 1
         return None
 
     def _reveal(self, seq: int, proof: dict[str, Any]) -> AuditProblem | None:
@@ -128,16 +164,10 @@ class DiceAudit:
         if hashlib.sha256(seed).hexdigest() != self.state.commitment:
             return AuditProblem(seq, f"entry #{seq} reveals a dice seed that does not match its commitment "
                                      f"{self.state.commitment[:12]}...")
-        for drawn in self.pending:
-            for index, (faces, value) in enumerate(zip(drawn.sides, drawn.dice)):
-                derived = derive_die(seed, drawn.game_id, drawn.seq, drawn.interaction_id, drawn.contributions,
-                                     index, faces)
-                if derived != value:
-                    return AuditProblem(drawn.seq, f"entry #{drawn.seq}'s die {index + 1} reads {value}, but the seed "
-                                                   f"revealed at entry #{seq} gives {derived}: it is not the die "
-                                                   "that was drawn")
-            self.checked_dice += len(drawn.dice)
-            self.checked_entries += 1
+        problem = self._derive(seed, self.pending, seq)
+        if problem is not None:
+            return problem
+        self.seeds[self.state.commitment] = seed
         self.pending.clear()
         self.waiting = 0
         self.reveals += 1

@@ -204,13 +204,14 @@ class Replayer:
             game, outcome = self.game, contribution_outcome(self.game, order)
         elif action == SEAL:
             game, outcome = self.game, seal_outcome(self.game, seq, order)
-            self.seals[seq] = {"commitment": order.get("commitment"), "side": order.get("side"), "opened": None}
+            self.seals[seq] = {"commitment": order.get("commitment"), "side": order.get("side"), "opened": None,
+                               "roll": order.get("roll")}
         elif action == REVEAL:
             problem = check_reveal(seq, order, self.seals)
             if problem is not None:
                 raise ReplayRefused(problem)
             sealed = self.seals[order["sealed"]]
-            game, outcome = self.game, reveal_outcome(self.game, order, sealed["side"])
+            game, outcome = self.game, reveal_outcome(self.game, order, sealed["side"], sealed.get("roll"))
             sealed["opened"] = seq
         else:
             source = ScriptedDice(list(dice), manual=manual)

@@ -10,6 +10,7 @@ what was sealed. An export made before the reveal holds the commitment only.
 from __future__ import annotations
 
 import hashlib
+import json
 from typing import Any
 
 from bot.core.game import Game
@@ -33,16 +34,42 @@ def _side(game: Game, side: Any) -> str:
 
 def seal_outcome(game: Game, seq: int, order: dict[str, Any]) -> Outcome:
     side = order.get("side")
+    roll = order.get("roll")
     trail = Trail()
     trail.note(f"Commitment: {order.get('commitment')} (SHA-256 of a secret nonce and the sealed text)")
-    trail.note(f"Hidden until /reveal sealed:{seq}: the text is shown then, and checked against this commitment")
-    return Outcome(ruleset=game.ruleset, action=SEAL, headline=f"{_side(game, side)} sealed an order (#{seq})",
+    if isinstance(roll, dict):
+        trail.note(f"A secret {roll.get('kind')} for {roll.get('purpose')}: its dice derive from this turn's committed "
+                   "seed (docs/dice.md); only the roller saw them")
+        headline = f"{_side(game, side)} rolled {roll.get('kind')} in secret for {roll.get('purpose')} (#{seq})"
+    else:
+        headline = f"{_side(game, side)} sealed an order (#{seq})"
+    trail.note(f"Hidden until /reveal sealed:{seq}: shown then, and checked against this commitment")
+    return Outcome(ruleset=game.ruleset, action=SEAL, headline=headline,
                    actor_side=side if isinstance(side, int) else None, trail=trail.freeze())
 
 
-def reveal_outcome(game: Game, order: dict[str, Any], sealed_by: Any) -> Outcome:
+def roll_text(kind: str, purpose: str, dice: list[int]) -> str:
+    """The sealed text of a secret roll: canonical JSON of its kind, purpose and dice."""
+    return json.dumps({"dice": list(dice), "kind": kind, "purpose": purpose}, sort_keys=True, separators=(",", ":"))
+
+
+def rolled_dice(text: str) -> list[int] | None:
+    """The dice of a secret roll's sealed text (None when the text is not a roll's)."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    dice = data.get("dice") if isinstance(data, dict) else None
+    return dice if isinstance(dice, list) and all(type(d) is int for d in dice) else None
+
+
+def reveal_outcome(game: Game, order: dict[str, Any], sealed_by: Any, roll: Any = None) -> Outcome:
     trail = Trail()
-    trail.note(f"Sealed text: {order.get('text')}")
+    dice = rolled_dice(str(order.get("text", ""))) if isinstance(roll, dict) else None
+    if dice is not None:
+        trail.note(f"Secret {roll.get('kind')} for {roll.get('purpose')}: {' + '.join(map(str, dice))} = {sum(dice)}")
+    else:
+        trail.note(f"Sealed text: {order.get('text')}")
     trail.note(f"Nonce {order.get('nonce')}: SHA-256 of the nonce and the text matches the commitment of "
                f"entry #{order.get('sealed')}")
     return Outcome(ruleset=game.ruleset, action=REVEAL,

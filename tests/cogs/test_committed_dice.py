@@ -64,7 +64,7 @@ async def forge(table, change: Callable[[list[dict[str, Any]]], list[dict[str, A
     logged = await entries(table)
     fields = change([e.model_dump(mode="json", exclude={"hash", "prev_hash"}) for e in logged])
     replayer, prev, sealed = Replayer(), GENESIS_HASH, []
-    game = (await table.game())
+    game = (await table.bot.store.load_latest(table.channel)).game
     for seq, item in enumerate(fields, start=1):
         item = {**item, "seq": seq}
         if replay:
@@ -277,3 +277,24 @@ async def test_manual_dice_stay_allowed_and_marked_manual(table):
     assert entry.manual and list(entry.dice) == [3, 4] and "sides" not in entry.dice_proof
     await table.as_gm("game end")
     assert (await verify(table))["description"].endswith("1 with manual dice (thrown at the table, not derived)")
+
+
+async def test_an_undone_turn_end_keeps_its_seed_revealed_and_the_next_turn_draws_from_the_next_seed(table):
+    seeds = fixed_seeds(table)
+    await asl_game(table)
+    await table.send("morale", {"unit": "A1"})
+    drawn = await last_entry(table)
+    await end_turn(table)  # reveals seeds[0], commits seeds[1]
+    proposal = await table.send("undo", user=ALICE)
+    accept = next(i for i in proposal.message.custom_ids() if i.startswith("undo:accept"))
+    await table.fake.click(proposal.message, accept, user_id=BOB)
+    undo = await last_entry(table)
+    assert undo.order["action"] == "undo" and (await table.game()).turn == 1
+    assert undo.dice_proof == {"commitment": commitment(seeds[1]), "contributions": ["", ""]}  # nothing redrawn
+    await table.send("morale", {"unit": "A2"})
+    after = await last_entry(table)
+    assert list(after.dice) == expected_dice(seeds[1], after) and list(drawn.dice) == expected_dice(seeds[0], drawn)
+    await end_turn(table)
+    report = await verify(table)
+    assert report["title"] == "The log checks out"
+    assert report["description"].endswith("dice: 4 dice of 2 entries re-derived from 2 revealed seeds")

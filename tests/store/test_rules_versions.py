@@ -60,7 +60,8 @@ def rewrite_log(path: Path, change: Callable[[int, dict[str, Any]], dict[str, An
     have sealed them: the chain is whole again, only the content differs."""
     with sqlite3.connect(path) as db:
         rows = db.execute("SELECT seq, time, actor, command, order_json, dice, manual, outcome, state_hash, "
-                          "interaction_id, rules_version, dice_proof FROM log_entries WHERE game_id = 1 ORDER BY seq").fetchall()
+                          "interaction_id, rules_version, dice_proof FROM log_entries WHERE game_id = 1 "
+                          "ORDER BY seq").fetchall()
         prev = GENESIS_HASH
         for seq, time, actor, command, order, dice, manual, outcome, state, interaction, version, proof in rows:
             fields = change(seq, {"game_id": 1, "seq": seq, "time": time, "actor": actor, "command": command,
