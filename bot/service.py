@@ -775,15 +775,17 @@ class Referee:
                 raise NotAllowed(f"the text of sealed order #{sealed_seq} is not held by the bot: it cannot be "
                                  "revealed (its sealer has the copy with its nonce)")
             opened = json.loads(held)
-            order = {"action": REVEAL, "sealed": sealed_seq, "text": opened["text"], "nonce": opened["nonce"]}
-            seals = {sealed_seq: {"commitment": target.order["commitment"], "opened": None}}
+            order = {"action": REVEAL, "sealed": sealed_seq, "text": opened["text"], "nonce": opened["nonce"],
+                     "side": sealed_by, "roll": target.order.get("roll")}
+            seals = {sealed_seq: {"commitment": target.order["commitment"], "opened": None, "side": sealed_by,
+                                  "roll": target.order.get("roll")}}
             async for later in self._store.iter_entries(stored.id):
                 if later.seq > sealed_seq and later.order.get("action") == REVEAL and \
                         later.order.get("sealed") == sealed_seq:
                     seals[sealed_seq]["opened"] = later.seq
             if (problem := check_reveal(stored.last_seq + 1, order, seals)) is not None:
                 raise NotAllowed(problem.replace(f"entry #{stored.last_seq + 1} reveals", "this would reveal"))
-            outcome = reveal_outcome(game, order, sealed_by, target.order.get("roll"))
+            outcome = reveal_outcome(game, order)
             proof = await self._proof(await self._dice_state(stored), None, reveal=False)
             entry = self._seal(stored.id, stored.last_seq, stored.head_hash, actor=actor, command="/reveal",
                                order=order, outcome=outcome, game=game, manual=False,

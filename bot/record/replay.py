@@ -210,9 +210,8 @@ class Replayer:
             problem = check_reveal(seq, order, self.seals)
             if problem is not None:
                 raise ReplayRefused(problem)
-            sealed = self.seals[order["sealed"]]
-            game, outcome = self.game, reveal_outcome(self.game, order, sealed["side"], sealed.get("roll"))
-            sealed["opened"] = seq
+            self.seals[order["sealed"]]["opened"] = seq
+            game, outcome = self.game, reveal_outcome(self.game, order)
         else:
             source = ScriptedDice(list(dice), manual=manual)
             resolution = resolve(self.game, order, source)

@@ -63,7 +63,10 @@ def rolled_dice(text: str) -> list[int] | None:
     return dice if isinstance(dice, list) and all(type(d) is int for d in dice) else None
 
 
-def reveal_outcome(game: Game, order: dict[str, Any], sealed_by: Any, roll: Any = None) -> Outcome:
+def reveal_outcome(game: Game, order: dict[str, Any]) -> Outcome:
+    """The outcome of a reveal, from its order alone (the seal's side and roll are repeated in it,
+    and checked against the seal by ``check_reveal``)."""
+    sealed_by, roll = order.get("side"), order.get("roll")
     trail = Trail()
     dice = rolled_dice(str(order.get("text", ""))) if isinstance(roll, dict) else None
     if dice is not None:
@@ -84,6 +87,8 @@ def check_reveal(seq: int, order: dict[str, Any], seals: dict[int, dict[str, Any
     sealed = seals.get(target) if isinstance(target, int) else None
     if sealed is None:
         return f"entry #{seq} reveals entry #{target}, which sealed nothing"
+    if order.get("side") != sealed.get("side") or order.get("roll") != sealed.get("roll"):
+        return f"entry #{seq} reveals entry #{target} under another side or roll than it was sealed with"
     if sealed.get("opened"):
         return f"entry #{seq} reveals entry #{target} again: it was revealed at entry #{sealed['opened']}"
     try:

@@ -103,3 +103,21 @@ async def test_a_sealed_text_swapped_in_the_file_is_named_by_verify(table):
     assert report["title"] == f"Entry #{reveal} does not check out"
     assert report["description"] == (f"entry #{reveal} reveals a text for entry #{entry.seq} that does not match "
                                      "its commitment: it is not what was sealed")
+
+
+async def test_a_reveal_that_names_another_side_than_its_seal_is_named_by_verify(table):
+    # the reveal repeats the seal's side (its result is rebuilt from the reveal alone), and the replay
+    # checks that it is the seal's
+    _, entry = await sealed_game(table)
+    await table.send("reveal", {"sealed": entry.seq})
+    reveal = (await last_entry(table)).seq
+
+    def other_side(fields):
+        fields[reveal - 1]["order"]["side"] = 1  # the Germans'
+        return fields
+
+    await forge(table, other_side, replay=False)
+    report = await verify(table)
+    assert report["title"] == f"Entry #{reveal} does not check out"
+    assert report["description"] == (f"entry #{reveal} reveals entry #{entry.seq} under another side or roll than "
+                                     "it was sealed with")
