@@ -1,5 +1,8 @@
 # Referee: the Discord bot. Build: docker build -t referee .
 # Run:   docker run -d --name referee -e REFEREE_TOKEN=... -v referee-data:/data referee
+# With the PostgreSQL driver (several bot processes on one PostgreSQL: compose.yaml builds it so):
+#        docker build --build-arg REQUIREMENTS=requirements-postgres.lock -t referee-pg .
+ARG REQUIREMENTS=requirements.lock
 
 # The base image by digest, not by tag: a tag moves when it is re-published, a digest names one
 # image. This is the multi-platform index digest of python:3.12-slim as pinned in several public
@@ -24,6 +27,7 @@ COPY data ./data
 RUN pip wheel --no-deps --no-build-isolation --wheel-dir /wheels .
 
 FROM ${PYTHON_IMAGE} AS base
+ARG REQUIREMENTS
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
@@ -36,7 +40,7 @@ RUN useradd --create-home --uid 10001 referee \
 
 # The dependencies exactly as locked (each file checked against its hash: `python3 dev.py lock`
 # writes requirements.lock), then the bot's own wheel without fetching anything more.
-COPY requirements.lock /tmp/requirements.lock
+COPY ${REQUIREMENTS} /tmp/requirements.lock
 RUN pip install --require-hashes -r /tmp/requirements.lock && rm /tmp/requirements.lock
 COPY --from=build /wheels /wheels
 RUN pip install --no-deps /wheels/*.whl && rm -rf /wheels

@@ -3,14 +3,15 @@
 
     python3 dev.py run     # creates .venv, installs the bot, runs it (the sandbox when no token)
     python3 dev.py test    # creates .venv, installs the bot with its test tools, runs pytest
-    python3 dev.py lock    # regenerates requirements.lock and requirements-test.lock
+    python3 dev.py lock    # regenerates requirements.lock, requirements-test.lock, requirements-postgres.lock
 
 Extra arguments are passed on: ``python3 dev.py test -k fire``, ``python3 dev.py run rules``.
 
 Every dependency is installed from a lock file with hashes (``pip install --require-hashes``):
 the exact versions, and the exact files, that were locked. ``requirements.lock`` is the bot
 (what the Dockerfile installs, with the build tools the wheel needs); ``requirements-test.lock``
-adds the test tools. After changing a dependency in pyproject.toml run ``python3 dev.py lock``:
+adds the test tools; ``requirements-postgres.lock`` adds the PostgreSQL driver (the image that
+compose.yaml builds for several bot processes on one PostgreSQL). After changing a dependency in pyproject.toml run ``python3 dev.py lock``:
 tests/test_supply_chain.py fails while pyproject.toml and the lock files disagree. The locks are
 made by uv (in its own environment, .venv-lock) for every platform and Python 3.11 on.
 
@@ -31,7 +32,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 VENV = Path(os.environ.get("REFEREE_VENV", ROOT / ".venv"))
 LOCK_VENV = ROOT / ".venv-lock"
-LOCKS = {"": ROOT / "requirements.lock", "test": ROOT / "requirements-test.lock"}
+LOCKS = {"": ROOT / "requirements.lock", "test": ROOT / "requirements-test.lock",
+         "postgres": ROOT / "requirements-postgres.lock"}
 UV = "uv>=0.9,<1"  # the lock tool, in its own environment (not a dependency of the bot)
 MIN_PYTHON = "3.11"
 DIGEST_LINE = "# pyproject-sha256: "

@@ -18,6 +18,7 @@ import statistics
 import sys
 import tempfile
 import time
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -29,15 +30,21 @@ from bench.common import Metric, at_most
 from bot.core.api import resolve
 from bot.core.dice import SeededDice
 from bot.service import Actor, Referee
+from bot.record.chain import saved_state
 from bot.store import SqliteStore
+from bot.store.sqlite import pack_state
 
 GM = Actor(1)
 CHANNEL = 10
-LOAD_RATIO_TARGET = 1.5  # load with 10,000 entries within 1.5x of 100 (issue 5)
+LOAD_RATIO_TARGET = 1.5  # load with 10,000 entries within 1.5x of 100 (issue 5); undo and Odds too (issue 14)
+REPLAY_TARGET_MS = 50.0  # an undo proposal or the Odds of an old result at 10,000 entries (issue 14, item 1)
 BYTES_PER_ENTRY_TARGET = 2048  # on average at most 2 KB of database per log entry, checkpoints included (issues 5, 14)
 SAVE_TARGET_MS = 2.0  # save (state + entry) at 400 units (issue 14, item 3)
 REMINDER_SCAN_TARGET_MS = 5.0  # the reminder loop's scan at 10,000 games (issue 14, item 5)
 REMINDED_EVERY = 10  # one game in ten asks for reminders (remind_after_hours)
+# one in a hundred of those falls due in a pass: 1,000 silences of 24 hours spread over a day make
+# ~7 due in each 10-minute pass of the reminder loop; the bench has 10
+DUE_EVERY = 100
 # one ASL player turn's worth of orders, as a group gives them: a fire, a morale check, moves, a phase
 TURN_MIX = ("fire", "morale", "move", "move", "phase")
 
@@ -90,6 +97,31 @@ def ms(samples: list[float]) -> float:
     return statistics.median(samples) * 1000
 
 
+def raw_update_floor(path: Path, size: int, repeat: int) -> list[float]:
+    """The disk's share of a save, in the same run: one UPDATE of ``size`` bytes in its own
+    transaction (WAL, synchronous=FULL), with nothing of the bot around it."""
+    import os
+    import sqlite3
+
+    db = sqlite3.connect(path, isolation_level=None)
+    try:
+        db.execute("PRAGMA journal_mode = WAL")
+        db.execute("PRAGMA synchronous = FULL")
+        db.execute("CREATE TABLE g (id INTEGER PRIMARY KEY, state BLOB)")
+        db.execute("INSERT INTO g VALUES (1, ?)", (os.urandom(size),))
+        times = []
+        for _ in range(repeat):
+            blob = os.urandom(size)
+            start = time.perf_counter()
+            db.execute("BEGIN IMMEDIATE")
+            db.execute("UPDATE g SET state = ? WHERE id = 1", (blob,))
+            db.execute("COMMIT")
+            times.append(time.perf_counter() - start)
+        return times
+    finally:
+        db.close()
+
+
 async def by_units(folder: Path, sizes: tuple[int, ...], repeat: int, verbose: bool) -> list[Metric]:
     metrics = []
     if verbose:
@@ -105,13 +137,20 @@ async def by_units(folder: Path, sizes: tuple[int, ...], repeat: int, verbose: b
                 await referee.act(CHANNEL, GM, {"action": "unit_move", "unit": "U1", "location": f"N{i}"},
                                   command="/bench")
                 acts.append(time.perf_counter() - start)
-            size = len((await store.load_active(CHANNEL)).game.model_dump_json()) / 1024
+            game = (await store.load_active(CHANNEL)).game
+            size = len(game.model_dump_json()) / 1024
+            row = pack_state(saved_state(game))
+            floor = raw_update_floor(folder / f"floor{n}.sqlite3", len(row), repeat)
             if verbose:
-                print(f"{n:>6} {size:>9.1f} {ms(loads):8.2f} {ms(saves):8.2f} {ms(acts):8.2f}")
+                print(f"{n:>6} {size:>9.1f} {ms(loads):8.2f} {ms(saves):8.2f} {ms(acts):8.2f}  row {len(row):,} B, "
+                      f"raw update of as many bytes {ms(floor):.2f} ms")
             save = f"store: save, {n} units (state + entry, fsync)"
-            metrics += [Metric(f"store: load, {n} units ({size:.0f} KB state)", ms(loads), "ms"),
+            metrics += [Metric(f"store: load, {n} units ({size:.0f} KB state, {len(row) / 1024:.1f} KB row)",
+                               ms(loads), "ms"),
                         at_most(save, ms(saves), "ms", SAVE_TARGET_MS, item=3) if n == 400
-                        else Metric(save, ms(saves), "ms")]
+                        else Metric(save, ms(saves), "ms"),
+                        Metric(f"store: save floor, {n} units: raw SQLite update of the row's bytes (fsync)",
+                               ms(floor), "ms")]
         finally:
             await store.close()
     return metrics
@@ -130,12 +169,13 @@ async def by_log_length(folder: Path, lengths: tuple[int, int], repeat: int, ver
             opened[entries] = await fresh(folder, f"log{entries}")
             store, referee = opened[entries]
             await fill(store, referee, [squad(i) for i in range(10)]
-                       + [{"action": "phase"}] * (entries - 11 - repeat))
+                       + [{"action": "phase"}] * (entries - 12 - repeat))  # then a morale check (time_replays)
         for _ in range(repeat * 5):
             for entries in lengths:
                 start = time.perf_counter()
                 await opened[entries][0].load_active(CHANNEL)
                 loads_at[entries].append(time.perf_counter() - start)
+        replays = await time_replays(opened, repeat)
         for entries, (store, referee) in opened.items():
             _, saves = await time_load_and_save(store, referee, repeat)
             start = time.perf_counter()
@@ -155,39 +195,90 @@ async def by_log_length(folder: Path, lengths: tuple[int, int], repeat: int, ver
     small, large = lengths
     ratio = ms(loads_at[large]) / ms(loads_at[small])
     per_entry = (sizes[large] - sizes[small]) / (large - small)
+    replay_rows = []
+    for what, samples in replays.items():
+        replay_rows += [Metric(f"store: {what}, log of {small:,} entries", ms(samples[small]), "ms"),
+                        at_most(f"store: {what}, log of {large:,} entries", ms(samples[large]), "ms",
+                                REPLAY_TARGET_MS, item=1),
+                        at_most(f"store: {what} {large:,} / {small:,} entries", ms(samples[large]) / ms(samples[small]),
+                                "x", LOAD_RATIO_TARGET, item=1)]
     return [
         Metric(f"store: load, log of {small:,} entries", ms(loads_at[small]), "ms"),
         Metric(f"store: load, log of {large:,} entries", ms(loads_at[large]), "ms"),
         at_most(f"store: load {large:,} / load {small:,} entries", ratio, "x", LOAD_RATIO_TARGET),
+        *replay_rows,
         Metric(f"store: verify (replay) {large:,} entries", verify_at[large], "s"),
         Metric("store: DB bytes/entry, phase orders (the floor)", per_entry, "B"),
     ]
 
 
+async def time_replays(opened: dict[int, tuple[SqliteStore, Referee]], repeat: int) -> dict[str, dict[int, list[float]]]:
+    """What replays the log up to an entry (issue 14, item 1): an /undo proposal of the newest
+    entry, and the Odds button of the newest result (a morale check, logged last). Timed in turn
+    on each log (100, 10,000, 100, ...), each Odds with its cache emptied; each proposal is
+    withdrawn before the next (not timed)."""
+    times: dict[str, dict[int, list[float]]] = {"undo proposal": {}, "Odds of the newest result": {},
+                                                "undo proposal, event-loop CPU": {}}
+    checks = {}
+    for entries, (store, referee) in opened.items():
+        acted = await referee.act(CHANNEL, GM, {"action": "morale", "unit": "U1", "check": "NMC"},
+                                  dice=[2, 3], command="/morale")
+        checks[entries] = acted.entry
+        for samples in times.values():
+            samples[entries] = []
+    for _ in range(repeat * 2):
+        for entries, (store, referee) in opened.items():
+            referee._entry_odds.clear()
+            start = time.perf_counter()
+            await referee.entry_odds(checks[entries].game_id, checks[entries].seq)
+            times["Odds of the newest result"][entries].append(time.perf_counter() - start)
+            # the proposal's wall time includes its write's fsync (the disk's noise); its CPU on the
+            # event loop's thread is what the replay costs
+            start, cpu = time.perf_counter(), time.thread_time()
+            proposal = await referee.propose_undo(CHANNEL, GM)
+            times["undo proposal"][entries].append(time.perf_counter() - start)
+            times["undo proposal, event-loop CPU"][entries].append(time.thread_time() - cpu)
+            await store.settle_undo(proposal.request.id, "withdrawn", GM.user_id, proposal.request.proposed_at)
+    return times
+
+
 async def reminder_scan(folder: Path, games: int, repeat: int, verbose: bool) -> list[Metric]:
-    """The reminder loop's scan of the active games (``Store.quiet_games``, what bot/pacing.py
-    reads every 10 minutes), with ``games`` active games, one in ten asking for reminders."""
+    """The reminder loop's pass over the active games (``Store.quiet_games(due_by=now)``, what
+    bot/pacing.py reads every 10 minutes), with ``games`` active games, one in ten asking for
+    reminders after 24 hours, and one in DUE_EVERY of those silent for two days (due now). Also, the
+    same read with every reminded game due (a day on, as if the bot had been down): the games
+    due are read and parsed, the others are not read at all (the index games_reminder_due)."""
     store = await SqliteStore.open(folder / "reminders.sqlite3")
-    referee = Referee(store, dice=lambda: SeededDice(1))
+    now = datetime.now(timezone.utc)
+    referee = Referee(store, dice=lambda: SeededDice(1), clock=lambda: clock_at[0])
+    clock_at = [now]
     try:
         await store._db.execute("PRAGMA synchronous = OFF")  # setting up only
         for i in range(games):
             options = {"remind_after_hours": 24} if i % REMINDED_EVERY == 0 else None
-            await referee.new_game(1_000 + i, 1, GM, "asl", ["Germans", "Russians"], options=options)
+            clock_at[0] = now - timedelta(days=2) if i % (REMINDED_EVERY * DUE_EVERY) == 0 else now
+            await referee.new_game(1_000 + i, 1 + i // 50, GM, "asl", ["Germans", "Russians"], options=options)
         await store._db.execute("PRAGMA synchronous = FULL")
-        scans = []
+        scans, all_due = [], []
         for _ in range(repeat):
             start = time.perf_counter()
-            found = await store.quiet_games()
+            found = await store.quiet_games(due_by=now.isoformat(timespec="milliseconds"))
             scans.append(time.perf_counter() - start)
-        assert len(found) == -(-games // REMINDED_EVERY), len(found)
+        for _ in range(max(3, repeat // 5)):
+            start = time.perf_counter()
+            every = await store.quiet_games(due_by=(now + timedelta(days=1)).isoformat(timespec="milliseconds"))
+            all_due.append(time.perf_counter() - start)
+        assert len(found) == -(-games // (REMINDED_EVERY * DUE_EVERY)), len(found)
+        assert len(every) == -(-games // REMINDED_EVERY), len(every)
         if verbose:
-            print(f"\nreminder scan, {games:,} active games ({len(found):,} with reminders): {ms(scans):.2f} ms")
+            print(f"\nreminder scan, {games:,} active games ({len(found):,} due of {len(every):,} with reminders): "
+                  f"{ms(scans):.2f} ms; with all {len(every):,} due: {ms(all_due):.2f} ms")
     finally:
         await store.close()
-    name = f"store: reminder scan, {games:,} active games"
+    name = f"store: reminder scan, {games:,} active games ({len(found):,} due)"
     return [at_most(name, ms(scans), "ms", REMINDER_SCAN_TARGET_MS, item=5) if games >= 10_000
-            else Metric(name, ms(scans), "ms")]
+            else Metric(name, ms(scans), "ms"),
+            Metric(f"store: reminder scan, {games:,} active games, all {len(every):,} reminded due", ms(all_due), "ms")]
 
 
 def _order(kind: str, i: int) -> dict[str, Any]:

@@ -16,10 +16,7 @@ if str(ROOT) not in sys.path:  # ``python bench/run.py`` from the checkout, with
 # The work items of issue 14 ("Flat costs") whose targets this tree does not address yet: their
 # figures are printed as they are today, and a missed target says so. Remove an item once it lands.
 NOT_YET_ADDRESSED = {
-    1: "checkpoints",
     2: "nothing long on the event loop",
-    3: "the state written once, compactly",
-    5: "reminders by an indexed query",
 }
 
 

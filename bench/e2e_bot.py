@@ -249,7 +249,7 @@ async def main(args: argparse.Namespace, reply: Any) -> None:
         # in-memory check per interaction, is still paid: "off" skips only the counting windows)
         off = {name: "off" for name in ("quota_user", "quota_channel", "quota_server", "quota_heavy_user",
                                         "quota_heavy_channel", "quota_heavy_server")}
-        bot: commands.Bot = RefereeBot(Settings(token=None, database=Path(args.database), dev_guild=None, **off))
+        bot: commands.Bot = RefereeBot(Settings(token=None, database=args.database, dev_guild=None, **off))
     else:
         bot = FloorBot()
     bot._connection.guild_ready_timeout = 0.01  # READY without discord.py's 2 s wait for guilds
@@ -275,7 +275,7 @@ def run(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.e2e_bot", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("kind", choices=("referee", "floor"))
-    parser.add_argument("--database", help="the referee's SQLite file (set up by the benchmark)")
+    parser.add_argument("--database", help="the referee's SQLite file or PostgreSQL URL (set up by the benchmark)")
     args = parser.parse_args(argv)
     if args.kind == "referee" and not args.database:
         parser.error("the referee needs --database")

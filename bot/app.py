@@ -35,6 +35,7 @@ from bot.pacing import Pacer
 from bot.render import error_embed
 from bot.store.base import DatabaseUnusable, StorageUnavailable
 from bot.replies import UNKNOWN_INTERACTION, DetailsButton, post_saved_result, send_ephemeral
+from bot.maps import MapButton
 
 if TYPE_CHECKING:
     from bot.store import Store
@@ -152,6 +153,8 @@ class RefereeBot(RefereeClient):
     """The bot: no privileged intents (slash commands need none), never pings anyone."""
 
     def __init__(self, settings: Settings, **kwargs: Any):
+        if settings.shard_count is not None:  # one shard per process (REFEREE_SHARD_ID/COUNT)
+            kwargs = {"shard_id": settings.shard_id, "shard_count": settings.shard_count} | kwargs
         super().__init__(command_prefix=commands.when_mentioned, intents=discord.Intents.default(),
                          allowed_mentions=discord.AllowedMentions.none(), help_command=None,
                          tree_cls=RefereeTree, **kwargs)
@@ -166,11 +169,15 @@ class RefereeBot(RefereeClient):
 
     async def setup_hook(self) -> None:
         from bot.service import Referee, ServerCaps
+        from bot.work import Worker
 
         load_tables()  # a broken data file stops the bot here (TablesUnreadable), not mid-game
         await self.open_store()
-        self.referee = Referee(self.store, caps=ServerCaps.from_settings(self.settings))
+        self.referee = Referee(self.store, caps=ServerCaps.from_settings(self.settings),
+                               worker=Worker(budget=self.settings.long_work_seconds,
+                                             at_once=self.settings.long_work_processes))
         self.add_dynamic_items(DetailsButton)  # on every result shown outcome first (bot/replies.py)
+        self.add_dynamic_items(MapButton)  # under /game status (bot/maps.py)
         await self.load_cogs()
         await self.sync_commands()
         self.pacer.start()  # the reminders of slow games (bot/pacing.py); it waits until ready
@@ -180,11 +187,12 @@ class RefereeBot(RefereeClient):
         """Open (check, migrate) the database once; a file that cannot serve raises
         DatabaseUnusable. ``serve`` calls it before logging in: a bad file stops the bot before
         its token goes anywhere."""
-        from bot.store import SqliteStore
+        from bot.store import open_store
 
         if self.store is None:
-            self.store = await _maybe_await(SqliteStore.open(self.settings.database,
-                                                             max_entries=self.settings.max_log_entries))
+            self.store = await _maybe_await(open_store(self.settings.database,
+                                                       max_entries=self.settings.max_log_entries,
+                                                       checkpoint_every=self.settings.checkpoint_every))
 
     async def post_unshown(self) -> None:
         """Once ready: post every result saved but never seen (the bot stopped between the save and
@@ -207,6 +215,10 @@ class RefereeBot(RefereeClient):
         log.info("cogs loaded: %s", ", ".join(self.loaded_cogs) or "none")
 
     async def sync_commands(self) -> list[app_commands.AppCommand]:
+        if self.settings.shard_id not in (None, 0):  # the commands are the application's: shard 0 syncs them
+            log.info("shard %s of %s: commands are synced by shard 0", self.settings.shard_id,
+                     self.settings.shard_count)
+            return []
         if self.settings.dev_guild:
             # a guild's commands update at once; global ones can take up to an hour to show
             guild = discord.Object(id=self.settings.dev_guild)
@@ -228,6 +240,9 @@ class RefereeBot(RefereeClient):
         if task is not None and not task.done():
             task.cancel()
         await super().close()
+        referee = getattr(self, "referee", None)
+        if referee is not None:
+            referee.worker.close()
         store, self.store = self.store, None
         if store is not None:
             await _maybe_await(store.close())

@@ -417,11 +417,11 @@ def run_audit(path: str, stdout: TextIO, stderr: TextIO) -> int:
 # --- run and sandbox -------------------------------------------------------------------------
 
 
-def _settings(stderr: TextIO):
+def _settings(stderr: TextIO, **overrides: Any):
     from bot.config import ConfigError, load_settings
 
     try:
-        return load_settings()
+        return load_settings(**overrides)
     except ConfigError as exc:
         print(f"referee: {exc}", file=stderr)
         return None
@@ -466,8 +466,10 @@ def check_database(path: Any) -> str | None:
     import sqlite3
     from pathlib import Path
 
-    from bot.store import migrations
+    from bot.store import is_postgres, migrations
 
+    if is_postgres(path):
+        return check_postgres(str(path))
     path = Path(path)
     if not path.is_file():
         return f"database {path} does not exist (the bot creates it when it starts)"
@@ -492,6 +494,71 @@ def check_database(path: Any) -> str | None:
     return None
 
 
+def check_postgres(dsn: str) -> str | None:
+    """``check_database`` for a PostgreSQL server: it answers, and its schema is this build's."""
+    import asyncio
+
+    from bot.store.postgres import pg_migrations, redacted, schema_version
+
+    async def check() -> str | None:
+        import asyncpg
+
+        try:
+            conn = await asyncpg.connect(dsn, timeout=10)
+        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, asyncio.TimeoutError) as exc:
+            return f"database {redacted(dsn)} does not answer: {exc}"
+        try:
+            version, current = await schema_version(conn), len(pg_migrations())
+        finally:
+            await conn.close()
+        if version != current:
+            return (f"database {redacted(dsn)} is at schema version {version}, this build expects {current}"
+                    + (" (the bot migrates it when it starts)" if version < current else " (a newer bot wrote it)"))
+        return None
+
+    try:
+        return asyncio.run(check())
+    except ImportError:
+        return "REFEREE_DATABASE names a PostgreSQL server, but asyncpg is not installed (the postgres extra)"
+
+
+def run_store_copy(source: str, target: str, stdout: TextIO, stderr: TextIO) -> int:
+    """``python -m bot store copy FROM TO``: exit 0 when every game was copied and verifies."""
+    import asyncio
+    from pathlib import Path
+
+    from bot.store import StoreError, is_postgres, open_store
+    from bot.store.copy import copy_store
+    from bot.store.postgres import redacted
+
+    if not is_postgres(source) and not Path(source).is_file():
+        print(f"referee: {source} does not exist: name the database to copy from", file=stderr)
+        return EXIT_REFUSED
+
+    async def copy() -> int:
+        origin = await open_store(source)
+        try:
+            destination = await open_store(target)
+            try:
+                report = await copy_store(origin, destination, progress=lambda line: print(line, file=stdout))
+            finally:
+                await destination.close()
+        finally:
+            await origin.close()
+        print(f"copied {report.games} games, {report.entries} log entries, {report.undos} undo proposals "
+              f"from {redacted(source)} to {redacted(target)}", file=stdout)
+        if not report.ok:
+            print(f"referee: {len(report.problems)} copied games do not verify: {report.problems[0]}", file=stderr)
+            return EXIT_FAILED
+        return EXIT_OK
+
+    try:
+        return asyncio.run(copy())
+    except StoreError as exc:
+        print(f"referee: {exc}", file=stderr)
+        return EXIT_REFUSED
+
+
 def run_health(stdout: TextIO, stderr: TextIO) -> int:
     """The Docker HEALTHCHECK: exit 0 and 'ok' when the configured database is healthy."""
     settings = _settings(stderr)
@@ -501,8 +568,20 @@ def run_health(stdout: TextIO, stderr: TextIO) -> int:
     if problem is not None:
         print(f"unhealthy: {problem}", file=stderr)
         return EXIT_FAILED
-    print(f"ok: {settings.database}", file=stdout)
+    from bot.store.postgres import redacted
+
+    print(f"ok: {redacted(str(settings.database))}", file=stdout)
     return EXIT_OK
+
+
+def _shard(text: str) -> tuple[int, int]:
+    shard, slash, count = text.partition("/")
+    try:
+        if slash and 0 <= int(shard) < int(count):
+            return int(shard), int(count)
+    except ValueError:
+        pass
+    raise argparse.ArgumentTypeError(f"{text!r}: write ID/COUNT, the shard's number from 0 and how many (e.g. 0/2)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -510,12 +589,24 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python -m bot",
         description="Referee: a Discord bot that referees tactical board wargames. Without a "
                     "command it runs the bot when a token is set, else the terminal sandbox.")
-    commands = parser.add_subparsers(dest="command", metavar="{run,sandbox,rules,health}")
-    commands.add_parser("run", help="connect to Discord (needs DISCORD_TOKEN or REFEREE_TOKEN)")
+    commands = parser.add_subparsers(dest="command", metavar="{run,sandbox,rules,health,store}")
+    run = commands.add_parser("run", help="connect to Discord (needs DISCORD_TOKEN or REFEREE_TOKEN)")
+    run.add_argument("--shard", metavar="ID/COUNT", type=_shard,
+                     help="connect as shard ID of COUNT (e.g. 0/2), one process per shard on one PostgreSQL "
+                          "database; the same as REFEREE_SHARD_ID and REFEREE_SHARD_COUNT")
     sandbox = commands.add_parser("sandbox", help="play in the terminal against a local fake Discord")
     sandbox.add_argument("sandbox_args", nargs=argparse.REMAINDER, help="passed on to the sandbox")
     commands.add_parser("health", help="exit 0 when the configured database opens, is migrated and "
                                        "passes PRAGMA quick_check (the Docker HEALTHCHECK)")
+    store = commands.add_parser("store", help="move games between databases (SQLite file, PostgreSQL URL)")
+    store_commands = store.add_subparsers(dest="store_command", metavar="copy", required=True)
+    copy = store_commands.add_parser(
+        "copy", help="copy every game with its whole log from one database into an empty one, and verify each copy",
+        description="Copy every game (its id, state, whole log and undo proposals) from FROM into TO, which must "
+                    "hold no game yet; each copy is then checked as /log verify checks it. FROM and TO are each "
+                    "an SQLite file's path or a postgresql:// URL. Stop the bot first.")
+    copy.add_argument("source", metavar="FROM", help="the database to copy from (a path, or postgresql://...)")
+    copy.add_argument("target", metavar="TO", help="the database to copy into (created and migrated if needed)")
     rules = commands.add_parser(
         "rules", help="resolve one JSON request from stdin (see docs/rules-interface.md)",
         description="Read one JSON request on stdin, write {\"outcome\", \"game\"} on stdout. "
@@ -563,6 +654,8 @@ def main(argv: list[str] | None = None, *, stdin: TextIO | None = None, stdout: 
     args = build_parser().parse_args(argv)
     if args.command == "health":
         return run_health(stdout, stderr)
+    if args.command == "store":
+        return run_store_copy(args.source, args.target, stdout, stderr)
     if args.command == "rules":
         if args.schema:
             json.dump(request_schema(), stdout, indent=2)
@@ -576,6 +669,9 @@ def main(argv: list[str] | None = None, *, stdin: TextIO | None = None, stdout: 
     if args.command == "sandbox":
         return run_sandbox(args.sandbox_args, stderr)
     if args.command == "run":
+        if args.shard is not None:
+            settings = _settings(stderr, shard_id=args.shard[0], shard_count=args.shard[1])
+            return run_bot(stderr, settings) if settings is not None else EXIT_REFUSED
         return run_bot(stderr)
     settings = _settings(stderr)
     if settings is None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
+from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
@@ -22,6 +22,10 @@ LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 # disk use and on the time verify needs (Issue 6). A real game has a few thousand. The host
 # may set another (REFEREE_MAX_LOG_ENTRIES); the stores take it when opened.
 MAX_LOG_ENTRIES = 100_000
+# The state after every this many entries is kept beside the log (issue 14): an undo proposal, the
+# Odds button of an old result and a verify from a point replay at most this many entries. Each
+# costs one compressed state (a few KB at most: tens of bytes per entry). REFEREE_CHECKPOINT_EVERY.
+CHECKPOINT_EVERY = 100
 
 
 @dataclass(frozen=True)
@@ -84,7 +88,9 @@ class Settings(BaseSettings):
     # SecretStr keeps the token out of reprs, logs and tracebacks
     token: SecretStr | None = Field(default=None,
                                     validation_alias=AliasChoices("REFEREE_TOKEN", "DISCORD_TOKEN"))
-    database: Path = Field(default_factory=default_database)
+    # an SQLite file's path, or a PostgreSQL server's URL (postgresql://user@host/dbname, for
+    # several bot processes on one database: bot/store/postgres.py)
+    database: Path | str = Field(default_factory=default_database)
     dev_guild: int | None = Field(default=None, gt=0)  # sync commands to this guild only (instant)
     log_level: str = "INFO"
     # the terminal sandbox (`python -m bot sandbox`): where it keeps its games, and an optional
@@ -107,12 +113,45 @@ class Settings(BaseSettings):
     max_games_per_server: int = Field(default=100, ge=1, le=100_000)
     new_games_per_server: RateSetting = Rate(100, 86_400)
     max_log_entries: int = Field(default=MAX_LOG_ENTRIES, ge=100, le=1_000_000)  # per game
+    checkpoint_every: int = Field(default=CHECKPOINT_EVERY, ge=10, le=100_000)  # entries between checkpoints
+    # sharding (several bot processes on one PostgreSQL): this process connects as shard
+    # ``shard_id`` of ``shard_count``; Discord sends it the servers whose id >> 22 % count is its id.
+    # Both unset: one process, Discord's default (one shard). Also `python -m bot run --shard 0/2`.
+    shard_id: int | None = Field(default=None, ge=0, le=100_000)
+    shard_count: int | None = Field(default=None, ge=1, le=100_000)
+
+    @model_validator(mode="after")
+    def _shards_together(self) -> "Settings":
+        if (self.shard_id is None) != (self.shard_count is None):
+            raise ValueError("set REFEREE_SHARD_ID and REFEREE_SHARD_COUNT together (e.g. 0 and 2), or neither")
+        if self.shard_id is not None and self.shard_count is not None and self.shard_id >= self.shard_count:
+            raise ValueError(f"REFEREE_SHARD_ID {self.shard_id} must be below REFEREE_SHARD_COUNT "
+                             f"{self.shard_count} (shards are numbered from 0)")
+        return self
+
+    def serves_guild(self, guild_id: int | None) -> bool:
+        """Is the server ``guild_id`` this process's (Discord's rule: (id >> 22) % shard count is the
+        shard)? Direct messages (no server) are shard 0's. Every server is, without sharding."""
+        if self.shard_count is None:
+            return True
+        return ((guild_id or 0) >> 22) % self.shard_count == self.shard_id
+    # long work (verify, exports, statistics, undo proposals, the Odds button, previews) runs in
+    # worker processes (bot/work.py): at most this many at once, each within this many seconds
+    long_work_seconds: float = Field(default=60.0, gt=0, le=3_600)
+    long_work_processes: int = Field(default=2, ge=1, le=32)
 
     @field_validator("quota_user", "quota_channel", "quota_server", "quota_heavy_user", "quota_heavy_channel",
                      "quota_heavy_server", "new_games_per_server", mode="before")
     @classmethod
     def _rate(cls, value: Any) -> Any:
         return Rate.parse(value) if isinstance(value, str) else value
+
+    @field_validator("database", mode="before")
+    @classmethod
+    def _path_or_url(cls, value: Any) -> Any:
+        if isinstance(value, str) and not value.startswith(("postgresql://", "postgres://")):
+            return Path(value)
+        return value
 
     @field_validator("token", mode="before")
     @classmethod
@@ -158,6 +197,8 @@ def load_settings(**overrides: Any) -> Settings:
         err = exc.errors()[0]
         field = str(err["loc"][0]) if err.get("loc") else "settings"
         message = err.get("msg", "is invalid").removeprefix("Value error, ")
+        if not err.get("loc"):  # a rule across settings (the shards): its message names them
+            raise ConfigError(f"invalid settings: {message}") from None
         given = err.get("input")
         shown = f" (got {given!r})" if isinstance(given, (str, int)) and field != "token" else ""
         raise ConfigError(f"invalid setting {_env_name(field)}: {message}{shown}") from None

@@ -66,13 +66,19 @@ class Pacer:
             return []
         now = self.now()
         reminded = []
-        for quiet in await store.quiet_games():
+        settings = getattr(self.bot, "settings", None)
+        for quiet in await store.quiet_games(due_by=now.isoformat(timespec="milliseconds")):
             stored = quiet.game
+            if settings is not None and not settings.serves_guild(stored.guild_id):
+                continue  # another shard's server: its process reminds it
             hours = reminder_hours(stored.game)
             if hours is None or quiet.reminded_seq == stored.last_seq:
                 continue  # no valid option, or this silence was already reminded
             silent_for = now - datetime.fromisoformat(quiet.last_time)
             if silent_for < timedelta(hours=hours):
+                continue
+            # claimed before it is sent: of several processes (or passes) only one sends it
+            if not await store.claim_reminder(stored.id, stored.last_seq, now.isoformat(timespec="milliseconds")):
                 continue
             line = reminder_line(stored.game, silent_for)
             if line is not None:
@@ -83,7 +89,6 @@ class Pacer:
                 except discord.HTTPException:
                     # the channel is gone or closed to the bot: note it and do not retry every pass
                     log.warning("could not remind channel %s", stored.channel_id, exc_info=True)
-            await store.mark_reminded(stored.id, stored.last_seq, now.isoformat(timespec="milliseconds"))
         return reminded
 
     async def _ready(self) -> None:

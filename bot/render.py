@@ -520,10 +520,19 @@ def _sides_text(game: Game) -> str:
 def game_status_embed(game: Game) -> list[discord.Embed]:
     """Turn, phase, side to act, and every unit by location with its markers."""
     title = f"{safe(game.scenario) or title_of(game.ruleset)}: turn {game.turn}"
+    if game.turns is not None:  # the scenario's length (a scenario file gives it)
+        title += f" of {game.turns}"
     description = f"{game_line(game)}\n{_sides_text(game)}"
     blocks = status_blocks(game) or [Block("Units", ("none yet: add them with /unit add",))]
     return paginate(title, blocks, colour=side_colour(side_to_act(game)), description=description)
 
+
+def map_embed(game: Game, filename: str) -> discord.Embed:
+    """The map's frame: the game's line (turn, phase, who acts) and the picture attached as ``filename``."""
+    title = f"{safe(game.scenario) or title_of(game.ruleset)}: turn {game.turn}"
+    embed = discord.Embed(title=_title(title), description=game_line(game), colour=side_colour(side_to_act(game)))
+    embed.set_image(url=f"attachment://{filename}")
+    return embed
 
 
 # --- the log, undo proposals, dice statistics ----------------------------------------------

@@ -91,14 +91,18 @@ def with_details(view: discord.ui.View | None, acted: Any) -> discord.ui.View | 
     return view
 
 
-async def send_embeds(interaction: discord.Interaction, embeds: list[discord.Embed], *, ephemeral: bool) -> None:
+async def send_embeds(interaction: discord.Interaction, embeds: list[discord.Embed], *, ephemeral: bool,
+                      view: discord.ui.View | None = None) -> None:
     """Send embeds already laid out within Discord's limits: the first message as the response,
-    the rest as followups (at most 10 embeds and 6,000 characters per message)."""
-    for i, group in enumerate(message_groups(embeds)):
+    the rest as followups (at most 10 embeds and 6,000 characters per message); ``view`` (buttons)
+    goes on the last message, under everything."""
+    groups = message_groups(embeds)
+    for i, group in enumerate(groups):
+        extra = {"view": view} if view is not None and i == len(groups) - 1 else {}
         if i == 0 and not interaction.response.is_done():
-            await interaction.response.send_message(embeds=group, ephemeral=ephemeral)
+            await interaction.response.send_message(embeds=group, ephemeral=ephemeral, **extra)
         else:
-            await interaction.followup.send(embeds=group, ephemeral=ephemeral)
+            await interaction.followup.send(embeds=group, ephemeral=ephemeral, **extra)
 
 
 async def reply_outcome(interaction: discord.Interaction, acted: Any, *, ephemeral: bool = False,

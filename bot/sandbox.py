@@ -323,8 +323,8 @@ BUILTINS_HELP = """Sandbox commands:
   load asl|nhis|cd      set up a sample game in its own channel (with real slash commands);
                         asl-file|nhis-file|cd-file: from a scenario file, in one /scenario load
   click LABEL           press a button on the last reply
-  save [FOLDER]         write the files of the last reply (a /log or /scenario export) into FOLDER
-                        (default: here); an option taking a file is typed file:PATH
+  save [FOLDER]         write the files of the last reply (a /log or /scenario export, a map, a chart)
+                        into FOLDER (default: here); an option taking a file is typed file:PATH
   quit                  leave (Ctrl-D and Ctrl-C too)"""
 
 

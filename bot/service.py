@@ -14,7 +14,7 @@ import json
 import math
 import secrets
 import weakref
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from datetime import datetime, timedelta, timezone
@@ -33,20 +33,28 @@ from bot.core.sequence import side_to_act
 from bot.core.acting import acting_sides as core_acting_sides
 from bot.core.odds import OddsReport
 from bot.core.odds import preview as odds_preview
+from bot.core.odds import size as odds_size
 from bot.core.outcome import Outcome
 from bot.core.rulesets import title_of
-from bot.record import GENESIS_HASH, LogEntry, consumed_dice, state_hash
-from bot.record.dice_audit import CONTRIBUTE, DiceState, state_after, state_of
+from bot.record import GENESIS_HASH, LogEntry, consumed_dice, sealed_state
+from bot.record.checkpoint import Checkpoint, newest_live
+from bot.record.dice_audit import CONTRIBUTE, DiceState, state_after
+from bot.record.replay import (END_GAME, UNDO, ChainVerifier, ReplayRefused, contribution_outcome, creation_order,
+                               creation_outcome, ending_outcome, game_from_creation, undo_outcome)
 from bot.record.sealing import (NONCE_BYTES, REVEAL, SEAL, SEALED_MAX, check_reveal, reveal_outcome, roll_text,
                                 seal_commitment, seal_outcome)
-from bot.record.replay import (END_GAME, UNDO, ChainVerifier, Replayer, ReplayRefused, contribution_outcome,
-                               creation_order, creation_outcome, ending_outcome, game_from_creation, undo_outcome)
 from bot.store import (ActiveGameExists, DuplicateInteraction, LogFull, StaleGame, Store, StoredGame,
                        UndoRequest)
+from bot.work import Worker
+
+OnLong = Callable[[], Awaitable[Any]] | None  # awaited when the work goes to a process: the cog defers then
+READ_BATCH = 200  # entries read per trip to the database when a long job reads the log (each ~30 us to parse)
+REPLAY_STEPS = 10  # work steps per replayed entry besides one per unit (bot/work.py)
 
 MAX_PER_PAGE = 50
 DIGEST_LOOK_BACK = 200  # entries read back to find a side's last one, for the hand-off digest
 DIGEST_MOST = 15  # entries a digest shows at most (the newest)
+MAP_LOOK_BACK = 50  # entries read back for the latest fire the map draws
 OrderBuilder = Callable[[Game], "dict[str, Any] | BaseModel"]
 ENTRY_ODDS_CACHED = 64  # answers of the "Odds" button kept, so pressing it again replays nothing
 DICE_STATES_CACHED = 4096  # games whose dice state (commitment, contributions) is kept in memory
@@ -115,6 +123,19 @@ class LogPage:
     pages: int
     total: int
     undone: dict[int, int] = dataclass_field(default_factory=dict)  # seq undone -> seq of the entry undoing it
+
+
+@dataclass(frozen=True)
+class Battlefield:
+    """What the map of a game is drawn from: the state, the log's head hash (the picture's cache
+    key: it fixes the state and the latest fire), the newest entries (seq, order, the Outcome's
+    acting side; oldest first) and the seqs among them that were undone."""
+
+    game_id: int
+    game: Game
+    head_hash: str
+    entries: list[dict[str, Any]]
+    undone: frozenset[int]
 
 
 @dataclass(frozen=True)
@@ -238,8 +259,9 @@ class ServerCaps:
 class Referee:
     def __init__(self, store: Store, *, dice: Callable[[], DiceSource] | None = None,
                  seeds: Callable[[], bytes] = new_seed, clock: Callable[[], datetime] = _utc_now,
-                 caps: ServerCaps = ServerCaps()):
+                 caps: ServerCaps = ServerCaps(), worker: Worker | None = None):
         self._store = store
+        self.worker = worker or Worker()  # long work (replays, previews, exports) off the event loop
         self.caps = caps
         self._server_locks: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
         # None: committed dice (docs/dice.md), derived from each game's seed; a factory instead makes a
@@ -254,12 +276,16 @@ class Referee:
         self._locks: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
         self._entry_odds: dict[tuple[int, int], Odds] = {}  # (game id, seq) -> odds before that entry
 
-    def _lock(self, channel_id: int) -> asyncio.Lock:
+    @contextlib.asynccontextmanager
+    async def _lock(self, channel_id: int) -> AsyncIterator[None]:
+        """The channel's commands one at a time: in this process (an asyncio lock), then across
+        every process on the store (``Store.channel_lock``: PostgreSQL's advisory lock)."""
         lock = self._locks.get(channel_id)
         if lock is None:
             lock = asyncio.Lock()
             self._locks[channel_id] = lock
-        return lock
+        async with lock, self._store.channel_lock(channel_id):
+            yield
 
     @property
     def clock(self) -> Callable[[], datetime]:
@@ -383,11 +409,10 @@ class Referee:
         Discord refused after the result was saved)."""
         if interaction_id is None:
             return None
-        entry = await self._store.entry_by_interaction(interaction_id)
-        if entry is None:
+        found = await self._store.load_recorded(interaction_id)
+        if found is None:
             return None
-        stored = await self._store.load_game(entry.game_id)
-        assert stored is not None  # entries reference their game (foreign key)
+        entry, stored = found
         return Acted(entry.outcome_model(), stored.game, entry, replayed=True)
 
     async def shown(self, acted: Acted) -> None:
@@ -425,7 +450,7 @@ class Referee:
             prev_hash=head_hash, game_id=stored_id, seq=last_seq + 1,
             time=self._clock().isoformat(timespec="milliseconds"), actor=actor.user_id,
             command=command, order=order, dice=consumed_dice(outcome), manual=manual,
-            outcome=outcome.model_dump(mode="json"), state_hash=state_hash(game),
+            outcome=outcome.model_dump(mode="json"), state_hash=sealed_state(game),
             interaction_id=interaction_id, dice_proof=dice_proof)
 
     def _check_room(self, stored: StoredGame) -> None:
@@ -531,16 +556,24 @@ class Referee:
         ``act``, the order refused exactly as it would be, no die rolled and nothing logged."""
         return (await self.odds(channel_id, actor, order)).report
 
-    async def odds(self, channel_id: int, actor: Actor, order: dict[str, Any] | OrderBuilder) -> Odds:
+    async def odds(self, channel_id: int, actor: Actor, order: dict[str, Any] | OrderBuilder,
+                   on_long: OnLong = None) -> Odds:
         """``preview`` with the game the odds were computed in (for rendering). ``order`` may be
         a function of the game, as in ``act``: it is built under the channel's lock, so it sees
         the same game a roll would; the odds are then enumerated outside the lock, on that
-        snapshot (the channel's next command need not wait for them)."""
+        snapshot (the channel's next command need not wait for them). The size of the enumeration
+        is estimated first: too large, it is refused at once with the numbers; else it runs in a
+        worker process within the time budget when it is more than a moment's work."""
         async with self._lock(channel_id):
             stored = await self._active(channel_id)
             plain = _plain_order(order(stored.game) if callable(order) else order)
             check_permission(stored.game, actor, plain)
-        return Odds(odds_preview(stored.game, plain), stored.game)
+        estimate = odds_size(stored.game, plain)  # refused now, before anything is enumerated
+        cost = estimate * PREVIEW_STEPS
+        report = await self.worker.run(
+            odds_preview, stored.game, plain, cost=cost, on_long=on_long, what="this preview",
+            instead="preview an attack on a smaller stack, or roll it")
+        return Odds(report, stored.game)
 
     async def entry(self, game_id: int, seq: int) -> LogEntry:
         """One entry of a game's log, as logged (the Details button of a result)."""
@@ -549,12 +582,12 @@ class Referee:
             raise NotAllowed(f"entry #{seq} of this game is not in the log")
         return entry
 
-    async def entry_odds(self, game_id: int, seq: int) -> Odds:
+    async def entry_odds(self, game_id: int, seq: int, on_long: OnLong = None) -> Odds:
         """The exact odds a logged action had before it was rolled (the "Odds" button on a
         result). Only the newest state is stored, so the state before entry ``seq`` is rebuilt by
-        replaying the log up to ``seq - 1`` and checked against the state hash that entry
-        recorded; that replay costs about one resolution per entry, so answers are cached
-        (entries never change: the log is append-only)."""
+        replaying the log up to ``seq - 1`` (in a worker process when long) and checked against
+        the state hash that entry recorded; answers are cached (entries never change: the log is
+        append-only)."""
         key = (game_id, seq)
         if (known := self._entry_odds.get(key)) is not None:
             return known
@@ -562,23 +595,36 @@ class Referee:
         model = order_model(entry.outcome.get("ruleset", ""), entry.order.get("action"))
         if model is None or not model.previewable:
             raise NotAllowed(f"entry #{seq} ({entry.command}) is not an attack or a check: it has no odds")
-        replayer, last = Replayer(), None
-        try:
-            async for earlier in self._store.iter_entries(game_id):
-                if earlier.seq >= seq:
-                    break
-                replayer.apply(earlier.seq, earlier.order, earlier.dice, earlier.manual)
-                last = earlier
-                if earlier.seq % 200 == 0:
-                    await asyncio.sleep(0)  # a long replay lets other channels' commands run
-        except (ReplayRefused, RulesError) as exc:
-            raise NotAllowed(f"the log does not replay before entry #{seq} ({exc}): see /log verify") from None
-        if replayer.game is None or last is None or replayer.last_hash != last.state_hash:
-            raise NotAllowed(f"the state before entry #{seq} does not check out against the log: see /log verify")
-        found = Odds(odds_preview(replayer.game, entry.order), replayer.game, entry)
+        stored = await self._store.load_game(game_id)
+        assert stored is not None  # the entry references its game
+        checkpoint, earlier = await self._replay_start(game_id, seq - 1)
+        found = await self.worker.run(
+            odds_before, checkpoint, earlier, entry, cost=replay_cost(len(earlier), stored.game), on_long=on_long,
+            what=f"the odds of entry #{seq} (a replay of the {len(earlier):,} entries before it)",
+            instead="ask for the odds of a newer entry, or export the log (/log export format:JSON) and "
+                    "replay it on your own computer with python -m bot rules replay")
         self._entry_odds[key] = found
         while len(self._entry_odds) > ENTRY_ODDS_CACHED:
             self._entry_odds.pop(next(iter(self._entry_odds)))  # the oldest answer goes first
+        return found
+
+    async def _replay_start(self, game_id: int, upto_seq: int) -> tuple[Checkpoint | None, list[LogEntry]]:
+        """Where a replay up to entry ``upto_seq`` begins: the newest checkpoint at or before it that
+        checks out (issue 14), and the entries after it up to there; with none, None and every entry
+        from 1. So an undo or an Odds press replays at most a checkpoint interval of entries."""
+        checkpoint = await self._store.checkpoint_before(game_id, upto_seq)
+        resumed_at = ChainVerifier.resume(checkpoint, until=upto_seq).resumed_at
+        return (checkpoint if resumed_at else None), await self._snapshot(game_id, upto_seq, after_seq=resumed_at)
+
+    async def _snapshot(self, game_id: int, upto_seq: int, *, after_seq: int = 0) -> list[LogEntry]:
+        """The entries after ``after_seq`` up to ``upto_seq`` of a game, read in small batches (each
+        batch is parsed on the loop): a consistent snapshot without any lock, as entries never
+        change once written."""
+        found: list[LogEntry] = []
+        async for entry in self._store.iter_entries(game_id, after_seq=after_seq, batch=READ_BATCH):
+            if entry.seq > upto_seq:
+                break
+            found.append(entry)
         return found
 
     async def act(self, channel_id: int, actor: Actor, order: dict[str, Any] | OrderBuilder, *,
@@ -827,32 +873,46 @@ class Referee:
         return LogPage(game_id=stored.id, status=stored.status, entries=entries, page=page, pages=pages,
                        total=stored.last_seq, undone=undone)
 
+    async def battlefield(self, channel_id: int) -> Battlefield:
+        """The channel's game (the active one, else the last ended) and its newest MAP_LOOK_BACK
+        entries, for the map (bot/maps.py; the latest fire is searched among these)."""
+        stored = await self._latest(channel_id)
+        after = max(0, stored.last_seq - MAP_LOOK_BACK)
+        entries = await self._store.entries(stored.id, after_seq=after, limit=MAP_LOOK_BACK)
+        undone = await self._store.undone(stored.id, after_seq=after)
+        return Battlefield(stored.id, stored.game, stored.head_hash,
+                           [{"seq": e.seq, "order": e.order, "outcome": {"actor_side": e.outcome.get("actor_side")}}
+                            for e in entries], frozenset(undone))
+
     async def export(self, channel_id: int) -> dict[str, Any]:
         """The whole log as JSON (``python -m bot rules replay`` reads it)."""
+        stored, entries = await self.log_snapshot(channel_id)
+        return export_record(stored, entries)
+
+    async def log_snapshot(self, channel_id: int) -> tuple[StoredGame, list[LogEntry]]:
+        """The channel's game (the active one, else the last ended) and its entries up to the newest
+        seen at the start, read in batches without the channel's lock: what long work (exports,
+        statistics) computes from, in a worker (``run_long``)."""
         stored = await self._latest(channel_id)
-        entries = [entry.export() async for entry in self._store.iter_entries(stored.id)]
-        return {"game_id": stored.id, "channel_id": stored.channel_id, "ruleset": stored.ruleset,
-                "status": stored.status, "head_hash": stored.head_hash, "entries": entries}
+        return stored, await self._snapshot(stored.id, stored.last_seq)
 
-    async def verify(self, channel_id: int) -> VerifyReport:
+    async def run_long(self, fn: Callable[..., Any], *args: Any, cost: float, what: str, instead: str,
+                       on_long: OnLong = None) -> Any:
+        """``fn(*args)`` within the time budget, in a worker process when ``cost`` is more than a
+        moment's work (bot/work.py); the cogs' long work (exports, statistics) goes through here."""
+        return await self.worker.run(fn, *args, cost=cost, what=what, instead=instead, on_long=on_long)
+
+    async def verify(self, channel_id: int, on_long: OnLong = None) -> VerifyReport:
         """Recompute the hash chain and replay the game from entry 1; name the first entry that
-        does not match (changed, or missing)."""
-        async with self._lock(channel_id):
-            stored = await self._latest(channel_id)
-            verifier = ChainVerifier()
-            async for entry in self._store.iter_entries(stored.id):
-                problem = verifier.check(entry)
-                if problem is not None:
-                    return VerifyReport(False, verifier.checked, problem.seq, problem.reason)
-                if verifier.checked % 200 == 0:
-                    await asyncio.sleep(0)  # a long replay lets other channels' commands run
-            problem = verifier.finish(stored)
-            if problem is not None:
-                return VerifyReport(False, verifier.checked, problem.seq, problem.reason)
-            # the summary says how many entries were logged under earlier rules versions
-            return VerifyReport(True, verifier.checked, None, verifier.summary())
-
-
+        does not match (changed, or missing). It reads the log up to the newest entry seen at the
+        start and replays it outside the channel's lock (in a worker process when long): the
+        channel's players go on meanwhile."""
+        stored, entries = await self.log_snapshot(channel_id)
+        return await self.worker.run(
+            verify_log, entries, stored, cost=replay_cost(len(entries), stored.game), on_long=on_long,
+            what=f"verifying this game's {len(entries):,} log entries with {len(stored.game.units)} units",
+            instead="export the log (/log export format:JSON) and check it on your own computer with "
+                    "python -m bot rules replay")
 
     # --- undo by consent ---
 
@@ -862,47 +922,55 @@ class Referee:
             minutes = self.undo_minutes  # a bad option never blocks an undo: the default applies
         return timedelta(minutes=minutes)
 
-    async def propose_undo(self, channel_id: int, actor: Actor, *, interaction_id: int | None = None) -> UndoProposal:
+    async def propose_undo(self, channel_id: int, actor: Actor, *, interaction_id: int | None = None,
+                           on_long: OnLong = None) -> UndoProposal:
         """Propose to revert the newest entry that is not undone. The state before it is rebuilt by
         replaying the log (which must verify up to there) and kept with the proposal, so the
-        accepted undo restores exactly that state and never rolls a die."""
+        accepted undo restores exactly that state and never rolls a die. The replay runs outside
+        the channel's lock (in a worker process when long); the proposal is stored only if the
+        game did not move on meanwhile."""
         async with self._lock(channel_id):
             if interaction_id is not None and (known := await self._store.undo_by_interaction(interaction_id)):
                 return await self._proposal(known, replayed=True)
-            stored = await self._active(channel_id)
-            game = stored.game
-            if not is_game_master(game, actor) and not any(actor.user_id in side.players for side in game.sides):
-                raise NotAllowed("only the players of this game and its game master may propose an undo")
-            self._check_room(stored)
-            await self._close_stale_proposal(stored)
+            stored = await self._undoable(channel_id, actor)
             undone = await self._store.undone(stored.id)
-            live = [seq for seq in range(1, stored.last_seq + 1)
-                    if seq not in undone and seq not in undone.values()]
-            if len(live) < 2:
-                raise NotAllowed("there is nothing to undo: the game's creation cannot be undone")
-            target, before = live[-1], live[-2]
-            verifier = ChainVerifier()
-            async for entry in self._store.iter_entries(stored.id):
-                if entry.seq > before:
-                    break
-                if (problem := verifier.check(entry)) is not None:
-                    raise NotAllowed(f"the log does not check out at entry #{problem.seq}, so no undo can be "
-                                     f"trusted: {problem.reason} (see /log verify)")
-                if verifier.checked % 200 == 0:
-                    await asyncio.sleep(0)  # a long replay lets other channels' commands run
-            assert verifier.game is not None
+        live = newest_live(stored.last_seq, undone, 2)  # from the newest down, not the whole log
+        if len(live) < 2:
+            raise NotAllowed("there is nothing to undo: the game's creation cannot be undone")
+        before, target = live
+        checkpoint, entries = await self._replay_start(stored.id, before)
+        state_before = await self.worker.run(
+            state_before_undo, checkpoint, entries, before, cost=replay_cost(len(entries), stored.game),
+            on_long=on_long, instead="the game master can correct the game with /unit edit and /unit move instead",
+            what=f"preparing this undo (a replay of the {len(entries):,} entries before entry #{target})")
+        async with self._lock(channel_id):
+            now_stored = await self._undoable(channel_id, actor)
+            if (now_stored.id, now_stored.last_seq, now_stored.head_hash) != (stored.id, stored.last_seq,
+                                                                             stored.head_hash):
+                raise NotAllowed("the game moved on while this undo was being prepared; nothing was proposed: "
+                                 "propose it again if it is still wanted")
             now = self._clock()
             request = UndoRequest(
                 id=0, game_id=stored.id, target_seq=target, head_seq=stored.last_seq, head_hash=stored.head_hash,
                 proposer=actor.user_id, proposed_at=now.isoformat(timespec="milliseconds"),
-                expires_at=(now + self._undo_expiry(game)).isoformat(timespec="milliseconds"),
-                state_before=verifier.game.model_dump_json(), interaction_id=interaction_id)
+                expires_at=(now + self._undo_expiry(stored.game)).isoformat(timespec="milliseconds"),
+                state_before=state_before, interaction_id=interaction_id)
             try:
                 request = await self._store.create_undo(request)
             except DuplicateInteraction:
                 request = await self._store.undo_by_interaction(interaction_id)  # type: ignore[arg-type]
                 return await self._proposal(request, replayed=True)  # type: ignore[arg-type]
             return await self._proposal(request)
+
+    async def _undoable(self, channel_id: int, actor: Actor) -> StoredGame:
+        """The channel's active game when ``actor`` may propose an undo in it now (under the lock)."""
+        stored = await self._active(channel_id)
+        game = stored.game
+        if not is_game_master(game, actor) and not any(actor.user_id in side.players for side in game.sides):
+            raise NotAllowed("only the players of this game and its game master may propose an undo")
+        self._check_room(stored)
+        await self._close_stale_proposal(stored)
+        return stored
 
     async def undo_proposal(self, request_id: int) -> UndoProposal:
         request = await self._store.undo_request(request_id)
@@ -1024,3 +1092,64 @@ class Referee:
         accepted = await self._store.undo_request(request.id)
         return UndoAnswer("accepted", accepted or request,  # type: ignore[arg-type]
                           Acted(outcome, restored, entry, hand_off=_hand_off(stored.game, restored)))
+
+
+# --- long work: plain functions of plain data, run in a worker process when long (bot/work.py) ---
+
+PREVIEW_STEPS = 2  # work steps per outcome-and-unit of a preview's estimated size (bot.core.odds.size)
+
+
+def replay_cost(entries: int, game: Game) -> float:
+    """Work steps of replaying ``entries`` entries of a game about this size (bot/work.py)."""
+    return entries * (len(game.units) + REPLAY_STEPS)
+
+
+def export_record(stored: StoredGame, entries: list[LogEntry]) -> dict[str, Any]:
+    """The JSON export of a game's log (``python -m bot rules replay`` reads it)."""
+    return {"game_id": stored.id, "channel_id": stored.channel_id, "ruleset": stored.ruleset,
+            "status": stored.status, "head_hash": stored.head_hash, "entries": [e.export() for e in entries]}
+
+
+def verify_log(entries: list[LogEntry], stored: StoredGame) -> VerifyReport:
+    """The chain and the replay of ``entries`` (a game's whole log as read), then the saved state."""
+    verifier = ChainVerifier()
+    for entry in entries:
+        problem = verifier.check(entry)
+        if problem is not None:
+            return VerifyReport(False, verifier.checked, problem.seq, problem.reason)
+    problem = verifier.finish(stored)
+    if problem is not None:
+        return VerifyReport(False, verifier.checked, problem.seq, problem.reason)
+    # the summary says how many entries were logged under earlier rules versions
+    return VerifyReport(True, verifier.checked, None, verifier.summary())
+
+
+def state_before_undo(checkpoint: Checkpoint | None, entries: list[LogEntry], before: int) -> str:
+    """The game after entry ``before`` (the entry below the one undone), as JSON, once the log
+    verifies up to there from ``checkpoint`` (its entries after it; from entry 1 without one);
+    refused when it does not."""
+    verifier = ChainVerifier.resume(checkpoint, until=before)
+    for entry in entries:
+        if (problem := verifier.check(entry)) is not None:
+            raise NotAllowed(f"the log does not check out at entry #{problem.seq}, so no undo can be "
+                             f"trusted: {problem.reason} (see /log verify)")
+    assert verifier.game is not None
+    return verifier.game.model_dump_json()
+
+
+def odds_before(checkpoint: Checkpoint | None, earlier: list[LogEntry], entry: LogEntry) -> Odds:
+    """The odds ``entry``'s order had, in the game replayed from ``checkpoint`` (from entry 1
+    without one) through ``earlier``, the entries after it up to ``entry``."""
+    seq = entry.seq
+    start = ChainVerifier.resume(checkpoint, until=seq - 1)
+    replayer, last = start.replayer, start.last_state_hash
+    try:
+        for logged in earlier:
+            # the logged state hashes for the undos' checks; the state at the end is hashed once
+            replayer.apply(logged.seq, logged.order, logged.dice, logged.manual, logged.state_hash)
+            last = logged.state_hash
+    except (ReplayRefused, RulesError) as exc:
+        raise NotAllowed(f"the log does not replay before entry #{seq} ({exc}): see /log verify") from None
+    if replayer.game is None or last is None or replayer.last_hash != last:
+        raise NotAllowed(f"the state before entry #{seq} does not check out against the log: see /log verify")
+    return Odds(odds_preview(replayer.game, entry.order), replayer.game, entry)

@@ -9,17 +9,16 @@
 A roll counts for the player who gave the command (the log entry's actor) and for the side the
 Outcome acted for. Undone entries count: their dice were rolled. Manual dice (thrown at the
 table by the players and typed in) are left out and counted apart: they say nothing about the
-bot's dice. The p-value is the chi-square upper tail, computed here (regularized incomplete
-gamma); with fewer than 5 expected per cell the test is not reliable, and it is not given.
+bot's dice. The p-value is the chi-square upper tail, in its closed form for whole degrees of
+freedom (``chi_square_p``); with fewer than 5 expected per cell the test is not reliable, and it
+is not given.
 
-The chart is a PNG written by hand (zlib + struct, palette colour): no plotting dependency.
+The chart is drawn by ``bot.pictures.chart`` (Pillow).
 """
 
 from __future__ import annotations
 
 import math
-import struct
-import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -159,149 +158,33 @@ def summary(stats: DiceStats) -> str:
 # --- chi-square p-value -----------------------------------------------------------------------
 
 
-def regularized_gamma_q(a: float, x: float) -> float:
-    """Q(a, x) = Γ(a, x) / Γ(a), the regularized upper incomplete gamma function: a series for
-    x < a + 1, else a continued fraction (modified Lentz), as in Numerical Recipes 6.2."""
-    if a <= 0:
-        raise ValueError("a must be positive")
-    if x <= 0:
-        return 1.0
-    log_prefix = -x + a * math.log(x) - math.lgamma(a)
-    if x < a + 1:
-        term = total = 1.0 / a
-        denominator = a
-        for _ in range(1000):
-            denominator += 1
-            term *= x / denominator
-            total += term
-            if abs(term) < abs(total) * 1e-15:
-                break
-        return max(0.0, 1.0 - total * math.exp(log_prefix))
-    tiny = 1e-300
-    b = x + 1 - a
-    c = 1 / tiny
-    d = 1 / b
-    h = d
-    for i in range(1, 1000):
-        an = -i * (i - a)
-        b += 2
-        d = an * d + b
-        d = tiny if abs(d) < tiny else d
-        c = b + an / c
-        c = tiny if abs(c) < tiny else c
-        d = 1 / d
-        delta = d * c
-        h *= delta
-        if abs(delta - 1) < 1e-15:
-            break
-    return min(1.0, math.exp(log_prefix) * h)
-
-
 def chi_square_p(statistic: float, degrees_of_freedom: int) -> float:
-    """The probability of a chi-square statistic at least this large with fair dice."""
-    return regularized_gamma_q(degrees_of_freedom / 2, statistic / 2)
+    """The probability of a chi-square statistic at least this large with fair dice: the upper
+    tail Q(k/2, x/2) in its closed form for a whole number k of degrees of freedom (the bot's
+    families have 5, 9 and 10), exact to rounding, with no library:
 
+    * k = 2m (even):     Q = e^-y (1 + y + y^2/2! + ... + y^(m-1)/(m-1)!),  y = x/2;
+    * k = 2m + 1 (odd):  Q = erfc(sqrt y) + e^-y (y^(1/2)/Γ(3/2) + y^(3/2)/Γ(5/2) + ... + y^(m-1/2)/Γ(m+1/2)).
 
-# --- the chart (PNG) --------------------------------------------------------------------------
-
-WHITE, INK, OBSERVED, EXPECTED, GRID = range(5)
-PALETTE = bytes([255, 255, 255, 40, 40, 46, 74, 122, 181, 230, 145, 56, 221, 223, 228])
-
-PANEL_W, PANEL_H = 640, 210
-LEFT, RIGHT, TOP, BOTTOM = 44, 16, 30, 28  # margins around each panel's plot area
-SCALE = 2  # font pixels per glyph pixel
-
-# a 3x5 pixel font: each glyph is five rows of three bits
-_GLYPHS = {
-    "0": "111101101101111", "1": "010110010010111", "2": "111001111100111", "3": "111001111001111",
-    "4": "101101111001001", "5": "111100111001111", "6": "111100111101111", "7": "111001010010010",
-    "8": "111101111101111", "9": "111101111001111", "a": "000011101101011", "b": "100110101101110",
-    "c": "000011100100011", "d": "001011101101011", "e": "000111111100011", "f": "011100110100100",
-    "i": "010000010010010", "l": "110010010010111", "m": "000110111101101", "n": "000110101101101",
-    "o": "000010101101010", "p": "000110101110100", "r": "000011100100100", "s": "000011110011110",
-    "t": "010111010010011", "v": "000101101101010", "x": "000101010101101", "=": "000111000111000",
-    ".": "000000000000010", " ": "000000000000000", "-": "000000111000000", ",": "000000000010100",
-}
-
-
-class _Canvas:
-    def __init__(self, width: int, height: int):
-        self.width, self.height = width, height
-        self.pixels = bytearray([WHITE]) * (width * height)
-
-    def rect(self, x0: int, y0: int, x1: int, y1: int, colour: int) -> None:
-        """Fill [x0, x1) x [y0, y1), clipped to the canvas."""
-        x0, x1 = max(0, x0), min(self.width, x1)
-        for y in range(max(0, y0), min(self.height, y1)):
-            row = y * self.width
-            self.pixels[row + x0:row + x1] = bytes([colour]) * max(0, x1 - x0)
-
-    def text(self, x: int, y: int, text: str, colour: int = INK) -> None:
-        for char in text.lower():
-            glyph = _GLYPHS.get(char, _GLYPHS[" "])
-            for i, bit in enumerate(glyph):
-                if bit == "1":
-                    gx, gy = x + (i % 3) * SCALE, y + (i // 3) * SCALE
-                    self.rect(gx, gy, gx + SCALE, gy + SCALE, colour)
-            x += 4 * SCALE
-
-    def png(self) -> bytes:
-        raw = b"".join(b"\x00" + bytes(self.pixels[y * self.width:(y + 1) * self.width])
-                       for y in range(self.height))  # filter type 0 (None) on every row
-        header = struct.pack(">IIBBBBB", self.width, self.height, 8, 3, 0, 0, 0)  # 8-bit palette
-        return (b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", header) + _chunk(b"PLTE", PALETTE)
-                + _chunk(b"IDAT", zlib.compress(raw, 9)) + _chunk(b"IEND", b""))
-
-
-def _chunk(kind: bytes, data: bytes) -> bytes:
-    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
-
-
-def text_width(text: str) -> int:
-    return len(text) * 4 * SCALE
-
-
-def bar_boxes(stats: FamilyStats, top: int) -> list[tuple[tuple[int, int, int, int], tuple[int, int, int, int]]]:
-    """(observed box, expected box) per face, as (x0, y0, x1, y1) within a panel starting at ``top``."""
-    plot_w, plot_h = PANEL_W - LEFT - RIGHT, PANEL_H - TOP - BOTTOM
-    peak = max([*stats.observed, *stats.expected, 1])
-    slot = plot_w // len(stats.family.faces)
-    bar = max(2, slot * 2 // 5)
-    base = top + TOP + plot_h
-    boxes = []
-    for i, (observed, expected) in enumerate(zip(stats.observed, stats.expected)):
-        x = LEFT + i * slot + (slot - 2 * bar) // 2
-        h_obs, h_exp = round(plot_h * observed / peak), round(plot_h * expected / peak)
-        boxes.append(((x, base - h_obs, x + bar, base), (x + bar, base - h_exp, x + 2 * bar, base)))
-    return boxes
-
-
-def chart_png(stats: DiceStats) -> bytes:
-    """Observed (blue) against expected (orange) bars, one panel per die family rolled."""
-    panels = [f for f in stats.families if f.n] or [stats.families[0]]
-    canvas = _Canvas(PANEL_W, PANEL_H * len(panels))
-    for index, family in enumerate(panels):
-        top = index * PANEL_H
-        base = top + PANEL_H - BOTTOM
-        p = family.p_value
-        title = f"{family.family.title}  n={family.n}" + (f"  p={p:.3f}" if p is not None else "")
-        canvas.text(LEFT, top + 8, title)
-        legend_x = PANEL_W - RIGHT - text_width("observed expected") - 24
-        canvas.rect(legend_x, top + 8, legend_x + 10, top + 18, OBSERVED)
-        canvas.text(legend_x + 14, top + 8, "observed")
-        legend_x += 14 + text_width("observed ") + 4
-        canvas.rect(legend_x, top + 8, legend_x + 10, top + 18, EXPECTED)
-        canvas.text(legend_x + 14, top + 8, "expected")
-        for line in range(1, 4):  # light grid at a quarter, half, three quarters of the scale
-            y = base - (PANEL_H - TOP - BOTTOM) * line // 4
-            canvas.rect(LEFT, y, PANEL_W - RIGHT, y + 1, GRID)
-        for face, (observed, expected) in zip(family.family.faces, bar_boxes(family, top)):
-            canvas.rect(*observed, OBSERVED)
-            canvas.rect(*expected, EXPECTED)
-            label = str(face)
-            centre = (observed[0] + expected[2]) // 2
-            canvas.text(centre - text_width(label) // 2 + SCALE // 2, base + 8, label)
-        canvas.rect(LEFT, base, PANEL_W - RIGHT, base + 1, INK)  # the axis
-        canvas.rect(LEFT, top + TOP, LEFT + 1, base, INK)
-        canvas.text(4, top + TOP, str(max([*family.observed, math.ceil(max(family.expected)), 1])))
-    return canvas.png()
+    Both come from integrating the gamma density by parts (Abramowitz and Stegun 26.4.4, 26.4.5).
+    SciPy's ``chi2.sf`` gives the same numbers, but weighs tens of megabytes for this one function."""
+    if degrees_of_freedom < 1 or int(degrees_of_freedom) != degrees_of_freedom:
+        raise ValueError("the degrees of freedom are a whole number, at least 1")
+    if statistic <= 0:
+        return 1.0
+    y = statistic / 2
+    m, odd = divmod(int(degrees_of_freedom), 2)
+    if odd:
+        term = 2 * math.sqrt(y / math.pi)  # y^(1/2) / Γ(3/2)
+        total = 0.0
+        for j in range(m):
+            total += term
+            term *= y / (j + 1.5)  # y^(j+3/2) / Γ(j+5/2)
+        tail = math.erfc(math.sqrt(y))
+    else:
+        term, total = 1.0, 0.0
+        for j in range(m):
+            total += term
+            term *= y / (j + 1)
+        tail = 0.0
+    return min(1.0, tail + math.exp(-y) * total)

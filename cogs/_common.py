@@ -45,7 +45,7 @@ async def scenario_file(attachment: discord.Attachment, **given: Any) -> Scenari
     except (discord.HTTPException, asyncio.TimeoutError):
         raise InvalidOrder(f"{attachment.filename} could not be downloaded from Discord: attach it again",
                            field="file") from None
-    return read(data, **given)
+    return await asyncio.to_thread(read, data, **given)  # a big file takes tens of ms: not on the loop
 
 
 def actor_of(interaction: Interaction) -> Actor:
@@ -173,7 +173,9 @@ async def show_odds(interaction: Interaction, order: Any, dice: list[int] | None
     if dice:
         raise InvalidOrder("'preview' shows the odds before any roll: leave 'dice' out, or leave 'preview' "
                            "out to resolve the order with your dice", field="dice")
-    odds = await interaction.client.referee.odds(interaction.channel_id, actor_of(interaction), order)
+    # a large enumeration goes to a worker process: "thinking..." first (the odds are for the table)
+    odds = await interaction.client.referee.odds(interaction.channel_id, actor_of(interaction), order,
+                                                 on_long=lambda: interaction.response.defer(thinking=True))
     await send_embeds(interaction, odds_embed(odds.report, odds.game), ephemeral=False)
 
 

@@ -1,4 +1,4 @@
-"""/game: start this channel's game, take a side, look at it, advance the phase, end it.
+"""/game: start this channel's game, take a side, look at it (as text, or as a map), advance the phase, end it.
 
 A channel (or a thread) is one game. Each command parses its options, hands one order to the
 referee service (which checks permissions, resolves it in the rules core and saves it with its
@@ -24,7 +24,8 @@ from bot.core.errors import InvalidOrder, RulesError
 from bot.core.ruleset import Ruleset
 from bot.core.rulesets import get_ruleset, rulesets
 from bot.limits import Guarded
-from bot.render import error_embed, game_status_embed, seat_embed
+from bot.maps import MAP_FILE, battlefield_picture, map_file, map_view
+from bot.render import error_embed, game_status_embed, map_embed, seat_embed
 from bot.replies import reply_and_close, reply_outcome, send_embeds, send_ephemeral
 from bot.service import NotAllowed, is_game_master
 from cogs._common import (act_and_reply, actor_of, phase_autocomplete, scenario_file, side_autocomplete,
@@ -216,9 +217,16 @@ class GameCog(commands.Cog):
 
     @game.command(name="status", description="Show the turn, the phase, the players and every unit on the map")
     async def status(self, interaction: Interaction) -> None:
-        # anyone may look, players or not: it changes nothing
+        # anyone may look, players or not: it changes nothing; the Map button draws the picture
         game = await interaction.client.referee.game(interaction.channel_id)
-        await send_embeds(interaction, game_status_embed(game), ephemeral=False)
+        stored = await interaction.client.referee.game_id(interaction.channel_id)
+        await send_embeds(interaction, game_status_embed(game), ephemeral=False, view=map_view(stored))
+
+    @game.command(name="map", description="A picture of the battlefield: hexes, terrain, every stack and the "
+                                          "latest fire (Command Decision: the stands by position or company)")
+    async def map(self, interaction: Interaction) -> None:
+        field, picture = await battlefield_picture(interaction.client.referee, interaction.channel_id)
+        await interaction.response.send_message(embed=map_embed(field.game, MAP_FILE), file=map_file(picture))
 
     @game.command(name="phase", description="Game master: move the game to the next phase, or to another one")
     @app_commands.describe(to="The phase to go to, ending every phase in between (the next one, if left out)",

@@ -16,12 +16,15 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.export import Names, export_files, undone_map
+from bot.export import ExportFile, Names, export_files, undone_map
+from bot.record import LogEntry
+from bot.service import export_record, replay_cost
 from bot.client import Interaction, RefereeClient
 from bot.render import log_page_embeds, verify_embed
 from bot.replies import send_embeds
 
 NAME_LOOKUPS = 20  # members fetched from Discord per command at most, when not cached
+EXPORT_STEPS = 5  # work steps per entry of a CSV or JSON export (bot/work.py)
 DEFAULT_ATTACHMENT_LIMIT = 8 * 1024 * 1024  # Discord's limit when the interaction does not say
 FORMAT_CHOICES = [app_commands.Choice(name="Markdown: an after-action report", value="markdown"),
                   app_commands.Choice(name="CSV: one row per die", value="csv"),
@@ -31,6 +34,15 @@ FORMAT_CHOICES = [app_commands.Choice(name="Markdown: an after-action report", v
 async def member_names(interaction: Interaction, user_ids: Iterable[Any]) -> Names:
     """User ids -> the names shown in the guild (never mentions). Names come from the cache, else
     from Discord for at most NAME_LOOKUPS unknown ids; an id not found stays "user <id>"."""
+    return names_from(await member_name_map(interaction, user_ids))
+
+
+def names_from(found: dict[int, str]) -> Names:
+    return lambda user_id: found.get(user_id, f"user {user_id}") if isinstance(user_id, int) else "nobody"
+
+
+async def member_name_map(interaction: Interaction, user_ids: Iterable[Any]) -> dict[int, str]:
+    """``member_names`` as a plain dict (what a worker process can be given)."""
     found: dict[int, str] = {}
     guild = interaction.guild
     for user_id in {u for u in user_ids if isinstance(u, int)}:
@@ -43,19 +55,31 @@ async def member_names(interaction: Interaction, user_ids: Iterable[Any]) -> Nam
                 found[user_id] = (await guild.fetch_member(user_id)).display_name
             except discord.HTTPException:
                 pass  # left the guild, or Discord does not say: the id will do
-    return lambda user_id: found.get(user_id, f"user {user_id}") if isinstance(user_id, int) else "nobody"
+    return found
 
 
 def attachment_limit(interaction: Interaction) -> int:
     return getattr(interaction, "filesize_limit", None) or DEFAULT_ATTACHMENT_LIMIT
 
 
-def _people(record: dict[str, Any]) -> set[Any]:
+def _people(entries: list[LogEntry]) -> set[Any]:
     """Everyone an export names: actors, those who accepted undos, players and the game master."""
-    people = {e["actor"] for e in record["entries"]}
-    for entry in record["entries"]:
-        people |= {entry["order"].get(key) for key in ("accepted_by", "player", "gm")}
+    people = {e.actor for e in entries}
+    for entry in entries:
+        people |= {entry.order.get(key) for key in ("accepted_by", "player", "gm")}
     return people
+
+
+def export_job(stored: Any, entries: list[LogEntry], fmt: str, limit: int,
+               names: dict[int, str]) -> tuple[list[ExportFile], int]:
+    """The export's files and how many entries were undone (run in a worker process when long)."""
+    record = export_record(stored, entries)
+    return export_files(record, fmt, limit, names_from(names)), len(undone_map(record["entries"]))
+
+
+def export_cost(fmt: str, entries: list[LogEntry], game: Any) -> float:
+    """Work steps of an export (bot/work.py): the Markdown report replays the game."""
+    return replay_cost(len(entries), game) if fmt == "markdown" else len(entries) * EXPORT_STEPS
 
 
 class LogCog(commands.Cog):
@@ -86,15 +110,19 @@ class LogCog(commands.Cog):
     @app_commands.describe(format="Markdown (an after-action report), CSV (one row per die) or JSON (replayable)")
     @app_commands.choices(format=FORMAT_CHOICES)
     async def export(self, interaction: Interaction, format: app_commands.Choice[str]) -> None:
-        await interaction.client.referee.log(interaction.channel_id, per_page=1)  # no game: refused privately
+        referee = interaction.client.referee
+        await referee.log(interaction.channel_id, per_page=1)  # no game: refused privately
         # a long log takes longer than Discord's 3 seconds to export: "thinking..." at once
         await interaction.response.defer(thinking=True)
-        record = await interaction.client.referee.export(interaction.channel_id)
+        stored, entries = await referee.log_snapshot(interaction.channel_id)
         limit = attachment_limit(interaction)
-        names = await member_names(interaction, _people(record))
-        files = export_files(record, format.value, limit, names)
-        undone = len(undone_map(record["entries"]))
-        note = (f"Game {record['game_id']}: {len(record['entries'])} log entries as {format.name.split(':')[0]}"
+        names = await member_name_map(interaction, _people(entries))
+        files, undone = await referee.run_long(
+            export_job, stored, entries, format.value, limit, names, cost=export_cost(format.value, entries, stored.game),
+            what=f"exporting this game's {len(entries):,} log entries as {format.name.split(':')[0]}",
+            instead="export it as JSON or CSV, which need no replay" if format.value == "markdown" else
+                    "ask the bot's host for a copy of the database")
+        note = (f"Game {stored.id}: {len(entries)} log entries as {format.name.split(':')[0]}"
                 + (f", {undone} undone (kept, marked)" if undone else "")
                 + (f", in {len(files)} parts of at most {limit:,} bytes" if len(files) > 1 else ""))
         # one part per message when split: each message stays within the attachment limit

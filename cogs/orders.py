@@ -38,7 +38,6 @@ from cogs._slash import Param, build_command, fit
 DICE_HELP = "Manual dice you rolled yourselves, in order: '3 5' (default: the bot rolls)"
 PREVIEW_HELP = "Show the exact odds instead of rolling, in the channel for the table to discuss: no roll, no log"
 OPTIONS_HELP = "More as key=value: "
-ODDS_DEFER_AFTER = 2000  # entries: past this, the Odds button answers "thinking..." first (a long replay)
 
 
 @dataclass(frozen=True)
@@ -188,10 +187,10 @@ class OddsButton(Guarded, discord.ui.DynamicItem[discord.ui.Button], template=r"
         return cls(int(match["game"]), int(match["seq"]))
 
     async def callback(self, interaction: Interaction) -> None:  # type: ignore[override]
-        if self.seq > ODDS_DEFER_AFTER:
-            await interaction.response.defer(ephemeral=True, thinking=True)
         try:
-            odds = await interaction.client.referee.entry_odds(self.game_id, self.seq)
+            # a long replay goes to a worker process: "thinking..." (to the presser alone) first
+            odds = await interaction.client.referee.entry_odds(
+                self.game_id, self.seq, on_long=lambda: interaction.response.defer(ephemeral=True, thinking=True))
         except RulesError as exc:  # components bypass the tree's error handler: refuse here, privately
             await send_ephemeral(interaction, embed=error_embed(exc.message, exc.rule))
             return

@@ -28,8 +28,10 @@ class ScenarioCog(commands.Cog):
     def __init__(self, bot: RefereeClient):
         self.bot = bot
 
+    # heavy (bot/limits.py): a file is downloaded and a whole game set up or written, so they count
+    # against the smaller quotas of the commands that may take long
     @scenario.command(name="load", description="Start this channel's game from a scenario file (YAML), "
-                                               "set up whole in one step")
+                                               "set up whole in one step", extras={"heavy": True})
     @app_commands.describe(file="The scenario file (YAML, docs/scenarios.md; /scenario export writes one)")
     async def load(self, interaction: Interaction, file: discord.Attachment) -> None:
         setup = await scenario_file(file)
@@ -39,7 +41,7 @@ class ScenarioCog(commands.Cog):
         await reply_outcome(interaction, acted)
 
     @scenario.command(name="export", description="Attach this channel's game as a scenario file that sets it up "
-                                                 "again")
+                                                 "again", extras={"heavy": True})
     async def export(self, interaction: Interaction) -> None:
         game = await interaction.client.referee.game(interaction.channel_id)
         name = re.sub(r"[^a-z0-9]+", "-", game.scenario.casefold()).strip("-")[:60] or "scenario"

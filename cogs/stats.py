@@ -16,14 +16,17 @@ from discord.ext import commands
 
 from bot.client import Interaction, RefereeClient
 from bot.core.errors import InvalidOrder
-from bot.pace import side_waits
-from bot.render import CHART, breakdown_block, message_groups, pace_embed, safe, stats_embeds
-from bot.stats import chart_png, tally
+from bot.pace import SideWaits, side_waits
+from bot.record import LogEntry
+from bot.render import CHART, Block, breakdown_block, message_groups, pace_embed, safe, stats_embeds
+from bot.pictures import chart_png
+from bot.stats import DiceStats, tally
+
+STATS_STEPS = 5  # work steps per log entry of the statistics (bot/work.py)
 from cogs._common import side_autocomplete
 
-def side_of(record: dict, name: str) -> int:
-    """A side of the exported game (the active one or the last ended) by name, or by number 1/2."""
-    sides = record["entries"][0]["order"].get("sides") or []
+def side_of(sides: list[str], name: str) -> int:
+    """A side of the game (the active one or the last ended) by name, or by number 1/2."""
     for i, side in enumerate(sides):
         if side.casefold() == name.strip().casefold():
             return i
@@ -45,25 +48,57 @@ class StatsCog(commands.Cog):
     @app_commands.autocomplete(side=side_autocomplete)
     async def dice(self, interaction: Interaction, player: discord.User | None = None,
                    side: str | None = None) -> None:
-        record = await interaction.client.referee.export(interaction.channel_id)
-        number = side_of(record, side) if side is not None else None
-        stats = tally(record["entries"], player=player.id if player else None, side=number)
+        referee = interaction.client.referee
+        stored, entries = await referee.log_snapshot(interaction.channel_id)
+        sides = entries[0].order.get("sides") or []
+        number = side_of(sides, side) if side is not None else None
         who = [safe(player.display_name)] if player else []
-        who += [safe(record["entries"][0]["order"]["sides"][number])] if number is not None else []
-        sides = record["entries"][0]["order"].get("sides") or []
-        breakdown = breakdown_block(record["entries"], sides) if not who else None
+        who += [safe(sides[number])] if number is not None else []
+        stats, breakdown, png = await referee.run_long(
+            dice_job, entries, player.id if player else None, number, not who, cost=len(entries) * STATS_STEPS,
+            what=f"the statistics of this game's {len(entries):,} log entries", instead="ask for one player's "
+            "or one side's dice, or export the dice (/log export format:CSV)", on_long=lambda: defer(interaction))
         groups = message_groups(stats_embeds(stats, " · ".join(who) or "everyone", breakdown))
-        chart = discord.File(io.BytesIO(chart_png(stats)), filename=CHART)
-        await interaction.response.send_message(embeds=groups[0], file=chart)
-        for group in groups[1:]:
-            await interaction.followup.send(embeds=group)
-
+        chart = discord.File(io.BytesIO(png), filename=CHART)
+        await send_groups(interaction, groups, file=chart)
 
     @stats.command(name="pace", description="How long each side takes to answer: median and longest wait")
     async def pace(self, interaction: Interaction) -> None:
-        record = await interaction.client.referee.export(interaction.channel_id)
-        sides = record["entries"][0]["order"].get("sides") or []
-        await interaction.response.send_message(embed=pace_embed(side_waits(record["entries"]), sides))
+        referee = interaction.client.referee
+        stored, entries = await referee.log_snapshot(interaction.channel_id)
+        sides = entries[0].order.get("sides") or []
+        waits = await referee.run_long(pace_job, entries, cost=len(entries) * STATS_STEPS,
+                                       what=f"the pace of this game's {len(entries):,} log entries",
+                                       instead="ask again later", on_long=lambda: defer(interaction))
+        await send_groups(interaction, [[pace_embed(waits, sides)]])
+
+
+async def defer(interaction: Interaction) -> None:
+    await interaction.response.defer(thinking=True)
+
+
+async def send_groups(interaction: Interaction, groups: list, *, file: discord.File | None = None) -> None:
+    """The first group as the response (or the deferred response's end), the rest as followups."""
+    extra = {"file": file} if file is not None else {}
+    if interaction.response.is_done():
+        await interaction.followup.send(embeds=groups[0], **extra)
+    else:
+        await interaction.response.send_message(embeds=groups[0], **extra)
+    for group in groups[1:]:
+        await interaction.followup.send(embeds=group)
+
+
+def dice_job(entries: list[LogEntry], player: int | None, side: int | None,
+             with_breakdown: bool) -> tuple[DiceStats, Block | None, bytes]:
+    """The tally, everyone's breakdown and the chart (run in a worker process when long)."""
+    exported = [e.export() for e in entries]
+    stats = tally(exported, player=player, side=side)
+    sides = entries[0].order.get("sides") or []
+    return stats, breakdown_block(exported, sides) if with_breakdown else None, chart_png(stats)
+
+
+def pace_job(entries: list[LogEntry]) -> SideWaits:
+    return side_waits([e.export() for e in entries])
 
 
 async def setup(bot: RefereeClient) -> None:

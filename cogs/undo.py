@@ -85,17 +85,22 @@ class UndoCog(commands.Cog):
                           extras={"heavy": True})
     @app_commands.guild_only()
     async def undo(self, interaction: Interaction) -> None:
-        proposal = await interaction.client.referee.propose_undo(interaction.channel_id, actor_of(interaction),
-                                                       interaction_id=interaction.id)
-        try:
-            sent = await interaction.response.send_message(embed=proposal_embed(proposal),
-                                                           view=proposal_view(proposal.request.id))
-        except discord.HTTPException as exc:
-            if not (proposal.replayed and exc.code == ALREADY_ACKNOWLEDGED):
-                raise
-            return  # a re-delivered /undo, answered the first time with this same proposal
-        if sent.message_id is not None:
-            await interaction.client.referee.note_undo_message(proposal.request.id, interaction.channel_id, sent.message_id)
+        # a long game takes a while to replay: "thinking..." once the work goes to a worker process
+        proposal = await interaction.client.referee.propose_undo(
+            interaction.channel_id, actor_of(interaction), interaction_id=interaction.id,
+            on_long=lambda: interaction.response.defer(thinking=True))
+        embed, view = proposal_embed(proposal), proposal_view(proposal.request.id)
+        if interaction.response.is_done():
+            message_id: int | None = (await interaction.edit_original_response(embed=embed, view=view)).id
+        else:
+            try:
+                message_id = (await interaction.response.send_message(embed=embed, view=view)).message_id
+            except discord.HTTPException as exc:
+                if not (proposal.replayed and exc.code == ALREADY_ACKNOWLEDGED):
+                    raise
+                return  # a re-delivered /undo, answered the first time with this same proposal
+        if message_id is not None:
+            await interaction.client.referee.note_undo_message(proposal.request.id, interaction.channel_id, message_id)
 
     @tasks.loop(minutes=EXPIRY_CHECK_MINUTES)
     async def expire_proposals(self) -> None:

@@ -34,12 +34,43 @@ async def emulated(fake_discord):
 
 
 # --- store fixtures (bot/store and the service on it) ---------------------------------------------
-@pytest_asyncio.fixture
-async def store(tmp_path):
-    """A migrated SQLite store on a real file in ``tmp_path/data``, closed after the test."""
-    from tests.store.helpers import open_store
+@pytest.fixture(scope="session")
+def pg_server():
+    """One throw-away PostgreSQL server for the session (tests/pgserver.py), started on first use.
+    Where none can start the test is skipped, saying why; under REFEREE_CI=1 (.ci/run) it fails."""
+    from tests import pgserver
 
-    store = await open_store(tmp_path)
+    try:
+        server = pgserver.start()
+    except pgserver.PgUnavailable as exc:
+        if pgserver.required():
+            pytest.fail(f"PostgreSQL is required in CI (REFEREE_CI=1): {exc}", pytrace=False)
+        pytest.skip(f"no PostgreSQL server: {exc}")
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def pg_dsn(pg_server):
+    """A DSN on the session's PostgreSQL whose tables live in a new, empty schema of this test's own."""
+    return pg_server.fresh_dsn()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def store_database(request, tmp_path):
+    """The database setting of each store kind: a file path (SQLite), a DSN (PostgreSQL)."""
+    if request.param == "sqlite":
+        return tmp_path / "data" / "referee.sqlite3"
+    return request.getfixturevalue("pg_dsn")
+
+
+@pytest_asyncio.fixture
+async def store(store_database):
+    """A migrated store, SQLite on a real file in ``tmp_path/data`` or PostgreSQL in a schema of its
+    own (the contract suite runs on both), closed after the test."""
+    from bot.store import open_store
+
+    store = await open_store(store_database)
     yield store
     await store.close()
 

@@ -31,6 +31,7 @@ EXPECTED_ROWS = [
     "e2e /fire: loop CPU per command", "e2e /fire floor: loop CPU per command", "e2e /fire: loop CPU ours / floor",
     "e2e /morale: loop CPU ours / floor", "e2e /undo proposal, ", "e2e Odds button, ", "e2e /log export (Markdown), ",
     "e2e /log verify, ", "e2e loop stall (longest gap) during /log export", "e2e loop stall (longest gap) during /fire",
+    "map: 60-counter ASL map render",  # issue 16: <= 150 ms
 ]
 
 
@@ -43,7 +44,7 @@ def quick_run() -> subprocess.CompletedProcess[str]:
 def test_the_one_command_runs_every_benchmark_at_tiny_size(quick_run):
     assert quick_run.returncode == 0, quick_run.stderr[-3000:]
     out = quick_run.stdout
-    for suite in ("rules", "e2e", "store"):
+    for suite in ("rules", "e2e", "store", "map"):
         assert re.search(rf"^  {suite}: \d+ figures in", out, re.MULTILINE), out
     # the odds benchmark is another module: reported when present, "not available" otherwise
     assert re.search(r"^  odds: (\d+ figures in|not available)", out, re.MULTILINE), out

@@ -19,6 +19,7 @@ import pytest
 from bot import cli
 from bot.core.dice import SeededDice
 from bot.sandbox import CommandLineError, parse_command_line, readable, split_options
+from bot.store.sqlite import unpack_state
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -289,19 +290,26 @@ def test_a_database_file_keeps_the_games_and_passes_the_health_check(tmp_path, m
 
 
 def test_the_forty_counter_scenario_file_loads_in_one_command(tmp_path):
-    import json
     import sqlite3
 
-    database = tmp_path / "sandbox.sqlite3"
+    from tests.test_map import README_MAP, decode
+
+    database, folder = tmp_path / "sandbox.sqlite3", tmp_path / "pictures"
     out = sandbox(tmp_path, "--scenario", "asl-file", "--database", str(database),
-                  script="/scenario load file:asl/scenarios/nowhere.yaml\n")
+                  script=f"/scenario load file:asl/scenarios/nowhere.yaml\n/game map\nsave {folder}\n")
+    # its map: the reply names its picture, ``save`` writes it where asked, and it is the README's
+    assert "[file: map.png, " in reply_to(out, "/game map")
+    assert f"saved {folder / 'map.png'} (" in reply_to(out, f"save {folder}")
+    drawn, shown = decode((folder / "map.png").read_bytes()), decode(README_MAP.read_bytes())
+    assert drawn.size == shown.size
+    assert sum(1 for a, b in zip(drawn.getdata(), shown.getdata()) if a != b) < drawn.width * drawn.height // 100
     assert "  /scenario load file:asl/scenarios/village-assault.yaml\n   New Advanced Squad Leader game" in out
     assert "   MMG GMG1 (Germans): held by G1" in out  # the status shown after it
     assert "takes a file: no file 'asl/scenarios/nowhere.yaml'" in out
     with sqlite3.connect(database) as db:
         [(state,)] = db.execute("SELECT state FROM games").fetchall()
         commands = [row[0] for row in db.execute("SELECT command FROM log_entries ORDER BY seq")]
-    assert len(json.loads(state)["units"]) == 44
+    assert len(unpack_state(state).units) == 44  # stored compressed (bot/store/sqlite.py)
     assert commands == ["/game new", "/game join", "/game join"]  # the whole set-up: one entry
 
 
@@ -407,3 +415,4 @@ def test_an_option_name_inside_a_word_does_not_split_it():
 
 def test_mentions_read_as_names():
     assert readable("<@2000000000000000001> plays Germans, <@!42> watches") == "@alice plays Germans, @42 watches"
+

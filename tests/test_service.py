@@ -2,7 +2,6 @@
 
 import asyncio
 import json
-import sqlite3
 
 import pytest
 
@@ -13,7 +12,9 @@ from bot.service import GameExists, NoGame, NotAllowed, Referee
 from bot.record import canonical_json, state_hash
 
 from tests.store.helpers import (CHANNEL, GERMAN, GM, GUILD, MANAGER, RUSSIAN, STRANGER, CountingDice, asl_squad,
-                                 nhis_squad, open_store, seated_asl_game, stand_in_rally)
+                                 break_entry_insert, nhis_squad, raw_edit, seated_asl_game, stand_in_rally)
+from bot.store import open_store
+from bot.store.sqlite import pack_json
 
 
 @pytest.fixture
@@ -32,12 +33,6 @@ async def nhis_game(referee, channel=CHANNEL):
     await referee.act(channel, GERMAN, {"action": "join", "side": 0, "player": GERMAN.user_id,
                                                "approved_by": GM.user_id}, command="/game join")
     await referee.act(channel, GM, nhis_squad("U1", 0), command="/unit add")
-
-
-async def _raw(tmp_path, sql, params=()):
-    """Edit the database by hand, as someone with the file would (outside the bot)."""
-    with sqlite3.connect(tmp_path / "data" / "referee.sqlite3") as db:
-        db.execute(sql, params)
 
 
 # --- games ---------------------------------------------------------------------------------
@@ -285,8 +280,8 @@ async def test_an_interaction_delivered_twice_rolls_once(referee, rolling_rally,
     assert (await referee.log(CHANNEL)).total == 4
 
 
-async def test_a_redelivered_interaction_is_answered_from_the_log_after_a_restart(tmp_path, rolling_rally):
-    store = await open_store(tmp_path)
+async def test_a_redelivered_interaction_is_answered_from_the_log_after_a_restart(store_database, rolling_rally):
+    store = await open_store(store_database)
     try:
         await nhis_game(Referee(store))
         first = await Referee(store).act(CHANNEL, GERMAN, {"action": "rally", "unit": "U1"}, command="/rally",
@@ -294,7 +289,7 @@ async def test_a_redelivered_interaction_is_answered_from_the_log_after_a_restar
     finally:
         await store.close()
     counter = CountingDice()
-    store = await open_store(tmp_path)
+    store = await open_store(store_database)
     try:
         again = await Referee(store, dice=counter).act(CHANNEL, GERMAN, {"action": "rally", "unit": "U1"},
                                                        command="/rally", interaction_id=6001)
@@ -316,10 +311,7 @@ async def test_if_saving_fails_the_game_is_unchanged(referee, store, monkeypatch
     await seated_asl_game(referee)
     before = await referee.game(CHANNEL)
 
-    def failing_insert(db, entry):  # runs on the connection's thread, inside the transaction
-        raise sqlite3.OperationalError("database disk image is malformed (forced)")
-    monkeypatch.setattr(type(store), "_insert_entry", staticmethod(failing_insert))
-    with pytest.raises(sqlite3.OperationalError):
+    with pytest.raises(break_entry_insert(store, monkeypatch)):
         await referee.act(CHANNEL, GM, {"action": "unit_move", "unit": "A1", "location": "Z1"}, command="/unit move")
     monkeypatch.undo()
     assert await referee.game(CHANNEL) == before
@@ -345,8 +337,8 @@ async def test_fifty_channels_at_once_all_succeed(referee):
     assert len({r.entry.game_id for r in results}) == 50
 
 
-async def test_the_log_cap_is_a_clear_refusal(tmp_path):
-    store = await open_store(tmp_path, max_entries=2)
+async def test_the_log_cap_is_a_clear_refusal(store_database):
+    store = await open_store(store_database, max_entries=2)
     referee = Referee(store)
     try:
         await referee.new_game(CHANNEL, GUILD, GM, "asl", ["Germans", "Russians"])
@@ -388,81 +380,81 @@ async def test_the_export_replays_through_the_rules_interface(referee, rolling_r
     assert replay_entries(json.loads(json.dumps(export["entries"]))) == (True, "4 entries reproduced bit for bit")
 
 
-async def test_verify_names_an_entry_whose_outcome_was_edited(referee, tmp_path):
+async def test_verify_names_an_entry_whose_outcome_was_edited(referee, store_database):
     await seated_asl_game(referee)
     outcome = (await referee.log(CHANNEL, page=1, per_page=5)).entries[3].outcome
     forged = canonical_json({**outcome, "headline": "8-1 A1 joins Germans"})
-    await _raw(tmp_path, "UPDATE log_entries SET outcome = ? WHERE seq = 4", (forged,))
+    await raw_edit(store_database, "UPDATE log_entries SET outcome = ? WHERE seq = 4", (pack_json(forged),))
     report = await referee.verify(CHANNEL)
     assert (report.ok, report.checked, report.first_bad_seq) == (False, 3, 4)
     assert report.reason == "entry #4 was changed after it was written: its content does not match its hash"
 
 
-async def test_verify_names_a_deleted_entry(referee, tmp_path):
+async def test_verify_names_a_deleted_entry(referee, store_database):
     await seated_asl_game(referee)
-    await _raw(tmp_path, "DELETE FROM log_entries WHERE seq = 3")
+    await raw_edit(store_database, "DELETE FROM log_entries WHERE seq = 3")
     report = await referee.verify(CHANNEL)
     assert (report.ok, report.first_bad_seq) == (False, 3)
     assert report.reason == "entry #3 is missing: the log goes from #2 to #4"
 
 
-async def test_verify_names_a_deleted_last_entry(referee, tmp_path):
+async def test_verify_names_a_deleted_last_entry(referee, store_database):
     await seated_asl_game(referee)
-    await _raw(tmp_path, "DELETE FROM log_entries WHERE seq = 5")
+    await raw_edit(store_database, "DELETE FROM log_entries WHERE seq = 5")
     report = await referee.verify(CHANNEL)
     assert (report.ok, report.checked, report.first_bad_seq) == (False, 4, 5)
 
 
-async def test_verify_catches_a_forged_entry_even_with_a_recomputed_chain(referee, tmp_path, rolling_rally):
+async def test_verify_catches_a_forged_entry_even_with_a_recomputed_chain(referee, store_database, rolling_rally):
     """Someone rewrites a rally's dice and re-hashes every entry: the replay still disagrees."""
     await nhis_game(referee)
     await referee.act(CHANNEL, GERMAN, {"action": "rally", "unit": "U1"}, dice=[6, 6], command="/rally")
-    store = await open_store(tmp_path, name="referee.sqlite3")
+    store = await open_store(store_database)
     try:
         [entry] = [e async for e in store.iter_entries(1) if e.seq == 4]
     finally:
         await store.close()
     forged = entry.model_copy(update={"dice": (1, 1)})
     forged = forged.model_copy(update={"hash": forged.expected_hash()})
-    await _raw(tmp_path, "UPDATE log_entries SET dice = ?, hash = ? WHERE seq = 4", ("[1,1]", forged.hash))
-    await _raw(tmp_path, "UPDATE games SET head_hash = ?", (forged.hash,))
+    await raw_edit(store_database, "UPDATE log_entries SET dice = ?, hash = ? WHERE seq = 4", ("[1,1]", forged.hash))
+    await raw_edit(store_database, "UPDATE games SET head_hash = ?", (forged.hash,))
     report = await referee.verify(CHANNEL)
     assert (report.ok, report.first_bad_seq) == (False, 4)
     assert report.reason == ("replaying entry #4 gives a different result "
                              '(outcome.effects[0].after: logged "shaken", replayed "good order")')
 
 
-async def test_verify_catches_a_state_edited_outside_the_bot(referee, tmp_path):
+async def test_verify_catches_a_state_edited_outside_the_bot(referee, store_database):
     await seated_asl_game(referee)
     game = await referee.game(CHANNEL)
     edited = game.model_copy(update={"turn": 9})
-    await _raw(tmp_path, "UPDATE games SET state = ?", (edited.model_dump_json(),))
+    await raw_edit(store_database, "UPDATE games SET state = ?", (edited.model_dump_json(),))
     report = await referee.verify(CHANNEL)
     assert (report.ok, report.checked, report.first_bad_seq) == (False, 5, None)
     assert "saved game state does not match the state after entry #5" in report.reason
 
 
-async def test_verify_catches_units_reordered_outside_the_bot_which_the_state_hash_cannot_see(referee, tmp_path):
+async def test_verify_catches_units_reordered_outside_the_bot_which_the_state_hash_cannot_see(referee, store_database):
     # the state hash covers sorted JSON; the order of the units is still part of the game
     await seated_asl_game(referee)
     game = await referee.game(CHANNEL)
     reordered = game.model_copy(update={"units": dict(reversed(game.units.items()))})
     assert list(reordered.units) == ["R1", "A1"] and state_hash(reordered) == state_hash(game)
-    await _raw(tmp_path, "UPDATE games SET state = ?", (reordered.model_dump_json(),))
+    await raw_edit(store_database, "UPDATE games SET state = ?", (reordered.model_dump_json(),))
     report = await referee.verify(CHANNEL)
     assert (report.ok, report.checked, report.first_bad_seq) == (False, 5, None)
     assert report.reason == ("the saved game state holds its units in another order than the state after "
                              "entry #5: it was changed outside the bot")
 
 
-async def test_verify_catches_locations_reordered_outside_the_bot(referee, tmp_path):
+async def test_verify_catches_locations_reordered_outside_the_bot(referee, store_database):
     await seated_asl_game(referee)
     await referee.act(CHANNEL, GM, {"action": "location_set", "location": "D6", "terrain": "woods"},
                       command="/location set")
     game = await referee.game(CHANNEL)
     reordered = game.model_copy(update={"locations": dict(reversed(game.locations.items()))})
     assert list(reordered.locations) == ["D6", "C5", "B5"] and state_hash(reordered) == state_hash(game)
-    await _raw(tmp_path, "UPDATE games SET state = ?", (reordered.model_dump_json(),))
+    await raw_edit(store_database, "UPDATE games SET state = ?", (reordered.model_dump_json(),))
     report = await referee.verify(CHANNEL)
     assert (report.ok, report.checked, report.first_bad_seq) == (False, 6, None)
     assert report.reason == ("the saved game state holds its Locations in another order than the state after "
@@ -488,7 +480,7 @@ async def test_after_an_undo_the_replay_keeps_the_units_in_the_order_the_live_ga
     assert report.ok, report.reason
 
 
-async def test_an_undo_logged_before_unit_orders_were_recorded_still_verifies(referee, tmp_path):
+async def test_an_undo_logged_before_unit_orders_were_recorded_still_verifies(referee, store_database):
     # such an undo replays with the units sorted by id: verify cannot know the live order after it
     await seated_asl_game(referee)
     for unit in ("R9", "R2"):
@@ -496,7 +488,7 @@ async def test_an_undo_logged_before_unit_orders_were_recorded_still_verifies(re
     await referee.act(CHANNEL, GM, asl_squad("A0", 0, "B5"), command="/unit add")
     proposal = await referee.propose_undo(CHANNEL, RUSSIAN)
     await referee.answer_undo(proposal.request.id, GERMAN, accept=True)
-    store = await open_store(tmp_path, name="referee.sqlite3")
+    store = await open_store(store_database)
     try:
         entries = [e async for e in store.iter_entries(1)]
     finally:
@@ -506,9 +498,9 @@ async def test_an_undo_logged_before_unit_orders_were_recorded_still_verifies(re
     legacy_order = {k: v for k, v in undo.order.items() if k not in ("unit_order", "location_order")}
     legacy = undo.model_copy(update={"order": legacy_order})
     legacy = legacy.model_copy(update={"hash": legacy.expected_hash()})  # as an older bot sealed it
-    await _raw(tmp_path, "UPDATE log_entries SET order_json = ?, hash = ? WHERE seq = ?",
+    await raw_edit(store_database, "UPDATE log_entries SET order_json = ?, hash = ? WHERE seq = ?",
                (canonical_json(legacy_order), legacy.hash, undo.seq))
-    await _raw(tmp_path, "UPDATE games SET head_hash = ?", (legacy.hash,))
+    await raw_edit(store_database, "UPDATE games SET head_hash = ?", (legacy.hash,))
     assert list((await referee.game(CHANNEL)).units) == ["A1", "R1", "R9", "R2"]  # the live order
     report = await referee.verify(CHANNEL)
     assert report.ok, report.reason

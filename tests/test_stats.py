@@ -1,12 +1,14 @@
 """Dice statistics against a case computed by hand, the chi-square tail, and the PNG chart."""
 
+import io
 import math
-import struct
-import zlib
 
 import pytest
+from PIL import Image
 
-from bot.stats import PANEL_H, PANEL_W, chart_png, chi_square_p, regularized_gamma_q, rollers, summary, tally
+from bot.pictures import chart_png
+from bot.pictures.chart import BOTTOM, EXPECTED, LEFT, OBSERVED, PANEL_H, PANEL_W, TOP, bar_boxes
+from bot.stats import chi_square_p, rollers, summary, tally
 
 
 def entry(actor, side, *rolls, manual=False):
@@ -68,51 +70,78 @@ def test_chi_square_tail_matches_the_tables(statistic, df, p):
     assert chi_square_p(statistic, df) == pytest.approx(p, rel=1e-9)
 
 
-def test_the_incomplete_gamma_agrees_with_its_closed_form_for_a_equal_1():
-    for x in (0.1, 0.9, 2.0, 7.5, 40.0):
-        assert regularized_gamma_q(1.0, x) == pytest.approx(math.exp(-x), rel=1e-12)
+@pytest.mark.parametrize(("statistic", "df", "p"), [
+    # the bot's own degrees of freedom (d6: 5, d10: 9, 2d6: 10) at the tables' critical values
+    (1.145476226061769, 5, 0.95), (9.236356899781123, 5, 0.10), (15.08627246938899, 5, 0.01),
+    (3.325112843066815, 9, 0.95), (16.918977604620448, 9, 0.05), (27.877164871256568, 9, 0.001),
+    (3.940299136119158, 10, 0.95), (18.307038053275146, 10, 0.05), (29.58829844507442, 10, 0.001),
+])
+def test_chi_square_tail_at_the_bots_degrees_of_freedom(statistic, df, p):
+    assert chi_square_p(statistic, df) == pytest.approx(p, rel=1e-9)
 
 
-def read_png(data):
-    """Check the signature and every chunk's CRC; return the header and the decoded rows."""
+def test_chi_square_tail_edges():
+    assert chi_square_p(0.0, 5) == 1.0
+    for x in (0.1, 0.9, 2.0, 7.5, 40.0):  # two degrees of freedom: exactly e^(-x/2)
+        assert chi_square_p(x, 2) == pytest.approx(math.exp(-x / 2), rel=1e-12)
+    assert chi_square_p(5000.0, 9) == 0.0  # far out: no overflow, no negative
+    with pytest.raises(ValueError):
+        chi_square_p(3.0, 0)
+
+
+def decode(data):
+    """The PNG decoded by Pillow (its signature and every chunk's CRC checked on the way)."""
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    chunks, at = [], 8
-    while at < len(data):
-        (length,) = struct.unpack(">I", data[at:at + 4])
-        kind, body = data[at + 4:at + 8], data[at + 8:at + 8 + length]
-        (crc,) = struct.unpack(">I", data[at + 8 + length:at + 12 + length])
-        assert crc == zlib.crc32(kind + body) & 0xFFFFFFFF, kind
-        chunks.append((kind, body))
-        at += 12 + length
-    assert [k for k, _ in chunks] == [b"IHDR", b"PLTE", b"IDAT", b"IEND"]
-    width, height, depth, colour, compression, filtering, interlace = struct.unpack(">IIBBBBB", chunks[0][1])
-    assert (depth, colour, compression, filtering, interlace) == (8, 3, 0, 0, 0)
-    raw = zlib.decompress(chunks[2][1])
-    assert len(raw) == height * (width + 1)
-    rows = [raw[y * (width + 1):(y + 1) * (width + 1)] for y in range(height)]
-    assert all(row[0] == 0 for row in rows)
-    return width, height, [row[1:] for row in rows], chunks[1][1]
+    image = Image.open(io.BytesIO(data))
+    image.verify()  # the chunks' CRCs
+    image = Image.open(io.BytesIO(data))
+    assert image.format == "PNG"
+    return image.convert("RGB")
 
 
-def test_the_chart_is_a_valid_png_with_one_panel_per_die_family_rolled():
+def test_the_chart_is_a_png_with_one_panel_per_die_family_rolled():
     data = chart_png(tally(HAND_DRS))
-    width, height, _rows, palette = read_png(data)
-    assert (width, height) == (PANEL_W, 2 * PANEL_H)  # d6 faces and 2d6 totals; no d10 rolled
-    assert len(data) < 8 * 1024 * 1024 and len(palette) % 3 == 0
+    image = decode(data)
+    assert image.size == (PANEL_W, 2 * PANEL_H)  # d6 faces and 2d6 totals; no d10 rolled
+    assert len(data) < 200 * 1024
 
 
-def test_the_observed_bars_are_as_tall_as_the_counts():
-    data = chart_png(tally(HAND_DRS))
-    width, _height, rows, _ = read_png(data)
-    observed_colour = 2
-    columns = {}
-    for x in range(width):
-        height = sum(1 for row in rows[:PANEL_H] if row[x] == observed_colour)
-        if height and x > 40:
-            columns.setdefault(height, []).append(x)
-    tallest, shortest = max(columns), min(h for h in columns if h > 12)  # the legend swatch is 10 high
-    assert tallest == 152  # the plot's full height: the peak count, 12 threes
-    assert round(tallest * 8 / 12) == shortest  # eight twos
+def test_the_bars_are_drawn_where_and_as_tall_as_the_counts():
+    stats = tally(HAND_DRS)
+    image = decode(chart_png(stats))
+    d6 = stats.family("d6")
+    boxes = bar_boxes(d6, top=0)
+    plot_h = PANEL_H - TOP - BOTTOM
+    for count, (observed, expected) in zip(d6.observed, boxes):
+        x0, y0, x1, y1 = observed
+        assert y1 - y0 == round(plot_h * count / 12)  # the peak count is 12 threes: the full height
+        middle = (x0 + x1) // 2
+        column = [image.getpixel((middle, y)) for y in range(TOP, y1)]
+        assert column.count(OBSERVED) == y1 - y0  # the bar, all of it and only it, in its colour
+        assert image.getpixel((middle, y0 - 2)) != OBSERVED
+        ex0, ey0, ex1, ey1 = expected
+        assert ey1 - ey0 == round(plot_h * 10 / 12)  # ten expected of each face
+        assert image.getpixel(((ex0 + ex1) // 2, (ey0 + ey1) // 2)) == EXPECTED
+    # the second panel: the 2d6 totals, each observed bar in place
+    totals = stats.family("2d6")
+    for count, (observed, _expected) in zip(totals.observed, bar_boxes(totals, top=PANEL_H)):
+        x0, y0, x1, y1 = observed
+        if count:
+            assert image.getpixel(((x0 + x1) // 2, (y0 + y1) // 2)) == OBSERVED
+
+
+def test_the_chart_has_its_words_written_in_a_real_font():
+    image = decode(chart_png(tally(HAND_DRS)))
+    title = image.crop((LEFT, 6, LEFT + 200, TOP - 6))
+    inked = [p for p in title.getdata() if p != (255, 255, 255)]
+    shades = set(inked)
+    assert len(inked) > 150  # the title is written
+    assert len(shades) > 8  # anti-aliased glyphs (a scalable font), not the old two-colour pixel font
+    # the face numbers under the axis, centred under each face's pair of bars
+    for face, (observed, expected) in zip(range(1, 7), bar_boxes(tally(HAND_DRS).family("d6"), top=0)):
+        centre = (observed[0] + expected[2]) // 2
+        under = image.crop((centre - 8, PANEL_H - BOTTOM + 3, centre + 8, PANEL_H - 4))
+        assert any(p != (255, 255, 255) for p in under.getdata()), face
 
 
 def test_the_summary_line_and_who_rolled():

@@ -71,6 +71,9 @@ class Ruleset:
     counter_marks: ClassVar[tuple[tuple[str, Any, str], ...]] = ()  # (field, value, label): printed marks
     status_flags: ClassVar[tuple[tuple[str, str], ...]] = ()  # (unit flag, word), in the order players read
     words: ClassVar[dict[str, str]] = {}  # this ruleset's word for a common one: {"broken": "shaken"}
+    # the picture of the battlefield (bot/pictures): "hexes", a hex grid laid out from the Location
+    # ids (B5, 0304); "table", a table-top sketch of the units by Location, else by company
+    board: ClassVar[str] = "hexes"
     # the unit fields a player sets when placing a library counter (who holds a weapon, the company):
     # any other stat changes the counter's numbers, which is the game master's
     setup_fields: ClassVar[tuple[str, ...]] = ()
@@ -267,6 +270,13 @@ class Ruleset:
         """The exact odds of ``order`` from a fast engine of the ruleset's own, or None to enumerate
         every roll through the resolver (``bot.core.odds.generic``). The order was resolved once
         already, so it is legal."""
+        return None
+
+    def preview_size(self, game: Game, order: BaseModel) -> int | None:
+        """How many outcomes ``preview`` would tell apart, at most, counted from the order before any
+        enumeration (the checks it causes, the outcomes of each); raise IllegalOrder with the numbers
+        when that is more than the engine may count. None: no estimate (the generic enumeration
+        stops itself at its own cap). The order was resolved once already, so it is legal."""
         return None
 
     def suggestions(self, suggest: Suggest, game: Game, named: dict[str, list[str]]) -> list[tuple[str, str]]:

@@ -3,6 +3,11 @@
     async with running(bot) as (fake, bot):
         reply = await fake.send_command("fire", {"unit": "A1", "target": "B2"})
         assert reply.embeds[0]["title"] == ...
+
+A file a user attaches to an attachment option (type 11) is given as a ``SentFile``:
+``fake.send_command("scenario load", {"file": SentFile("s.yaml", None, data)})`` sends its id in the
+option and its attachment object in ``resolved.attachments``, as Discord does, and serves the file on
+loopback (``/ephemeral-attachments/{id}/{filename}``) for the bot to download.
 """
 
 from bot.emulator.harness import running

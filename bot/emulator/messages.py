@@ -1,13 +1,19 @@
 """Messages the bot posts: read from JSON or multipart bodies, stored, edited, served back.
 
 discord.py sends ``payload_json`` plus ``files[n]`` parts when a message carries files, and
-plain JSON otherwise; both arrive here as (payload, files).
+plain JSON otherwise; both arrive here as (payload, files). As on Discord, the ``n`` of a part's
+name pairs it with the ``attachments`` entry of id ``n``, and an attachment's ``content_type`` is the
+file's type (from its name, when the upload says only ``application/octet-stream``, as discord.py's
+does), with its ``width`` and ``height`` when it is an image.
 """
 
 from __future__ import annotations
 
+import io
 import itertools
 import json
+import mimetypes
+import re
 from typing import Any, Iterator
 
 from aiohttp import web
@@ -28,17 +34,29 @@ async def read_body(request: web.Request) -> tuple[dict[str, Any], list[SentFile
     return (json.loads(raw) if raw else {}), []
 
 
+_FILE_PART = re.compile(r"^files\[([0-9]{1,2})\]$")
+
+
 async def _read_multipart(request: web.Request) -> tuple[dict[str, Any], list[SentFile]]:
+    """The payload and the files, each file at the index its part's name gives (``files[n]``);
+    a part named otherwise is put after them, in the order it came."""
     payload: dict[str, Any] = {}
-    files: list[SentFile] = []
+    numbered: dict[int, SentFile] = {}
+    unnumbered: list[SentFile] = []
     reader = await request.multipart()
     async for part in reader:
         data = await part.read()
         if part.name == "payload_json":
             payload = json.loads(data)
+            continue
+        sent = SentFile(part.filename or part.name or "file", part.headers.get("Content-Type"), bytes(data))
+        index = _FILE_PART.match(part.name or "")
+        if index and int(index.group(1)) not in numbered:
+            numbered[int(index.group(1))] = sent
         else:
-            files.append(SentFile(part.filename or part.name or "file", part.headers.get("Content-Type"), bytes(data)))
-    return payload, files
+            unnumbered.append(sent)
+    files = [numbered[i] for i in sorted(numbered)]
+    return payload, files + unnumbered
 
 
 class MessageStore:
@@ -112,8 +130,13 @@ class MessageStore:
     def _attachment_json(self, message_id: int, sent: SentFile, description: str | None) -> dict[str, Any]:
         attachment_id = next(self._ids)
         url = f"{self.base_url}/attachments/{message_id}/{attachment_id}/{sent.filename}"
-        data = {"id": str(attachment_id), "filename": sent.filename, "size": len(sent.data), "url": url,
-                "proxy_url": url, "content_type": sent.content_type}
+        content_type = sent.content_type
+        if content_type in (None, "application/octet-stream"):
+            content_type = mimetypes.guess_type(sent.filename)[0] or content_type
+        data: dict[str, Any] = {"id": str(attachment_id), "filename": sent.filename, "size": len(sent.data),
+                                "url": url, "proxy_url": url, "content_type": content_type}
+        if content_type and content_type.startswith("image/"):
+            data |= _image_size(sent.data)
         if description:
             data["description"] = description
         return data
@@ -126,6 +149,17 @@ class MessageStore:
             if attachment["id"] == attachment_id:
                 return sent
         return None
+
+
+def _image_size(data: bytes) -> dict[str, int]:
+    """An image attachment's width and height, as Discord gives them (none when it is not one)."""
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with Image.open(io.BytesIO(data)) as image:
+            return {"width": image.width, "height": image.height}
+    except (UnidentifiedImageError, OSError):
+        return {}
 
 
 DISCORD_EPOCH_MS = 1_420_070_400_000  # 2015-01-01, where Discord's snowflakes count from

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -25,7 +25,9 @@ GENESIS_HASH = "0" * 64
 # what json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False) builds on
 # every call, built once (issue 5: three encodings a command were 10% of the bot's time)
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-# the same, refusing what model_dump(mode="json") would change (NaN and infinities become null)
+# the same in the mappings' own order (a saved state, bot/store)
+_ORDERED = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+# the same as _CANONICAL, refusing what model_dump(mode="json") would change (NaN and infinities become null)
 _CANONICAL_STRICT = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
@@ -46,9 +48,47 @@ def sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+class SavedState(NamedTuple):
+    """A game's state as hashed and as saved, both encoded from one dump of the game: ``text``, its
+    canonical JSON (sorted keys: what the state hash covers), and ``ordered``, the same JSON with
+    every mapping in the game's own order (the units and Locations, a stack is listed and checks
+    in it; the keys of a unit's tables), which the store saves."""
+
+    text: str
+    ordered: str
+
+
+# The saved states of the games ``sealed_state`` serialized last, by the identity of the game
+# (kept alive here, so its id cannot be reused): the store saves the very bytes the entry's state
+# hash covered instead of serializing the game again (issue 14: once per command). A Game is not
+# mutated once resolved (the core works on copies). Bounded: a command's state is saved right
+# after its entry is sealed.
+_SEALED_STATES: dict[int, tuple[Game, SavedState]] = {}
+_SEALED_STATES_KEPT = 64  # more than the commands in flight at once (50 channels in the bench)
+
+
+def saved_state(game: Game, *, take: bool = False) -> SavedState:
+    """The state as saved and hashed, dumped once; the state sealed last in this process is not
+    dumped again (``take``: the store, which saves it, lets go of it)."""
+    sealed = _SEALED_STATES.pop(id(game), None) if take else _SEALED_STATES.get(id(game))
+    if sealed is not None and sealed[0] is game:
+        return sealed[1]
+    data = game.model_dump(mode="json")
+    return SavedState(canonical_json(data), _ORDERED.encode(data))
+
+
+def sealed_state(game: Game) -> str:
+    """``state_hash`` of the state a command is about to save: its encoding is kept for the store."""
+    saved = saved_state(game)
+    while len(_SEALED_STATES) >= _SEALED_STATES_KEPT:
+        del _SEALED_STATES[next(iter(_SEALED_STATES))]  # the oldest first
+    _SEALED_STATES[id(game)] = (game, saved)
+    return sha256(saved.text)
+
+
 def state_hash(game: Game) -> str:
     """The hash of a game's whole state, as saved after an entry."""
-    return sha256(canonical_json(game.model_dump(mode="json")))
+    return sha256(saved_state(game).text)
 
 
 class LogEntry(BaseModel):

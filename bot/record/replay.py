@@ -16,6 +16,7 @@ shared by verify and ``python -m bot rules replay``.
 from __future__ import annotations
 
 import json
+import logging
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol
 
@@ -31,8 +32,11 @@ from bot.core.sequence import SEQUENCE
 from bot.core.version import RULES_VERSION
 
 from .chain import GENESIS_HASH, LogEntry, state_hash
+from .checkpoint import Checkpoint
 from .dice_audit import CONTRIBUTE, DiceAudit
 from .sealing import REVEAL, SEAL, check_reveal, reveal_outcome, seal_outcome
+
+log = logging.getLogger(__name__)
 
 
 class SavedHead(Protocol):
@@ -173,18 +177,52 @@ class Replayer:
         # Locations: from there on the replayed game holds them sorted by id, whatever order the
         # live game kept
         self.order_known = True
-        self.last_hash: str | None = None  # the state hash after the last entry applied
         self.last_sides: list[int] = []  # the faces of each die the last entry drew, in order
         # sealed orders: seq of the seal -> its commitment, side, and the seq that opened it (or None)
         self.seals: dict[int, dict[str, Any]] = {}
+        self.whole_log = True  # False when resumed from a checkpoint (the seals before it are not known)
+        self._last_hash: str | None = None  # the state hash after the last entry applied
+        self._hash_due = False  # the state was replayed but not hashed yet (``last_hash``)
+        # False when resumed from a checkpoint that kept only the top of ``live``
+        self.whole = True
+
+    @classmethod
+    def resume(cls, checkpoint: Checkpoint, game: Game) -> "Replayer":
+        """Go on from a checkpoint whose state ``game`` checked out (``Checkpoint.game``)."""
+        replayer = cls()
+        replayer.game, replayer.last_hash = game, checkpoint.entry.state_hash
+        replayer.live, replayer.whole = list(checkpoint.top), checkpoint.whole
+        replayer.ended = checkpoint.entry.order.get("action") == END_GAME
+        replayer.whole_log = False
+        return replayer
 
     def undo_target(self) -> int | None:
         """The entry an undo would revert now: the newest one not undone (never the creation)."""
+        if len(self.live) < 2 and not self.whole:
+            raise ReplayRefused("an undo reaches further back than the checkpoint the replay began at "
+                                "kept: verify the whole log")
         return self.live[-1][0] if len(self.live) >= 2 else None
 
+    @property
+    def last_hash(self) -> str | None:
+        """The state hash after the last entry applied (computed when first asked, after an entry
+        applied with its ``logged_hash``)."""
+        if self._hash_due:
+            self._last_hash, self._hash_due = state_hash(self.game), False  # type: ignore[arg-type]
+        return self._last_hash
+
+    @last_hash.setter
+    def last_hash(self, value: str | None) -> None:
+        self._last_hash, self._hash_due = value, False
+
     def apply(self, seq: int, order: dict[str, Any], dice: list[int] | tuple[int, ...],
-              manual: bool) -> tuple[Game, Outcome]:
-        """Replay one entry; raises ReplayRefused (or a RulesError) when it cannot stand."""
+              manual: bool, logged_hash: str | None = None) -> tuple[Game, Outcome]:
+        """Replay one entry; raises ReplayRefused (or a RulesError) when it cannot stand.
+
+        With ``logged_hash`` (the state hash the entry recorded) the replayed state is not hashed
+        now: the stack of entries not undone takes the logged hash, and the caller compares
+        ``last_hash`` with the logged one once, after the last entry (the Odds of an old result:
+        a replay that went astray anywhere ends in another state)."""
         action = order.get("action")
         self.last_sides = []
         if self.ended:
@@ -207,10 +245,13 @@ class Replayer:
             self.seals[seq] = {"commitment": order.get("commitment"), "side": order.get("side"), "opened": None,
                                "roll": order.get("roll")}
         elif action == REVEAL:
-            problem = check_reveal(seq, order, self.seals)
-            if problem is not None:
-                raise ReplayRefused(problem)
-            self.seals[order["sealed"]]["opened"] = seq
+            # a replay resumed from a checkpoint does not know the seals before it: the check from
+            # entry 1 (/log verify, rules audit) checks those
+            if self.whole_log or order.get("sealed") in self.seals:
+                problem = check_reveal(seq, order, self.seals)
+                if problem is not None:
+                    raise ReplayRefused(problem)
+                self.seals[order["sealed"]]["opened"] = seq
             game, outcome = self.game, reveal_outcome(self.game, order)
         else:
             source = ScriptedDice(list(dice), manual=manual)
@@ -218,7 +259,10 @@ class Replayer:
             game, outcome = resolution.game, resolution.outcome
             self.last_sides = source.sides
         self.game = game
-        self.last_hash = state_hash(game)  # computed once: verify compares it with the logged one
+        if logged_hash is None:
+            self.last_hash = state_hash(game)  # computed once: verify compares it with the logged one
+        else:
+            self._hash_due = True
         if action == END_GAME:
             self.ended = True
         elif action == UNDO:
@@ -226,7 +270,7 @@ class Replayer:
             self.live.pop()
             self.undone[target] = seq
         else:
-            self.live.append((seq, self.last_hash))
+            self.live.append((seq, logged_hash if logged_hash is not None else self.last_hash))  # type: ignore[arg-type]
         return game, outcome
 
     def _undo(self, seq: int, order: dict[str, Any]) -> tuple[Game, Outcome]:
@@ -360,6 +404,28 @@ class ChainVerifier:
         self.replayer = Replayer()
         self.by_version: dict[int, int] = {}  # rules version -> entries checked that were logged under it
         self.dice = DiceAudit()  # committed dice: re-derived at each reveal of a seed
+        self.resumed_at = 0  # the checkpoint's entry the check went on from (0: from entry 1)
+
+    @classmethod
+    def resume(cls, checkpoint: Checkpoint | None, until: int | None = None) -> "ChainVerifier":
+        """A verifier that goes on after ``checkpoint`` (bot/record/checkpoint.py) when its state
+        checks out against the state hash its entry recorded and, for a check that stops at entry
+        ``until``, its kept stack reaches every undo up to there; else one that starts at entry 1.
+        Feed it the entries after ``resumed_at``."""
+        verifier = cls()
+        if checkpoint is None or (until is not None and (checkpoint.seq > until or not checkpoint.reaches(until))):
+            return verifier
+        game = checkpoint.game()
+        if game is None:
+            log.warning("checkpoint at entry #%s of game %s does not match its entry: replaying from entry 1",
+                        checkpoint.seq, checkpoint.entry.game_id)
+            return verifier
+        verifier.replayer = Replayer.resume(checkpoint, game)
+        verifier.resumed_at = checkpoint.seq
+        verifier.expected_seq = checkpoint.seq + 1
+        verifier.prev_hash = checkpoint.entry.hash
+        verifier.last_state_hash = checkpoint.entry.state_hash
+        return verifier
 
     def check(self, entry: LogEntry) -> Problem | None:
         n = self.expected_seq

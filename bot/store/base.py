@@ -8,15 +8,19 @@ the other.
 
 from __future__ import annotations
 
+import contextlib
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Literal
 
 from bot.core.game import Game
 from bot.record.chain import LogEntry
+from bot.record.checkpoint import Checkpoint
 
-from bot.config import MAX_LOG_ENTRIES  # the default cap of a game's log (the host may set another)
+# the default cap of a game's log, and how many entries apart checkpoints are (the host may set others)
+from bot.config import CHECKPOINT_EVERY, MAX_LOG_ENTRIES
 
 GameStatus = Literal["active", "ended"]
 
@@ -178,6 +182,22 @@ class Store(ABC):
             return entry, await self.load_game(entry.game_id)
         return None, await self.load_active(channel_id)
 
+    def channel_lock(self, channel_id: int) -> AbstractAsyncContextManager[None]:
+        """Held by the service around each command of the channel (after its own in-process lock),
+        so the commands of one channel run one at a time across every process on this store. A
+        store only one process uses (SQLite) needs nothing more: this default holds nothing."""
+        return contextlib.nullcontext()
+
+    async def load_recorded(self, interaction_id: int) -> tuple[LogEntry, StoredGame] | None:
+        """The entry already logged for ``interaction_id`` with its game, or None. A store that
+        can answers in one round trip (PostgresStore does); this default asks the other methods."""
+        entry = await self.entry_by_interaction(interaction_id)
+        if entry is None:
+            return None
+        stored = await self.load_game(entry.game_id)
+        assert stored is not None  # entries reference their game (foreign key)
+        return entry, stored
+
     # --- undo by consent, pacing (Issue 4) ---
 
     @abstractmethod
@@ -225,11 +245,36 @@ class Store(ABC):
         seconds by the store's own clock (the one that writes ``created_at``); an indexed read."""
 
     @abstractmethod
-    async def quiet_games(self) -> list[QuietGame]:
-        """Active games whose options set ``remind_after_hours``."""
+    async def quiet_games(self, due_by: str | None = None) -> list[QuietGame]:
+        """Active games whose options set ``remind_after_hours`` and that were not reminded of their
+        current silence; with ``due_by`` (a time as the entries write it), only those whose newest
+        entry is that many hours old by then. An indexed read (issue 14): its cost follows the
+        games due, not the games running."""
 
     @abstractmethod
     async def mark_reminded(self, game_id: int, seq: int, sent_at: str) -> None: ...
+
+    @abstractmethod
+    async def claim_reminder(self, game_id: int, seq: int, sent_at: str) -> bool:
+        """Mark the game reminded of the silence after entry ``seq``, in one statement; True only
+        for the one caller that marked it (another process, or an earlier pass, did not already):
+        that caller sends the reminder, so each silence is reminded once across processes."""
+
+    # --- moving a server between stores (``python -m bot store copy``, bot/store/copy.py) ---
+
+    @abstractmethod
+    async def game_ids(self) -> list[int]:
+        """Every game's id (active and ended), oldest first."""
+
+    @abstractmethod
+    async def undo_requests(self, game_id: int) -> list[UndoRequest]:
+        """Every undo proposal of a game (answered or not), oldest first."""
+
+    @abstractmethod
+    async def restore_game(self, stored: StoredGame, entries: list[LogEntry], undos: list[UndoRequest]) -> None:
+        """Write a game copied from another store as it was: its id (every entry's hash covers
+        it), its state, its whole log and its undo proposals, in one transaction. Raises
+        StoreError when the id is taken here."""
 
     # --- what the bot holds until its reveal (issue 12: committed dice, sealed orders) ---
 
@@ -252,9 +297,16 @@ class Store(ABC):
         """(channel, entry) of the results saved by an interaction and never seen, oldest first."""
         return []
 
-    async def iter_entries(self, game_id: int, *, batch: int = 500) -> AsyncIterator[LogEntry]:
-        """Every entry of a game in seq order, read in batches (verify, export)."""
-        after = 0
+    # checkpoints (issue 14; bot/record/checkpoint.py): a store that keeps none replays from entry 1
+    async def checkpoint_before(self, game_id: int, seq: int) -> Checkpoint | None:
+        """The newest checkpoint of the game at or before entry ``seq``, as stored (unchecked:
+        ``ChainVerifier.resume`` checks it against its entry before use), or None."""
+        return None
+
+    async def iter_entries(self, game_id: int, *, batch: int = 500,
+                           after_seq: int = 0) -> AsyncIterator[LogEntry]:
+        """Every entry of a game with seq > ``after_seq``, in seq order, read in batches (verify, export)."""
+        after = after_seq
         while True:
             page = await self.entries(game_id, after_seq=after, limit=batch)
             for entry in page:

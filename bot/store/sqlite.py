@@ -45,10 +45,11 @@ import aiosqlite
 
 from bot.core.game import Game
 
-from .base import (MAX_LOG_ENTRIES, ActiveGameExists, DatabaseUnusable, DuplicateInteraction, LogFull, QuietGame,
-                   SchemaTooNew, ServerGames, StaleGame, StorageUnavailable, Store, StoredGame, UndoRequest,
-                   UndoStatus)
-from bot.record.chain import GENESIS_HASH, LogEntry, canonical_json
+from .base import (CHECKPOINT_EVERY, MAX_LOG_ENTRIES, ActiveGameExists, DatabaseUnusable, DuplicateInteraction,
+                   LogFull, QuietGame, SchemaTooNew, ServerGames, StaleGame, StorageUnavailable, Store, StoredGame,
+                   StoreError, UndoRequest, UndoStatus)
+from bot.record.chain import GENESIS_HASH, LogEntry, SavedState, canonical_json, saved_state
+from bot.record.checkpoint import Checkpoint, advance_live
 
 log = logging.getLogger(__name__)
 
@@ -77,10 +78,11 @@ _UNDO_COLUMNS = ("id, game_id, target_seq, head_seq, head_hash, proposer, propos
                  "state_before, status, answered_by, answered_at, interaction_id, channel_id, message_id")
 
 
-def migrations() -> list[tuple[int, str, str]]:
-    """(number, file name, SQL) of every migration, numbered 1, 2, 3 ... without gaps."""
+def migrations(folder: Path | None = None) -> list[tuple[int, str, str]]:
+    """(number, file name, SQL) of every migration in ``folder`` (SQLite's by default; the
+    PostgreSQL store reads its own), numbered 1, 2, 3 ... without gaps."""
     found = []
-    for path in sorted(MIGRATIONS_DIR.glob("*.sql")):
+    for path in sorted((folder or MIGRATIONS_DIR).glob("*.sql")):
         match = _MIGRATION_NAME.match(path.name)
         if not match:
             raise RuntimeError(f"migration file {path.name} is not named NNNN_name.sql")
@@ -125,6 +127,7 @@ def _utc_now() -> str:
 COMPRESSION_LEVEL = 6
 COMPRESSED_OUTCOMES_SCHEMA = 4  # migrations/0004_compact_log.sql
 UNSHOWN_SCHEMA = 5  # migrations/0005_unshown_entries.sql
+CHECKPOINTS_SCHEMA = 7  # migrations/0007_checkpoints_and_reminders.sql
 SHOWN_FLUSH_SECONDS = 0.25  # results seen but still listed as unshown wait at most this long for a write
 
 
@@ -139,9 +142,42 @@ def unpack_json(stored: str | bytes) -> Any:
     return json.loads(zlib.decompress(stored) if isinstance(stored, bytes) else stored)
 
 
+STATE_LEVEL = 1  # zlib level of the state (issue 14): 400 units' 270 KB -> 6.9 KB in 0.4 ms (level 6: 5.7 KB in 13 ms)
+
+
+def pack_state(saved: SavedState) -> bytes:
+    """A game's state as the store writes it (schema 7 on), in a BLOB: zlib of its JSON in the
+    game's own order, encoded from the same dump as the text its state hash covers (``saved_state``)."""
+    return zlib.compress(saved.ordered.encode("utf-8"), STATE_LEVEL)
+
+
+def unpack_state(stored: str | bytes) -> Game:
+    """A stored state: a BLOB as ``pack_state`` writes it, or TEXT, the Game's JSON as the bots of
+    schema 6 and before wrote it (and as anyone may still write it by hand)."""
+    return Game.model_validate_json(zlib.decompress(stored) if isinstance(stored, bytes) else stored)
+
+
+def remind_due(game: Game, time: str) -> str | None:
+    """When a game whose newest entry was logged at ``time`` is due for a reminder (its option
+    ``remind_after_hours``, a positive number), in the entries' time format; None when it asked
+    for none. The reminder loop (bot/pacing.py) checks the option again before it sends one."""
+    hours = game.options.get("remind_after_hours")
+    if isinstance(hours, str):
+        try:
+            hours = float(hours)
+        except ValueError:
+            return None
+    if isinstance(hours, bool) or not isinstance(hours, (int, float)) or not 0 < hours < 1e6:
+        return None
+    try:
+        return (datetime.fromisoformat(time) + timedelta(hours=hours)).isoformat(timespec="milliseconds")
+    except (ValueError, OverflowError):
+        return time  # an odd time: due at once, and the loop decides
+
+
 def _stored(row: Any) -> StoredGame:
     return StoredGame(id=row[0], channel_id=row[1], guild_id=row[2], ruleset=row[3], status=row[4],
-                      created_at=row[5], game=Game.model_validate_json(row[6]), last_seq=row[7],
+                      created_at=row[5], game=unpack_state(row[6]), last_seq=row[7],
                       head_hash=row[8])
 
 
@@ -266,7 +302,8 @@ def _fetchall(conn: Connection, sql: str, params: tuple[Any, ...]) -> list[Any]:
 class SqliteStore(Store):
     def __init__(self, db: aiosqlite.Connection, *, max_entries: int = MAX_LOG_ENTRIES,
                  entry_columns: str = _ENTRY_COLUMNS, compress_outcomes: bool = True,
-                 track_unshown: bool = True, reader: aiosqlite.Connection | None = None):
+                 track_unshown: bool = True, reader: aiosqlite.Connection | None = None,
+                 checkpoint_every: int | None = CHECKPOINT_EVERY):
         self._db = db  # the writer (and every read of a memory database)
         self._reader = reader or db  # reads: their own thread, never queued behind a write's wait
         # schema 5 on: an entry made by an interaction is listed as unshown until its reply is out
@@ -282,13 +319,16 @@ class SqliteStore(Store):
         # other operation is a single trip and needs no lock (see the module's docstring)
         self._lock = asyncio.Lock()
         self.max_entries = max_entries
+        # a checkpoint every this many entries (migrations/0007); None: none (a store held at an
+        # earlier schema)
+        self.checkpoint_every = checkpoint_every
         # group commit: the writes waiting for the next transaction, and the task committing them
         self._queued: list[tuple[Callable[[Connection], Any], asyncio.Future[Any]]] = []
         self._committing: asyncio.Task[None] | None = None
 
     @classmethod
     async def open(cls, path: str | Path, *, max_entries: int = MAX_LOG_ENTRIES,
-                   upto: int | None = None) -> SqliteStore:
+                   upto: int | None = None, checkpoint_every: int = CHECKPOINT_EVERY) -> SqliteStore:
         """Open (creating it and its folder if needed), check and migrate the database at ``path``.
         ``upto`` stops at an earlier schema version: the migration tests use it. A file that
         cannot serve (not a database, damaged, read-only, unreachable) raises DatabaseUnusable:
@@ -296,7 +336,7 @@ class SqliteStore(Store):
         try:
             if str(path) != ":memory:":
                 Path(path).parent.mkdir(parents=True, exist_ok=True)
-            return await cls._open(path, max_entries=max_entries, upto=upto)
+            return await cls._open(path, max_entries=max_entries, upto=upto, checkpoint_every=checkpoint_every)
         except sqlite3.DatabaseError as exc:
             if not _file_problem(exc):
                 raise  # not the file's fault (a migration's own error): as it is
@@ -306,7 +346,8 @@ class SqliteStore(Store):
                                    "folder writable by the bot, or set REFEREE_DATABASE to another path") from None
 
     @classmethod
-    async def _open(cls, path: str | Path, *, max_entries: int, upto: int | None) -> SqliteStore:
+    async def _open(cls, path: str | Path, *, max_entries: int, upto: int | None,
+                    checkpoint_every: int) -> SqliteStore:
         # isolation_level=None: no implicit transactions; every write says BEGIN IMMEDIATE itself
         db = await aiosqlite.connect(str(path), isolation_level=None)
         reader: aiosqlite.Connection | None = None
@@ -344,7 +385,8 @@ class SqliteStore(Store):
             await db.close()
             raise
         return cls(db, max_entries=max_entries, entry_columns=columns, compress_outcomes=compress,
-                   track_unshown=upto is None or upto >= UNSHOWN_SCHEMA, reader=reader)
+                   track_unshown=upto is None or upto >= UNSHOWN_SCHEMA, reader=reader,
+                   checkpoint_every=checkpoint_every if upto is None or upto >= CHECKPOINTS_SCHEMA else None)
 
     async def close(self) -> None:
         async with self._lock:
@@ -501,20 +543,21 @@ class SqliteStore(Store):
 
     async def create_game(self, channel_id: int, guild_id: int | None, game: Game,
                           first_entry: Callable[[int], LogEntry]) -> tuple[StoredGame, LogEntry]:
-        state, created_at = game.model_dump_json(), _utc_now()
+        state, created_at = self._state(game), _utc_now()
         sealed: list[LogEntry] = []
 
         def create(conn: Connection) -> LogEntry:
             cursor = conn.execute(
                 "INSERT INTO games (channel_id, guild_id, ruleset, created_at, state, head_hash) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
-                (channel_id, guild_id, game.ruleset, created_at, state, GENESIS_HASH))
+                (channel_id, guild_id, game.ruleset, created_at,
+                 pack_state(state) if isinstance(state, SavedState) else state, GENESIS_HASH))
             game_id = cursor.lastrowid
             # sealed here, inside the transaction: the entry's hash covers the new game's id
             sealed.append(entry := first_entry(game_id))
             self._insert_entry(conn, entry)
-            conn.execute("UPDATE games SET last_seq = ?, head_hash = ? WHERE id = ?",
-                         (entry.seq, entry.hash, game_id))
+            conn.execute(f"UPDATE games SET last_seq = ?, head_hash = ?{self._remind_column} WHERE id = ?",
+                         (entry.seq, entry.hash, *self._remind_param(game, entry), game_id))
             return entry
 
         try:
@@ -538,22 +581,24 @@ class SqliteStore(Store):
         # the closing entry may go one past the cap, so a full game can always be ended
         if entry.seq > self.max_entries + (1 if end else 0):
             raise LogFull(f"the log holds {self.max_entries} entries, the most one game may have")
-        state = game.model_dump_json()
+        state = self._state(game)
 
         def write(conn: Connection) -> None:
+            packed = pack_state(state) if isinstance(state, SavedState) else state  # zlib here, off the event loop
             # the WHERE is an optimistic lock: it matches only if nobody wrote since the load
             cursor = conn.execute(
-                "UPDATE games SET state = ?, last_seq = ?, head_hash = ?, "
+                f"UPDATE games SET state = ?, last_seq = ?, head_hash = ?{self._remind_column}, "
                 "status = CASE WHEN ? THEN 'ended' ELSE status END, "
                 "ended_at = CASE WHEN ? THEN ? ELSE ended_at END "
                 "WHERE id = ? AND status = 'active' AND last_seq = ? AND head_hash = ?",
-                (state, entry.seq, entry.hash, end, end, entry.time,
+                (packed, entry.seq, entry.hash, *self._remind_param(game, entry), end, end, entry.time,
                  stored.id, entry.seq - 1, entry.prev_hash))
             if cursor.rowcount != 1:
                 raise StaleGame(f"game {stored.id} changed since it was loaded")
             self._insert_entry(conn, entry)
             if also is not None:
                 also(conn)
+            self._checkpoint(conn, stored.id, entry, packed)
 
         try:
             await self._transact(write)
@@ -572,6 +617,69 @@ class SqliteStore(Store):
         if self.track_unshown and entry.interaction_id is not None:
             conn.execute("INSERT INTO unshown_entries (game_id, seq, channel_id) "
                          "SELECT id, ?, channel_id FROM games WHERE id = ?", (entry.seq, entry.game_id))
+
+    @property
+    def _remind_column(self) -> str:
+        return ", remind_due = ?" if self.checkpoint_every is not None else ""  # schema 7 on
+
+    def _remind_param(self, game: Game, entry: LogEntry) -> tuple[str | None, ...]:
+        return (remind_due(game, entry.time),) if self.checkpoint_every is not None else ()
+
+    def _state(self, game: Game) -> SavedState | str:
+        """The state as this store writes it: encoded once per command (from the dump its entry's
+        state hash covered), to be compressed (``pack_state``); the Game's JSON text in a store held
+        at an earlier schema."""
+        return saved_state(game, take=True) if self.checkpoint_every is not None else game.model_dump_json()
+
+    def _checkpoint(self, conn: Connection, game_id: int, entry: LogEntry, state: str | bytes) -> None:
+        """On the connection's thread, inside the entry's transaction: the state after ``entry``
+        as a checkpoint, when it is ``checkpoint_every`` entries past the game's last one (a game
+        logged before checkpoints existed gets its first with its next entry)."""
+        every = self.checkpoint_every
+        if every is None:
+            return
+        last = _fetchone(conn, "SELECT seq, live FROM checkpoints WHERE game_id = ? ORDER BY seq DESC LIMIT 1",
+                         (game_id,))
+        since = last[0] if last else 0
+        if entry.seq - since < every:
+            return
+        kept = _live(last[1]) if last else {"top": [], "whole": True}
+        rows = conn.execute("SELECT seq, json_extract(order_json, '$.action'), json_extract(order_json, '$.undoes') "
+                            "FROM log_entries WHERE game_id = ? AND seq > ? AND seq <= ? ORDER BY seq",
+                            (game_id, since, entry.seq)).fetchall()
+        # deep enough for every undo among the entries up to the next checkpoint
+        top, whole = advance_live(kept["top"], kept["whole"], rows, keep=every + 1)
+        conn.execute("INSERT INTO checkpoints (game_id, seq, state, live) VALUES (?, ?, ?, ?)",
+                     (game_id, entry.seq, state, canonical_json({"runs": _runs(top), "whole": whole})))
+
+    async def checkpoint_before(self, game_id: int, seq: int) -> Checkpoint | None:
+        if self.checkpoint_every is None:
+            return None
+        entry_sql = f"SELECT {self._entry_columns} FROM log_entries WHERE game_id = ? AND seq = ?"
+
+        def read(conn: Connection) -> Any:
+            found = _fetchone(conn, "SELECT seq, state, live FROM checkpoints WHERE game_id = ? AND seq <= ? "
+                              "ORDER BY seq DESC LIMIT 1", (game_id, seq))
+            if found is None:
+                return None
+            live = _live(found[2])
+            top = live["top"]
+            hashes = dict(conn.execute("SELECT seq, state_hash FROM log_entries WHERE game_id = ? AND seq >= ? "
+                                       "AND seq <= ?", (game_id, top[0], top[-1])).fetchall()) if top else {}
+            return found[1], live, hashes, _fetchone(conn, entry_sql, (game_id, found[0]))
+
+        found = await self._read(read)
+        if found is None or found[3] is None:
+            return None
+        state, live, hashes, entry = found
+        if any(seq not in hashes for seq in live["top"]):
+            return None  # the log lacks an entry the checkpoint names: replay from entry 1
+        try:
+            game = unpack_state(state)
+        except (ValueError, zlib.error):
+            return None  # not a state this bot wrote: replay from entry 1
+        return Checkpoint(state=game, entry=_entry(entry), top=tuple((seq, hashes[seq]) for seq in live["top"]),
+                          whole=bool(live["whole"]))
 
     # --- results saved but not yet seen (migrations/0005_unshown_entries.sql) ---
 
@@ -622,6 +730,37 @@ class SqliteStore(Store):
         row = await self._fetchone(
             f"SELECT {self._entry_columns} FROM log_entries WHERE interaction_id = ?", (interaction_id,))
         return _entry(row) if row else None
+
+    # --- moving a server between stores ---
+
+    async def game_ids(self) -> list[int]:
+        return [row[0] for row in await self._fetchall("SELECT id FROM games ORDER BY id")]
+
+    async def undo_requests(self, game_id: int) -> list[UndoRequest]:
+        rows = await self._fetchall(f"SELECT {_UNDO_COLUMNS} FROM undo_requests WHERE game_id = ? ORDER BY id",
+                                    (game_id,))
+        return [_undo(row) for row in rows]
+
+    async def restore_game(self, stored: StoredGame, entries: list[LogEntry], undos: list[UndoRequest]) -> None:
+        ended_at = entries[-1].time if stored.status == "ended" and entries else None
+        count = self._entry_columns.count(",") + 1
+
+        def restore(conn: Connection) -> None:
+            if _fetchone(conn, "SELECT 1 FROM games WHERE id = ?", (stored.id,)) is not None:
+                raise StoreError(f"game {stored.id} already exists in the target database")
+            conn.execute(f"INSERT INTO games ({_GAME_COLUMNS}, ended_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                         (stored.id, stored.channel_id, stored.guild_id, stored.ruleset, stored.status,
+                          stored.created_at, stored.game.model_dump_json(), stored.last_seq, stored.head_hash,
+                          ended_at))
+            conn.executemany(f"INSERT INTO log_entries ({self._entry_columns}) VALUES ({', '.join('?' * count)})",
+                             [_entry_params(entry, compress=self.compress_outcomes)[:count] for entry in entries])
+            conn.executemany(f"INSERT INTO undo_requests ({_UNDO_COLUMNS}) VALUES ({', '.join('?' * 15)})",
+                             [_undo_params(undo) for undo in undos])
+
+        try:
+            await self._transact(restore)
+        except sqlite3.IntegrityError as exc:
+            raise StoreError(f"game {stored.id} cannot be copied here: {exc}") from None
 
     # --- undo by consent ---
 
@@ -702,20 +841,66 @@ class SqliteStore(Store):
             (guild_id, guild_id, since))
         return ServerGames(running=row[0], started=row[1], first_started=row[2])
 
-    async def quiet_games(self) -> list[QuietGame]:
-        rows = await self._fetchall(
-            f"SELECT {', '.join('g.' + c.strip() for c in _GAME_COLUMNS.split(','))}, e.time, r.seq "
-            "FROM games g JOIN log_entries e ON e.game_id = g.id AND e.seq = g.last_seq "
-            "LEFT JOIN pacing_reminders r ON r.game_id = g.id "
-            "WHERE g.status = 'active' "
-            "AND json_extract(g.state, '$.options.remind_after_hours') IS NOT NULL")
+    async def quiet_games(self, due_by: str | None = None) -> list[QuietGame]:
+        columns = f"{', '.join('g.' + c.strip() for c in _GAME_COLUMNS.split(','))}, e.time, r.seq"
+        joins = ("FROM games g JOIN log_entries e ON e.game_id = g.id AND e.seq = g.last_seq "
+                 "LEFT JOIN pacing_reminders r ON r.game_id = g.id ")
+        if self.checkpoint_every is None:  # a store held before schema 7: every game's options are read
+            rows = await self._fetchall(f"SELECT {columns} {joins} WHERE g.status = 'active' "
+                                        "AND json_extract(g.state, '$.options.remind_after_hours') IS NOT NULL")
+        else:  # the index games_reminder_due (migrations/0007): only the games due, none parsed but them
+            rows = await self._fetchall(
+                f"SELECT {columns} {joins} WHERE g.status = 'active' AND g.remind_due IS NOT NULL "
+                "AND g.remind_due <= coalesce(?, g.remind_due) ORDER BY g.remind_due", (due_by,))
         return [QuietGame(_stored(row[:9]), row[9], row[10]) for row in rows]
 
     async def mark_reminded(self, game_id: int, seq: int, sent_at: str) -> None:
+        def mark(conn: Connection) -> None:
+            conn.execute("INSERT INTO pacing_reminders (game_id, seq, sent_at) VALUES (?, ?, ?) "
+                         "ON CONFLICT (game_id) DO UPDATE SET seq = excluded.seq, sent_at = excluded.sent_at",
+                         (game_id, seq, sent_at))
+            if self.checkpoint_every is not None:  # reminded of this silence: due again after its next entry
+                conn.execute("UPDATE games SET remind_due = NULL WHERE id = ? AND last_seq = ?", (game_id, seq))
+
+        await self._transact(mark)
+
+    async def claim_reminder(self, game_id: int, seq: int, sent_at: str) -> bool:
+        def claim(conn: Connection) -> bool:
+            claimed = _fetchone(
+                conn, "INSERT INTO pacing_reminders (game_id, seq, sent_at) VALUES (?, ?, ?) "
+                "ON CONFLICT (game_id) DO UPDATE SET seq = excluded.seq, sent_at = excluded.sent_at "
+                "WHERE pacing_reminders.seq <> excluded.seq RETURNING game_id", (game_id, seq, sent_at)) is not None
+            if claimed and self.checkpoint_every is not None:  # due again only after its next entry
+                conn.execute("UPDATE games SET remind_due = NULL WHERE id = ? AND last_seq = ?", (game_id, seq))
+            return claimed
+
+        return await self._transact(claim)
+
+    async def keep_secret(self, commitment: str, secret: bytes) -> None:
         await self._transact(lambda conn: conn.execute(
-            "INSERT INTO pacing_reminders (game_id, seq, sent_at) VALUES (?, ?, ?) "
-            "ON CONFLICT (game_id) DO UPDATE SET seq = excluded.seq, sent_at = excluded.sent_at",
-            (game_id, seq, sent_at)))
+            "INSERT INTO held_secrets (commitment, secret, kept_at) VALUES (?, ?, ?) "
+            "ON CONFLICT (commitment) DO NOTHING", (commitment, bytes(secret), _utc_now())))
+
+    async def held_secret(self, commitment: str) -> bytes | None:
+        row = await self._fetchone("SELECT secret FROM held_secrets WHERE commitment = ?", (commitment,))
+        return None if row is None else bytes(row[0])
+
+def _runs(seqs: list[int]) -> list[list[int]]:
+    """Ascending seqs as runs of consecutive ones, [first, last] each: a checkpoint's kept stack in
+    a few bytes (it is mostly one run)."""
+    runs: list[list[int]] = []
+    for seq in seqs:
+        if runs and seq == runs[-1][1] + 1:
+            runs[-1][1] = seq
+        else:
+            runs.append([seq, seq])
+    return runs
+
+
+def _live(text: str) -> dict[str, Any]:
+    """A checkpoint's ``live`` column: {"top": [seq, ...], "whole": bool}."""
+    live = json.loads(text)
+    return {"top": [seq for first, last in live["runs"] for seq in range(first, last + 1)], "whole": live["whole"]}
 
     async def keep_secret(self, commitment: str, secret: bytes) -> None:
         await self._transact(lambda conn: conn.execute(

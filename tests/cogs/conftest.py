@@ -28,7 +28,7 @@ CAROL = 2_000_000_000_000_000_009  # not in the game: may look, may not act
 GENERAL, GAME_CHANNEL, THREAD = (channel.id for channel in GUILD.channels)
 
 
-def make_bot(database: Path) -> RefereeBot:
+def make_bot(database: Path | str) -> RefereeBot:
     return RefereeBot(Settings(token=None, database=database, dev_guild=None))
 
 
@@ -37,7 +37,7 @@ class Table:
     """A game table: the fake Discord, the bot on it, and shortcuts to act as each person."""
 
     fake: FakeDiscord
-    database: Path
+    database: Path | str  # an SQLite file, or a PostgreSQL DSN (pg_table)
     stack: contextlib.AsyncExitStack
     bot: RefereeBot | None = None
     channel: int = GAME_CHANNEL
@@ -128,11 +128,12 @@ def refusal(reply) -> str:
 
 
 @contextlib.asynccontextmanager
-async def open_table(tmp_path: Path):
-    """A Table on a fresh database in ``tmp_path``: the fake Discord and a connected bot."""
+async def open_table(tmp_path: Path, database: str | None = None):
+    """A Table on a fresh database (a file in ``tmp_path``, or the PostgreSQL ``database``): the
+    fake Discord and a connected bot."""
     async with contextlib.AsyncExitStack() as stack:
         fake = await stack.enter_async_context(FakeDiscord(guilds=[GUILD]))
-        t = Table(fake=fake, database=tmp_path / "referee.sqlite3", stack=stack)
+        t = Table(fake=fake, database=database or tmp_path / "referee.sqlite3", stack=stack)
         await t.start()
         try:
             yield t
@@ -143,4 +144,11 @@ async def open_table(tmp_path: Path):
 @pytest_asyncio.fixture
 async def table(tmp_path):
     async with open_table(tmp_path) as t:
+        yield t
+
+
+@pytest_asyncio.fixture
+async def pg_table(tmp_path, pg_dsn):
+    """``table`` with the bot on the session's PostgreSQL (a schema of the test's own)."""
+    async with open_table(tmp_path, pg_dsn) as t:
         yield t

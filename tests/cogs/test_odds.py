@@ -21,6 +21,7 @@ async def previewed(table, name, options, user=ALICE):
     """Send a preview; check it is public, drew no die, logged nothing and changed nothing."""
     counter = CountingDice()
     table.bot.referee.dice = counter
+    table.bot.referee.worker.inline_below = float("inf")  # on the loop: the odds, not the worker, are tested here
     before = await table.snapshot()
     reply = await table.send(name, {**options, "preview": True}, user=user)
     assert not reply.ephemeral and reply.message.flags == 0, reply.embeds
@@ -141,7 +142,8 @@ async def test_the_odds_button_in_command_decision_replays_the_state_before(tabl
     pressed = await click(table, fired.message, "odds:1:10", ALICE)
     assert fields(pressed.embeds[0])["Results"] == "2 hits 36.0% · 1 hit 48.0% · 0 hits 16.0%"
     # a long log: "thinking..." first (Discord's 3 s deadline), then the same odds, still private
-    monkeypatch.setattr(sys.modules["cogs.orders"], "ODDS_DEFER_AFTER", 9)  # the module the bot loaded
+    table.bot.referee.worker.inline_below = 0  # every replay to a worker process: "thinking..." first
+    table.bot.referee._entry_odds.clear()  # the first answer is cached: this press replays again
     deferred = await click(table, fired.message, "odds:1:10", BOB)
     assert deferred.type == 5 and deferred.ephemeral  # DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE
     [answer] = deferred.followups  # Discord shows the first followup in place of "thinking..."
@@ -177,3 +179,33 @@ async def test_preview_with_manual_dice_is_refused(table):
     text = await table.refused("morale", {"unit": "A1", "dice": "3 4", "preview": True})
     assert text == ("'preview' shows the odds before any roll: leave 'dice' out, or leave 'preview' out to "
                     "resolve the order with your dice")
+
+
+# --- size and time (issue 17): estimated first, long ones off the event loop ------------------
+
+
+async def test_a_preview_too_large_to_enumerate_is_refused_at_once_with_its_numbers(table):
+    # four leaders in B5 (two of morale 9 above two of morale 8: four possible Leader Loss checks,
+    # A10.2): the engine would branch on up to 150,000 ways their checks fall, past its 20,000
+    await asl_game(table, extra=(unit("L2", 1, "B5", "rus-9-1"), unit("L3", 1, "B5", "rus-9-2"),
+                                 unit("L4", 1, "B5", "rus-8-0")))
+    table.bot.referee.worker.inline_below = 0  # nothing may reach a worker: it is refused before
+    reply = await table.send("fire", {"firers": "A1 A2", "leader": "G1", "target": "B5", "range": 2,
+                                      "preview": True}, user=ALICE)
+    assert reply.type == 4 and reply.ephemeral  # answered at once (no "thinking..."), privately
+    text = reply.embeds[0]["description"]
+    assert "the 4 leaders in B5 check, with 4 possible Leader Loss checks among them (A10.2)" in text, text
+    assert "more than the 20,000 a preview tells apart" in text and "fewer leaders, or roll it" in text, text
+    assert table.bot.referee.worker.ran == 0
+
+
+async def test_a_long_preview_defers_and_is_answered_from_a_worker_process(table):
+    await asl_game(table)
+    options = {"firers": "A1 A2", "leader": "G1", "target": "B5", "range": 2, "preview": True}
+    table.bot.referee.worker.inline_below = float("inf")
+    on_loop = await table.send("fire", options, user=ALICE)
+    table.bot.referee.worker.inline_below = 0
+    worked = await table.send("fire", options, user=ALICE)
+    assert on_loop.type == 4 and worked.type == 5  # "thinking..." first, then the odds
+    assert [m.embeds for m in worked.followups] == [on_loop.embeds] and not worked.followups[0].ephemeral
+    assert table.bot.referee.worker.ran == 1

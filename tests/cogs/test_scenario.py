@@ -50,6 +50,8 @@ async def test_a_forty_counter_scenario_loads_in_one_command_and_one_entry(table
     log = await table.bot.referee.log(table.channel)
     assert log.total == 1 and log.entries[0].command == "/game new"
     assert (await table.bot.referee.verify(table.channel)).ok  # the replay sets the same scenario up
+    status = await table.send("game status")
+    assert status.embeds[0]["title"] == "Village Assault (sample): turn 1 of 6"  # the scenario's length
     # the game plays on as one set up by hand: a player joins, a unit is added with the set-up's guards
     await table.invite(ALICE, "Germans")
     added = await table.as_gm("unit add", {"id": "G99", "side": "Germans", "type": "ger-467", "location": "D3"})

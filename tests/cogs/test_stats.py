@@ -3,7 +3,7 @@
 from tests.cogs.conftest import ALICE, BOB, CAROL
 from tests.cogs.helpers import asl_game
 from tests.store.helpers import CountingDice
-from tests.test_stats import read_png
+from tests.test_stats import decode
 
 
 async def rolled_game(table):
@@ -45,8 +45,7 @@ async def test_stats_dice_counts_every_die_and_attaches_the_chart(table):
     assert embed["image"]["url"] == "attachment://dice.png"
     (chart,) = reply.files
     assert chart.filename == "dice.png" and len(chart.data) < 8 * 1024 * 1024
-    width, height, _rows, _palette = read_png(chart.data)
-    assert (width, height) == (640, 420)
+    assert decode(chart.data).size == (640, 420)
 
 
 async def test_stats_dice_for_one_player_and_for_one_side(table):
@@ -67,4 +66,4 @@ async def test_stats_dice_before_any_roll_says_so(table):
     await asl_game(table)
     reply = await table.send("stats dice")
     assert reply.embeds[0]["fields"] == [{"name": "No dice yet", "value": "nothing was rolled", "inline": False}]
-    read_png(reply.files[0].data)
+    assert decode(reply.files[0].data).size == (640, 210)  # the d6 panel, empty

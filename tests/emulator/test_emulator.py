@@ -359,3 +359,35 @@ async def test_guild_synced_commands_are_served_as_guild_commands(emulated, fake
     reply = await fake.send_command("fire", {"target": "K5", "fp": 2})
     assert reply.record.payload["data"]["guild_id"] == str(fake.guild().id)
     assert reply.embeds[0]["title"] == "Fire at K5"
+
+
+async def test_uploaded_files_pair_with_their_attachments_by_part_name_and_are_typed_as_discord_types_them():
+    """Discord pairs the part ``files[n]`` with the ``attachments`` entry of id n, whatever the order
+    of the parts, and types an attachment from the file (discord.py uploads application/octet-stream),
+    giving an image's width and height."""
+    import io
+    import json
+
+    from PIL import Image
+
+    picture = io.BytesIO()
+    Image.new("RGB", (30, 20), (1, 2, 3)).save(picture, format="PNG")
+    async with FakeDiscord() as fake, aiohttp.ClientSession() as session:
+        channel = fake.guild().channels[0].id
+        form = aiohttp.FormData()
+        form.add_field("payload_json", json.dumps({"content": "two files", "attachments": [
+            {"id": 0, "filename": "notes.txt"}, {"id": 1, "filename": "map.png", "description": "the map"}]}),
+            content_type="application/json")
+        form.add_field("files[1]", picture.getvalue(), filename="map.png", content_type="application/octet-stream")
+        form.add_field("files[0]", b"turn 3", filename="notes.txt", content_type="application/octet-stream")
+        async with session.post(f"{fake.api_url}/channels/{channel}/messages", data=form) as response:
+            assert response.status == 200
+            payload = await response.json()
+        (message,) = fake.channel_messages(channel)
+        assert [(f.filename, f.data[:6]) for f in message.files] == [("notes.txt", b"turn 3"),
+                                                                    ("map.png", picture.getvalue()[:6])]
+        notes, image = payload["attachments"]
+        assert (notes["filename"], notes["content_type"], notes["size"]) == ("notes.txt", "text/plain", 6)
+        assert "width" not in notes
+        assert (image["filename"], image["content_type"], image["width"], image["height"], image["description"]) == (
+            "map.png", "image/png", 30, 20, "the map")

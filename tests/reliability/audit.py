@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot.record import GENESIS_HASH
-from bot.store import SqliteStore
+from bot.store import is_postgres, open_store
 from bot.record.replay import ChainVerifier
 
 FULL = os.environ.get("REFEREE_FULL_RELIABILITY") == "1"
@@ -57,17 +57,16 @@ def check_links(game_id: int, entries: list, head_hash: str, last_seq: int) -> N
         f"game {game_id}: the game row does not point at its last entry"
 
 
-async def audit_database(path: Path, *, replay: bool = True) -> Audit:
-    """integrity_check, then verify every game (active and ended) from entry 1; return what it saw.
-    ``replay=False`` checks the hash chain only, not that today's rules reproduce each entry."""
-    integrity_check(path)
+async def audit_database(path: Path | str, *, replay: bool = True) -> Audit:
+    """integrity_check (an SQLite file), then verify every game (active and ended) from entry 1;
+    return what it saw. ``replay=False`` checks the hash chain only, not that today's rules
+    reproduce each entry. ``path`` may be a PostgreSQL DSN: the server keeps its own integrity."""
+    if not is_postgres(path):
+        integrity_check(Path(path))
     audit = Audit()
-    store = await SqliteStore.open(path)
+    store = await open_store(path)
     try:
-        async with store._lock:
-            async with store._db.execute("SELECT id FROM games ORDER BY id") as cursor:
-                game_ids = [row[0] for row in await cursor.fetchall()]
-        for game_id in game_ids:
+        for game_id in await store.game_ids():
             stored = await store.load_game(game_id)
             if not replay:
                 entries = [entry async for entry in store.iter_entries(game_id)]

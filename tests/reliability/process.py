@@ -43,11 +43,12 @@ class BotProcess:
     def log_files(self) -> list[Path]:
         return sorted(self.logs.glob("life-*.log"))
 
-    async def start(self, timeout: float = 30.0) -> None:
-        """Start a new life and return once it is connected to the gateway with its commands synced."""
+    async def start(self, timeout: float = 30.0, *, syncs: bool = True) -> None:
+        """Start a new life and return once it is connected to the gateway with its commands synced
+        (``syncs=False``: a shard other than 0, which leaves the syncing to shard 0)."""
         assert self.process is None or self.process.returncode is not None, "the bot is still running"
         self.lives += 1
-        identifies, syncs = self.fake.gateway.identifies, len(self.fake.syncs)
+        identifies, synced = self.fake.gateway.identifies, len(self.fake.syncs) - (0 if syncs else 1)
         log = open(self.logs / f"life-{self.lives:03d}.log", "wb")
         try:
             self.process = await asyncio.create_subprocess_exec(
@@ -56,7 +57,7 @@ class BotProcess:
         finally:
             log.close()  # the child holds its own descriptor
         deadline = asyncio.get_running_loop().time() + timeout
-        while not (self.fake.gateway.identifies > identifies and len(self.fake.syncs) > syncs
+        while not (self.fake.gateway.identifies > identifies and len(self.fake.syncs) > synced
                    and self.fake.gateway.connected):
             if self.process.returncode is not None:
                 raise AssertionError(f"the bot exited with {self.process.returncode} before it was ready: "

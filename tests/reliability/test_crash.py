@@ -18,7 +18,8 @@ from the file:
   replays to what was recorded, and the hash chain verifies;
 - the bot logged no ERROR over all its lives.
 
-5 kills by default; REFEREE_FULL_RELIABILITY=1 runs 25 (docs/reliability.md has the figures).
+5 kills by default (2 on PostgreSQL, the same test on the session's server); REFEREE_FULL_RELIABILITY=1
+runs 25 on each (docs/reliability.md has the figures).
 REFEREE_RELIABILITY_SEED replays one schedule of kills and commands.
 """
 
@@ -37,6 +38,7 @@ import pytest
 
 from bot.emulator import FakeDiscord, default_guild
 from bot.emulator.records import InteractionRecord
+from bot.store import is_postgres, open_store
 from tests.reliability.audit import audit_database, size
 from tests.reliability.process import BotProcess
 
@@ -44,6 +46,7 @@ GUILD = default_guild()
 ALICE, BOB, GM = (member.id for member in GUILD.members)
 CHANNEL = GUILD.channels[1].id
 KILLS = size(5, 25)
+KILLS_POSTGRES = size(2, 25)  # the default run: a plain kill, and one in a 429 window
 FINAL_COMMANDS = 9  # sent in the last life, which ends with a clean SIGTERM
 WORKERS = 3  # commands in flight at once
 ANSWER_TIMEOUT = 10.0
@@ -165,7 +168,7 @@ class Run:
             if record.payload["type"] != 2 or record.callbacks or record.id in self.settled:
                 continue
             self.settled.add(record.id)
-            saved = self.logged_seq(record.id)
+            saved = await self.logged_seq(record.id)
             if saved is not None:
                 self.saved_unanswered += 1
                 deadline = asyncio.get_running_loop().time() + ANSWER_TIMEOUT
@@ -178,27 +181,39 @@ class Run:
                 assert await self.send(command_name(record), options_of(record), user_of(record)), \
                     "a retried command got no answer"
 
-    def logged_seq(self, interaction_id: int) -> int | None:
+    async def logged_seq(self, interaction_id: int) -> int | None:
+        if is_postgres(self.bot.database):
+            store = await open_store(self.bot.database)
+            try:
+                entry = await store.entry_by_interaction(interaction_id)
+            finally:
+                await store.close()
+            return entry.seq if entry else None
         with sqlite3.connect(f"file:{self.bot.database}?mode=ro", uri=True) as db:
             row = db.execute("SELECT seq FROM log_entries WHERE interaction_id = ?", (interaction_id,)).fetchone()
         return row[0] if row else None
 
 
 @pytest.mark.slow
-async def test_sigkill_at_random_moments_loses_nothing_and_half_applies_nothing(tmp_path):
+@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
+async def test_sigkill_at_random_moments_loses_nothing_and_half_applies_nothing(tmp_path, kind, request):
     seed = int(os.environ.get("REFEREE_RELIABILITY_SEED") or secrets.randbits(32))
     rng = random.Random(seed)  # the test's own generator: kill times and the commands sent
+    # PostgreSQL: the same stream and kills on the session's server (a schema of this test's own);
+    # fewer kills in the default run, as many with REFEREE_FULL_RELIABILITY=1
+    database = tmp_path / "referee.sqlite3" if kind == "sqlite" else request.getfixturevalue("pg_dsn")
+    kills = KILLS if kind == "sqlite" else KILLS_POSTGRES
     async with FakeDiscord(guilds=[GUILD]) as fake:
         # no roll limit nor quotas here: the stream sends far more than a player could in a minute
-        bot = BotProcess(fake, tmp_path / "referee.sqlite3", tmp_path, extra_env={
+        bot = BotProcess(fake, database, tmp_path, extra_env={
             "REFEREE_ROLL_LIMIT": "10000", "REFEREE_QUOTA_USER": "off", "REFEREE_QUOTA_CHANNEL": "off",
             "REFEREE_QUOTA_SERVER": "off"})
         run = Run(fake, bot, rng)
         try:
-            for life in range(KILLS + 1):
+            for life in range(kills + 1):
                 await bot.start()
                 await run.after_restart()
-                if life < KILLS:
+                if life < kills:
                     workers = [asyncio.create_task(run.worker(i)) for i in range(WORKERS)]
                     await asyncio.sleep(rng.uniform(0.05, 0.2))  # a random moment of this life
                     if life % 2:
@@ -217,9 +232,9 @@ async def test_sigkill_at_random_moments_loses_nothing_and_half_applies_nothing(
         finally:
             await bot.kill()
 
-    context = f"(seed {seed}; {KILLS} kills)"
+    context = f"(seed {seed}; {kills} kills on {kind})"
     assert run.setup_done.is_set(), f"the set-up never finished {context}"
-    audit = await audit_database(tmp_path / "referee.sqlite3")  # integrity, chain, replay = state
+    audit = await audit_database(database)  # integrity, chain, replay = state
     answered = refused = shown_after = unsaved = 0
     posted = posted_seqs(fake)
     for record in fake.interactions.values():
@@ -249,7 +264,7 @@ async def test_sigkill_at_random_moments_loses_nothing_and_half_applies_nothing(
     assert set(posted) <= logged_seqs, f"a post names an entry the log lacks {context}"
     posted_twice = len(posted) - shown_after
     assert bot.error_lines() == [], context
-    assert answered > KILLS
+    assert answered > kills
     print(f"crash test {context}: {bot.lives} lives, {run.sent} commands sent; of those the kills left "
           f"unanswered, {run.saved_unanswered} were saved and posted by the next life, {unsaved} were not saved "
           f"({run.retried} given again); {posted_twice} results shown in a reply were posted again after the "

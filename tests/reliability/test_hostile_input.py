@@ -32,6 +32,7 @@ from discord.utils import escape_markdown
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bot.core.data import data_path
 from bot.emulator.records import SentFile
 from bot.emulator.schema import (
     ATTACHMENT, BOOLEAN, INTEGER, NUMBER, STRING, SUB_COMMAND, SUB_COMMAND_GROUP, USER,
@@ -63,6 +64,10 @@ HOSTILE = [
 FILES = [b"", b"\xff\xfe\x00garbage", b"{{{{", b"- just\n- a list\n", b"a: &a [*a]\n", b"[" * 5000,
          b"ruleset: asl\nsides: [{name: '@everyone'}, {name: Russians}]\n",
          b"ruleset: nope\n", b"ruleset: asl\nsides: 5\nunits: {}\n", "name: \u202e\U0001f600\n".encode()]
+# the sample scenarios, and each with a hostile side name: files that set a whole game up
+SAMPLES = [p.read_bytes() for p in sorted(data_path().glob("*/scenarios/*.yaml"))]
+SAMPLES += [s.replace(b"name: ", b"name: '@everyone **x** ", 1).replace(b"\n    nationality", b"'\n    nationality", 1)
+            for s in SAMPLES]
 KNOWN_IDS = ["A0", "A1", "R0", "a0", "r0", "B5", "C5"]  # this channel's game (ids are case-insensitive)
 OTHER_IDS = ["T1", "T2", "D9"]  # the thread's game only
 USERS = [ALICE, BOB, GM, CAROL]
@@ -136,7 +141,7 @@ def value_for(spec: dict[str, Any], draw, *, within_bounds: bool = True) -> Any:
     if kind == ATTACHMENT:  # a file the user attached (a scenario): hostile names and contents
         name = draw(st.sampled_from(["scenario.yaml", "@everyone.yml", "x.txt", "a" * 200 + ".yaml"]))
         return SentFile(filename=name, content_type=draw(st.sampled_from([None, "text/yaml", "image/png"])),
-                        data=draw(st.sampled_from(FILES)))
+                        data=draw(st.one_of(st.sampled_from(FILES), st.sampled_from(SAMPLES))))
     raise AssertionError(f"option type {kind} is not fuzzed; add it here")
 
 

@@ -9,13 +9,14 @@ resolved through ``bot.core.api.resolve`` like any order.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from pathlib import Path
 
 from bot.core.outcome import Outcome, UnitEffect
 from bot.core.trail import Trail
 from bot.service import Actor, Referee
-from bot.store import SqliteStore
+from bot.store import SqliteStore, is_postgres
 
 GM = Actor(1, name="gm")
 GERMAN = Actor(100, name="german")  # plays side 0
@@ -96,3 +97,41 @@ class _CountedSource:
         value = self.counter.faces[self.counter.drawn % len(self.counter.faces)]
         self.counter.drawn += 1
         return min(value, sides)
+
+
+async def raw_edit(database: Path | str, sql: str, params: tuple = ()) -> None:
+    """Edit the database by hand, as someone with the file (SQLite) or a login to the server
+    (PostgreSQL, its ``?`` placeholders written ``$1, $2, ...``) would: outside the bot."""
+    if not is_postgres(database):
+        with sqlite3.connect(database) as db:
+            db.execute(sql, params)
+        return
+    import asyncpg
+
+    numbered = iter(range(1, sql.count("?") + 1))
+    conn = await asyncpg.connect(str(database))
+    try:
+        await conn.execute(re.sub(r"\?", lambda _: f"${next(numbered)}", sql), *params)
+    finally:
+        await conn.close()
+
+
+def break_entry_insert(store, monkeypatch) -> type[Exception]:
+    """Make the next log entry's insert fail inside the write, after the game's row was updated in
+    the same transaction (SQLite) or statement (PostgreSQL: the entry's hash is NULL, which its
+    column refuses); returns the error the write then raises. ``monkeypatch.undo()`` mends it."""
+    from bot.store import PostgresStore
+
+    if isinstance(store, PostgresStore):
+        import asyncpg
+
+        import bot.store.postgres as postgres
+
+        real = postgres._entry_row
+        monkeypatch.setattr(postgres, "_entry_row", lambda entry: real(entry)[:11] + (None,) + real(entry)[12:])
+        return asyncpg.NotNullViolationError
+
+    def failing_insert(db, entry):  # runs on the connection's thread, inside the transaction
+        raise sqlite3.OperationalError("database disk image is malformed (forced)")
+    monkeypatch.setattr(type(store), "_insert_entry", staticmethod(failing_insert))
+    return sqlite3.OperationalError

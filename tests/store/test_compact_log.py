@@ -150,6 +150,10 @@ async def test_a_caller_cancelled_mid_write_leaves_the_command_whole_or_absent(t
             task.cancel()
             with pytest.raises(asyncio.CancelledError):
                 await task
+            # the next command starts once this one's write (if it got that far) is done: else, on a
+            # loaded machine, it may load the state before that write and be refused as stale
+            # ("give the order again") before the test gets to cancel it
+            await store._on_thread(lambda conn: None)
         # a cancelled caller's write still runs to its end on the writer's thread (reads have
         # their own thread and do not queue behind it): wait for it
         await store._on_thread(lambda conn: None)

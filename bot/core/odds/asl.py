@@ -37,7 +37,7 @@ from ..rulesets.asl.context import AslContext
 from ..rulesets.asl.models import AslUnit
 from ..rulesets.asl.orders import AslFire, AslMorale, AslRally
 from .enumerate import SUM_WEIGHTS, _NoDice
-from .paths import Brancher, explore
+from .paths import MAX_PATHS, Brancher, explore
 from .report import (
     OddsReport,
     Snapshot,
@@ -709,3 +709,46 @@ def rally_odds(game: Game, order: AslRally) -> OddsReport:
                       units=engine.units(tally), at_least_one_breaks=chance(tally.any_breaks),
                       notes=("Original 12: Casualty Reduction (A10.6); Leader Loss checks included (A10.2)",))
 
+
+
+# --------------------------------------------------------------------------- size, before any enumeration
+
+def fire_size(game: Game, order: AslFire) -> int:
+    """The most paths ``fire_odds`` may explore, summed over the attack's IFT results, counted from
+    the target stack alone (issue 17: a stack of leaders made a preview run for minutes before its
+    cap refused it). The engine branches on leaders only: each leader's check after the attack, a
+    Leader Loss check (A10.2) for each leader of lower morale than a leader who breaks or dies, and
+    Random Selection (A.9). A result whose bound passes MAX_PATHS is refused now, with the numbers."""
+    setup = fire_setup(game, order)
+    if setup.column is None:
+        return 1
+    engine = Engine(game, setup.location, setup.targets[0].side)
+    leaders = list(engine.leaders.values())
+    full = engine.counters.full
+    pairs = sum(1 for a in leaders for b in leaders if b.morale < a.morale)
+    loss_classes = max((len(check_classes(r.morale, False, "LLTC", 0, False, full, None)) for r in leaders), default=1)
+    results = {result for _pair, result, _shift in _pair_results(_scratch(game), setup)}
+    targets = [t.id for t in setup.targets if not t.eliminated]
+    total = 0
+    for result in results:
+        match = morale.IFT_RESULT.match(result)
+        if result == "-" or match is None:
+            total += 1
+            continue
+        n = int(match.group(2) or match.group(3) or 0)
+        kind = "PTC" if result == "PTC" else "MC" if n else "NMC"
+        bound = 1
+        for rec in leaders:
+            bound *= len(check_classes(rec.current_morale, rec.broken, kind, n, True, full, None))
+        bound *= loss_classes ** pairs
+        if match.group(4) or match.group(3):  # Random Selection among the targets
+            count = int(match.group(4)) if match.group(4) else 1
+            bound *= len(selection_odds(len(targets), count)) if len(targets) > count else 1
+        if bound > MAX_PATHS:
+            raise IllegalOrder(
+                f"too many outcomes to preview exactly: on a {result} the {len(leaders)} leaders in {setup.location} "
+                f"check, with {pairs} possible Leader Loss checks among them (A10.2), up to {bound:,} ways for "
+                f"their checks to fall, more than the {MAX_PATHS:,} a preview tells apart; preview an attack "
+                "on a stack with fewer leaders, or roll it")
+        total += bound
+    return total * (1 + len(engine.others))

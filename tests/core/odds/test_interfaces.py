@@ -3,7 +3,6 @@ interface's --preview flag through bot.cli.main, and render.odds_embed within Di
 
 import io
 import json
-import sqlite3
 from fractions import Fraction
 
 import pytest
@@ -27,22 +26,22 @@ from .conftest import standard_game
 # --- Referee.preview (the store and counter fixtures: tests/conftest.py) ----------------------
 
 
-def _entries(tmp_path) -> int:
-    with sqlite3.connect(tmp_path / "data" / "referee.sqlite3") as db:
-        return db.execute("SELECT COUNT(*) FROM log_entries").fetchone()[0]
+async def _entries(store) -> int:
+    """Every log entry of every game in the database (SQLite or PostgreSQL)."""
+    return sum([len([entry async for entry in store.iter_entries(game_id)]) for game_id in await store.game_ids()])
 
 
-async def test_preview_gives_exact_odds_rolls_nothing_and_logs_nothing(store, counter, tmp_path):
+async def test_preview_gives_exact_odds_rolls_nothing_and_logs_nothing(store, counter):
     referee = Referee(store, dice=counter)
     await seated_asl_game(referee)
     before = await referee.log(CHANNEL)
-    rows = _entries(tmp_path)
+    rows = await _entries(store)
     drawn = counter.drawn
     report = await referee.preview(CHANNEL, RUSSIAN, {"action": "morale", "unit": "R1", "check": "NMC"})
     assert report.units[0].states["unharmed"].p == Fraction(21, 36)  # 4-6-7: morale 7 (A10.1)
     assert counter.drawn == drawn
     assert (await referee.log(CHANNEL)).total == before.total == 5
-    assert _entries(tmp_path) == rows  # not a row written to the database file
+    assert await _entries(store) == rows  # not a row written to the database
     assert (await referee.game(CHANNEL)).units["R1"].broken is False
 
 

@@ -78,6 +78,19 @@ class AslRuleset(Ruleset):
                     for w in game.units.values() if getattr(w, "is_sw", False) and not w.eliminated]
         return common_suggestions(suggest.kind, game, named, of=suggest.of)
 
+    def preview_size(self, game: Game, order: Any) -> int | None:
+        from ...odds import asl as fast
+
+        if isinstance(order, AslFire) and self._fast(game) and fire.fire_kind(game, order) != "fpf":
+            return fast.fire_size(game, order)
+        return None
+
+    def _fast(self, game: Game) -> bool:
+        full = (game.variant or "full") == "full"
+        if full and game.options.get("heat_of_battle", "mark") != "mark":
+            return False
+        return not any(getattr(u, "berserk", False) or getattr(u, "heroic", False) for u in game.units.values())
+
     def preview(self, game: Game, order: Any) -> Any:
         from ...odds import asl as fast
 

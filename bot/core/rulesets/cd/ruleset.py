@@ -47,6 +47,7 @@ class CdRuleset(Ruleset):
     status_flags = (("shaken", "shaken"), ("demoralized", "demoralized"), ("pinned", "pinned"),
                     ("suppressed", "suppressed"), ("forced_back", "forced back"), ("ammo_depleted", "ammo depleted"))
     words = {"broken": "shaken"}
+    board = "table"  # stands on a table top, measured in inches: no hexes
 
     def unit_model(self):
         return CdStand

@@ -1,14 +1,13 @@
-"""The SQLite store: one game per channel, state + entry in one transaction, restarts lose nothing."""
-
-import sqlite3
+"""The store contract, on SQLite and on PostgreSQL (the ``store`` and ``store_database`` fixtures run
+each test on both): one game per channel, state + entry in one transaction, restarts lose nothing."""
 
 import pytest
 
 from bot.core.api import new_game, resolve
 from bot.record import GENESIS_HASH, LogEntry, state_hash
-from bot.store import ActiveGameExists, DuplicateInteraction, LogFull, StaleGame
+from bot.store import ActiveGameExists, DuplicateInteraction, LogFull, PostgresStore, StaleGame, open_store
 
-from .helpers import asl_squad, open_store
+from .helpers import asl_squad, break_entry_insert
 
 
 def _entry(game_id, seq, prev_hash, game, *, interaction_id=None, order=None):
@@ -58,15 +57,15 @@ async def test_an_ended_game_stays_readable_and_a_new_one_gets_its_own_id(store)
     assert (await store.load_game(first.id)).status == "ended"
 
 
-async def test_a_restart_keeps_every_game_exactly(tmp_path):
-    store = await open_store(tmp_path)
+async def test_a_restart_keeps_every_game_exactly(store_database):
+    store = await open_store(store_database)
     stored = await _create(store, channel=10)
     for unit_id in ("A1", "A2", "A3"):
         stored, _ = await _add_unit(store, stored, unit_id)
     other = await _create(store, channel=20, ruleset="cd")
     await store.close()
 
-    reopened = await open_store(tmp_path)
+    reopened = await open_store(store_database)
     try:
         again = await reopened.load_active(10)
         assert again == stored  # every field, the Game compared by value
@@ -80,10 +79,7 @@ async def test_a_restart_keeps_every_game_exactly(tmp_path):
 async def test_if_the_entry_insert_fails_the_state_is_unchanged(store, monkeypatch):
     stored = await _create(store)
 
-    def failing_insert(db, entry):  # runs on the connection's thread, inside the transaction
-        raise sqlite3.OperationalError("disk I/O error (forced)")
-    monkeypatch.setattr(type(store), "_insert_entry", staticmethod(failing_insert))
-    with pytest.raises(sqlite3.OperationalError, match="forced"):
+    with pytest.raises(break_entry_insert(store, monkeypatch)):
         await _add_unit(store, stored, "A1")
     monkeypatch.undo()
     assert await store.load_active(10) == stored  # state, last_seq and head hash all as before
@@ -124,8 +120,8 @@ async def test_entries_read_back_equal_to_what_was_written(store):
     assert read == written  # snowflake-sized ids survive as INTEGER
 
 
-async def test_the_log_cap_refuses_more_entries_but_a_full_game_can_still_end(tmp_path):
-    store = await open_store(tmp_path, max_entries=2)
+async def test_the_log_cap_refuses_more_entries_but_a_full_game_can_still_end(store_database):
+    store = await open_store(store_database, max_entries=2)
     try:
         stored = await _create(store)
         stored, _ = await _add_unit(store, stored, "A1")
@@ -138,11 +134,33 @@ async def test_the_log_cap_refuses_more_entries_but_a_full_game_can_still_end(tm
         await store.close()
 
 
+LOOKUPS = ("SELECT state FROM games WHERE channel_id = 1 AND status = 'active'",
+           "SELECT * FROM log_entries WHERE interaction_id = 5",
+           "SELECT * FROM log_entries WHERE game_id = 1 AND seq > 10 ORDER BY seq LIMIT 10",
+           "SELECT count(*) FROM games WHERE guild_id = 7 AND created_at >= '2026'")
+
+
 async def test_loading_a_game_uses_indexes_not_a_scan_of_the_log(store):
     plans = []
-    for sql in ("SELECT state FROM games WHERE channel_id = 1 AND status = 'active'",
-                "SELECT * FROM log_entries WHERE interaction_id = 5",
-                "SELECT * FROM log_entries WHERE game_id = 1 AND seq > 10 ORDER BY seq LIMIT 10"):
+    if isinstance(store, PostgresStore):
+        # an empty table is cheapest to scan: forbid the scan, and an index must serve each lookup
+        async with store._pool.acquire() as conn, conn.transaction():
+            await conn.execute("SET LOCAL enable_seqscan = off")
+            for sql in LOOKUPS:
+                plans.append(" ".join(row[0] for row in await conn.fetch(f"EXPLAIN {sql}")))
+        assert all("Index" in plan and "Seq Scan" not in plan for plan in plans), plans
+        return
+    for sql in LOOKUPS:
         async with store._db.execute(f"EXPLAIN QUERY PLAN {sql}") as cursor:
             plans.append(" ".join(row[-1] for row in await cursor.fetchall()))
     assert all("USING" in plan and "SCAN" not in plan for plan in plans), plans
+
+
+async def test_a_silence_is_claimed_for_its_reminder_once(store):
+    stored = await _create(store)
+    assert await store.claim_reminder(stored.id, 1, "2026-01-02T00:00:00.000+00:00") is True
+    assert await store.claim_reminder(stored.id, 1, "2026-01-02T01:00:00.000+00:00") is False  # already sent
+    stored, _ = await _add_unit(store, stored, "A1")
+    assert await store.claim_reminder(stored.id, 2, "2026-01-03T00:00:00.000+00:00") is True  # a new silence
+    [quiet] = [q for q in await store.quiet_games() if q.game.id == stored.id] or [None]
+    assert quiet is None  # the game asked for no reminders: quiet_games lists it not

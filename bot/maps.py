@@ -1,0 +1,76 @@
+"""The battlefield picture sent to Discord: /game map, and the Map button under /game status.
+
+The picture is drawn by ``bot.pictures`` in a worker thread (``asyncio.to_thread``: the event loop
+goes on serving other channels meanwhile) and kept in a small LRU cache by the log's head hash,
+which fixes both the state and the latest fire: the same map asked for again is sent at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import re
+from typing import Any
+
+import discord
+
+from bot.core.errors import RulesError
+from bot.limits import Guarded
+from bot.pictures import MapCache, MapPicture, latest_fire, map_png
+from bot.render import error_embed, map_embed
+from bot.replies import send_ephemeral
+
+MAP_FILE = "map.png"
+PICTURES = MapCache(size=32)  # about 100 KB each
+
+
+async def battlefield_picture(referee: Any, channel_id: int) -> tuple[Any, MapPicture]:
+    """(the game, its picture) of the channel's game (the active one, else the last ended)."""
+    field = await referee.battlefield(channel_id)
+    picture = PICTURES.get(field.head_hash)
+    if picture is None:
+        shot = latest_fire(field.game, field.entries, field.undone)
+        picture = await asyncio.to_thread(map_png, field.game, shot)
+        PICTURES.put(field.head_hash, picture)
+    return field, picture
+
+
+def map_file(picture: MapPicture) -> discord.File:
+    return discord.File(io.BytesIO(picture.png), filename=MAP_FILE, description="The battlefield")
+
+
+class MapButton(Guarded, discord.ui.DynamicItem[discord.ui.Button], template=r"map:(?P<game>[0-9]{1,18})"):
+    """"Map" under /game status: the picture of the battlefield as it stands now, shown to the presser
+    alone. Rebuilt from its custom_id on every click, restarts included."""
+
+    heavy = True  # draws a picture (cached, but the first one takes a worker's time)
+
+    def __init__(self, game_id: int):
+        super().__init__(discord.ui.Button(label="Map", style=discord.ButtonStyle.secondary,
+                                           custom_id=f"map:{game_id}"))
+        self.game_id = game_id
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button,
+                             match: re.Match[str]) -> "MapButton":
+        return cls(int(match["game"]))
+
+    async def callback(self, interaction: discord.Interaction) -> None:  # type: ignore[override]
+        referee = interaction.client.referee  # type: ignore[attr-defined]
+        try:
+            field, picture = await battlefield_picture(referee, interaction.channel_id)
+            if field.game_id != self.game_id:
+                await send_ephemeral(interaction, embed=error_embed(
+                    "this Map button belongs to an earlier game of this channel: /game map shows this one"))
+                return
+        except RulesError as exc:  # components bypass the tree's error handler: refuse here, privately
+            await send_ephemeral(interaction, embed=error_embed(exc.message, exc.rule))
+            return
+        await interaction.response.send_message(embed=map_embed(field.game, MAP_FILE), file=map_file(picture),
+                                                ephemeral=True)
+
+
+def map_view(game_id: int) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    view.add_item(MapButton(game_id))
+    return view

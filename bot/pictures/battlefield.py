@@ -1,0 +1,508 @@
+"""The battlefield as a picture: /game map and the Map button of /game status.
+
+ASL and No Honor in Surrender: a hex grid laid out from the hex ids (``hex_layout``), around the
+Locations in play with one hex of margin, each Location filled with its terrain's colour, its
+Location markers (Residual FP, SMOKE) on top, each stack's counters listed in a label at the hex's
+centre (a chip in the side's colour, the counter's name and values, its id, its markers), and the
+latest fire drawn as an arrow from each firing Location to the target's centre. CD: a table-top
+sketch, one box per position (the stands' Locations) or, when no stand has one, per company, each
+stand a base in its side's colour with its states. The sides' colours are the embeds'
+(``bot.render.SIDE_COLOURS``).
+
+Hex ids. ``B5`` is column B, row 5 (an ASL board's letters: A..Z, then AA, BB, ... for the 27th
+column on); ``0304`` is column 3, row 4 (four digits, the numbering of many hex maps, NHiS
+included). Hexes are flat-topped, in vertical columns; columns B, D, F, ... sit half a hex lower
+than A, C, E, ... for the same row number, as on an ASL board (A1 lies between B0 and B1). A
+Location whose id is neither (a building's name, ``Farm``) is drawn as a hex of its own in a row
+under the grid (the whole map, when no id is a hex id), in the order of the ids.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import OrderedDict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from PIL import Image, ImageDraw
+
+from bot.core.game import Game, Location
+from bot.core.ruleset import Ruleset
+from bot.core.rulesets import get_ruleset
+from bot.core.rulesets.base import UnitBase
+
+from .draw import DRAWING, INK, NEUTRAL_RGB, SIDE_RGB, WHITE, fit, font, palette, png, side_rgb, text_size
+
+Point = tuple[float, float]
+Box = tuple[int, int, int, int]
+
+RADIUS = 64  # centre to corner of a hex, pixels
+HEX_W, HEX_H = 2 * RADIUS, math.sqrt(3) * RADIUS
+STEP_X, STEP_Y = 1.5 * RADIUS, math.sqrt(3) * RADIUS  # from one column (row) to the next
+MARGIN = 16
+HEADER = 34  # the title line's band
+LINE = 13  # a label line's height
+LABEL_SIZE, TITLE_SIZE, SMALL_SIZE = 11, 15, 10
+LABEL_W = math.floor(STEP_X) - 6  # a label's widest: the space between two columns of hexes
+UNDER_ID = math.floor((HEX_H - 26) / LINE)  # a label's lines under the hex id, in the hex
+# a taller label covers the hex id and shows it as its first line: it is at most a hex high, so the labels
+# of one column never overlap; "+N more" last
+MAX_ROWS = math.floor((STEP_Y - 4) / LINE)
+CHIP = 16  # the side's chip before a counter's line
+GRID_COLUMNS, GRID_ROWS = 36, 24  # the grid's size at most: an ASL board (33 x 10) twice over, stacked
+OTHERS_PER_ROW, MAX_OTHERS = 10, 60  # Locations that are not on the grid: per row, and at most
+
+MARKER_RGB = (200, 30, 30)  # markers on counters: broken, pinned, fire...
+LABEL_BG = (255, 255, 255)
+HEX_EDGE = (150, 150, 140)
+EMPTY_HEX = (238, 238, 230)  # a hex of the grid no Location is in play in
+TERRAIN_RGB = {  # by the first word of the terrain key that has a colour
+    "open": (214, 226, 182), "road": (222, 206, 160), "path": (222, 206, 160),
+    "woods": (92, 150, 82), "trees": (92, 150, 82), "jungle": (62, 122, 62), "orchard": (160, 200, 120),
+    "brush": (170, 180, 110), "grain": (236, 214, 120), "paddy": (190, 214, 170), "beach": (238, 224, 176),
+    "building": (176, 138, 110), "huts": (176, 138, 110), "rubble": (160, 150, 140),
+    "shellhole": (168, 150, 120), "rough": (168, 150, 120), "lava": (110, 100, 100), "hill": (200, 178, 130),
+    "pillbox": (110, 110, 110), "bunker": (110, 110, 110), "cave": (96, 90, 86),
+    "foxhole": (186, 164, 120), "trench": (186, 164, 120), "wreck": (140, 140, 140),
+}
+UNKNOWN_TERRAIN = (205, 205, 205)
+
+def _map_palette() -> Image.Image:
+    """Every flat colour of a map exactly, and the shades of its glyphs' and edges' anti-aliasing."""
+    grounds = list(dict.fromkeys([WHITE, EMPTY_HEX, UNKNOWN_TERRAIN, *TERRAIN_RGB.values()]))
+    inks = [INK, MARKER_RGB, HEX_EDGE, *SIDE_RGB, NEUTRAL_RGB]
+    ramps = [(ground, INK, 5) for ground in grounds] + [(WHITE, MARKER_RGB, 5), (WHITE, HEX_EDGE, 2)]
+    ramps += [(ground, side, 2) for ground in grounds for side in SIDE_RGB]
+    ramps += [(WHITE, side, 3) for side in SIDE_RGB]
+    return palette(grounds + inks, ramps)
+
+
+MAP_PALETTE = _map_palette()
+_LETTERS = re.compile(r"^([A-Za-z])\1*([0-9]{1,3})$")  # B5, AA10 (a repeated letter)
+_DIGITS = re.compile(r"^([0-9]{2})([0-9]{2})$")  # 0304
+
+
+def terrain_rgb(terrain: str) -> tuple[int, int, int]:
+    """The colour a terrain is filled with: its key's words, the first one that has a colour."""
+    for word in re.split(r"[\s_-]+", terrain.casefold()):
+        if word in TERRAIN_RGB:
+            return TERRAIN_RGB[word]
+    return UNKNOWN_TERRAIN
+
+
+def hex_position(location_id: str) -> tuple[int, int] | None:
+    """(column, row) of a hex id, column A (or 01) as 0; None when the id is not a hex id."""
+    letters = _LETTERS.match(location_id.strip())
+    if letters:
+        text = location_id.strip()
+        column = (len(text) - len(letters.group(2)) - 1) * 26 + ord(letters.group(1).upper()) - ord("A")
+        return column, int(letters.group(2))
+    digits = _DIGITS.match(location_id.strip())
+    if digits:
+        return int(digits.group(1)) - 1, int(digits.group(2))
+    return None
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where each hex is drawn: ``centres`` of the Locations in play (and ``grid``, every hex of
+    the grid drawn around them, by (column, row)), in pixels of a picture ``size`` wide and high."""
+
+    size: tuple[int, int]
+    centres: dict[str, Point]
+    grid: dict[tuple[int, int], Point]
+
+
+def hex_layout(location_ids: Iterable[str]) -> Layout:
+    """Lay the Locations out: hex ids on the grid (one hex of margin around those in play, at most
+    GRID_COLUMNS x GRID_ROWS hexes from the top-left one in play: a hex id beyond is laid out with the
+    others), the others in rows of OTHERS_PER_ROW under it, at most MAX_OTHERS (the rest are left
+    out: ``Layout.centres`` does not hold them). A test computes a hex's centre with this, as the
+    picture does."""
+    ids = list(dict.fromkeys(location_ids))
+    placed = {i: p for i in ids if (p := hex_position(i)) is not None}
+    centres: dict[str, Point] = {}
+    grid: dict[tuple[int, int], Point] = {}
+    bottom = HEADER + MARGIN
+    width = 2 * MARGIN + HEX_W
+    if placed:
+        c0 = max(0, min(c for c, _ in placed.values()) - 1)
+        r0 = max(0, min(r for _, r in placed.values()) - 1)
+        placed = {i: (c, r) for i, (c, r) in placed.items() if c < c0 + GRID_COLUMNS - 1 and r < r0 + GRID_ROWS - 1}
+        c1 = max(c for c, _ in placed.values()) + 1
+        r1 = max(r for _, r in placed.values()) + 1
+
+        def centre(column: int, row: int) -> Point:
+            shift = 0.5 if column % 2 == 1 else 0.0  # B, D, ... half a hex lower
+            return (MARGIN + RADIUS + (column - c0) * STEP_X,
+                    HEADER + MARGIN + HEX_H / 2 + (row - r0 + shift) * STEP_Y)
+
+        for column in range(c0, c1 + 1):
+            for row in range(r0, r1 + 1):
+                grid[(column, row)] = centre(column, row)
+        for location_id, (column, row) in placed.items():
+            centres[location_id] = centre(column, row)
+        bottom = max(y for _, y in grid.values()) + HEX_H / 2 + MARGIN
+        width = max(x for x, _ in grid.values()) + RADIUS + MARGIN
+    others = [i for i in ids if i not in placed][:MAX_OTHERS]
+    if others:
+        top = bottom + (LINE if placed else 0)
+        for i, location_id in enumerate(others):
+            row, column = divmod(i, OTHERS_PER_ROW)
+            centres[location_id] = (MARGIN + RADIUS + column * (HEX_W + 8), top + HEX_H / 2 + row * (HEX_H + 8))
+        width = max(width, MARGIN + min(len(others), OTHERS_PER_ROW) * (HEX_W + 8) + MARGIN)
+        bottom = top + math.ceil(len(others) / OTHERS_PER_ROW) * (HEX_H + 8) + MARGIN
+    return Layout((max(420, math.ceil(width)), math.ceil(bottom)), centres, grid)
+
+
+def hex_corners(centre: Point, radius: float = RADIUS) -> list[Point]:
+    x, y = centre
+    return [(x + radius * math.cos(math.radians(a)), y + radius * math.sin(math.radians(a)))
+            for a in range(0, 360, 60)]
+
+
+# --- what a counter shows --------------------------------------------------------------------------
+
+_VALUES = re.compile(r"^[0-9]+(?:[-+][0-9]+)+$")  # 4-6-7, 8-1, 5+1: a counter's printed numbers
+
+
+def counter_text(unit: UnitBase) -> str:
+    """"G1 4-6-7", "M1 3-5-5 US Marine rifle squad": the id, the numbers printed on the counter (from its
+    name, else its FP, range and morale, the reduced side's when reduced), then the rest of its name;
+    the numbers come first so that a label cut short keeps them."""
+    words = unit.name.split()
+    values = next((w for w in reversed(words) if _VALUES.match(w)), None)
+    if values is not None:
+        words.remove(values)
+    elif getattr(unit, "kind", "") in ("leader", "hero") and getattr(unit, "morale", 0):
+        morale = getattr(unit, "current_morale", getattr(unit, "morale", 0))
+        leadership = getattr(unit, "current_leadership", getattr(unit, "leadership", 0))
+        values = f"{morale}{leadership:+d}"
+    elif getattr(unit, "kind", "") != "sw":
+        numbers = [getattr(unit, f"current_{n}", getattr(unit, n, None)) for n in ("fp", "range", "morale")]
+        if all(isinstance(n, int) for n in numbers) and any(numbers):
+            values = "-".join(str(n) for n in numbers)
+    rest = " ".join(part for part in (values, " ".join(words)) if part)
+    return f"{unit.id}  {rest}" if rest else unit.id  # two spaces: the font's one is narrow
+
+
+def markers(ruleset: Ruleset, unit: UnitBase) -> list[str]:
+    """The markers on a counter (the states of a CD stand) in the words of the status board: the
+    ruleset's flags and marker words (broken, pinned, Prep Fire, Move marker...), then the order a
+    unit was given, where its model has one (CD's Orders Summary)."""
+    words = [word for flag, word in ruleset.status_flags if getattr(unit, flag, False) is True]
+    words += ruleset.marker_words(unit)
+    order = getattr(unit, "order", None)
+    if isinstance(order, str) and order:
+        words.append(f"{order} orders")
+    return words
+
+
+def location_markers(location: Location) -> list[str]:
+    found = [f"Residual {location.residual_fp} FP"] if location.residual_fp else []
+    return found + (["SMOKE"] if location.smoke else [])
+
+
+# --- the latest fire ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Shot:
+    """The latest fire: the side that fired, the Locations it fired from, the target Location."""
+
+    side: int | None
+    sources: tuple[str, ...]
+    target: str
+
+
+def latest_fire(game: Game, entries: Iterable[dict[str, Any]], undone: Iterable[int] = ()) -> Shot | None:
+    """The newest fire among exported log entries (``LogEntry.export()`` dicts; oldest first) not
+    undone: its firers' Locations (a support weapon's, or its possessor's), and its target.
+    Firers since gone from the map are left out; None when no fire, or no Location to draw."""
+    gone = set(undone)
+    for entry in reversed(list(entries)):
+        order = entry.get("order") or {}
+        if order.get("action") != "fire" or entry.get("seq") in gone or not isinstance(order.get("target"), str):
+            continue
+        in_play = [*game.locations, *(u.location for u in game.units.values() if u.location)]
+        target = next((key for key in in_play if key.casefold() == order["target"].casefold()), None)
+        if target is None:
+            return None
+        sources: list[str] = []
+        for firer in order.get("firers") or []:
+            unit = game.find_unit(str(firer))
+            if unit is None:
+                continue
+            where = unit.location
+            owner = getattr(unit, "owner", None)
+            if where is None and owner and game.find_unit(owner) is not None:
+                where = game.find_unit(owner).location  # type: ignore[union-attr]
+            if where is not None and where not in sources:
+                sources.append(where)
+        side = (entry.get("outcome") or {}).get("actor_side")
+        return Shot(side if isinstance(side, int) else None, tuple(sources), target)
+    return None
+
+
+# --- drawing -----------------------------------------------------------------------------------------
+
+
+@dataclass
+class MapPicture:
+    """The PNG and where things were drawn on it (the tests read the pixels there)."""
+
+    png: bytes
+    size: tuple[int, int]
+    centres: dict[str, Point] = field(default_factory=dict)  # Location (or CD group) -> centre
+    labels: dict[str, Box] = field(default_factory=dict)  # Location (or CD group) -> its label box
+    arrows: list[tuple[Point, Point]] = field(default_factory=list)  # (from, to), the fire
+
+
+def title_of(game: Game) -> str:
+    scenario = f"{game.scenario} · " if game.scenario else ""
+    phase = get_ruleset(game.ruleset).phase_names.get(game.phase, game.phase)
+    return f"{scenario}Turn {game.turn} · {game.side_name(game.active_side)} · {phase}"
+
+
+def _header(draw: ImageDraw.ImageDraw, game: Game, width: int) -> None:
+    draw.text((MARGIN, 9), title_of(game), fill=INK, font=font(TITLE_SIZE))
+    x = width - MARGIN
+    for index in reversed(range(len(game.sides))):
+        name = game.side_name(index)
+        x -= text_size(name, LABEL_SIZE)[0]
+        draw.text((x, 12), name, fill=INK, font=font(LABEL_SIZE))
+        x -= 16
+        draw.rectangle((x, 12, x + 11, 23), fill=side_rgb(index))
+        x -= 14
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line of a stack's label: a Location marker ("place"), a counter (with its side's chip, and
+    its markers when they fit on the line), a counter's markers on a line of their own ("marks"), or
+    the count of counters left out ("more")."""
+
+    kind: str
+    text: str
+    side: int | None = None
+    marks: str = ""
+
+
+def label_rows(ruleset: Ruleset, units: list[UnitBase], extra: list[str], location_id: str = "") -> list[Row]:
+    """The lines of a stack's label, in the stack's order: under the hex id when they fit there
+    (UNDER_ID), else headed by the hex id, at most MAX_ROWS in all."""
+    label_font, small = font(LABEL_SIZE), font(SMALL_SIZE)
+    rows = [Row("place", text) for text in extra]
+    for unit in units:
+        text, marks = counter_text(unit), ", ".join(markers(ruleset, unit))
+        if not marks or CHIP + label_font.getlength(text) + 4 + small.getlength(marks) <= LABEL_W - 8:
+            rows.append(Row("counter", text, unit.side, marks))
+        else:
+            rows += [Row("counter", text, unit.side), Row("marks", marks, unit.side)]
+    if len(rows) > UNDER_ID:
+        rows.insert(0, Row("id", location_id))
+    if len(rows) > MAX_ROWS:
+        keep = MAX_ROWS - 1  # the last line says how many counters are left out
+        if rows[keep - 1].kind == "counter" and rows[keep].kind == "marks":
+            keep -= 1  # a counter is never shown without its markers
+        shown = sum(1 for row in rows[:keep] if row.kind == "counter")
+        rows = rows[:keep] + [Row("more", f"+{len(units) - shown} more")]
+    return rows
+
+
+def _draw_label(draw: ImageDraw.ImageDraw, centre: Point, rows: list[Row]) -> Box:
+    """A stack's label: a white box centred on ``centre``, no wider than the space between two
+    columns of hexes (so neighbours' labels never overlap), each line cut to fit with "…"."""
+    label_font, small = font(LABEL_SIZE), font(SMALL_SIZE)
+    needed = [CHIP + label_font.getlength(r.text) + (4 + small.getlength(r.marks) if r.marks else 0)
+              if r.kind == "counter" else (CHIP if r.kind == "marks" else 0) + small.getlength(r.text) for r in rows]
+    width = min(LABEL_W, math.ceil(max(needed or [0])) + 8)
+    height = LINE * len(rows) + 4
+    x0, y0 = round(centre[0] - width / 2), round(centre[1] - height / 2)
+    box = (x0, y0, x0 + width, y0 + height)
+    draw.rectangle((box[0], box[1], box[2] - 1, box[3] - 1), fill=LABEL_BG, outline=HEX_EDGE)
+    room = width - 8
+    y = y0 + 2
+    for row in rows:
+        if row.kind == "counter":
+            draw.rectangle((x0 + 4, y + 2, x0 + 13, y + 11), fill=side_rgb(row.side))
+            text = fit(row.text, LABEL_SIZE, room - CHIP + 4)
+            draw.text((x0 + CHIP + 4, y), text, fill=INK, font=label_font)
+            if row.marks:
+                draw.text((x0 + CHIP + 8 + label_font.getlength(text), y + 1), row.marks, fill=MARKER_RGB, font=small)
+        elif row.kind == "id":
+            draw.text((x0 + width / 2, y + 1), row.text, fill=INK, font=small, anchor="mt")
+        else:
+            indent = CHIP if row.kind == "marks" else 0
+            colour = INK if row.kind == "more" else MARKER_RGB
+            draw.text((x0 + 4 + indent, y + 1), fit(row.text, SMALL_SIZE, room - indent), fill=colour, font=small)
+        y += LINE
+    return box
+
+
+def _arrow(draw: ImageDraw.ImageDraw, start: Point, end: Point, colour: tuple[int, int, int]) -> None:
+    length = math.dist(start, end)
+    if length < 1:
+        draw.ellipse((end[0] - 14, end[1] - 14, end[0] + 14, end[1] + 14), outline=colour, width=4)
+        return
+    ux, uy = (end[0] - start[0]) / length, (end[1] - start[1]) / length
+    head = 16
+    neck = (end[0] - ux * head, end[1] - uy * head)
+    draw.line((start, neck), fill=colour, width=5)
+    left = (neck[0] - uy * head * 0.55, neck[1] + ux * head * 0.55)
+    right = (neck[0] + uy * head * 0.55, neck[1] - ux * head * 0.55)
+    draw.polygon((end, left, right), fill=colour)
+    draw.ellipse((start[0] - 5, start[1] - 5, start[0] + 5, start[1] + 5), fill=colour)
+
+
+def _hex_map(game: Game, shot: Shot | None) -> MapPicture:
+    ruleset = get_ruleset(game.ruleset)
+    units = [u for u in game.units.values() if not u.eliminated]
+    in_play = list(game.locations) + [u.location for u in units if u.location and u.location not in game.locations]
+    layout = hex_layout(in_play)
+    image = Image.new("RGB", layout.size, WHITE)
+    draw = ImageDraw.Draw(image)
+    _header(draw, game, layout.size[0])
+    located = set(layout.centres.values())
+    for (column, row), centre in layout.grid.items():
+        if centre not in located:
+            draw.polygon(hex_corners(centre), fill=EMPTY_HEX, outline=HEX_EDGE)
+    small = font(SMALL_SIZE)
+    for location_id, centre in layout.centres.items():
+        location = game.locations.get(location_id)
+        terrain = location.terrain if location else "open"
+        draw.polygon(hex_corners(centre), fill=terrain_rgb(terrain), outline=INK, width=1)
+        draw.text((centre[0], centre[1] - HEX_H / 2 + 3), location_id, fill=INK, font=small, anchor="mt")
+        if terrain != "open":
+            draw.text((centre[0], centre[1] + HEX_H / 2 - 3), terrain, fill=INK, font=small, anchor="mb")
+    picture = MapPicture(b"", layout.size, dict(layout.centres))
+    stacks: dict[str, list[UnitBase]] = {}
+    for unit in units:
+        if unit.location is not None:
+            stacks.setdefault(unit.location, []).append(unit)
+    for location_id, centre in layout.centres.items():
+        location = game.locations.get(location_id)
+        extra = location_markers(location) if location else []
+        stack = stacks.get(location_id, [])
+        if stack or extra:
+            picture.labels[location_id] = _draw_label(draw, centre, label_rows(ruleset, stack, extra, location_id))
+    if shot is not None and shot.target in layout.centres:
+        end = layout.centres[shot.target]
+        for source in shot.sources or (shot.target,):
+            start = layout.centres.get(source)
+            if start is not None:
+                _arrow(draw, start, end, side_rgb(shot.side))
+                picture.arrows.append((start, end))
+    off = [f"{u.id}" for u in units if u.location is None]
+    left_out = len(set(in_play) - set(layout.centres))
+    notes = (["Off board: " + ", ".join(off)] if off else []) + (
+        [f"{left_out} more Locations not drawn (too far from the others, or too many)"] if left_out else [])
+    if notes:
+        draw.text((MARGIN, layout.size[1] - MARGIN + 2), fit("; ".join(notes), SMALL_SIZE, layout.size[0] - 2 * MARGIN),
+                  fill=INK, font=small, anchor="lb")
+    picture.png = png(image, MAP_PALETTE)
+    return picture
+
+
+# --- the table top (Command Decision) ----------------------------------------------------------------
+
+STAND_W, STAND_H = 132, 40
+GROUP_PAD = 10
+GROUP_COLUMNS = 3  # groups side by side
+
+
+def _table_groups(game: Game) -> tuple[str, dict[str, list[UnitBase]]]:
+    stands = [u for u in game.units.values() if not u.eliminated]
+    if any(u.location for u in stands):
+        groups: dict[str, list[UnitBase]] = {}
+        for u in sorted(stands, key=lambda u: (u.location is None, u.location or "")):
+            groups.setdefault(u.location or "off the table", []).append(u)
+        return "position", groups
+    groups = {}
+    for u in sorted(stands, key=lambda u: (u.side, getattr(u, "company", ""))):
+        company = getattr(u, "company", "") or "no company"
+        groups.setdefault(f"{game.side_name(u.side)}: {company}", []).append(u)
+    return "company", groups
+
+
+def _table_top(game: Game) -> MapPicture:
+    kind, groups = _table_groups(game)
+    ruleset = get_ruleset(game.ruleset)
+    per_row = 2
+    boxes: dict[str, Box] = {}
+    x = y = 0
+    row_height = 0
+    group_w = per_row * STAND_W + (per_row + 1) * GROUP_PAD
+    for i, (name, stands) in enumerate(groups.items()):
+        if i and i % GROUP_COLUMNS == 0:
+            x, y = 0, y + row_height + GROUP_PAD
+            row_height = 0
+        rows = math.ceil(len(stands) / per_row)
+        height = 24 + rows * (STAND_H + GROUP_PAD) + GROUP_PAD // 2
+        boxes[name] = (MARGIN + x, HEADER + MARGIN + y, MARGIN + x + group_w, HEADER + MARGIN + y + height)
+        x += group_w + GROUP_PAD
+        row_height = max(row_height, height)
+    width = max([420] + [b[2] + MARGIN for b in boxes.values()])
+    height = max([HEADER + 3 * MARGIN] + [b[3] + MARGIN for b in boxes.values()])
+    image = Image.new("RGB", (width, height), WHITE)
+    draw = ImageDraw.Draw(image)
+    _header(draw, game, width)
+    picture = MapPicture(b"", (width, height))
+    label_font, small = font(LABEL_SIZE), font(SMALL_SIZE)
+    for name, box in boxes.items():
+        location = game.locations.get(name) if kind == "position" else None
+        fill = terrain_rgb(location.terrain) if location else (245, 245, 240)
+        draw.rounded_rectangle(box, radius=8, fill=fill, outline=HEX_EDGE)
+        title = name if location is None or location.terrain == "open" else f"{name} ({location.terrain})"
+        draw.text((box[0] + GROUP_PAD, box[1] + 6), title, fill=INK, font=label_font)
+        picture.centres[name] = ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
+        picture.labels[name] = box
+        for j, stand in enumerate(groups[name]):
+            sx = box[0] + GROUP_PAD + (j % per_row) * (STAND_W + GROUP_PAD)
+            sy = box[1] + 24 + (j // per_row) * (STAND_H + GROUP_PAD)
+            draw.rectangle((sx, sy, sx + STAND_W - 1, sy + STAND_H - 1), fill=WHITE, outline=side_rgb(stand.side),
+                           width=3)
+            draw.rectangle((sx, sy, sx + 8, sy + STAND_H - 1), fill=side_rgb(stand.side))
+            draw.text((sx + 13, sy + 5), fit(f"{stand.id}  {stand.name}", LABEL_SIZE, STAND_W - 18), fill=INK,
+                      font=label_font)
+            marks = markers(ruleset, stand)
+            states = ", ".join(marks) or str(getattr(stand, "quality", ""))
+            draw.text((sx + 13, sy + 22), fit(states, SMALL_SIZE, STAND_W - 18), fill=MARKER_RGB if marks else INK,
+                      font=small)
+    picture.png = png(image, MAP_PALETTE)
+    return picture
+
+
+def map_png(game: Game, shot: Shot | None = None) -> MapPicture:
+    """The picture of a game, as its ruleset's ``board`` says: hexes (ASL, NHiS), or the table top (CD)."""
+    with DRAWING:
+        if get_ruleset(game.ruleset).board == "table":
+            return _table_top(game)
+        return _hex_map(game, shot)
+
+
+class MapCache:
+    """The last few pictures, by the log's head hash (which fixes the state and the latest fire):
+    a map asked for again (the Map button pressed twice, by two players) is not drawn again."""
+
+    def __init__(self, size: int = 16):
+        self.size = size
+        self._pictures: OrderedDict[str, MapPicture] = OrderedDict()
+        self.hits = self.misses = 0
+
+    def get(self, key: str) -> MapPicture | None:
+        picture = self._pictures.get(key)
+        if picture is None:
+            self.misses += 1
+            return None
+        self._pictures.move_to_end(key)
+        self.hits += 1
+        return picture
+
+    def put(self, key: str, picture: MapPicture) -> None:
+        self._pictures[key] = picture
+        self._pictures.move_to_end(key)
+        while len(self._pictures) > self.size:
+            self._pictures.popitem(last=False)

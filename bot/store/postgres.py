@@ -1,0 +1,585 @@
+"""The PostgreSQL store (asyncpg): several bot processes, each with its own shards, on one database.
+
+Chosen by the database setting: ``REFEREE_DATABASE=postgresql://user@host/dbname`` (a path keeps
+SQLite; ``bot.store.open_store``). Install the extra: ``pip install 'referee[postgres]'``.
+
+The same guarantees as the SQLite store, held by PostgreSQL itself rather than by one process:
+- A command's state and its log entry commit together: one transaction per write.
+- Exactly once across processes: ``log_entries_interaction`` is a unique index, so a re-delivered
+  interaction that another process logged first cannot be logged twice; the loser's write raises
+  ``DuplicateInteraction`` and the service answers from the log.
+- The commands of one channel run one at a time across processes: ``channel_lock`` takes a
+  session advisory lock keyed on the channel for the whole command (load, resolve, write), on a
+  connection that the command's own reads and writes then use, so one command costs one pooled
+  connection. A process that dies mid-command drops its connection, and PostgreSQL its lock. The
+  optimistic check of every write (``last_seq`` and ``head_hash`` unchanged since the load) stays
+  as the last guard: no lost update even for a caller that skips the lock.
+- The rows read back as the same ``StoredGame``, ``LogEntry`` and ``UndoRequest`` as SQLite's
+  (shared row readers, ``bot.store.sqlite``), so the hash chain, replay and verify are one code.
+
+Its schema has its own numbered migrations (``bot/store/pg_migrations``), applied at start-up in
+one transaction under an advisory lock: processes starting together migrate once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import AsyncIterator, Callable
+from contextvars import ContextVar
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from bot.core.game import Game
+from bot.record.chain import GENESIS_HASH, LogEntry
+
+from .base import (MAX_LOG_ENTRIES, ActiveGameExists, DatabaseUnusable, DuplicateInteraction, LogFull, QuietGame,
+                   SchemaTooNew, ServerGames, StaleGame, StorageUnavailable, Store, StoredGame, StoreError,
+                   UndoRequest, UndoStatus)
+from .sqlite import _entry, _entry_params, _stored, _undo, _undo_params, _utc_now, migrations
+
+try:  # the optional extra `postgres`
+    import asyncpg
+except ImportError:  # pragma: no cover - the SQLite-only install
+    asyncpg = None
+
+log = logging.getLogger(__name__)
+
+MIGRATIONS_DIR = Path(__file__).with_name("pg_migrations")
+MIGRATION_LOCK = 0x5265_6665_7265_6501  # advisory lock key of the migrations ("Referee" + 1)
+POOL_SIZE = 20  # connections per process: commands in flight at once, each holding one
+SHOWN_FLUSH_SECONDS = 0.25  # results seen wait at most this long to go off the unshown list
+
+_GAME_COLUMNS = "id, channel_id, guild_id, ruleset, status, created_at, state, last_seq, head_hash"
+_ENTRY_COLUMNS = ("game_id, seq, time, actor, command, order_json, dice, manual, outcome, "
+                  "state_hash, prev_hash, hash, interaction_id, rules_version, dice_proof")
+_UNDO_COLUMNS = ("id, game_id, target_seq, head_seq, head_hash, proposer, proposed_at, expires_at, "
+                 "state_before, status, answered_by, answered_at, interaction_id, channel_id, message_id")
+_ENTRY_VALUES = ", ".join(f"${n}" for n in range(1, 16))
+_UNDO_VALUES = ", ".join(f"${n}" for n in range(1, 15))
+
+# A command's whole write in one statement (one round trip, atomic as any statement): the game
+# moves on only if nobody wrote since it was loaded (the WHERE is an optimistic lock), and the entry
+# (and its unshown mark, for an interaction's) go in only if it did. Returns 1, or 0 when stale.
+_WRITE = (
+    "WITH moved AS (UPDATE games SET state = $1, last_seq = $2, head_hash = $3, "
+    "status = CASE WHEN $4 THEN 'ended' ELSE status END, ended_at = CASE WHEN $4 THEN $5 ELSE ended_at END "
+    "WHERE id = $6 AND status = 'active' AND last_seq = $7 AND head_hash = $8 RETURNING id, channel_id), "
+    f"logged AS (INSERT INTO log_entries ({_ENTRY_COLUMNS}) SELECT $9::bigint, $10::integer, $11::text, "
+    "$12::bigint, $13::text, $14::text, $15::text, $16::boolean, $17::bytea, $18::text, $19::text, $20::text, "
+    "$21::bigint, $22::integer, $23::text FROM moved RETURNING seq), "
+    "unshown AS (INSERT INTO unshown_entries (game_id, seq, channel_id) SELECT id, $10::integer, channel_id "
+    "FROM moved WHERE $21::bigint IS NOT NULL RETURNING seq) "
+    "SELECT count(*) FROM moved")
+
+# the connection the current task holds with a channel's lock: (task, connection, store)
+_HELD: ContextVar[tuple[asyncio.Task[Any] | None, Any, PostgresStore] | None] = ContextVar(
+    "referee_pg_held", default=None)
+
+
+def is_postgres(database: str | Path) -> bool:
+    """Does the database setting name a PostgreSQL server (``postgresql://`` or ``postgres://``)?"""
+    return str(database).startswith(("postgresql://", "postgres://"))
+
+
+def redacted(dsn: str) -> str:
+    """The DSN without its password, for logs and messages."""
+    parts = urlsplit(dsn)
+    if parts.password is None:
+        return dsn
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit(parts._replace(netloc=f"{parts.username}:***@{host}"))
+
+
+def pg_migrations() -> list[tuple[int, str, str]]:
+    return migrations(MIGRATIONS_DIR)
+
+
+def _entry_row(entry: LogEntry) -> tuple[Any, ...]:
+    params = list(_entry_params(entry))  # the same values SQLite stores (outcome compressed)
+    params[7] = bool(params[7])  # manual: BOOLEAN here
+    return tuple(params)
+
+
+def _unreachable(exc: BaseException) -> StorageUnavailable:
+    return StorageUnavailable("The game's database cannot be reached just now, so this order was not saved "
+                              "(nothing changed): give it again in a minute.", "unreachable")
+
+
+def _fault(exc: BaseException) -> StorageUnavailable | None:
+    """The players' side of a database that cannot take a command, or None for anything else."""
+    if asyncpg is None:
+        return None
+    if isinstance(exc, asyncpg.DiskFullError):
+        return StorageUnavailable("The bot's database disk is full, so this order was not saved (nothing "
+                                  "changed). The bot's host has been told; give the order again once there is "
+                                  "room.", "full")
+    if isinstance(exc, (OSError, asyncpg.PostgresConnectionError, asyncpg.InterfaceError,
+                        asyncpg.CannotConnectNowError, asyncpg.TooManyConnectionsError,
+                        asyncpg.AdminShutdownError, asyncpg.ConnectionFailureError)):
+        return _unreachable(exc)
+    return None
+
+
+async def _reset(conn: Any) -> None:
+    """What the pool does to a connection given back: nothing but ending a transaction left open
+    (none is: every one is a context manager). asyncpg's default (unlock every advisory lock, RESET
+    ALL, ...) costs a round trip per read; the store sets no session state, and the channel's lock
+    is let go explicitly (``channel_lock``)."""
+    if conn.is_in_transaction():
+        await conn.execute("ROLLBACK")
+
+
+class PostgresStore(Store):
+    def __init__(self, pool: Any, *, max_entries: int = MAX_LOG_ENTRIES, label: str = "postgresql"):
+        self._pool = pool
+        self.max_entries = max_entries
+        self.label = label  # the DSN without its password
+        self._shown: list[tuple[int, int]] = []
+        self._shown_flush: asyncio.TimerHandle | None = None
+        self._flushing: set[asyncio.Task[None]] = set()
+
+    @classmethod
+    async def open(cls, dsn: str, *, max_entries: int = MAX_LOG_ENTRIES, upto: int | None = None,
+                   pool_size: int = POOL_SIZE, checkpoint_every: int | None = None) -> PostgresStore:
+        """Connect a pool to ``dsn`` and migrate the schema (up to ``upto``). A server that cannot
+        serve (unreachable, no such database, refused login) raises DatabaseUnusable: one line
+        naming it (without the password) and what to do."""
+        if asyncpg is None:
+            raise DatabaseUnusable("REFEREE_DATABASE names a PostgreSQL server, but asyncpg is not installed: "
+                                   "install the bot with its postgres extra (pip install 'referee[postgres]')")
+        label = redacted(dsn)
+        try:
+            pool = await asyncpg.create_pool(dsn, min_size=1, max_size=pool_size, command_timeout=60,
+                                             reset=_reset)
+        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, asyncio.TimeoutError) as exc:
+            raise DatabaseUnusable(f"database {label} cannot be used ({type(exc).__name__}: {exc}): check the "
+                                   "server is running, the database exists and the user may log in") from None
+        try:
+            async with pool.acquire() as conn:
+                await migrate(conn, upto=upto)
+        except BaseException:
+            await pool.close()
+            raise
+        return cls(pool, max_entries=max_entries, label=label)
+
+    async def close(self) -> None:
+        if self._shown_flush is not None:
+            self._shown_flush.cancel()
+            self._shown_flush = None
+        if self._flushing:
+            await asyncio.gather(*self._flushing, return_exceptions=True)
+        if self._shown:
+            with contextlib.suppress(Exception):
+                await self._flush_shown_now()
+        await self._pool.close()
+
+    async def version(self) -> int:
+        async with self._connection() as conn:
+            return await schema_version(conn)
+
+    # --- connections and the channel's lock ---
+
+    def _held(self) -> Any:
+        held = _HELD.get()
+        if held is not None and held[2] is self and held[0] is asyncio.current_task():
+            return held[1]
+        return None
+
+    @contextlib.asynccontextmanager
+    async def _connection(self) -> AsyncIterator[Any]:
+        """The connection this task holds with a channel's lock, else one from the pool; a
+        connection lost or refused becomes StorageUnavailable (the players' words)."""
+        held = self._held()
+        try:
+            if held is not None:
+                yield held
+                return
+            async with self._pool.acquire() as conn:
+                yield conn
+        except (StorageUnavailable, asyncpg.PostgresError) as exc:
+            if isinstance(exc, StorageUnavailable) or (fault := _fault(exc)) is None:
+                raise
+            raise fault from None
+        except (OSError, asyncpg.InterfaceError) as exc:
+            raise _unreachable(exc) from None
+
+    @contextlib.asynccontextmanager
+    async def channel_lock(self, channel_id: int) -> AsyncIterator[None]:
+        """Hold the channel across every process on this database (a session advisory lock) for
+        the whole command; the command's reads and writes use the connection holding it."""
+        if self._held() is not None:  # already held by this task (the lock is taken once)
+            yield
+            return
+        try:
+            acquired = self._pool.acquire()
+            conn = await acquired.__aenter__()
+        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+            raise (_fault(exc) or _unreachable(exc)) from None
+        try:
+            try:
+                await conn.execute("SELECT pg_advisory_lock($1)", channel_id)
+            except BaseException:
+                # cancelled (or failed) while waiting: the lock may have been granted meanwhile, so
+                # the session ends here rather than go back to the pool perhaps holding it
+                conn.terminate()
+                raise
+            token = _HELD.set((asyncio.current_task(), conn, self))
+            try:
+                yield
+            finally:
+                _HELD.reset(token)
+                try:
+                    await conn.execute("SELECT pg_advisory_unlock($1)", channel_id)
+                except BaseException:
+                    conn.terminate()  # its session ends, and the lock with it: never back to the pool held
+                    raise
+        finally:
+            await acquired.__aexit__(None, None, None)
+
+    # --- games ---
+
+    async def load_active(self, channel_id: int) -> StoredGame | None:
+        async with self._connection() as conn:
+            row = await conn.fetchrow(f"SELECT {_GAME_COLUMNS} FROM games WHERE channel_id = $1 AND status = 'active'",
+                                      channel_id)
+        return _stored(row) if row else None
+
+    async def load_latest(self, channel_id: int) -> StoredGame | None:
+        async with self._connection() as conn:
+            row = await conn.fetchrow(f"SELECT {_GAME_COLUMNS} FROM games WHERE channel_id = $1 "
+                                      "ORDER BY status = 'active' DESC, id DESC LIMIT 1", channel_id)
+        return _stored(row) if row else None
+
+    async def load_game(self, game_id: int) -> StoredGame | None:
+        async with self._connection() as conn:
+            row = await conn.fetchrow(f"SELECT {_GAME_COLUMNS} FROM games WHERE id = $1", game_id)
+        return _stored(row) if row else None
+
+    async def load_for_command(self, channel_id: int,
+                               interaction_id: int | None) -> tuple[LogEntry | None, StoredGame | None]:
+        async with self._connection() as conn:
+            if interaction_id is not None:
+                logged = await conn.fetchrow(f"SELECT {_ENTRY_COLUMNS} FROM log_entries WHERE interaction_id = $1",
+                                             interaction_id)
+                if logged is not None:
+                    game = await conn.fetchrow(f"SELECT {_GAME_COLUMNS} FROM games WHERE id = $1", logged[0])
+                    return _entry(logged), _stored(game)
+            row = await conn.fetchrow(f"SELECT {_GAME_COLUMNS} FROM games WHERE channel_id = $1 AND status = 'active'",
+                                      channel_id)
+        return None, (_stored(row) if row else None)
+
+    async def create_game(self, channel_id: int, guild_id: int | None, game: Game,
+                          first_entry: Callable[[int], LogEntry]) -> tuple[StoredGame, LogEntry]:
+        state, created_at = game.model_dump_json(), _utc_now()
+        sealed: list[LogEntry] = []
+        try:
+            async with self._connection() as conn, conn.transaction():
+                game_id = await conn.fetchval(
+                    "INSERT INTO games (channel_id, guild_id, ruleset, created_at, state, head_hash) "
+                    "VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
+                    channel_id, guild_id, game.ruleset, created_at, state, GENESIS_HASH)
+                # sealed here, inside the transaction: the entry's hash covers the new game's id
+                sealed.append(entry := first_entry(game_id))
+                await self._insert_entry(conn, entry)
+                await conn.execute("UPDATE games SET last_seq = $1, head_hash = $2 WHERE id = $3",
+                                   entry.seq, entry.hash, game_id)
+        except asyncpg.UniqueViolationError as exc:
+            raise self._unique(exc, sealed[0].interaction_id if sealed else None) from None
+        return StoredGame(id=entry.game_id, channel_id=channel_id, guild_id=guild_id, ruleset=game.ruleset,
+                          status="active", created_at=created_at, game=game, last_seq=entry.seq,
+                          head_hash=entry.hash), entry
+
+    async def append(self, stored: StoredGame, game: Game, entry: LogEntry) -> StoredGame:
+        return await self._write(stored, game, entry, end=False)
+
+    async def end_game(self, stored: StoredGame, entry: LogEntry) -> StoredGame:
+        return await self._write(stored, stored.game, entry, end=True)
+
+    async def _write(self, stored: StoredGame, game: Game, entry: LogEntry, *, end: bool,
+                     undo: tuple[int, int] | None = None) -> StoredGame:
+        """State + entry (+ accepting the undo request ``undo`` = (id, answered_by)) atomically. A
+        command's write is one statement (``_WRITE``: one round trip, its own transaction); an undo's
+        takes a transaction of several."""
+        if entry.seq > self.max_entries + (1 if end else 0):
+            raise LogFull(f"the log holds {self.max_entries} entries, the most one game may have")
+        state = game.model_dump_json()
+        moved_params = (state, entry.seq, entry.hash, end, entry.time, stored.id, entry.seq - 1, entry.prev_hash)
+        try:
+            async with self._connection() as conn:
+                if undo is None:
+                    moved = await conn.fetchval(_WRITE, *moved_params, *_entry_row(entry))
+                else:
+                    async with conn.transaction():
+                        moved = await conn.fetchval(_WRITE, *moved_params, *_entry_row(entry))
+                        if moved == 1:
+                            accepted = await conn.execute(
+                                "UPDATE undo_requests SET status = 'accepted', answered_by = $1, answered_at = $2 "
+                                "WHERE id = $3 AND status = 'pending'", undo[1], entry.time, undo[0])
+                            if accepted != "UPDATE 1":
+                                raise StaleGame(f"undo request {undo[0]} is no longer pending")
+                if moved != 1:
+                    # another process logged this very interaction first: answer from the log
+                    if entry.interaction_id is not None and await conn.fetchval(
+                            "SELECT 1 FROM log_entries WHERE interaction_id = $1", entry.interaction_id):
+                        raise DuplicateInteraction(entry.interaction_id)
+                    raise StaleGame(f"game {stored.id} changed since it was loaded")
+        except asyncpg.UniqueViolationError as exc:
+            raise self._unique(exc, entry.interaction_id) from None
+        return StoredGame(id=stored.id, channel_id=stored.channel_id, guild_id=stored.guild_id,
+                          ruleset=stored.ruleset, status="ended" if end else stored.status,
+                          created_at=stored.created_at, game=game, last_seq=entry.seq, head_hash=entry.hash)
+
+    async def _insert_entry(self, conn: Any, entry: LogEntry) -> None:
+        await conn.execute(f"INSERT INTO log_entries ({_ENTRY_COLUMNS}) VALUES ({_ENTRY_VALUES})", *_entry_row(entry))
+        if entry.interaction_id is not None:  # listed as unshown until its result reaches the channel
+            await conn.execute("INSERT INTO unshown_entries (game_id, seq, channel_id) "
+                               "SELECT id, $2, channel_id FROM games WHERE id = $1", entry.game_id, entry.seq)
+
+    @staticmethod
+    def _unique(exc: Any, entry_interaction: int | None) -> Exception:
+        name = getattr(exc, "constraint_name", "") or ""
+        if name == "log_entries_interaction" and entry_interaction is not None:
+            return DuplicateInteraction(entry_interaction)
+        if name == "games_one_active_per_channel":
+            return ActiveGameExists("the channel already has an active game")
+        return exc
+
+    # --- results saved but not yet seen ---
+
+    async def entry_shown(self, game_id: int, seq: int) -> None:
+        """Off the unshown list within SHOWN_FLUSH_SECONDS, in one statement for all seen meanwhile."""
+        self._shown.append((game_id, seq))
+        if self._shown_flush is None:
+            self._shown_flush = asyncio.get_running_loop().call_later(SHOWN_FLUSH_SECONDS, self._flush_shown)
+
+    def _flush_shown(self) -> None:
+        self._shown_flush = None
+        task = asyncio.ensure_future(self._flush_shown_now())
+        self._flushing.add(task)
+        task.add_done_callback(self._flushing.discard)
+        task.add_done_callback(lambda t: t.cancelled() or t.exception() and log.warning(
+            "results seen stay listed as unshown: %s", t.exception()))
+
+    async def _flush_shown_now(self) -> None:
+        shown, self._shown = self._shown, []
+        if not shown:
+            return
+        try:
+            async with self._pool.acquire() as conn:
+                await conn.executemany("DELETE FROM unshown_entries WHERE game_id = $1 AND seq = $2", shown)
+        except BaseException:
+            self._shown[:0] = shown
+            raise
+
+    async def unshown_entries(self, limit: int = 100) -> list[tuple[int, LogEntry]]:
+        columns = ", ".join("e." + c.strip() for c in _ENTRY_COLUMNS.split(","))
+        async with self._connection() as conn:
+            rows = await conn.fetch(
+                f"SELECT u.channel_id, {columns} FROM unshown_entries u JOIN log_entries e "
+                "ON e.game_id = u.game_id AND e.seq = u.seq ORDER BY e.time, e.seq LIMIT $1", limit)
+        return [(row[0], _entry(tuple(row)[1:])) for row in rows]
+
+    # --- the log ---
+
+    async def entries(self, game_id: int, *, after_seq: int = 0, limit: int = 50) -> list[LogEntry]:
+        async with self._connection() as conn:
+            rows = await conn.fetch(f"SELECT {_ENTRY_COLUMNS} FROM log_entries WHERE game_id = $1 AND seq > $2 "
+                                    "ORDER BY seq LIMIT $3", game_id, after_seq, limit)
+        return [_entry(row) for row in rows]
+
+    async def load_recorded(self, interaction_id: int) -> tuple[LogEntry, StoredGame] | None:
+        entry_columns = ", ".join("e." + c.strip() for c in _ENTRY_COLUMNS.split(","))
+        game_columns = ", ".join("g." + c.strip() for c in _GAME_COLUMNS.split(","))
+        async with self._connection() as conn:
+            row = await conn.fetchrow(f"SELECT {entry_columns}, {game_columns} FROM log_entries e "
+                                      "JOIN games g ON g.id = e.game_id WHERE e.interaction_id = $1", interaction_id)
+        if row is None:
+            return None
+        values = tuple(row)
+        count = _ENTRY_COLUMNS.count(",") + 1
+        return _entry(values[:count]), _stored(values[count:])
+
+    async def entry_by_interaction(self, interaction_id: int) -> LogEntry | None:
+        async with self._connection() as conn:
+            row = await conn.fetchrow(f"SELECT {_ENTRY_COLUMNS} FROM log_entries WHERE interaction_id = $1",
+                                      interaction_id)
+        return _entry(row) if row else None
+
+    # --- moving a server between stores ---
+
+    async def game_ids(self) -> list[int]:
+        async with self._connection() as conn:
+            return [row[0] for row in await conn.fetch("SELECT id FROM games ORDER BY id")]
+
+    async def undo_requests(self, game_id: int) -> list[UndoRequest]:
+        async with self._connection() as conn:
+            rows = await conn.fetch(f"SELECT {_UNDO_COLUMNS} FROM undo_requests WHERE game_id = $1 ORDER BY id",
+                                    game_id)
+        return [_undo(row) for row in rows]
+
+    async def restore_game(self, stored: StoredGame, entries: list[LogEntry], undos: list[UndoRequest]) -> None:
+        ended_at = entries[-1].time if stored.status == "ended" and entries else None
+        try:
+            async with self._connection() as conn, conn.transaction():
+                if await conn.fetchval("SELECT 1 FROM games WHERE id = $1", stored.id):
+                    raise StoreError(f"game {stored.id} already exists in the target database")
+                await conn.execute(
+                    f"INSERT INTO games ({_GAME_COLUMNS}, ended_at) OVERRIDING SYSTEM VALUE "
+                    "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+                    stored.id, stored.channel_id, stored.guild_id, stored.ruleset, stored.status, stored.created_at,
+                    stored.game.model_dump_json(), stored.last_seq, stored.head_hash, ended_at)
+                await conn.executemany(f"INSERT INTO log_entries ({_ENTRY_COLUMNS}) VALUES ({_ENTRY_VALUES})",
+                                       [_entry_row(entry) for entry in entries])
+                await conn.executemany(
+                    f"INSERT INTO undo_requests ({_UNDO_COLUMNS}) OVERRIDING SYSTEM VALUE VALUES "
+                    f"({_UNDO_VALUES}, $15)", [_undo_params(undo) for undo in undos])
+                # the ids handed out next start after the copied ones
+                for table in ("games", "undo_requests"):
+                    await conn.execute(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
+                                       f"greatest((SELECT max(id) FROM {table}), 1))")
+        except asyncpg.UniqueViolationError as exc:
+            raise StoreError(f"game {stored.id} cannot be copied here: {exc}") from None
+
+    # --- undo by consent ---
+
+    async def create_undo(self, request: UndoRequest) -> UndoRequest:
+        columns = _UNDO_COLUMNS.removeprefix("id, ")
+        try:
+            async with self._connection() as conn:
+                request_id = await conn.fetchval(
+                    f"INSERT INTO undo_requests ({columns}) VALUES ({_UNDO_VALUES}) RETURNING id",
+                    *_undo_params(request)[1:])
+        except asyncpg.UniqueViolationError as exc:
+            if exc.constraint_name == "undo_requests_interaction" and request.interaction_id is not None:
+                raise DuplicateInteraction(request.interaction_id) from None
+            raise
+        return UndoRequest(**{**request.__dict__, "id": request_id})
+
+    async def undo_request(self, request_id: int) -> UndoRequest | None:
+        async with self._connection() as conn:
+            row = await conn.fetchrow(f"SELECT {_UNDO_COLUMNS} FROM undo_requests WHERE id = $1", request_id)
+        return _undo(row) if row else None
+
+    async def undo_by_interaction(self, interaction_id: int) -> UndoRequest | None:
+        async with self._connection() as conn:
+            row = await conn.fetchrow(f"SELECT {_UNDO_COLUMNS} FROM undo_requests WHERE interaction_id = $1",
+                                      interaction_id)
+        return _undo(row) if row else None
+
+    async def pending_undo(self, game_id: int) -> UndoRequest | None:
+        async with self._connection() as conn:
+            row = await conn.fetchrow(f"SELECT {_UNDO_COLUMNS} FROM undo_requests WHERE game_id = $1 AND "
+                                      "status = 'pending' ORDER BY id DESC LIMIT 1", game_id)
+        return _undo(row) if row else None
+
+    async def settle_undo(self, request_id: int, status: UndoStatus, answered_by: int | None,
+                          answered_at: str) -> bool:
+        async with self._connection() as conn:
+            done = await conn.execute("UPDATE undo_requests SET status = $1, answered_by = $2, answered_at = $3 "
+                                      "WHERE id = $4 AND status = 'pending'", status, answered_by, answered_at,
+                                      request_id)
+        return done == "UPDATE 1"
+
+    async def set_undo_message(self, request_id: int, channel_id: int, message_id: int) -> None:
+        async with self._connection() as conn:
+            await conn.execute("UPDATE undo_requests SET channel_id = $1, message_id = $2 WHERE id = $3",
+                               channel_id, message_id, request_id)
+
+    async def overdue_undos(self, now: str) -> list[UndoRequest]:
+        async with self._connection() as conn:
+            rows = await conn.fetch(f"SELECT {_UNDO_COLUMNS} FROM undo_requests WHERE status = 'pending' "
+                                    "AND expires_at <= $1 ORDER BY id", now)
+        return [_undo(row) for row in rows]
+
+    async def apply_undo(self, stored: StoredGame, game: Game, entry: LogEntry, request_id: int,
+                         answered_by: int) -> StoredGame:
+        return await self._write(stored, game, entry, end=False, undo=(request_id, answered_by))
+
+    async def undone(self, game_id: int, *, after_seq: int = 0) -> dict[int, int]:
+        async with self._connection() as conn:
+            rows = await conn.fetch(
+                "SELECT order_json::jsonb -> 'undoes', seq FROM log_entries WHERE game_id = $1 AND seq > $2 "
+                "AND order_json::jsonb ->> 'action' = 'undo'", game_id, after_seq)
+        found = {}
+        for target, seq in rows:
+            target = json.loads(target) if target is not None else None
+            if isinstance(target, int) and not isinstance(target, bool):
+                found[target] = seq
+        return found
+
+    # --- pacing ---
+
+    async def server_games(self, guild_id: int, window: float) -> ServerGames:
+        since = (datetime.now(timezone.utc) - timedelta(seconds=window)).isoformat(timespec="milliseconds")
+        async with self._connection() as conn:
+            row = await conn.fetchrow(
+                "SELECT (SELECT count(*) FROM games WHERE guild_id = $1 AND status = 'active'), "
+                "count(*), min(created_at) FROM games WHERE guild_id = $1 AND created_at >= $2", guild_id, since)
+        return ServerGames(running=row[0], started=row[1], first_started=row[2])
+
+    async def quiet_games(self, due_by: str | None = None) -> list[QuietGame]:
+        # every quiet game with the option set: the pacer checks how long each has been silent
+        columns = ", ".join("g." + c.strip() for c in _GAME_COLUMNS.split(","))
+        async with self._connection() as conn:
+            rows = await conn.fetch(
+                f"SELECT {columns}, e.time, r.seq FROM games g "
+                "JOIN log_entries e ON e.game_id = g.id AND e.seq = g.last_seq "
+                "LEFT JOIN pacing_reminders r ON r.game_id = g.id WHERE g.status = 'active' "
+                "AND coalesce(jsonb_typeof(g.state::jsonb #> '{options,remind_after_hours}'), 'null') <> 'null'")
+        return [QuietGame(_stored(tuple(row)[:9]), row[9], row[10]) for row in rows]
+
+    async def keep_secret(self, commitment: str, secret: bytes) -> None:
+        async with self._connection() as conn:
+            await conn.execute("INSERT INTO held_secrets (commitment, secret, kept_at) VALUES ($1, $2, $3) "
+                               "ON CONFLICT (commitment) DO NOTHING", commitment, bytes(secret),
+                               datetime.now(timezone.utc).isoformat(timespec="milliseconds"))
+
+    async def held_secret(self, commitment: str) -> bytes | None:
+        async with self._connection() as conn:
+            secret = await conn.fetchval("SELECT secret FROM held_secrets WHERE commitment = $1", commitment)
+        return None if secret is None else bytes(secret)
+
+    async def mark_reminded(self, game_id: int, seq: int, sent_at: str) -> None:
+        async with self._connection() as conn:
+            await conn.execute("INSERT INTO pacing_reminders (game_id, seq, sent_at) VALUES ($1, $2, $3) "
+                               "ON CONFLICT (game_id) DO UPDATE SET seq = excluded.seq, sent_at = excluded.sent_at",
+                               game_id, seq, sent_at)
+
+    async def claim_reminder(self, game_id: int, seq: int, sent_at: str) -> bool:
+        async with self._connection() as conn:
+            return await conn.fetchval(
+                "INSERT INTO pacing_reminders (game_id, seq, sent_at) VALUES ($1, $2, $3) "
+                "ON CONFLICT (game_id) DO UPDATE SET seq = excluded.seq, sent_at = excluded.sent_at "
+                "WHERE pacing_reminders.seq <> excluded.seq RETURNING game_id", game_id, seq, sent_at) is not None
+
+
+async def schema_version(conn: Any) -> int:
+    exists = await conn.fetchval("SELECT to_regclass('schema_migrations') IS NOT NULL")
+    if not exists:
+        return 0
+    return int(await conn.fetchval("SELECT coalesce(max(version), 0) FROM schema_migrations"))
+
+
+async def migrate(conn: Any, *, upto: int | None = None) -> int:
+    """Apply the migrations the schema lacks (up to ``upto``) in one transaction, under an
+    advisory lock so that processes starting together migrate once; returns the version reached."""
+    known = pg_migrations()
+    async with conn.transaction():
+        await conn.execute("SELECT pg_advisory_xact_lock($1)", MIGRATION_LOCK)
+        await conn.execute("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, "
+                           "name TEXT NOT NULL, applied_at TEXT NOT NULL)")
+        current = await schema_version(conn)
+        if current > len(known):
+            raise SchemaTooNew(f"the database is at schema version {current}, newer than this bot knows "
+                               f"({len(known)}): run a newer version of the bot")
+        target = len(known) if upto is None else upto
+        for number, name, sql in known[current:target]:
+            await conn.execute(sql)
+            await conn.execute("INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)",
+                               number, name, _utc_now())
+    return await schema_version(conn)

@@ -1,0 +1,105 @@
+"""/game map and the Map button of /game status end to end: the real bot, the loopback Discord
+(the picture uploaded as a multipart attachment, as discord.py sends it), a real SQLite file."""
+
+import threading
+
+import bot.maps
+from bot.pictures import hex_layout, latest_fire, map_png
+from bot.pictures.battlefield import TERRAIN_RGB
+from bot.pictures.draw import SIDE_RGB
+from tests.cogs.conftest import BOB, CAROL
+from tests.cogs.helpers import GM_ACTOR, asl_game, cd_game, nhis_game
+from tests.test_map import decode, near
+
+
+def picture_of(reply):
+    (sent,) = reply.files
+    assert sent.filename == "map.png"
+    assert reply.embeds[0]["image"]["url"] == "attachment://map.png"
+    (attachment,) = reply.message.attachments
+    assert (attachment["filename"], attachment["content_type"], attachment["size"]) == (
+        "map.png", "image/png", len(sent.data))
+    assert (attachment["width"], attachment["height"]) == decode(sent.data).size
+    return sent.data
+
+
+async def test_game_map_draws_the_stacks_terrain_and_latest_fire_in_a_worker(table, monkeypatch):
+    await asl_game(table, phase="PFPh")
+    await table.send("fire", {"firers": "A1 A2 G1", "target": "B5", "range": 2, "dice": "4 2 3 2 2 4 5 4"})
+    threads = []
+
+    def drawn_where(*args):  # the real drawing, noting the thread it ran in
+        threads.append(threading.current_thread())
+        return map_png(*args)
+
+    monkeypatch.setattr(bot.maps, "map_png", drawn_where)
+    bot.maps.PICTURES._pictures.clear()
+    reply = await table.send("game map", user=CAROL)  # anyone may look
+    assert not reply.ephemeral
+    assert reply.embeds[0]["title"] == "Test: turn 1"
+    assert reply.embeds[0]["color"] == 0x4A7AB5  # the Germans act
+    data = picture_of(reply)
+    assert threads and threads[0] is not threading.main_thread()  # off the event loop's thread
+
+    game = await table.game()
+    field = await table.bot.referee.battlefield(table.channel)
+    assert data == map_png(game, latest_fire(game, field.entries, field.undone)).png  # the picture the bot sent
+    image = decode(data)
+    centres = hex_layout(list(game.locations) + [u.location for u in game.units.values()]).centres
+    a4, b5 = centres["A4"], centres["B5"]
+    middle = ((a4[0] + b5[0]) / 2, (a4[1] + b5[1]) / 2)
+    assert near(image, middle, SIDE_RGB[0], reach=1)  # the fire, A4 -> B5, in the Germans' colour
+    assert image.getpixel((round(b5[0] - 30), round(b5[1] - 40))) == TERRAIN_RGB["woods"]
+
+    again = await table.send("game map")
+    assert picture_of(again) == data and len(threads) == 1  # the cache: not drawn again
+
+
+async def test_the_map_button_under_game_status_shows_the_map_to_the_presser(table):
+    await asl_game(table)
+    status = await table.send("game status")
+    game_id = await table.bot.referee.game_id(table.channel)
+    buttons = [b for row in status.message.components for b in row["components"]]
+    assert [(b["label"], b["custom_id"]) for b in buttons] == [("Map", f"map:{game_id}")]
+    pressed = await table.fake.click(status.message, f"map:{game_id}", user_id=BOB)
+    assert pressed.ephemeral
+    data = picture_of(pressed)
+    image = decode(data)
+    game = await table.game()
+    a4 = hex_layout(list(game.locations) + [u.location for u in game.units.values()]).centres["A4"]
+    label = image.crop((max(0, round(a4[0]) - 150), round(a4[1]) - 40, round(a4[0]) + 150, round(a4[1]) + 40))
+    assert SIDE_RGB[0] in set(label.getdata()) and SIDE_RGB[1] not in set(label.getdata())
+
+
+async def test_an_old_games_map_button_says_so(table):
+    await asl_game(table)
+    status = await table.send("game status")
+    custom_id = status.message.components[0]["components"][0]["custom_id"]
+    await table.bot.referee.end_game(table.channel, GM_ACTOR)
+    await nhis_game(table)
+    refused = await table.fake.click(status.message, custom_id, user_id=BOB)
+    assert refused.ephemeral and refused.files == []
+    assert refused.embeds[0]["description"] == ("this Map button belongs to an earlier game of this channel: "
+                                                "/game map shows this one")
+
+
+async def test_an_nhis_map(table):
+    await nhis_game(table)
+    image = decode(picture_of(await table.send("game map")))
+    game = await table.game()
+    centres = hex_layout(game.locations).centres
+    assert set(centres) == {"A1", "B1"}
+    assert image.getpixel((round(centres["B1"][0]) + 20, round(centres["B1"][1]) - 25)) == TERRAIN_RGB["open"]
+
+
+async def test_cd_table_top_by_position(table):
+    await cd_game(table)
+    image = decode(picture_of(await table.send("game map")))
+    colours = set(image.getdata())
+    assert SIDE_RGB[0] in colours and SIDE_RGB[1] in colours
+
+
+async def test_no_game_no_map(table):
+    refused = await table.send("game map")
+    assert refused.ephemeral and refused.files == []
+    assert refused.embeds[0]["description"].startswith("There is no game in this channel")

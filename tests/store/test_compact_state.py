@@ -1,0 +1,149 @@
+"""The state written once, compactly (issue 14): one encoding of the game per command, whose bytes
+are both what the entry's state hash covers and the row the store writes (compressed, with the
+order of the units and Locations, which canonical JSON does not keep); and reminders found through
+an index on the time a game is due for one, not by reading every game's state."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import zlib
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from bot.core.game import Game
+from bot.core.rulesets.asl.models import AslUnit
+from bot.record.chain import saved_state
+from bot.service import Referee
+from bot.store import SqliteStore
+from bot.store.sqlite import unpack_state
+
+from .helpers import CHANNEL, GM, GUILD, asl_squad, open_store, raw, seated_asl_game
+
+
+@pytest.fixture
+async def store(tmp_path):
+    store = await open_store(tmp_path)
+    yield store
+    await store.close()
+
+
+def _db(tmp_path):
+    return tmp_path / "data" / "referee.sqlite3"
+
+
+async def test_the_row_and_the_state_hash_come_from_one_dump_and_the_row_keeps_the_games_order(store, tmp_path):
+    referee = Referee(store)
+    await seated_asl_game(referee)
+    for unit, side, where in (("R9", 1, "C5"), ("R2", 1, "C5"), ("A10", 0, "B5")):  # out of sorted order
+        await referee.act(CHANNEL, GM, asl_squad(unit, side, where), command="/unit add")
+    [(kind, stored, last_state_hash)] = raw(
+        _db(tmp_path), "SELECT typeof(g.state), g.state, e.state_hash FROM games g "
+        "JOIN log_entries e ON e.game_id = g.id AND e.seq = g.last_seq")
+    assert kind == "blob"
+    game = await referee.game(CHANNEL)
+    saved = saved_state(game)
+    assert zlib.decompress(stored).decode() == saved.ordered
+    assert hashlib.sha256(saved.text.encode()).hexdigest() == last_state_hash
+    assert json.loads(saved.text) == json.loads(saved.ordered)  # the same content, in two orders
+    assert list(game.units) == ["A1", "R1", "R9", "R2", "A10"]
+    assert unpack_state(stored) == game
+    assert len(stored) < len(game.model_dump_json()) / 4
+
+
+async def test_every_mapping_of_the_state_keeps_its_order(store):
+    referee = Referee(store)
+    options = {"undo_minutes": 5, "remind_after_hours": 3, "details": "always"}
+    await referee.new_game(CHANNEL, GUILD, GM, "cd", ["US", "Germany"], options=options)
+    acted = await referee.act(CHANNEL, GM, {"action": "unit_add", "id": "U1", "type": "us-rifle", "side": 0,
+                                            "location": "E4"}, command="/unit add")
+    game = await referee.game(CHANNEL)  # as the store read it back
+    assert list(game.options) == list(options)
+    assert game.model_dump_json() == acted.game.model_dump_json()  # nested tables too (a CD stand's to-hit bands)
+
+
+async def test_a_command_serializes_the_game_once(store, monkeypatch):
+    referee = Referee(store)
+    await seated_asl_game(referee)
+    calls = []
+    for name in ("model_dump", "model_dump_json"):
+        original = getattr(Game, name)
+
+        def counted(self, *args, _original=original, _name=name, **kwargs):
+            calls.append(_name)
+            return _original(self, *args, **kwargs)
+
+        monkeypatch.setattr(Game, name, counted)
+    await referee.act(CHANNEL, GM, {"action": "unit_move", "unit": "A1", "location": "D4"}, command="/unit move")
+    assert calls == ["model_dump"]  # the seal's encoding, reused by the store
+
+
+def test_no_unit_model_calls_back_into_python_to_serialize_and_late_fields_stay_out_while_unset():
+    assert not AslUnit.__pydantic_decorators__.model_serializers
+    unit = AslUnit(id="A1", type="custom", name="4-6-7", side=0, kind="squad", fp=4, range=6, morale=7)
+    assert "berserk" not in unit.model_dump() and "heroic" not in unit.model_dump_json()
+    assert unit.model_copy(update={"berserk": True}).model_dump()["berserk"] is True
+
+
+async def test_a_text_state_of_an_older_bot_still_loads(store, tmp_path):
+    referee = Referee(store)
+    await seated_asl_game(referee)
+    game = await referee.game(CHANNEL)
+    raw(_db(tmp_path), "UPDATE games SET state = ?", (game.model_dump_json(),))
+    assert await referee.game(CHANNEL) == game
+    assert (await referee.verify(CHANNEL)).ok
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.now = datetime(2026, 3, 1, 12, 0, tzinfo=timezone.utc)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def iso(self, **later: float) -> str:
+        return (self.now + timedelta(**later)).isoformat(timespec="milliseconds")
+
+
+async def test_reminders_are_found_by_their_due_time_through_an_index(store, tmp_path):
+    clock = _Clock()
+    referee = Referee(store, clock=clock)
+    await referee.new_game(1, GUILD, GM, "asl", ["Germans", "Russians"], options={"remind_after_hours": 12})
+    await referee.new_game(2, GUILD, GM, "asl", ["Germans", "Russians"], options={"remind_after_hours": "30"})
+    await referee.new_game(3, GUILD, GM, "asl", ["Germans", "Russians"])  # no reminders
+    await referee.new_game(4, GUILD, GM, "asl", ["Germans", "Russians"], options={"remind_after_hours": -1})
+    assert await store.quiet_games(due_by=clock.iso(hours=11)) == []
+    due = await store.quiet_games(due_by=clock.iso(hours=12))
+    assert [q.game.channel_id for q in due] == [1]
+    assert [q.game.channel_id for q in await store.quiet_games(due_by=clock.iso(hours=31))] == [1, 2]
+    # reminded of this silence: no more until the game moves again, then 12 hours after that entry
+    await store.mark_reminded(due[0].game.id, due[0].game.last_seq, clock.iso(hours=12))
+    assert [q.game.channel_id for q in await store.quiet_games(due_by=clock.iso(hours=31))] == [2]
+    clock.now += timedelta(hours=20)
+    await referee.act(1, GM, {"action": "phase"}, command="/game phase")
+    assert [q.game.channel_id for q in await store.quiet_games(due_by=clock.iso(hours=11))] == [2]
+    assert [q.game.channel_id for q in await store.quiet_games(due_by=clock.iso(hours=12))] == [2, 1]
+    plan = raw(_db(tmp_path), "EXPLAIN QUERY PLAN SELECT id FROM games WHERE status = 'active' "
+               "AND remind_due IS NOT NULL AND remind_due <= '2026'")
+    assert "games_reminder_due" in " ".join(row[-1] for row in plan)
+
+
+async def test_the_upgrade_sets_the_due_time_of_games_that_asked_for_reminders(tmp_path):
+    path = _db(tmp_path)
+    clock = _Clock()
+    old = await SqliteStore.open(path, upto=6)
+    try:
+        referee = Referee(old, clock=clock)
+        await referee.new_game(1, GUILD, GM, "asl", ["Germans", "Russians"], options={"remind_after_hours": 6})
+        await referee.new_game(2, GUILD, GM, "asl", ["Germans", "Russians"])
+        assert {kind for (kind,) in raw(path, "SELECT typeof(state) FROM games")} == {"text"}  # as schema 6 wrote
+    finally:
+        await old.close()
+    store = await SqliteStore.open(path)
+    try:
+        assert raw(path, "SELECT channel_id, remind_due FROM games ORDER BY id") == [
+            (1, clock.iso(hours=6)), (2, None)]
+        assert [q.game.channel_id for q in await store.quiet_games(due_by=clock.iso(hours=6))] == [1]
+    finally:
+        await store.close()

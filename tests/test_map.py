@@ -1,0 +1,394 @@
+"""The battlefield picture, decoded: what is drawn where.
+
+Each test computes where a thing must be from the layout (``hex_layout``, the same function the
+picture is laid out with, given the same Location ids) and reads the decoded PNG's pixels there:
+the stacks' labels at their hexes' centres, a hex's terrain colour, the fire arrow from the
+firers' hexes to the target's, the sides' colours. ``python -m tests.test_map --write`` redraws
+docs/images/map.png, the picture the README shows.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import sys
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from bench.bench_map import sample_game
+from bot.core.api import new_game
+from bot.core.rulesets import get_ruleset
+from bot.core.game import Location
+from bot.core.rulesets.cd.models import CdStand
+from bot.core.rulesets.nhis.models import NhisUnit
+from bot.pictures import MapCache, Shot, chart_png, hex_layout, latest_fire, map_png
+from bot.pictures.battlefield import (EMPTY_HEX, HEX_H, LINE, MARKER_RGB, MAX_OTHERS, MAX_ROWS, RADIUS, STEP_X, STEP_Y,
+                                      TERRAIN_RGB, Row, counter_text, hex_position, label_rows, location_markers,
+                                      markers, terrain_rgb)
+from bot.pictures.draw import SIDE_RGB
+from bot.render import SIDE_COLOURS
+
+ROOT = Path(__file__).resolve().parents[1]
+README_MAP = ROOT / "docs" / "images" / "map.png"
+WHITE = (255, 255, 255)
+
+
+def decode(data: bytes) -> Image.Image:
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    Image.open(io.BytesIO(data)).verify()  # every chunk's CRC
+    return Image.open(io.BytesIO(data)).convert("RGB")
+
+
+def near(image: Image.Image, point: tuple[float, float], colour: tuple[int, int, int], reach: int = 2) -> bool:
+    """``colour`` at ``point`` or within ``reach`` pixels of it (anti-aliased edges)."""
+    x, y = round(point[0]), round(point[1])
+    return any(image.getpixel((x + dx, y + dy)) == colour
+               for dx in range(-reach, reach + 1) for dy in range(-reach, reach + 1))
+
+
+# --- hex ids and the layout -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("location", "position"), [
+    ("A1", (0, 1)), ("B5", (1, 5)), ("b5", (1, 5)), ("Z10", (25, 10)), ("AA3", (26, 3)), ("BB0", (27, 0)),
+    ("0304", (2, 4)), ("0101", (0, 1)),
+    ("Farm", None), ("AB3", None), ("X", None), ("B", None), ("12345", None), ("B5 woods", None),
+])
+def test_hex_ids_read_as_column_and_row(location, position):
+    assert hex_position(location) == position
+
+
+def test_the_layout_puts_neighbours_one_hex_apart_and_a1_between_b0_and_b1():
+    layout = hex_layout(["A1", "B0", "B1", "C1", "B2"])
+    c = layout.centres
+    assert c["A1"][0] == pytest.approx(c["B0"][0] - STEP_X)
+    assert c["A1"][1] == pytest.approx((c["B0"][1] + c["B1"][1]) / 2)  # half a hex lower, as on an ASL board
+    assert c["C1"][1] == pytest.approx(c["A1"][1])
+    for a, b in (("A1", "B0"), ("A1", "B1"), ("B1", "C1"), ("B1", "B2"), ("B0", "B1")):
+        assert math.dist(c[a], c[b]) == pytest.approx(math.sqrt(3) * RADIUS)  # adjacent hexes touch
+    # one hex of margin around those in play: columns A..D, rows 0..3 (no row -1)
+    assert set(layout.grid) == {(col, row) for col in range(0, 4) for row in range(0, 4)}
+
+
+def test_ids_that_are_not_hex_ids_are_laid_out_in_a_row_under_the_grid():
+    layout = hex_layout(["B5", "Farm", "Church", "C5"])
+    farm, church = layout.centres["Farm"], layout.centres["Church"]
+    assert farm[1] == church[1] > max(y for _, y in layout.grid.values())
+    assert church[0] > farm[0]
+    alone = hex_layout(["Farm", "Hill 112"])  # no hex id at all: the row is the map
+    assert alone.grid == {} and alone.centres["Farm"][1] == alone.centres["Hill 112"][1]
+
+
+def test_a_spread_too_wide_stays_a_picture_of_bounded_size():
+    far = hex_layout(["A1", "B2", "A999", "ZZZZ5", *(f"Farm {i}" for i in range(100))])
+    assert set(far.grid) == {(col, row) for col in range(0, 3) for row in range(0, 4)}  # around A1 and B2
+    assert far.centres["A999"][1] > far.centres["B2"][1] and far.centres["ZZZZ5"][1] > far.centres["B2"][1]
+    assert len(far.centres) == 2 + MAX_OTHERS  # A999 and ZZZZ5 with the others, 60 at most
+    assert far.size[0] < 1400 and far.size[1] < 1400  # ten to a row, six rows
+    wide = hex_layout(["A1", "ZZ40", "C3"])  # ZZ40 is column 103: beyond the grid's 36 columns
+    assert max(c for c, _ in wide.grid) < 36 and "ZZ40" in wide.centres
+    game, _shot = sample_game(6)
+    game.locations["A999"] = Location(id="A999")
+    for i in range(70):
+        game.locations[f"Farm {i}"] = Location(id=f"Farm {i}")
+    picture = map_png(game)
+    assert picture.size[1] < 2100 and len(picture.labels) == 6  # the grid, six rows of others; the six stacks
+
+
+def test_the_sides_are_drawn_in_the_embeds_colours():
+    assert SIDE_RGB == tuple(colour.to_rgb() for colour in SIDE_COLOURS)
+
+
+# --- the sample game: 60 counters, 16 hexes, the latest fire -----------------------------------------
+
+
+@pytest.fixture(scope="module")
+def sample():
+    game, shot = sample_game()
+    picture = map_png(game, shot)
+    return game, shot, picture, decode(picture.png)
+
+
+def test_every_stack_is_labelled_at_its_hexs_centre_with_its_sides_chips(sample):
+    game, _shot, picture, image = sample
+    layout = hex_layout(game.locations)
+    assert image.size == layout.size == picture.size
+    stacks = {}
+    for unit in game.units.values():
+        stacks.setdefault(unit.location, []).append(unit)
+    assert len(stacks) == 16 and sum(len(s) for s in stacks.values()) == 60
+    asl = get_ruleset("asl")
+    for location, units in stacks.items():
+        cx, cy = layout.centres[location]
+        x0, y0, x1, y1 = picture.labels[location]
+        assert abs((x0 + x1) / 2 - cx) <= 1 and abs((y0 + y1) / 2 - cy) <= 1, location  # centred on the hex
+        rows = label_rows(asl, units, location_markers(game.locations[location]), location)
+        assert y1 - y0 == LINE * len(rows) + 4  # a line per row: counters, their markers, the Residual FP
+        counters = [(i, row) for i, row in enumerate(rows) if row.kind == "counter"]
+        assert [row.text.split()[0] for _i, row in counters] == [u.id for u in units]
+        for i, row in counters:  # each counter's chip, in its side's colour, on its line
+            chip = (x0 + 8, y0 + 2 + LINE * i + 6)
+            assert image.getpixel(chip) == SIDE_RGB[row.side], (location, row.text)
+        label = image.crop((x0 + 16, y0 + 2, x1 - 2, y1 - 2))
+        assert sum(1 for p in label.getdata() if p != WHITE) > 40 * len(units)  # written, every line
+        if any(row.marks or row.kind == "marks" for row in rows):  # the markers are written in red
+            assert any(p == MARKER_RGB or (p[0] > 150 and p[1] < 90 and p[2] < 90) for p in label.getdata())
+
+
+def test_a_known_hex_is_filled_with_its_terrains_colour(sample):
+    game, shot, _picture, _image = sample
+    game = game.model_copy(deep=True)
+    game.locations["N9"] = Location(id="N9", terrain="woods")  # in play, nobody in it
+    game.locations["N2"] = Location(id="N2", terrain="wooden building")
+    picture = map_png(game, shot)
+    image = decode(picture.png)
+    layout = hex_layout(game.locations)
+    woods, building = layout.centres["N9"], layout.centres["N2"]
+    assert image.getpixel((round(woods[0]), round(woods[1]))) == TERRAIN_RGB["woods"]
+    assert image.getpixel((round(building[0]), round(building[1]))) == TERRAIN_RGB["building"]
+    # a label covers a hex's centre, not the band between it and the hex id: H9 is woods, D6 brush
+    for location, terrain in (("H9", "woods"), ("D6", "brush")):
+        x, y = layout.centres[location]
+        x0, y0, _x1, _y1 = picture.labels[location]
+        assert y0 > y - HEX_H / 2 + 10
+        assert image.getpixel((round(x + 25), y0 - 2)) == TERRAIN_RGB[terrain]
+    # a hex of the grid with no Location in play: the empty colour
+    empty = layout.grid[(13, 5)]  # N5
+    assert image.getpixel((round(empty[0]), round(empty[1]))) == EMPTY_HEX
+    assert terrain_rgb("stone rubble") == TERRAIN_RGB["rubble"] and terrain_rgb("lagoon") != EMPTY_HEX
+
+
+def test_the_latest_fire_is_an_arrow_from_each_firing_hex_to_the_target(sample):
+    game, shot, picture, image = sample
+    layout = hex_layout(game.locations)
+    target = layout.centres["H6"]
+    assert picture.arrows == [(layout.centres["B2"], target), (layout.centres["D3"], target)]
+    germans = SIDE_RGB[0]
+    for start, end in picture.arrows:
+        assert near(image, start, germans)  # the dot at the firers' centre
+        length = math.dist(start, end)
+        ux, uy = (end[0] - start[0]) / length, (end[1] - start[1]) / length
+        for part in (0.25, 0.5, 0.75):
+            assert near(image, (start[0] + (end[0] - start[0]) * part, start[1] + (end[1] - start[1]) * part),
+                        germans, reach=1)
+        assert near(image, (end[0] - ux * 3, end[1] - uy * 3), germans, reach=1)  # the head's tip at the centre
+        assert not near(image, (end[0] + ux * 12, end[1] + uy * 12), germans, reach=0)  # and not beyond it
+    # without the fire, nothing of the Germans' colour along the first arrow's middle
+    plain = decode(map_png(game, None).png)
+    start, end = picture.arrows[0]
+    middle = ((start[0] + end[0]) / 2, (start[1] + end[1]) / 2)
+    assert not near(plain, middle, germans, reach=1)
+
+
+def test_the_sample_renders_well_within_the_time_target(sample):
+    import time
+
+    game, shot, _picture, _image = sample
+    start = time.perf_counter()
+    map_png(game, shot)
+    assert time.perf_counter() - start < 1.0  # the target (150 ms) is measured in bench/bench_map.py
+
+
+def test_pictures_drawn_in_several_threads_at_once_are_each_whole(sample):
+    """The cogs draw in worker threads; a font face is shared: the pictures must not mix."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from bot.stats import tally
+    from tests.test_stats import HAND_DRS
+
+    game, shot, picture, _image = sample
+    stats = tally(HAND_DRS)
+    chart = chart_png(stats)
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        maps = [pool.submit(map_png, game, shot) for _ in range(4)]
+        charts = [pool.submit(chart_png, stats) for _ in range(4)]
+        assert all(f.result().png == picture.png for f in maps)
+        assert all(f.result() == chart for f in charts)
+
+
+# --- what a counter shows, the latest fire from the log, the cache -----------------------------------
+
+
+def test_counters_show_their_values_and_markers():
+    game, _shot = sample_game()
+    squad, leader = game.units["G1"], game.units["G3"]
+    assert counter_text(squad) == "G1  4-6-7" and counter_text(leader) == "G3  8-1"
+    asl, nhis = get_ruleset("asl"), get_ruleset("nhis")
+    squad.broken, squad.pinned, squad.fire_marker, squad.cx = True, True, "final", True
+    assert markers(asl, squad) == ["broken", "pinned", "CX", "Final Fire"]  # the status board's words
+    unnamed = NhisUnit(id="U1", type="custom", name="Rifles", side=0, location="0304", kind="squad", fp=6, range=4,
+                       morale=7, reduced_fp=3, reduced=True, shaken=True, marker="move")
+    assert counter_text(unnamed) == "U1  3-4-7 Rifles"  # the reduced side's numbers, first
+    named = unnamed.model_copy(update={"name": "US Marine rifle squad 3-5-5"})
+    assert counter_text(named) == "U1  3-5-5 US Marine rifle squad"  # the printed numbers, first
+    assert markers(nhis, unnamed) == ["shaken", "reduced", "Move marker"]
+
+
+def test_a_label_fits_between_its_neighbours_and_says_what_it_leaves_out():
+    asl = get_ruleset("asl")
+    game, _shot = sample_game()
+    stack = [u.model_copy(update={"location": "B2"}) for u in list(game.units.values())[:9]]
+    stack[0].broken = stack[0].pinned = True
+    stack[0].fire_marker = "prep"
+    short = label_rows(asl, stack[1:3], [], "B2")
+    assert [r.kind for r in short if r.kind != "marks"] == ["counter", "counter"]  # under the hex id, in the hex
+    assert [r.text for r in short if r.kind == "counter"] == ["R1  4-4-7", "G2  4-6-7"]
+    rows = label_rows(asl, stack, ["Residual 4 FP"], "B2")
+    assert len(rows) <= MAX_ROWS
+    assert [(r.kind, r.text) for r in rows[:4]] == [("id", "B2"), ("place", "Residual 4 FP"), ("counter", "G1  4-6-7"),
+                                                   ("marks", "broken, pinned, Prep Fire")]
+    shown = sum(1 for r in rows if r.kind == "counter")
+    assert rows[-1] == Row("more", f"+{9 - shown} more")
+    game.units = {u.id: u for u in stack}
+    game.locations = {"B2": game.locations["B2"], "C2": Location(id="C2")}
+    picture = map_png(game)
+    x0, y0, x1, y1 = picture.labels["B2"]
+    assert x1 - x0 <= STEP_X - 6 and y1 - y0 <= STEP_Y  # within the hex's column, at most a hex high
+
+
+def test_the_latest_fire_is_read_from_the_log_and_an_undone_one_is_not_drawn():
+    game, _shot = sample_game()
+    entries = [
+        {"seq": 5, "order": {"action": "fire", "firers": ["G1"], "target": "H6"}, "outcome": {"actor_side": 0}},
+        {"seq": 6, "order": {"action": "move", "unit": "R1"}, "outcome": {"actor_side": 1}},
+        {"seq": 7, "order": {"action": "fire", "firers": ["R1", "R9", "R5", "nobody"], "target": "f8"},
+         "outcome": {"actor_side": 1}},
+    ]
+    assert latest_fire(game, entries) == Shot(1, ("F8", "J2"), "F8")  # each firer's hex once; the target's key
+    assert latest_fire(game, entries, undone={7}) == Shot(0, ("B2",), "H6")
+    assert latest_fire(game, entries[1:2]) is None
+    residual = [{"seq": 3, "order": {"action": "fire", "firers": [], "target": "H6"}, "outcome": {}}]
+    assert latest_fire(game, residual) == Shot(None, (), "H6")  # residual FP: drawn as a ring on the target
+    picture = map_png(game, latest_fire(game, residual))
+    assert picture.arrows == [(hex_layout(game.locations).centres["H6"],) * 2]
+
+
+def test_the_cache_keeps_the_newest_pictures():
+    cache = MapCache(size=2)
+    game, shot = sample_game(6)
+    one, two, three = (map_png(game, shot) for _ in range(3))
+    cache.put("a", one)
+    cache.put("b", two)
+    assert cache.get("a") is one  # "a" is now the newest
+    cache.put("c", three)
+    assert cache.get("b") is None and cache.get("a") is one and cache.get("c") is three
+    assert (cache.hits, cache.misses) == (3, 1)
+
+
+# --- No Honor in Surrender, and Command Decision's table top ------------------------------------------
+
+
+def test_an_nhis_map_of_four_digit_hexes_and_a_named_location():
+    game = new_game("nhis", sides=["US", "Japan"], scenario="Hill")
+    for loc, terrain in (("0304", "jungle"), ("0405", "open"), ("0305", "huts")):
+        game.locations[loc] = Location(id=loc, terrain=terrain)
+    game.locations["Cave 1"] = Location(id="Cave 1", terrain="cave")
+    game.units["U1"] = NhisUnit(id="U1", type="custom", name="Rifle", side=0, location="0304", kind="squad", fp=6,
+                                range=4, morale=7)
+    game.units["J1"] = NhisUnit(id="J1", type="custom", name="Rifle", side=1, location="Cave 1", kind="squad", fp=5,
+                                range=4, morale=8, shaken=True)
+    picture = map_png(game, Shot(1, ("Cave 1",), "0304"))
+    image = decode(picture.png)
+    layout = hex_layout(game.locations)
+    assert layout.centres["0405"][0] - layout.centres["0304"][0] == pytest.approx(STEP_X)
+    assert layout.centres["0305"][1] - layout.centres["0304"][1] == pytest.approx(STEP_Y)
+    assert layout.centres["Cave 1"][1] > layout.centres["0305"][1] + HEX_H / 2  # the row under the grid
+    for location, side in (("0304", 0), ("Cave 1", 1)):
+        x0, y0, _x1, _y1 = picture.labels[location]
+        assert image.getpixel((x0 + 8, y0 + 8)) == SIDE_RGB[side]
+    hut = layout.centres["0305"]
+    assert image.getpixel((round(hut[0]), round(hut[1]))) == TERRAIN_RGB["huts"]
+    assert picture.arrows == [(layout.centres["Cave 1"], layout.centres["0304"])]
+
+
+def cd_game(with_positions: bool):
+    game = new_game("cd", sides=["Americans", "Germans"], scenario="Crossroads")
+    stands = [("S1", 0, "Able", "X1"), ("P1", 0, "Able", "X1"), ("P2", 0, "Baker", "X2"), ("G1", 1, "Kampf", "Farm")]
+    for uid, side, company, position in stands:
+        game.units[uid] = CdStand(id=uid, type="custom", name=uid, side=side, company=company,
+                                  location=position if with_positions else None)
+        if with_positions and position not in game.locations:
+            game.locations[position] = Location(id=position, terrain="woods" if position == "Farm" else "open")
+    game.units["P1"].pinned = True
+    return game
+
+
+def test_command_decision_stands_are_laid_out_by_company_without_positions():
+    game = cd_game(with_positions=False)
+    picture = map_png(game)
+    image = decode(picture.png)
+    assert set(picture.labels) == {"Americans: Able", "Americans: Baker", "Germans: Kampf"}
+    for group, sides in (("Americans: Able", {0}), ("Germans: Kampf", {1})):
+        x0, y0, x1, y1 = picture.labels[group]
+        inside = set(image.crop((x0, y0, x1, y1)).getdata())
+        assert SIDE_RGB[next(iter(sides))] in inside and SIDE_RGB[1 - next(iter(sides))] not in inside
+    x0, y0, x1, y1 = picture.labels["Americans: Able"]
+    assert any(p[0] > 150 and p[1] < 90 for p in image.crop((x0, y0, x1, y1)).getdata())  # "Pin" in red
+
+
+def test_command_decision_stands_are_laid_out_by_position_when_they_have_one():
+    game = cd_game(with_positions=True)
+    picture = map_png(game)
+    image = decode(picture.png)
+    assert set(picture.labels) == {"X1", "X2", "Farm"}
+    x0, y0, x1, y1 = picture.labels["Farm"]
+    assert image.getpixel((x1 - 6, y1 - 6)) == TERRAIN_RGB["woods"]  # the position's terrain
+    assert SIDE_RGB[1] in set(image.crop((x0, y0, x1, y1)).getdata())
+
+
+# --- the README's picture ------------------------------------------------------------------------------
+
+
+SAMPLE_SCENARIO = ROOT / "data" / "asl" / "scenarios" / "village-assault.yaml"
+
+
+def scenario_map() -> bytes:
+    """The map of the ASL sample scenario (44 counters), as it stands when loaded."""
+    from bot.core.scenario import build_game
+    from bot.scenario import read
+
+    return map_png(build_game(read(SAMPLE_SCENARIO.read_text(encoding="utf-8")))).png
+
+
+def write_readme_map() -> bytes:
+    data = scenario_map()
+    README_MAP.parent.mkdir(parents=True, exist_ok=True)
+    README_MAP.write_bytes(data)
+    return data
+
+
+def test_the_readme_shows_the_map_of_the_sample_scenario():
+    """docs/images/map.png is the map of data/asl/scenarios/village-assault.yaml drawn by this code
+    (``python -m tests.test_map --write`` redraws it; Pillow's versions may differ by a few bytes) and
+    stays small; the README shows it."""
+    if not README_MAP.exists():
+        write_readme_map()
+    stored, fresh = decode(README_MAP.read_bytes()), decode(scenario_map())
+    assert stored.size == fresh.size
+    differing = sum(1 for a, b in zip(stored.getdata(), fresh.getdata()) if a != b)
+    assert differing < stored.width * stored.height // 100, \
+        "docs/images/map.png is stale: python -m tests.test_map --write"
+    assert README_MAP.stat().st_size < 60 * 1024
+    assert "![" in (ROOT / "README.md").read_text(encoding="utf-8").split("docs/images/map.png")[0][-200:]
+
+
+def test_every_sample_scenario_has_a_map_with_each_stack_labelled():
+    from bot.core.scenario import build_game
+    from bot.scenario import read
+
+    for path in sorted((ROOT / "data").glob("*/scenarios/*.yaml")):
+        game = build_game(read(path.read_text(encoding="utf-8")))
+        picture = map_png(game)
+        decode(picture.png)
+        placed = {u.location for u in game.units.values() if u.location and not u.eliminated}
+        if get_ruleset(game.ruleset).board == "hexes":
+            assert placed <= set(picture.labels), path.name
+        else:  # the table top: a box per position
+            assert placed == set(picture.labels), path.name
+
+
+if __name__ == "__main__":
+    if "--write" in sys.argv:
+        print(f"wrote {README_MAP} ({len(write_readme_map())} bytes)")
