@@ -79,6 +79,24 @@ class FaultLog:
                   what, count)
 
 
+# what a slash option of each type takes, in players' words (discord.py's own message names the converter)
+_OPTION_TYPE_WORDS = {
+    discord.AppCommandOptionType.integer: "a whole number", discord.AppCommandOptionType.number: "a number",
+    discord.AppCommandOptionType.boolean: "yes or no", discord.AppCommandOptionType.user: "a member of this server",
+    discord.AppCommandOptionType.channel: "a channel", discord.AppCommandOptionType.role: "a role",
+    discord.AppCommandOptionType.string: "text",
+}
+
+
+def transformer_refusal(interaction: discord.Interaction, error: app_commands.TransformerError) -> str:
+    """An option Discord delivered that the command cannot read, said as what to type instead."""
+    command = getattr(interaction, "command", None)
+    name = command.qualified_name if command is not None else "name"
+    value = str(error.value)[:30]
+    wanted = _OPTION_TYPE_WORDS.get(error.type, "another value")
+    return f"'{value}' cannot be read here: this option takes {wanted} (/help command:{name} shows each option)"
+
+
 class RefereeTree(app_commands.CommandTree):
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
@@ -111,7 +129,7 @@ class RefereeTree(app_commands.CommandTree):
         if isinstance(original, RulesError):
             await send_ephemeral(interaction, embed=error_embed(original.message, original.rule))
         elif isinstance(error, app_commands.TransformerError):
-            await send_ephemeral(interaction, content=f"That option could not be read: {error}")
+            await send_ephemeral(interaction, embed=error_embed(transformer_refusal(interaction, error)))
         elif isinstance(error, app_commands.CheckFailure):
             await send_ephemeral(interaction, content=str(error) or "You cannot use this command here.")
         elif isinstance(original, discord.HTTPException):

@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -99,6 +100,16 @@ def _players(game: Game, names: Names) -> str:
     return "; ".join(parts)
 
 
+# a user mention as the trail writes it ("<@123> plays Germans"), once escaped for display
+_ESCAPED_MENTION = re.compile(r"<@\u200b?!?([0-9]{1,20})>")
+
+
+def _named(text: str, names: Names) -> str:
+    """A report's line with each player mention replaced by the player's display name: a file is
+    read outside Discord, where a mention is only digits."""
+    return _ESCAPED_MENTION.sub(lambda m: safe(names(int(m[1]))), text)
+
+
 def _entry_markdown(entry: dict[str, Any], names: Names, undone: dict[int, int]) -> list[str]:
     outcome = Outcome.model_validate(entry["outcome"])
     order = entry.get("order") or {}
@@ -106,7 +117,7 @@ def _entry_markdown(entry: dict[str, Any], names: Names, undone: dict[int, int])
     if order.get("action") == UNDO:
         who += f", accepted by {safe(names(order.get('accepted_by')))}"
     heading = f"#{entry['seq']} · {safe(entry['command'])} · {who} · {_time(entry['time'])}"
-    headline = f"**{safe(outcome.headline)}**"
+    headline = f"**{_named(safe(outcome.headline), names)}**"
     lines = [f"#### {heading}", ""]
     if entry["seq"] in undone:
         lines += [f"~~{headline}~~", "", f"*Undone by #{undone[entry['seq']]}: its dice stay in the record.*"]
@@ -116,8 +127,8 @@ def _entry_markdown(entry: dict[str, Any], names: Names, undone: dict[int, int])
     if blocks:
         lines.append("")
     for block in blocks:
-        lines.append(f"- {block.name}")
-        lines += [f"  - {line}" for line in block.lines]
+        lines.append(f"- {_named(block.name, names)}")
+        lines += [f"  - {_named(line, names)}" for line in block.lines]
     lines.append("")
     return lines
 

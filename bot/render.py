@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -535,12 +535,124 @@ def map_embed(game: Game, filename: str) -> discord.Embed:
     return embed
 
 
+def options_embed(game: Game) -> list[discord.Embed]:
+    """Every game option of the game's ruleset with its value here, its default and what it takes."""
+    from bot.core.options import applies, catalogue, current
+
+    ruleset = get_ruleset(game.ruleset)
+    lines = []
+    for option in catalogue(ruleset):
+        if not applies(option, game.variant):
+            continue
+        value = current(game, option)
+        mark = "" if option.name in game.options else " (default)"
+        lines.append(f"**{safe(option.name)}** = {safe(option.shown(value))}{mark}: {safe(option.help)}; "
+                     f"takes {safe(option.takes())}")
+    for side_option in ruleset.side_options:
+        values = ", ".join(f"{safe(side.name)} {getattr(side, side_option.name, None) or 'none'}"
+                           for side in game.sides)
+        lines.append(f"**{side_option.name}** ({safe(side_option.title)}, {side_option.rule}): {values}; "
+                     f"given at /game new ({side_option.name}_1, {side_option.name}_2)")
+    description = ("The game master changes them with `/game options set:name=value` "
+                   "(`name=default` restores the default).")
+    return paginate(f"Game options: {title_of(game.ruleset)}", [Block("Options", tuple(lines))],
+                    colour=NEUTRAL_COLOUR, description=description)
+
+
+@dataclass(frozen=True)
+class CommandInfo:
+    """A slash command as the bot registered it (read from its command tree by the help cog)."""
+
+    path: str  # "game new", "fire"
+    description: str
+    options: tuple[tuple[str, str, bool], ...]  # (name, description, required)
+
+
+def help_embeds(game: Game | None, commands: Sequence[CommandInfo]) -> list[discord.Embed]:
+    """/help: where the game stands, what each side may do now (an example from its own units),
+    which command ends the step; then every command the bot has."""
+    from bot.core.help import may_now, step_ender, where_now
+
+    blocks: list[Block] = []
+    if game is None:
+        description = "No game in this channel: start one with /game new."
+        title = "Help"
+    else:
+        ruleset = get_ruleset(game.ruleset)
+        title = f"Help: {ruleset.title}"
+        description = f"{where_now(game, ruleset)}.\n{step_ender(game, ruleset)}."
+        for side, verdicts in may_now(game, ruleset).items():
+            lines = [f"`{v.example}`" for v in verdicts] or ["nothing of the rules now"]
+            blocks.append(Block(f"{safe(game.side_name(side))} may now", tuple(lines)))
+    blocks.append(Block("Every command (/help command:name explains one)",
+                        tuple(f"/{c.path}: {safe(c.description)}" for c in commands)))
+    return paginate(title, blocks, colour=NEUTRAL_COLOUR, description=description)
+
+
+def command_help_embeds(game: Game | None, command: CommandInfo) -> list[discord.Embed]:
+    """/help command:…: what it does, its options, and, for an order of the channel's ruleset,
+    whether each side may give it now (an example from the game's units, or the refusal's words)."""
+    from bot.core.help import verdict
+
+    ruleset = get_ruleset(game.ruleset) if game is not None else None
+    order_command = ruleset.command(command.path) if ruleset is not None else None
+    options = []
+    for name, text, required in command.options:
+        own = order_command.option(name) if order_command is not None else None
+        if own is not None:  # the channel's ruleset's own words for it
+            text, required = own.description[0].upper() + own.description[1:], own.required
+        elif order_command is not None and name not in order_command.bot_options():
+            continue  # an option of another ruleset's command of that name
+        options.append(f"{safe(name)}{' (required)' if required else ''}: {safe(text)}")
+    blocks = [Block("Options", tuple(options) or ("none",))]
+    if game is not None and ruleset is not None:
+        if order_command is not None:
+            lines = []
+            for side in range(len(game.sides)):
+                found = verdict(game, ruleset, order_command, side)
+                name = safe(game.side_name(side))
+                if found is None:
+                    lines.append(f"{name}: no unit to give it with")
+                elif found.why_not is None:
+                    lines.append(f"{name} may, e.g. `{found.example}`")
+                else:
+                    lines.append(f"{name} may not ({safe(found.why_not)}); e.g. `{found.example}`")
+            blocks.append(Block("Now", tuple(lines)))
+    return paginate(f"/{safe(command.path)}", blocks, colour=NEUTRAL_COLOUR, description=safe(command.description))
+
+
+def unit_info_embeds(game: Game, unit: Any, numbers: str) -> list[discord.Embed]:
+    """/unit info: a unit's numbers, markers and place, and what it may do now (or why not)."""
+    from bot.core.help import unit_verdicts
+
+    ruleset = get_ruleset(game.ruleset)
+    holder = game.find_unit(getattr(unit, "owner", None) or "")
+    carried = [u.id for u in game.units.values() if getattr(u, "owner", None) == unit.id]
+    facts = [f"{safe(game.side_name(unit.side))}, {safe(unit.location or 'off board')}",
+             f"Numbers: {safe(numbers)}", f"Markers: {safe(unit_status(unit))}"]
+    if holder is not None:
+        facts.append(f"Held by {safe(holder.label)}")
+    if carried:
+        facts.append(f"Holds {safe(', '.join(carried))}")
+    lines = []
+    for found in unit_verdicts(game, ruleset, unit):
+        if found.why_not is None:
+            lines.append(f"yes: `{found.example}`")
+        else:
+            lines.append(f"not /{found.command.name}: {safe(found.why_not)}")
+    blocks = [Block("The counter", tuple(facts)),
+              Block(f"Now ({safe(step_name(game, ruleset))})", tuple(lines) or ("no order of the rules",))]
+    return paginate(safe(unit.label), blocks, colour=side_colour(unit.side))
+
+
 # --- the log, undo proposals, dice statistics ----------------------------------------------
 
 
 def entry_line(entry: LogEntry, names: Callable[[Any], str], undone: dict[int, int]) -> str:
-    """"#7 · 2026-11-23 10:54 · alice · /morale · DR 7: white 3, colored 4 (…) · headline"."""
-    parts = [f"#{entry.seq}", f"{entry.time[:10]} {entry.time[11:16]}", safe(names(entry.actor)),
+    """"#7 · <t:1795431240:f> · alice · /morale · DR 7: white 3, colored 4 (…) · headline": the time as
+    Discord's timestamp markup, which each reader sees in their own time zone."""
+    when = f"<t:{int(datetime.fromisoformat(entry.time).timestamp())}:f>"  # each reader's own time zone
+    parts = [f"#{entry.seq}", when, safe(names(entry.actor)),
              safe(entry.command)]
     rolls = [roll_line(roll) for roll in entry.outcome_model().rolls]
     if rolls:
@@ -614,7 +726,7 @@ def seat_embed(kind: str, game: Game, side: int, user: int, by: int) -> discord.
 def stamp(when: datetime) -> str:
     """Discord's timestamp markup: each reader sees it in their own time zone."""
     seconds = int(when.timestamp())
-    return f"<t:{seconds}:t> (<t:{seconds}:R>)"
+    return f"<t:{seconds}:f> (<t:{seconds}:R>)"
 
 
 def proposal_embed(proposal: UndoProposal, answer: UndoAnswer | None = None) -> discord.Embed:
@@ -724,7 +836,19 @@ def percent(p: Any) -> str:
     return f"{value:.1f}%"
 
 
-def odds_embed(preview: Any, game: Game | None, *, before_seq: int | None = None) -> list[discord.Embed]:
+def dice_plan_block(plan: Any) -> Block:
+    """The manual dice an order takes, in the order it uses them (``bot.core.help.dice_plan``)."""
+    lines = [f"{i}. {safe(text)}" for i, text in enumerate(plan.always, 1)]
+    if plan.maybe:
+        lines.append("then, when a result calls for them:")
+        lines += [f"- {safe(text)}" for text in plan.maybe]
+    count = f"{plan.least}" if plan.least == plan.most else f"{plan.least} to {plan.most}"
+    lines.append(f"{count} dice on the paths tried; manual dice (the 'dice' option) go to the rolls in this order")
+    return Block("Dice, in the order they are used", tuple(lines))
+
+
+def odds_embed(preview: Any, game: Game | None, *, before_seq: int | None = None,
+               plan: Any = None) -> list[discord.Embed]:
     """An OddsReport (bot.core.odds) compactly: the results, each unit's end states and the chance
     that at least one unit breaks; machine guns and cowering when the report has them. Nothing was
     rolled or logged. ``before_seq``: the odds a logged roll had (the Odds button on its result)."""
@@ -732,8 +856,15 @@ def odds_embed(preview: Any, game: Game | None, *, before_seq: int | None = None
     words = {**STATE_WORDS, "broken": broken}
     results = " · ".join(f"{safe(name)} {percent(c.p)}" for name, c in preview.results.items())
     blocks = [Block("Results", (results or "—",))]
+    def unit_words(unit_id: str) -> dict[str, str]:
+        # a unit broken before that ends no worse is not "unharmed": it stays broken
+        unit = game.find_unit(unit_id) if game is not None else None
+        was_broken = getattr(unit, "broken", False) or getattr(unit, broken, False)
+        return {**words, "unharmed": f"stays {broken}"} if was_broken else words
+
     units = tuple(f"**{safe(u.name)} {safe(u.unit)}**: "
-                  + " · ".join(f"{words.get(state, safe(state))} {percent(c.p)}" for state, c in u.states.items())
+                  + " · ".join(f"{unit_words(u.unit).get(state, safe(state))} {percent(c.p)}"
+                               for state, c in u.states.items())
                   for u in preview.units)
     if units:
         blocks.append(Block("End state of each unit", units))
@@ -745,6 +876,8 @@ def odds_embed(preview: Any, game: Game | None, *, before_seq: int | None = None
                 + (f" (removed {percent(w.removed.p)})" if w.removed.p else "")
                 + f" · keeps ROF {percent(w.keeps_rof.p)}" for w in preview.weapons]
     blocks.append(Block("Summary", tuple(summary)))
+    if plan is not None:
+        blocks.append(dice_plan_block(plan))
     description = (game_line(game) + "\n" if game is not None else "") + "Exact odds: no dice rolled, nothing logged"
     if before_seq is not None:
         description = f"Before log #{before_seq} was rolled: {description}"
@@ -757,8 +890,14 @@ def odds_embed(preview: Any, game: Game | None, *, before_seq: int | None = None
 _ESCAPE = re.compile(r"\\(.)", re.DOTALL)
 
 
+_TIMESTAMP = re.compile(r"<t:(-?[0-9]{1,12}):[tTdDfFR]>")
+
+
 def _plain(text: str) -> str:
-    """What Discord would display: escapes resolved, zero-width spaces dropped."""
+    """What Discord would display: escapes resolved, zero-width spaces dropped, a timestamp in UTC
+    (Discord shows it in each reader's time zone)."""
+    text = _TIMESTAMP.sub(lambda m: datetime.fromtimestamp(int(m[1]), timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+                          text)
     return _ESCAPE.sub(r"\1", text).replace("\u200b", "")
 
 

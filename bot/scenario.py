@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from bot.core.errors import InvalidOrder
+from bot.core.errors import InvalidOrder, plain_validation
 from bot.core.game import Game
 from bot.core.scenario import Scenario, ScenarioRefused, ScenarioUnit, build_game, scenario_of
 from bot.core.sequence import SEQUENCE
@@ -130,10 +130,9 @@ def _validation_error(root: yaml.Node | None, exc: ValidationError) -> ScenarioF
     if kind == "missing":
         return ScenarioFileError(f"'{path[-1]}' is missing: it is required", line=_line(root, path[:-1]),
                                  field=_field_name(path))
-    value = err.get("input")
-    shown = f" (the file says {value!r})" if isinstance(value, (str, int, float, bool)) else ""
-    return ScenarioFileError(f"{err.get('msg', 'invalid value')}{shown}", line=_line(root, _strip_union(path)),
-                             field=_field_name(_strip_union(path)))
+    where = _strip_union(path)
+    message = plain_validation(err, str(where[-1]) if where else "the file")  # players' words, not pydantic's
+    return ScenarioFileError(message, line=_line(root, where), field=_field_name(where))
 
 
 def _strip_union(path: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -189,8 +188,8 @@ def read(text: str | bytes, *, ruleset: str | None = None, gm: int | None = None
         scenario = apply_overrides(scenario, **overrides)
     except ValidationError as exc:  # what /game new gave does not fit a scenario (a side's name too long)
         err = exc.errors(include_url=False)[0]
-        raise InvalidOrder(f"{_field_name(tuple(err.get('loc', ())))}: {err.get('msg', 'invalid')} (given with the "
-                           "file)", field=str(err.get("loc", ("",))[0])) from None
+        raise InvalidOrder(f"{plain_validation(err, _field_name(tuple(err.get('loc', ()))))} (given with the file)",
+                           field=str(err.get("loc", ("",))[0])) from None
     try:
         build_game(scenario, gm=gm, sequence=sequence)
     except ScenarioRefused as exc:

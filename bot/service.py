@@ -27,6 +27,8 @@ from bot.core.api import order_model, resolve
 from bot.core.dice import (CommittedDice, DiceSource, Roller, ScriptedDice, SystemDice, commitment, contribution_value,
                            new_seed)
 from bot.core.errors import InvalidOrder, RulesError
+from bot.core.help import DicePlan, dice_plan
+from bot.core.options import general
 from bot.core.game import Game
 from bot.core.scenario import Scenario
 from bot.core.sequence import side_to_act
@@ -61,7 +63,7 @@ DICE_STATES_CACHED = 4096  # games whose dice state (commitment, contributions) 
 SEEDS_CACHED = 4096  # dice seeds kept in memory (each also held in the store until revealed)
 CONTRIBUTION_MAX = 200  # characters of a side's dice contribution
 SECRET_KINDS = {"2d6": "two_d6", "d6": "d6", "d10": "d10", "DR": "DR", "dr": "dr"}  # a secret roll's kind -> Roller
-UNDO_MINUTES = 10  # how long an undo proposal waits for its answer; a game option may change it
+UNDO_MINUTES = general("undo_minutes").default  # how long an undo proposal waits (48 hours); the option's default
 
 
 class NoGame(RulesError):
@@ -112,6 +114,7 @@ class Odds:
     report: OddsReport
     game: Game
     entry: LogEntry | None = None
+    plan: DicePlan | None = None  # the manual dice, in the order the order uses them
 
 
 @dataclass(frozen=True)
@@ -490,10 +493,12 @@ class Referee:
         """A new game in the channel; ``setup``: a scenario file's whole set-up (checked by
         ``bot.scenario.read``), made in this one entry, so a bad file creates nothing."""
         # the server's games are counted and the new one created under the server's lock, so two
-        # /game new at once in one server cannot both take its last place (in this process; with
-        # several processes the caps can be passed by the commands in flight at that moment)
+        # /game new at once in one server cannot both take its last place: in this process (an
+        # asyncio lock) and across processes (Store.server_lock: PostgreSQL's advisory lock)
         server_lock = self._server_lock(guild_id) if guild_id is not None else contextlib.nullcontext()
-        async with server_lock, self._lock(channel_id):
+        store_server_lock = (self._store.server_lock(guild_id) if guild_id is not None
+                             else contextlib.nullcontext())
+        async with server_lock, store_server_lock, self._lock(channel_id):
             if (done := await self.recorded(interaction_id)) is not None:
                 return done
             existing = await self._store.load_active(channel_id)
@@ -573,7 +578,7 @@ class Referee:
         report = await self.worker.run(
             odds_preview, stored.game, plain, cost=cost, on_long=on_long, what="this preview",
             instead="preview an attack on a smaller stack, or roll it")
-        return Odds(report, stored.game)
+        return Odds(report, stored.game, plan=dice_plan(stored.game, plain))
 
     async def entry(self, game_id: int, seq: int) -> LogEntry:
         """One entry of a game's log, as logged (the Details button of a result)."""
@@ -1007,7 +1012,7 @@ class Referee:
         status = self._lapse(pending, stored)
         if status is None:
             raise NotAllowed(f"an undo of entry #{pending.target_seq} is already waiting for an answer "
-                             f"(until {pending.expires_at[11:16]} UTC)")
+                             f"(until <t:{int(datetime.fromisoformat(pending.expires_at).timestamp())}:f>)")
         await self._store.settle_undo(pending.id, status, None, self._clock().isoformat(timespec="milliseconds"))
 
     def _lapse(self, request: UndoRequest, stored: StoredGame) -> str | None:
@@ -1128,11 +1133,14 @@ def state_before_undo(checkpoint: Checkpoint | None, entries: list[LogEntry], be
     """The game after entry ``before`` (the entry below the one undone), as JSON, once the log
     verifies up to there from ``checkpoint`` (its entries after it; from entry 1 without one);
     refused when it does not."""
-    verifier = ChainVerifier.resume(checkpoint, until=before)
+    verifier = ChainVerifier.resume(checkpoint, until=before, hash_once=True)
     for entry in entries:
         if (problem := verifier.check(entry)) is not None:
             raise NotAllowed(f"the log does not check out at entry #{problem.seq}, so no undo can be "
                              f"trusted: {problem.reason} (see /log verify)")
+    if (problem := verifier.settled()) is not None:  # the state at the end, hashed once (hash_once)
+        raise NotAllowed(f"the log does not check out at entry #{problem.seq}, so no undo can be "
+                         f"trusted: {problem.reason} (see /log verify)")
     assert verifier.game is not None
     return verifier.game.model_dump_json()
 
@@ -1152,4 +1160,4 @@ def odds_before(checkpoint: Checkpoint | None, earlier: list[LogEntry], entry: L
         raise NotAllowed(f"the log does not replay before entry #{seq} ({exc}): see /log verify") from None
     if replayer.game is None or last is None or replayer.last_hash != last:
         raise NotAllowed(f"the state before entry #{seq} does not check out against the log: see /log verify")
-    return Odds(odds_preview(replayer.game, entry.order), replayer.game, entry)
+    return Odds(odds_preview(replayer.game, entry.order), replayer.game, entry, dice_plan(replayer.game, entry.order))

@@ -176,7 +176,7 @@ async def show_odds(interaction: Interaction, order: Any, dice: list[int] | None
     # a large enumeration goes to a worker process: "thinking..." first (the odds are for the table)
     odds = await interaction.client.referee.odds(interaction.channel_id, actor_of(interaction), order,
                                                  on_long=lambda: interaction.response.defer(thinking=True))
-    await send_embeds(interaction, odds_embed(odds.report, odds.game), ephemeral=False)
+    await send_embeds(interaction, odds_embed(odds.report, odds.game, plan=odds.plan), ephemeral=False)
 
 
 async def act_and_reply(interaction: Interaction, order: Any, *, command: str,

@@ -21,11 +21,12 @@ from discord.ext import commands
 from bot.client import Interaction, RefereeClient
 from bot.core.commands import parse_dice, parse_options
 from bot.core.errors import InvalidOrder, RulesError
+from bot.core.options import creation_values
 from bot.core.ruleset import Ruleset
 from bot.core.rulesets import get_ruleset, rulesets
 from bot.limits import Guarded
 from bot.maps import MAP_FILE, battlefield_picture, map_file, map_view
-from bot.render import error_embed, game_status_embed, map_embed, seat_embed
+from bot.render import error_embed, game_status_embed, map_embed, options_embed, seat_embed
 from bot.replies import reply_and_close, reply_outcome, send_embeds, send_ephemeral
 from bot.service import NotAllowed, is_game_master
 from cogs._common import (act_and_reply, actor_of, phase_autocomplete, scenario_file, side_autocomplete,
@@ -40,22 +41,11 @@ def split_sides(text: str) -> list[str]:
     return [name.strip() for name in text.split(",")]
 
 
-# options that are numbers, with their range and what they count: refused at /game new when they
-# are not, instead of being ignored later (the reminder and the undo expiry fall back otherwise)
-NUMBER_OPTIONS = {"remind_after_hours": (0.1, 24 * 365, "hours of silence before a reminder"),
-                  "undo_minutes": (1, 7 * 24 * 60, "minutes an undo proposal waits for its answer")}
-
-
 def creation_options(ruleset: Ruleset, options: str | None, values: dict[str, Any]) -> dict[str, Any]:
-    """The game's options from the key=value text, with each side option given (``elr_1``, ``elr_2``)
-    as the list the rules core reads; a side option of another ruleset is refused by name."""
-    parsed = parse_options(options)
-    for key, (low, high, meaning) in NUMBER_OPTIONS.items():
-        value = parsed.get(key)
-        if key in parsed and (isinstance(value, bool) or not isinstance(value, (int, float))
-                              or not low <= value <= high):
-            raise InvalidOrder(f"'{key}' takes a number from {low:g} to {high:,g} ({meaning}), "
-                               f"e.g. {key}={max(1, round(low))}", field="options")
+    """The game's options from the key=value text, each checked against the catalogue
+    (bot/core/options.py), with each side option given (``elr_1``, ``elr_2``) as the list the rules
+    core reads; a side option of another ruleset is refused by name."""
+    parsed = creation_values(ruleset, parse_options(options), values.get("variant") or ruleset.default_variant())
     for registered in rulesets():
         for option in registered.side_options:
             given = [values.get(f"{option.name}_{i + 1}") for i in range(len(SIDES))]
@@ -85,7 +75,8 @@ def new_game_params(registered: tuple[Ruleset, ...]) -> list[Param]:
         for option in r.side_options:
             params += [Param(f"{option.name}_{i + 1}", int, f"{r.title} only: the {which} side's {option.title}, "
                              f"{option.min} to {option.max} ({option.rule})") for i, which in enumerate(SIDES)]
-    params.append(Param("options", str, "Rule options as key=value pairs separated by spaces"))
+    params.append(Param("options", str, "Game options as key=value pairs, e.g. open_seating=yes (the list: "
+                        "/game options)"))
     params.append(Param("file", discord.Attachment, "A scenario file (YAML, docs/scenarios.md) to set the game up "
                         "from; options given here win over it"))
     return params
@@ -227,6 +218,19 @@ class GameCog(commands.Cog):
     async def map(self, interaction: Interaction) -> None:
         field, picture = await battlefield_picture(interaction.client.referee, interaction.channel_id)
         await interaction.response.send_message(embed=map_embed(field.game, MAP_FILE), file=map_file(picture))
+
+    @game.command(name="options", description="See this game's options; the game master changes them")
+    @app_commands.rename(changes="set")
+    @app_commands.describe(changes="Game master: name=value pairs separated by spaces, e.g. undo_minutes=2880 "
+                                   "(name=default restores the default)")
+    async def options(self, interaction: Interaction, changes: app_commands.Range[str, 1, 400] | None = None) -> None:
+        if changes is not None:
+            order = {"action": "options_set", "changes": parse_options(changes, option="set")}
+            await act_and_reply(interaction, order,
+                                command="/game options")
+            return
+        game = await interaction.client.referee.game(interaction.channel_id)
+        await send_embeds(interaction, options_embed(game), ephemeral=True)
 
     @game.command(name="phase", description="Game master: move the game to the next phase, or to another one")
     @app_commands.describe(to="The phase to go to, ending every phase in between (the next one, if left out)",

@@ -66,7 +66,7 @@ def _people(entries: list[LogEntry]) -> set[Any]:
     """Everyone an export names: actors, those who accepted undos, players and the game master."""
     people = {e.actor for e in entries}
     for entry in entries:
-        people |= {entry.order.get(key) for key in ("accepted_by", "player", "gm")}
+        people |= {entry.order.get(key) for key in ("accepted_by", "player", "gm", "approved_by")}
     return people
 
 

@@ -194,7 +194,8 @@ class OddsButton(Guarded, discord.ui.DynamicItem[discord.ui.Button], template=r"
         except RulesError as exc:  # components bypass the tree's error handler: refuse here, privately
             await send_ephemeral(interaction, embed=error_embed(exc.message, exc.rule))
             return
-        await send_embeds(interaction, odds_embed(odds.report, odds.game, before_seq=self.seq), ephemeral=True)
+        await send_embeds(interaction, odds_embed(odds.report, odds.game, before_seq=self.seq,
+                                                          plan=odds.plan), ephemeral=True)
 
 
 def odds_view(command_name: str, acted: Any) -> discord.ui.View | None:

@@ -24,7 +24,7 @@ from bot.core.errors import InvalidOrder
 from bot.core.ruleset import Ruleset
 from bot.core.rulesets import get_ruleset, rulesets
 from bot.core.setup import MAX_BULK, bulk_ids
-from bot.render import info_embed, unit_status
+from bot.render import info_embed, unit_info_embeds, unit_status
 from bot.replies import send_embeds
 from bot.service import OrderBuilder
 from cogs._common import (
@@ -188,6 +188,16 @@ class UnitsCog(commands.Cog):
         title = f"Units{f' in {where}' if where else ''}: {count}"
         await send_embeds(interaction, info_embed(title, fields=units_by_side(game, side_filter, where)),
                           ephemeral=True)
+
+    @unit.command(name="info", description="A unit's numbers and markers, and what it may do now (and why not)")
+    @app_commands.describe(unit="The unit to look at")
+    @app_commands.autocomplete(unit=unit_autocomplete)
+    async def info(self, interaction: Interaction, unit: str) -> None:
+        # anyone may look: it changes nothing, and the refusals it shows are the ones an order would get
+        game = await interaction.client.referee.game(interaction.channel_id)
+        found = game.unit(unit)
+        numbers = counter_numbers(get_ruleset(game.ruleset), found.model_dump())
+        await send_embeds(interaction, unit_info_embeds(game, found, numbers), ephemeral=True)
 
     async def list_types(self, interaction: Interaction, values: dict[str, Any]) -> None:
         if values["ruleset"] is None:

@@ -34,6 +34,7 @@ PREVIEWS = sorted((EXAMPLES_DIR / "preview").glob("*.json"))  # run with --previ
 RULES_DOC = ROOT / "docs" / "rules-interface.md"
 README = ROOT / "README.md"
 EXAMPLE_BLOCK = re.compile(r"<!-- example (?P<name>[\w./-]+) -->\n(?P<body>.*?)<!-- /example -->", re.DOTALL)
+OPTIONS_BLOCK = re.compile(r"(<!-- options -->\n)(?P<body>.*?)(<!-- /options -->)", re.DOTALL)
 REFERENCE_BLOCK = re.compile(r"(<!-- commands -->\n)(?P<body>.*?)(<!-- /commands -->)", re.DOTALL)
 
 # the actions the rules interface documents, one worked example each
@@ -211,6 +212,47 @@ async def test_the_readme_lists_every_synced_command_with_its_options(tmp_path):
     assert not stale, f"README.md documents commands the bot does not have: {stale}"
 
 
+# --- the README's list of game options ------------------------------------------------------------
+
+
+def options_reference() -> str:
+    """Every game option of the catalogue (bot/core/options.py), the bot's own first, then each
+    ruleset's: its name, what it takes, its default and its help."""
+    from bot.core.options import GENERAL, GameOption
+    from bot.core.rulesets import rulesets
+
+    def rows(options: tuple[GameOption, ...], ruleset: Any = None) -> list[str]:
+        out = ["| option | takes | default | what it does |", "| --- | --- | --- | --- |"]
+        for o in options:
+            only = ""
+            if o.variants and ruleset is not None:
+                only = f" ({' and '.join(ruleset.variants.get(v, v) for v in o.variants)} only)"
+            rule = f" [{o.rule}]" if o.rule else ""
+            out.append(f"| `{o.name}` | {_cell(o.takes())} | {_cell(o.shown(o.default))} | "
+                       f"{_cell(o.help)}{only}{rule} |")
+        return out + [""]
+
+    out = ["#### Every game", ""] + rows(GENERAL)
+    for ruleset in rulesets():
+        own = tuple(ruleset.game_options())
+        sides = [f"`{o.name}_1`, `{o.name}_2`: {o.title}, {o.min} to {o.max} [{o.rule}]" for o in ruleset.side_options]
+        if not own and not sides:
+            continue
+        out += [f"#### {ruleset.title}", ""]
+        if own:
+            out += rows(own, ruleset)
+        if sides:
+            out += [f"Per side, as options of `/game new`: {'; '.join(sides)}.", ""]
+    return "\n".join(out)
+
+
+def test_the_readme_lists_every_game_option():
+    match = OPTIONS_BLOCK.search(README.read_text(encoding="utf-8"))
+    assert match, "README.md has no <!-- options --> ... <!-- /options --> block"
+    assert match["body"] == options_reference() + "\n", \
+        "README.md's game options are stale: run `python -m tests.test_docs`"
+
+
 # the sandbox session shown in the README: its flags and the lines piped in
 README_SESSION = (["--scenario", "asl"],
                   ("as alice\n/transfer weapon:MG1 to:A2\n/done\nas bob\n/done\nas alice\n"
@@ -274,6 +316,7 @@ def regenerate() -> None:
         commands = asyncio.run(synced_commands(Path(folder) / "docs.sqlite3"))
     readme = README.read_text(encoding="utf-8")
     readme = REFERENCE_BLOCK.sub(lambda m: m[1] + command_reference(commands) + "\n" + m[3], readme)
+    readme = OPTIONS_BLOCK.sub(lambda m: m[1] + options_reference() + "\n" + m[3], readme)
     session = sandbox_session()
     readme = TRANSCRIPT_BLOCK.sub(lambda m: m[1] + session + m[3], readme)
     README.write_text(readme, encoding="utf-8")

@@ -73,3 +73,21 @@ def test_an_invalid_setting_is_refused_in_one_line(monkeypatch, tmp_path):
     monkeypatch.setenv("REFEREE_LOG_LEVEL", "LOUD")
     code, _, err = health(monkeypatch, tmp_path / "referee.sqlite3")
     assert code == 2 and err.startswith("referee: invalid setting REFEREE_LOG_LEVEL:")
+
+
+def test_a_postgres_database_is_healthy_once_migrated_and_its_password_is_not_shown(monkeypatch, pg_dsn):
+    import asyncio
+
+    from bot.store import PostgresStore
+
+    code, out, err = health(monkeypatch, pg_dsn)  # nothing migrated yet: the health check creates nothing
+    assert code == 1 and "is at schema version 0, this build expects 1 (the bot migrates it when it starts)" in err
+
+    async def migrate():
+        await (await PostgresStore.open(pg_dsn)).close()
+    asyncio.run(migrate())
+    assert health(monkeypatch, pg_dsn) == (0, f"ok: {pg_dsn}\n", "")
+
+    unreachable = "postgresql://referee:secret-pw@/referee?host=/nonexistent-folder"
+    code, _, err = health(monkeypatch, unreachable)
+    assert code == 1 and "does not answer" in err and "secret-pw" not in err and "referee:***@" in err

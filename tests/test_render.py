@@ -340,7 +340,8 @@ async def test_a_bad_option_value_is_an_ephemeral_message(tree):
     error = app_commands.TransformerError("x", AppCommandOptionType.integer, app_commands.Transformer())
     await tree.on_error(interaction, error)
     [(_, kwargs)] = interaction.sent
-    assert kwargs["ephemeral"] and kwargs["content"].startswith("That option could not be read:")
+    assert kwargs["ephemeral"] and kwargs["embed"].description == (
+        "'x' cannot be read here: this option takes a whole number (/help command:name shows each option)")
 
 
 async def test_a_followup_is_used_once_the_response_was_sent(tree):

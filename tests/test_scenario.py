@@ -113,8 +113,11 @@ def swap(old: str, new: str) -> str:
     (swap("title: Two squads", "title: Two squads\nweather: rain"), 3, "'weather'", "unknown field 'weather'"),
     (swap("{id: A1, type: ger-467, location: B5}", "{id: A1, type: ger-467, location: B5, colour: red}"), 8,
      "'sides[0].units[0].colour'", "unknown field 'colour'"),
-    (swap("title: Two squads", "title: Two squads\nturns: many"), 3, "'turns'", "valid integer"),
-    (swap("{id: A1, type: ger-467,", "{id: A 1, type: ger-467,"), 8, "'sides[0].units[0].id'", "pattern"),
+    (swap("title: Two squads", "title: Two squads\nturns: many"), 3, "'turns'", "takes a whole number, not 'many'"),
+    (swap("{id: A1, type: ger-467,", "{id: A 1, type: ger-467,"), 8, "'sides[0].units[0].id'",
+     "'A 1' is not a valid id: an id is 1 to 24 letters"),
+    (swap("title: Two squads", "title: Two squads\noptions: {nigth: yes}"), 3, "'options.nigth'",
+     "did you mean night?"),
     (swap("type: ger-467", "type: ger-999"), 8, "'sides[0].units[0].type'", "no counter type 'ger-999'"),
     (swap("location: B5}", "location: C9}"), 8, "'sides[0].units[0].location'", "not in the file's locations"),
     (swap("terrain: woods", "terrain: lava"), 4, "'locations[0].terrain'", "unknown terrain 'lava'"),
@@ -178,5 +181,5 @@ def test_given_options_replace_the_files():
 def test_what_is_given_with_the_file_is_checked_as_the_file_is():
     from bot.core.errors import InvalidOrder
 
-    with pytest.raises(InvalidOrder, match=r"sides\[0\].name: String should have at most 60 characters"):
+    with pytest.raises(InvalidOrder, match=r"'sides\[0\].name' takes at most 60 characters"):
         files.read(MINIMAL, side_names=["x" * 61, "Allies"])

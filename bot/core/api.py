@@ -14,7 +14,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from .copying import tree_copy
 from .data import data_path
 from .dice import DiceSource, Roller, ScriptedDice, SystemDice
-from .errors import IllegalOrder, InvalidOrder
+from .errors import IllegalOrder, InvalidOrder, plain_validation
 from .game import Game
 from .outcome import Resolution, with_dice
 from .acting import acting_sides
@@ -52,22 +52,23 @@ def _all_actions() -> frozenset[str]:
     return GENERIC_ACTIONS.union(*(r.actions() for r in rulesets()))
 
 
-def validation_message(exc: ValidationError) -> tuple[str, str]:
-    """(message, field) for the first error, in words a player can act on."""
+def validation_message(exc: ValidationError, model: Any = None) -> tuple[str, str]:
+    """(message, field) for the first error, in words a player can act on (never pydantic's own)."""
     err = exc.errors()[0]
     loc = [str(p) for p in err.get("loc", ())]
     # drop the discriminator tag pydantic puts first in a tagged union's path
     if len(loc) > 1 and loc[0] in _all_actions():
         loc = loc[1:]
     field = ".".join(loc) or "order"
-    msg = err.get("msg", "is invalid")
-    if err.get("type") == "missing":
-        return f"'{field}' is required", field
-    if err.get("type") == "extra_forbidden":
-        return f"'{field}' is not an option of this order", field
     if err.get("type") == "union_tag_invalid":
-        return f"unknown action: {msg}", "action"
-    return f"'{field}': {msg}", field
+        return f"unknown action (actions: {', '.join(sorted(_all_actions()))})", "action"
+    known: list[str] = []
+    if err.get("type") == "extra_forbidden" and model is not None:
+        known = [name for name in getattr(model, "model_fields", {}) if name != "action"]
+    if err.get("type") == "extra_forbidden":
+        listed = f" (options: {', '.join(known)})" if known else ""
+        return f"'{field}' is not an option of this order{listed}", field
+    return plain_validation(err, field, known), field
 
 
 def order_model(ruleset_name: str, action: Any) -> type[BaseModel] | None:
@@ -101,7 +102,7 @@ def parse_order(ruleset_name: str, data: dict[str, Any] | BaseModel) -> BaseMode
         # default arguments to it, on every order
         return adapter.validator.validate_python(data)
     except ValidationError as exc:
-        message, field = validation_message(exc)
+        message, field = validation_message(exc, order_model(ruleset_name, action))
         raise InvalidOrder(message, field=field) from None
 
 
@@ -149,7 +150,21 @@ def check_phase(game: Game, ruleset: Ruleset, order: BaseModel) -> None:
     names = [ruleset.phase_names.get(p, p) for p in allowed.names]
     listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
     raise IllegalOrder(f"{allowed.doing} only in the {listed}; this is the "
-                       f"{ruleset.phase_names.get(game.phase, game.phase)} ({allowed.rule})", rule=allowed.rule)
+                       f"{ruleset.phase_names.get(game.phase, game.phase)} ({allowed.rule}): "
+                       f"{_getting_to(game, ruleset, allowed.names)}", rule=allowed.rule)
+
+
+def _getting_to(game: Game, ruleset: Ruleset, phases: tuple[str, ...]) -> str:
+    """How the game gets to the next phase that allows an order: the command that moves it on."""
+    order = list(ruleset.phases)
+    at = order.index(game.phase) if game.phase in order else -1
+    following = [order[(at + i) % len(order)] for i in range(1, len(order) + 1)]
+    short = next((p for p in following if p in phases), phases[0])
+    name = ruleset.phase_names.get(short, short)
+    if refereed(game):
+        return (f"the next {name} comes as each side ends its part with /done (the game master may jump "
+                f"there with /game phase to:{short})")
+    return f"/game phase to:{short} moves the game to the next {name}"
 
 
 def new_game(ruleset_name: str, *, sides: list[str], scenario: str = "", variant: str | None = None,

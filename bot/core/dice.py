@@ -154,7 +154,7 @@ class ScriptedDice:
 
     def draw(self, sides: int) -> int:
         if self.position >= len(self.values):
-            raise InvalidOrder(
+            raise DiceRanOut(
                 f"the dice given ran out: this action needs more than {len(self.values)} "
                 f"{'die' if len(self.values) == 1 else 'dice'} (the next one is a d{sides})",
                 field="dice",
@@ -168,6 +168,10 @@ class ScriptedDice:
         self.position += 1
         self.sides.append(sides)
         return value
+
+
+class DiceRanOut(InvalidOrder):
+    """The manual dice ran out (``Roller`` names the roll that needed more)."""
 
 
 class Roll(BaseModel):
@@ -226,22 +230,37 @@ class Roller:
         self.rolls.append(roll)
         return roll
 
+    def _draw(self, kind: RollKind, purpose: str, sides: int, count: int) -> Roll:
+        faces: list[int] = []
+        try:
+            for _ in range(count):
+                faces.append(self.source.draw(sides))
+        except DiceRanOut:
+            given = len(getattr(self.source, "values", ()))
+            more = count - len(faces)
+            raise InvalidOrder(
+                f"the dice given ran out ({given} given) at roll {len(self.rolls) + 1}, the "
+                f"{kind} for {purpose}: give at least {more} more (the next one is a d{sides}; more rolls may "
+                "follow), in the order the preview lists, or leave 'dice' out to let the bot roll",
+                field="dice") from None
+        return self._record(kind, purpose, faces)
+
     def DR(self, purpose: str) -> Roll:
         """ASL Dice Roll: white die first, then the colored die."""
-        return self._record("DR", purpose, (self.source.draw(6), self.source.draw(6)))
+        return self._draw("DR", purpose, 6, 2)
 
     def dr(self, purpose: str) -> Roll:
         """ASL die roll: one d6."""
-        return self._record("dr", purpose, (self.source.draw(6),))
+        return self._draw("dr", purpose, 6, 1)
 
     def two_d6(self, purpose: str) -> Roll:
-        return self._record("2d6", purpose, (self.source.draw(6), self.source.draw(6)))
+        return self._draw("2d6", purpose, 6, 2)
 
     def d6(self, purpose: str) -> Roll:
-        return self._record("d6", purpose, (self.source.draw(6),))
+        return self._draw("d6", purpose, 6, 1)
 
     def d10(self, purpose: str) -> Roll:
-        return self._record("d10", purpose, (self.source.draw(10),))
+        return self._draw("d10", purpose, 10, 1)
 
 
 def dice_source(values: Sequence[int] | None) -> DiceSource:

@@ -31,6 +31,7 @@ from .trail import Trail
 
 if TYPE_CHECKING:  # game.py imports the unit base class from rulesets/base.py
     from .game import Game
+    from .options import GameOption
     from .odds.report import OddsReport
     from .sequence import SequenceData
 
@@ -122,6 +123,18 @@ class Ruleset:
         raise IllegalOrder(f"{self.title} has no '{getattr(order, 'action', '?')}' action")
 
     # --- game set-up ---
+
+    # options the ruleset's own code keeps in Game.options (not set by hand): refused by /game options
+    internal_options: ClassVar[tuple[str, ...]] = ()
+    # internal options every game created today starts with (logged in its creation order): how a fix
+    # that changes the order the dice are used in reaches new games while games logged before replay
+    # as they were played
+    creation_defaults: ClassVar[dict[str, Any]] = {}
+
+    def game_options(self) -> tuple[GameOption, ...]:
+        """The ruleset's own game options (bot/core/options.py), each with its type, range, default
+        and help; the bot's own options come first in the catalogue."""
+        return ()
 
     def default_variant(self) -> str | None:
         return next(iter(self.variants), None)

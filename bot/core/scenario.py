@@ -110,6 +110,13 @@ def build_game(scenario: Scenario, *, gm: int | None = None, sequence: int | Non
     for key in options:
         if key in side_options or key in foreign:
             raise ScenarioRefused(("options", key), f"'{key}' is given per side, in the side's options")
+    from .options import check_options
+
+    for key, value in options.items():  # the game options' catalogue (bot/core/options.py), as /game new
+        try:
+            check_options(ruleset, {key: value}, scenario.variant or ruleset.default_variant())
+        except RulesError as exc:
+            raise _refuse(("options", key), exc) from None
     extras: list[dict[str, Any]] = []
     for i, side in enumerate(scenario.sides):
         extra: dict[str, Any] = {}

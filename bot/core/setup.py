@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, StringConstraints, ValidationError
 
-from .errors import IllegalOrder, InvalidOrder
+from .errors import IllegalOrder, InvalidOrder, plain_validation
 from .game import Game, Location
 from .errors import RulesError
 from .orders import ActingUnit, ActingUnits, OrderBase, Refers
@@ -180,10 +180,21 @@ class Leave(OrderBase):
     player: int = Field(gt=0)
 
 
+class OptionsSet(OrderBase):
+    """The game master changes game options (bot/core/options.py checks each against the catalogue);
+    a value of None (typed ``default``) restores the option's default."""
+
+    gm_only = "change the game's options"
+
+    action: Literal["options_set"] = "options_set"
+    changes: Numbers = Field(min_length=1, max_length=40)
+
+
 SetupOrder = (UnitAdd | UnitEdit | UnitMove | UnitRemove | LocationSet | Join | Leave | UnitAddMany | UnitMoveMany
-              | UnitEditMany)
+              | UnitEditMany | OptionsSet)
 BULK_ACTIONS = frozenset({"unit_add_many", "unit_move_many", "unit_edit_many"})
-SETUP_ACTIONS = {"unit_add", "unit_edit", "unit_move", "unit_remove", "location_set", "join", "leave", *BULK_ACTIONS}
+SETUP_ACTIONS = {"unit_add", "unit_edit", "unit_move", "unit_remove", "location_set", "join", "leave", "options_set",
+                 *BULK_ACTIONS}
 PROTECTED_FIELDS = {"id", "system", "side"}  # edit cannot change identity or allegiance
 
 
@@ -309,7 +320,8 @@ def resolve_setup(game: Game, ruleset: Ruleset, order: OrderBase) -> Outcome:
             unit = ruleset.make_unit(order.type, id=order.id, side=order.side, location=location,
                                      stats=order.stats)
         except ValidationError as exc:
-            raise InvalidOrder(_validation_message(exc, "stats"), field="stats") from None
+            message = _validation_message(exc, "stats", ruleset, ruleset.unit_model())
+            raise InvalidOrder(message, field="stats") from None
         if game.sequence is not None:
             refusal = ruleset.stacking_refusal(game, [unit], location) if not game.started else None
             if refusal:
@@ -340,7 +352,7 @@ def resolve_setup(game: Game, ruleset: Ruleset, order: OrderBase) -> Outcome:
         try:
             new = type(unit).model_validate(data)
         except ValidationError as exc:
-            raise InvalidOrder(_validation_message(exc, "changes"), field="changes") from None
+            raise InvalidOrder(_validation_message(exc, "changes", ruleset, type(unit)), field="changes") from None
         game.units[unit.id] = new
         for key, value in order.changes.items():
             trail.add("effect", f"{unit.label}: {key} {getattr(unit, key)!r} -> {value!r}", unit=unit.id)
@@ -407,10 +419,41 @@ def resolve_setup(game: Game, ruleset: Ruleset, order: OrderBase) -> Outcome:
             game.sides[i].players.remove(order.player)
             trail.add("effect", f"<@{order.player}> no longer plays {game.sides[i].name}")
         return _outcome(ruleset, order.action, f"A player leaves {game.side_name(seats[0])}", trail, [], seats[0])
+    if isinstance(order, OptionsSet):
+        return _set_options(game, ruleset, order, trail)
     raise InvalidOrder(f"unknown set-up action '{getattr(order, 'action', '?')}'", field="action")
 
 
-def _validation_message(exc: ValidationError, field: str) -> str:
+def _set_options(game: Game, ruleset: Ruleset, order: OptionsSet, trail: Trail) -> Outcome:
+    from .options import catalogue, check_options, current
+
+    checked = check_options(ruleset, order.changes, game.variant)
+    declared = {o.name: o for o in catalogue(ruleset)}
+    for name in sorted(checked):  # the log keeps the order's keys sorted: a replay meets them so
+        option, value = declared[name], checked[name]
+        before = current(game, option)
+        if value is None:
+            game.options.pop(name, None)
+        else:
+            game.options[name] = value
+        trail.add("effect", f"{name}: {option.shown(before)} -> {option.shown(current(game, option))}")
+    return _outcome(ruleset, order.action, f"Game options changed: {', '.join(sorted(checked))}", trail, [])
+
+
+def _validation_message(exc: ValidationError, field: str, ruleset: Ruleset, model: Any) -> str:
+    """A unit's numbers refused, in players' words: the field, what it takes, and for an unknown
+    name the nearest field and the ones players set most (the counter's numbers, its markers)."""
+    import difflib
+
     err = exc.errors()[0]
     where = ".".join(str(p) for p in err.get("loc", ()) if p != "__root__") or field
-    return f"{field}: {where}: {err.get('msg', 'invalid')}"
+    if err.get("type") != "extra_forbidden":
+        return f"{field}: {plain_validation(err, where)}"
+    fields = [name for name in getattr(model, "model_fields", {}) if name not in PROTECTED_FIELDS | {"system"}]
+    close = difflib.get_close_matches(where, fields, n=1, cutoff=0.6)
+    common = ["name", "kind", *(k for k, _ in ruleset.counter_fields), *ruleset.setup_fields,
+              *(k for k, _ in ruleset.status_flags)]
+    common = [k for k in dict.fromkeys(common) if k in fields]
+    hint = f"did you mean {close[0]}? " if close else ""
+    return (f"{field}: {ruleset.short_name} units have no '{where}' ({hint}they have {', '.join(common)} "
+            f"and {len(fields) - len(common)} more)")

@@ -17,6 +17,9 @@ behaviour for games already under way.
 History:
   1. every entry logged before versions were recorded (they carry no version and read as 1)
   2. "player turn of Germans" replaces "Germans's player turn" in the phase trail
+  3. an ASL fire naming a support weapon but not its possessor says in the trail that the possessor
+     fires with it (its own FP joins the group); an undo names the units' markers in the ruleset's
+     words ("DM", "Unshakable"), not by their field names
 """
 
 from __future__ import annotations
@@ -24,4 +27,4 @@ from __future__ import annotations
 # Entries logged before the version was recorded read as this one.
 LEGACY_RULES_VERSION = 1
 
-RULES_VERSION = 2
+RULES_VERSION = 3

@@ -160,6 +160,7 @@ class FakeDiscord:
             get(API + "/users/@me", self._me),
             get(API + "/oauth2/applications/@me", self._application),
             get(API + "/gateway", self._gateway_info),
+            get(API + "/guilds/{guild}/members/{user}", self._member),
             get(API + "/gateway/bot", self._gateway_bot),
             put(API + "/applications/{app}/commands", self._sync_commands),
             put(API + "/applications/{app}/guilds/{guild}/commands", self._sync_commands),
@@ -253,6 +254,14 @@ class FakeDiscord:
     # --- login, gateway info, command sync --------------------------------------------------
     async def _me(self, request: web.Request) -> web.Response:
         return json_response(pl.user_json(self.app.bot_user) | {"verified": True, "flags": 0})
+
+    async def _member(self, request: web.Request) -> web.Response:
+        """A guild member (guild.fetch_member): 10007 Unknown Member for anyone not in the guild."""
+        guild = next((g for g in self.guilds if str(g.id) == request.match_info["guild"]), None)
+        member = next((m for m in guild.members if str(m.id) == request.match_info["user"]), None) if guild else None
+        if member is None:
+            return error_response(404, 10007, "Unknown Member")
+        return json_response(pl.member_json(member))
 
     async def _application(self, request: web.Request) -> web.Response:
         return json_response(pl.application_json(self.app))

@@ -22,7 +22,7 @@ from typing import Any, NamedTuple, Protocol
 
 from bot.core.api import new_game, resolve
 from bot.core.dice import ScriptedDice
-from bot.core.errors import RulesError
+from bot.core.errors import InvalidOrder, RulesError
 from bot.core.game import Game
 from bot.core.scenario import Scenario, build_game
 from bot.core.outcome import Outcome, UnitEffect
@@ -58,9 +58,14 @@ def creation_order(ruleset: str, sides: list[str], scenario: str, variant: str |
     """A new game's entry 1: everything the game is made from, and that its sequence of play is
     refereed (``sequence``; a creation logged before it was has none, and replays without it).
     ``setup``: a scenario file's whole set-up (bot/core/scenario.py, as plain data), so a game set up
-    from a file is one entry, replayed by setting the same scenario up again."""
+    from a file is one entry, replayed by setting the same scenario up again. A ruleset's
+    ``creation_defaults`` (how games created today play) come first in the options."""
+    try:
+        defaults = dict(get_ruleset(ruleset).creation_defaults)
+    except InvalidOrder:  # an unknown ruleset: new_game refuses it by name
+        defaults = {}
     order = {"action": NEW_GAME, "ruleset": ruleset, "sides": list(sides), "scenario": scenario,
-             "variant": variant, "options": dict(options or {}), "gm": gm, "sequence": SEQUENCE}
+             "variant": variant, "options": defaults | dict(options or {}), "gm": gm, "sequence": SEQUENCE}
     if setup is not None:
         order["setup"] = setup
     return order
@@ -121,10 +126,10 @@ def contribution_outcome(game: Game, order: dict[str, Any]) -> Outcome:
 
 
 def _unit_summary(unit: Any) -> str:
-    """A unit's counter, place and raised flags, to show what an undo puts back: "2-2-7, B5, broken, dm"."""
-    flags = [name.replace("_", " ") for name, value in unit if value is True and name != "eliminated"]
+    """A unit's counter, place and markers in its ruleset's words (never a field's name), to show
+    what an undo puts back: "2-2-7, B5, broken, DM"."""
     where = "eliminated" if unit.eliminated else (unit.location or "off board")
-    return ", ".join([unit.name, where, *flags])
+    return ", ".join([unit.name, where, get_ruleset(unit.system).unit_status(unit)])
 
 
 def proposer_side(game: Game, user_id: Any) -> int | None:
@@ -405,14 +410,27 @@ class ChainVerifier:
         self.by_version: dict[int, int] = {}  # rules version -> entries checked that were logged under it
         self.dice = DiceAudit()  # committed dice: re-derived at each reveal of a seed
         self.resumed_at = 0  # the checkpoint's entry the check went on from (0: from entry 1)
+        # True: each replayed state is not hashed, only the last (``settled``): a check up to a
+        # point (an undo proposal) that needs the state there, not which entry first went astray
+        self.hash_once = False
+
+    def settled(self) -> Problem | None:
+        """After the last entry of a ``hash_once`` check: the replayed state must be the one that
+        entry recorded (a replay that went astray anywhere ends in another state)."""
+        if self.hash_once and self.expected_seq > 1 and self.replayer.last_hash != self.last_state_hash:
+            last = self.expected_seq - 1
+            return Problem(last, f"the state after replaying entry #{last} does not match the hash it recorded")
+        return None
 
     @classmethod
-    def resume(cls, checkpoint: Checkpoint | None, until: int | None = None) -> "ChainVerifier":
+    def resume(cls, checkpoint: Checkpoint | None, until: int | None = None, *,
+               hash_once: bool = False) -> "ChainVerifier":
         """A verifier that goes on after ``checkpoint`` (bot/record/checkpoint.py) when its state
         checks out against the state hash its entry recorded and, for a check that stops at entry
         ``until``, its kept stack reaches every undo up to there; else one that starts at entry 1.
         Feed it the entries after ``resumed_at``."""
         verifier = cls()
+        verifier.hash_once = hash_once
         if checkpoint is None or (until is not None and (checkpoint.seq > until or not checkpoint.reaches(until))):
             return verifier
         game = checkpoint.game()
@@ -453,13 +471,16 @@ class ChainVerifier:
     def _replay(self, entry: LogEntry) -> str | None:
         n = entry.seq
         try:
-            _game, outcome = self.replayer.apply(n, entry.order, entry.dice, entry.manual)
+            # hash_once: the state is hashed after the last entry only (``settled``)
+            _game, outcome = self.replayer.apply(n, entry.order, entry.dice, entry.manual,
+                                                 entry.state_hash if self.hash_once else None)
         except ReplayRefused as exc:
             return str(exc)
         except RulesError as exc:
             return f"replaying entry #{n} is refused: {exc}"
         difference = replay_difference(entry.rules_version, entry.outcome, outcome.model_dump(mode="json"),
-                                       entry.state_hash, self.replayer.last_hash)
+                                       None if self.hash_once else entry.state_hash,
+                                       None if self.hash_once else self.replayer.last_hash)
         if difference is None:
             return None
         if difference.kind == "result":

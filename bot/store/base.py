@@ -188,6 +188,11 @@ class Store(ABC):
         store only one process uses (SQLite) needs nothing more: this default holds nothing."""
         return contextlib.nullcontext()
 
+    def server_lock(self, guild_id: int) -> AbstractAsyncContextManager[None]:
+        """Held by the service (before the channel's) while it counts a server's games against its
+        caps and creates the new one, across every process on this store; nothing by default."""
+        return contextlib.nullcontext()
+
     async def load_recorded(self, interaction_id: int) -> tuple[LogEntry, StoredGame] | None:
         """The entry already logged for ``interaction_id`` with its game, or None. A store that
         can answers in one round trip (PostgresStore does); this default asks the other methods."""

@@ -59,7 +59,8 @@ _ENTRY_COLUMNS = ("game_id, seq, time, actor, command, order_json, dice, manual,
                   "state_hash, prev_hash, hash, interaction_id, rules_version, dice_proof")
 _UNDO_COLUMNS = ("id, game_id, target_seq, head_seq, head_hash, proposer, proposed_at, expires_at, "
                  "state_before, status, answered_by, answered_at, interaction_id, channel_id, message_id")
-_ENTRY_VALUES = ", ".join(f"${n}" for n in range(1, 16))
+_ENTRY_COUNT = _ENTRY_COLUMNS.count(",") + 1  # a joined row's entry columns come first
+_ENTRY_VALUES = ", ".join(f"${n}" for n in range(1, _ENTRY_COUNT + 1))
 _UNDO_VALUES = ", ".join(f"${n}" for n in range(1, 15))
 
 # A command's whole write in one statement (one round trip, atomic as any statement): the game
@@ -76,8 +77,19 @@ _WRITE = (
     "FROM moved WHERE $21::bigint IS NOT NULL RETURNING seq) "
     "SELECT count(*) FROM moved")
 
-# the connection the current task holds with a channel's lock: (task, connection, store)
-_HELD: ContextVar[tuple[asyncio.Task[Any] | None, Any, PostgresStore] | None] = ContextVar(
+_ACTIVE_GAME = f"SELECT {_GAME_COLUMNS} FROM games WHERE channel_id = $1 AND status = 'active'"
+_LOGGED_OR_ACTIVE = (
+    f"SELECT {', '.join('e.' + c.strip() for c in _ENTRY_COLUMNS.split(','))}, "
+    f"{', '.join('g.' + c.strip() for c in _GAME_COLUMNS.split(','))} "
+    "FROM log_entries e JOIN games g ON g.id = e.game_id WHERE e.interaction_id = $2 UNION ALL "
+    "SELECT NULL::bigint, NULL::integer, NULL::text, NULL::bigint, NULL::text, NULL::text, NULL::text, "
+    "NULL::boolean, NULL::bytea, NULL::text, NULL::text, NULL::text, NULL::bigint, NULL::integer, NULL::text, "
+    f"{', '.join('g.' + c.strip() for c in _GAME_COLUMNS.split(','))} FROM games g "
+    "WHERE g.channel_id = $1 AND g.status = 'active'")
+
+# the connection the current task holds with a channel's (or server's) lock: (task, connection,
+# store, the lock keys it holds)
+_HELD: ContextVar[tuple[asyncio.Task[Any] | None, Any, PostgresStore, frozenset[int]] | None] = ContextVar(
     "referee_pg_held", default=None)
 
 
@@ -208,38 +220,56 @@ class PostgresStore(Store):
         except (OSError, asyncpg.InterfaceError) as exc:
             raise _unreachable(exc) from None
 
-    @contextlib.asynccontextmanager
-    async def channel_lock(self, channel_id: int) -> AsyncIterator[None]:
+    def channel_lock(self, channel_id: int) -> contextlib.AbstractAsyncContextManager[None]:
         """Hold the channel across every process on this database (a session advisory lock) for
         the whole command; the command's reads and writes use the connection holding it."""
-        if self._held() is not None:  # already held by this task (the lock is taken once)
+        return self._advisory(channel_id)
+
+    def server_lock(self, guild_id: int) -> contextlib.AbstractAsyncContextManager[None]:
+        """Hold the server across every process (its games counted against its caps and the new
+        one created under it); keyed apart from the channels (negative keys)."""
+        return self._advisory(-guild_id)
+
+    @contextlib.asynccontextmanager
+    async def _advisory(self, key: int) -> AsyncIterator[None]:
+        """A session advisory lock on ``key``, on the connection this task already holds (a lock
+        taken inside another: the server's, then the channel's) or on one from the pool, which the
+        task's store calls then use until the outermost lock is let go."""
+        held = _HELD.get()
+        mine = held is not None and held[2] is self and held[0] is asyncio.current_task()
+        if mine and key in held[3]:  # already held by this task
             yield
             return
-        try:
-            acquired = self._pool.acquire()
-            conn = await acquired.__aenter__()
-        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
-            raise (_fault(exc) or _unreachable(exc)) from None
+        if mine:
+            conn, acquired = held[1], None
+        else:
+            try:
+                acquired = self._pool.acquire()
+                conn = await acquired.__aenter__()
+            except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+                raise (_fault(exc) or _unreachable(exc)) from None
         try:
             try:
-                await conn.execute("SELECT pg_advisory_lock($1)", channel_id)
+                await conn.execute("SELECT pg_advisory_lock($1)", key)
             except BaseException:
                 # cancelled (or failed) while waiting: the lock may have been granted meanwhile, so
                 # the session ends here rather than go back to the pool perhaps holding it
                 conn.terminate()
                 raise
-            token = _HELD.set((asyncio.current_task(), conn, self))
+            keys = (held[3] if mine else frozenset()) | {key}
+            token = _HELD.set((asyncio.current_task(), conn, self, keys))
             try:
                 yield
             finally:
                 _HELD.reset(token)
                 try:
-                    await conn.execute("SELECT pg_advisory_unlock($1)", channel_id)
+                    await conn.execute("SELECT pg_advisory_unlock($1)", key)
                 except BaseException:
-                    conn.terminate()  # its session ends, and the lock with it: never back to the pool held
+                    conn.terminate()  # its session ends, and its locks with it: never back to the pool held
                     raise
         finally:
-            await acquired.__aexit__(None, None, None)
+            if acquired is not None:
+                await acquired.__aexit__(None, None, None)
 
     # --- games ---
 
@@ -262,16 +292,18 @@ class PostgresStore(Store):
 
     async def load_for_command(self, channel_id: int,
                                interaction_id: int | None) -> tuple[LogEntry | None, StoredGame | None]:
+        """One round trip: the entry already logged for ``interaction_id`` with its game (a row
+        whose entry columns are set), and the channel's active game (a row whose are NULL)."""
         async with self._connection() as conn:
-            if interaction_id is not None:
-                logged = await conn.fetchrow(f"SELECT {_ENTRY_COLUMNS} FROM log_entries WHERE interaction_id = $1",
-                                             interaction_id)
-                if logged is not None:
-                    game = await conn.fetchrow(f"SELECT {_GAME_COLUMNS} FROM games WHERE id = $1", logged[0])
-                    return _entry(logged), _stored(game)
-            row = await conn.fetchrow(f"SELECT {_GAME_COLUMNS} FROM games WHERE channel_id = $1 AND status = 'active'",
-                                      channel_id)
-        return None, (_stored(row) if row else None)
+            if interaction_id is None:
+                row = await conn.fetchrow(_ACTIVE_GAME, channel_id)
+                return None, (_stored(row) if row else None)
+            rows = await conn.fetch(_LOGGED_OR_ACTIVE, channel_id, interaction_id)
+        for row in rows:
+            if row[0] is not None:
+                values = tuple(row)
+                return _entry(values[:_ENTRY_COUNT]), _stored(values[_ENTRY_COUNT:])
+        return None, (_stored(tuple(rows[0])[_ENTRY_COUNT:]) if rows else None)
 
     async def create_game(self, channel_id: int, guild_id: int | None, game: Game,
                           first_entry: Callable[[int], LogEntry]) -> tuple[StoredGame, LogEntry]:

@@ -134,13 +134,14 @@ async def test_asl_fire_refused_in_the_rally_phase(table):
     await asl_game(table, phase="RPh")
     text = await table.refused("fire", {"firers": "A1", "target": "B5", "range": 2, "dice": "3 3"})
     assert text == ("fire attacks are made only in the Prep Fire Phase, Movement Phase, Defensive Fire Phase or "
-                    "Advancing Fire Phase; this is the Rally Phase (seed 003)")
+                    "Advancing Fire Phase; this is the Rally Phase (seed 003): the next Prep Fire Phase comes as each "
+                    "side ends its part with /done (the game master may jump there with /game phase to:PFPh)")
 
 
 async def test_a_negative_range_from_a_client_skipping_discords_checks_is_refused_by_the_rules(table):
     await asl_game(table, phase="PFPh")
     text = await table.refused("fire", {"firers": "A1", "target": "B5", "range": -1}, check=False)
-    assert text == "'range': Input should be greater than or equal to 0"
+    assert text == "'range' must be at least 0, not '-1'"
 
 
 async def test_fire_in_a_channel_without_a_game(table):
@@ -307,7 +308,8 @@ async def test_indirect_fire_refused_outside_the_artillery_and_op_fire_phases(ta
     await cd_game(table, phase="GeneralFire")
     text = await table.refused("artillery fire", {"firer": "B1", "targets": "G1", "dice": "2"})
     assert text == ("indirect fire is resolved only in the Artillery & Air Phase or Opportunity Fire Phase; this is the "
-                    "General Fire Phase (CD [17.6])")
+                    "General Fire Phase (CD [17.6]): the next Artillery & Air Phase comes as each side ends its "
+                    "part with /done (the game master may jump there with /game phase to:Artillery)")
 
 
 @pytest.mark.parametrize("command", ["artillery fire", "artillery response"])

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from bot.core.rulesets import get_ruleset
-from tests.cogs.conftest import ALICE, BOB, CAROL, GAME_CHANNEL, GENERAL, GM, THREAD
+from tests.cogs.conftest import ALICE, BOB, CAROL, GAME_CHANNEL, GENERAL, GM, THREAD, refusal
 from tests.cogs.helpers import last_entry
 
 GREY, BLUE = 0x8A8F98, 0x4A7AB5  # bot.render: neutral (set-up, phases) and side 1's colour
@@ -65,9 +65,14 @@ async def test_game_new_plays_the_asl_starter_kit_when_asked(table):
 
 async def test_game_new_takes_rule_options_as_key_value_pairs(table):
     reply = await table.as_gm("game new", {"ruleset": "cd", "sides": "Blue, Red", "options": "night=yes"})
+    assert refusal(reply).replace("\\_", "_").startswith(
+        "'night' is not a game option of Command Decision: Test of Battle; the options are details, ")
+    reply = await table.as_gm("game new", {"ruleset": "cd", "sides": "Blue, Red",
+                                           "options": "cd_morale_direction=at_least"})
     assert reply.embeds[0]["title"] == "New Command Decision: Test of Battle game: Blue vs Red"
     game = await table.game()
-    assert (game.ruleset, game.variant, game.options, game.phase) == ("cd", None, {"night": True}, "Artillery")
+    assert (game.ruleset, game.variant, game.options, game.phase) == (
+        "cd", None, {"cd_morale_direction": "at_least", "cd_depletion_after_hits": True}, "Artillery")
 
 
 @pytest.mark.parametrize(("options", "message"), [
@@ -341,8 +346,8 @@ async def test_autocomplete_in_a_channel_without_a_game_offers_nothing(table):
 async def test_every_set_up_command_and_option_has_help_text(table):
     """discord.py fills a missing description with '…'; players would see nothing useful."""
     synced = {c["name"]: c for c in table.fake.commands_for(table.fake.guild().id)}
-    expected = {"game": ["end", "join", "kick", "leave", "map", "new", "phase", "status"],
-                "unit": ["add", "edit", "list", "move", "remove", "types"], "location": ["set"]}
+    expected = {"game": ["end", "join", "kick", "leave", "map", "new", "options", "phase", "status"],
+                "unit": ["add", "edit", "info", "list", "move", "remove", "types"], "location": ["set"]}
     for group, subcommands in expected.items():
         assert synced[group]["description"] not in ("", "…")
         assert sorted(s["name"] for s in synced[group]["options"]) == subcommands

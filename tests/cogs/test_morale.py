@@ -76,7 +76,7 @@ async def test_asl_morale_refused(table, options, user, says):
 async def test_an_n_above_seven_from_a_client_skipping_discords_checks_is_refused(table):
     await asl_game(table, phase="PFPh")
     text = await table.refused("morale", {"unit": "A1", "check": "MC", "n": 9}, check=False)
-    assert text == "'n': Input should be less than or equal to 7"
+    assert text == "'n' must be at most 7, not '9'"
 
 
 async def test_morale_in_a_channel_without_a_game(table):
@@ -136,7 +136,9 @@ async def test_cd_morale_refused(table, options, user, says):
 async def test_cd_morale_refused_outside_the_command_and_morale_phase(table):
     await cd_game(table, phase="GeneralFire")
     assert await table.refused("morale", {"company": "Kampf", "dice": "3"}, user=BOB) == (
-        "a company checks morale only in the Command & Morale Phase; this is the General Fire Phase (CD [21])")
+        "a company checks morale only in the Command & Morale Phase; this is the General Fire Phase (CD [21]): "
+        "the next Command & Morale Phase comes as each side ends its part with /done (the game master may jump "
+        "there with /game phase to:CommandMorale)")
 
 
 async def test_company_autocomplete_lists_the_games_companies(table):

@@ -60,6 +60,9 @@ async def test_asl_nmc_preview_against_morale_7_passes_21_in_36(table):
             {"name": "End state of each unit", "inline": False,
              "value": "**4-4-7 R3**: reduced 2.8% · broken 38.9% · unharmed 58.3%"},
             {"name": "Summary", "inline": False, "value": "At least one unit breaks: 41.7%"},
+            {"name": "Dice, in the order they are used", "inline": False,
+             "value": "1. DR for NMC 4-4-7 R3 (2 d6, white then colored)\n2 dice on the paths tried; manual dice "
+                      "(the 'dice' option) go to the rolls in this order"},
         ],
     }
 
@@ -70,7 +73,7 @@ async def test_asl_nmc_preview_against_morale_7_passes_21_in_36(table):
     # the Original 12 is Casualty Reduction (1/36 = 2.8%) (A10.6, A10.7)
     (("asl", "RPh"), "rally", {"unit": "A3"}, ALICE,
      "rallies 80.6% · rallies (Heat of Battle) 2.8% · stays broken 13.9% · Casualty Reduction 2.8%",
-     "**4-6-7 A3**: reduced 2.8% · rallied 83.3% · unharmed 13.9%"),
+     "**4-6-7 A3**: reduced 2.8% · rallied 83.3% · stays broken 13.9%"),
     # 6 FP adjacent: the column-6 row, 2d6 2 D-2 (1/36), 3-5 D (9/36), 6 Hit-1 (5/36),
     # 7-8 Hit (11/36), 9-12 no effect (10/36)
     (("nhis", "Operations"), "fire", {"firers": "U1", "target": "B1", "range": 1}, ALICE,

@@ -72,7 +72,8 @@ async def test_asl_rally_refused(table, options, user, says):
 async def test_asl_rally_refused_outside_the_rally_phase(table):
     await asl_game(table, phase="PFPh")
     assert await table.refused("rally", {"unit": "A3", "dice": "3 4"}) == (
-        "units rally only in the Rally Phase; this is the Prep Fire Phase (A10.6)")
+        "units rally only in the Rally Phase; this is the Prep Fire Phase (A10.6): the next Rally Phase comes as "
+        "each side ends its part with /done (the game master may jump there with /game phase to:RPh)")
 
 
 async def test_rally_in_a_channel_without_a_game(table):

@@ -90,7 +90,7 @@ async def test_a_file_for_another_ruleset_is_refused_by_game_new(table):
 BAD = {
     "bad YAML": ("ruleset: asl\nsides: [\n", "line 3", "not valid YAML"),
     "unknown field": ("ruleset: asl\nweather: rain\nsides: []\n", "line 2, 'weather'", "unknown field 'weather'"),
-    "bad value": ("ruleset: asl\nturns: 0\nsides: []\n", "line 2, 'turns'", "greater than or equal to 1"),
+    "bad value": ("ruleset: asl\nturns: 0\nsides: []\n", "line 2, 'turns'", "must be at least 1, not '0'"),
     "unknown counter type": (VILLAGE.read_text().replace("ger-9-1", "ger-99-1"), "line 29, 'sides[0].units[2].type'",
                              "no counter type 'ger-99-1'"),
     "unknown location": (VILLAGE.read_text().replace("{id: G3, type: ger-467, location: D4}",

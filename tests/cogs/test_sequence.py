@@ -256,7 +256,8 @@ async def test_acting_out_of_turn_and_moving_where_the_step_or_the_rules_forbid_
         "Movement Phase and Defensive Fire Phase of this turn")
     assert await table.refused("move", {"units": "A1", "to": "C5"}, user=ALICE) == (
         "units move only in the Movement Phase, Rout Phase or Advance Phase; this is the Prep Fire Phase "
-        "(A4.1, A10.5, A4.7)")
+        "(A4.1, A10.5, A4.7): the next Movement Phase comes as each side ends its part with /done (the game master "
+        "may jump there with /game phase to:MPh)")
     await table.send("done", user=ALICE)  # the MPh
     assert await table.refused("move", {"units": "A1", "to": "C6"}, user=ALICE) == (
         "C6 holds 4-4-7 R1: infantry may not enter an enemy-occupied Location in the MPh (A4.14)")

@@ -77,7 +77,7 @@ async def test_an_accepted_undo_restores_the_state_before_and_keeps_the_undone_e
     assert embed["description"] == (
         f"<@{BOB}> proposes to undo entry #15 (/morale): 4-4-7 R1: Normal Morale Check, Final DR 11 vs 7 -> fails\n"
         "Its dice stay in the log; nothing is rerolled.\n"
-        "A player of Germans or the game master may accept until <t:1772388600:t> (<t:1772388600:R>); "
+        "A player of Germans or the game master may accept until <t:1772560800:f> (<t:1772560800:R>); "
         "the proposer may withdraw it.")
     assert proposal.message.custom_ids() == ["undo:accept:1", "undo:refuse:1"]
 
@@ -152,10 +152,10 @@ async def test_a_player_seated_after_the_action_cannot_consent_to_its_undo(table
     assert CAROL not in (await table.game()).sides[1].players
 
 
-async def test_an_unanswered_undo_expires_after_ten_minutes(table, clock):
+async def test_an_unanswered_undo_expires_after_48_hours_by_default(table, clock):
     await broken_r1(table)
     proposal = await propose(table)
-    clock.advance(minutes=10)
+    clock.advance(hours=48)
     late = await click(table, proposal.message, accept_id(proposal), ALICE)
     assert late.message is proposal.message
     assert proposal.message.embeds[0]["title"] == "Undo of entry #15: expired"
@@ -168,7 +168,7 @@ async def test_an_expired_proposal_loses_its_buttons_without_a_click(table, cloc
     cog = table.bot.get_cog("UndoCog")
     await broken_r1(table)
     proposal = await propose(table)
-    clock.advance(minutes=9, seconds=59)
+    clock.advance(hours=47, minutes=59, seconds=59)
     await cog.expire_proposals()
     assert proposal.message.embeds[0]["title"] == "Undo proposed: entry #15"
     clock.advance(seconds=1)
@@ -222,7 +222,7 @@ async def test_a_waiting_proposal_blocks_another_and_the_creation_is_never_undon
     await propose(table)
     again = await table.send("undo", user=ALICE)
     assert again.ephemeral and again.embeds[0]["description"] == (
-        "an undo of entry #15 is already waiting for an answer (until 18:10 UTC)")
+        "an undo of entry #15 is already waiting for an answer (until <t:1772560800:f>)")
     await table.send("game new", {"ruleset": "asl", "sides": "Blue, Red"}, user=GM, channel=THREAD)
     nothing = await table.send("undo", user=GM, channel=THREAD)
     assert nothing.embeds[0]["description"] == "there is nothing to undo: the game's creation cannot be undone"

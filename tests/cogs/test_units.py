@@ -135,15 +135,15 @@ async def test_unit_add_refusals(table):
     assert await table.refused("unit add", {"id": "A9", "side": "Finns", "type": "ger-467"}, user=ALICE) == (
         "no side 'Finns' in this game (sides: Germans, Russians)")
     assert await table.refused("unit add", {"id": "A9", "side": "Germans", "stats": "fp=4"}, user=GM) == (
-        "stats: kind: Field required")
+        "stats: 'kind' is required")
     assert (await table.refused("unit add", {"id": "A9!", "side": "Germans", "type": "ger-467"},
-                                user=ALICE)).startswith("'id': String should match pattern")
+                                user=ALICE)).startswith("'id': 'A9!' is not a valid id: an id is 1 to 24 letters")
     assert await table.refused("unit add", {"id": "A9 A10!", "side": "Germans", "type": "ger-467"},
                                user=ALICE) == ("'A10!' is not a unit id (letters, digits, dots, dashes, "
                                                "underscores; up to 24)")
     assert (await table.refused("unit add", {"id": "A9", "side": "Germans", "type": "ger-467",
                                              "location": "B3;drop"}, user=ALICE)).startswith(
-        "'location': String should match pattern")
+        "'location': 'B3;drop' is not a valid id")
 
 
 # --- /unit edit --------------------------------------------------------------------------
@@ -171,7 +171,7 @@ async def test_unit_edit_refusals(table):
     assert await table.refused("unit edit", {"unit": "A1", "stats": "armour=3"}, user=GM) == (
         "units of Advanced Squad Leader have no field 'armour'")
     assert await table.refused("unit edit", {"unit": "A1", "stats": "morale=high"}, user=GM) == (
-        "changes: morale: Input should be a valid integer, unable to parse string as an integer")
+        "changes: 'morale' takes a whole number, not 'high'")
 
 
 # --- /unit move --------------------------------------------------------------------------
@@ -203,7 +203,7 @@ async def test_unit_move_refusals(table):
     assert await table.refused("unit move", {"unit": "Z9", "to": "C4"}, user=GM) == (
         "no unit 'Z9' in this game (units: A1, R1, R2)")
     assert (await table.refused("unit move", {"unit": "A1", "to": "C 4"}, user=GM)).startswith(
-        "'location': String should match pattern")
+        "'location': 'C 4' is not a valid id")
 
 
 # --- /unit remove ------------------------------------------------------------------------

@@ -83,7 +83,8 @@ CASES = [
      ("situation", "units", 0, "stats"), {}),
     ("cd direct fire in the artillery phase", ARTILLERY_PHASE_FIRE,
      ("illegal order: direct fire is resolved only in the Movement Phase, Opportunity Fire Phase or General Fire "
-      "Phase; this is the Artillery & Air Phase (CD [13.1])"),
+      "Phase; this is the Artillery & Air Phase (CD [13.1]): /game phase to:Movement moves the game to the next "
+      "Movement Phase"),
      ("situation", "phase"), "GeneralFire"),
 ]
 

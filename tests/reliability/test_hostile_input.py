@@ -72,6 +72,11 @@ KNOWN_IDS = ["A0", "A1", "R0", "a0", "r0", "B5", "C5"]  # this channel's game (i
 OTHER_IDS = ["T1", "T2", "D9"]  # the thread's game only
 USERS = [ALICE, BOB, GM, CAROL]
 CHANNELS = [GAME_CHANNEL, THREAD, GENERAL]
+# what a library says, never a player: pydantic's messages, discord.py's conversion errors, Python's
+LIBRARY_PHRASES = re.compile(
+    r"should (?:be|match|have)|Extra inputs are not permitted|Field required|validation error|Value error|"
+    r"pydantic|errors\.pydantic\.dev|Input tag|Traceback|Failed to convert|could not convert|"
+    r"invalid literal for|object has no attribute|NoneType|KeyError|TypeError|ValueError", re.IGNORECASE)
 MENTION_RAW = re.compile(r"@(everyone|here)|<@&\d{17,20}>")  # what Discord would parse as a mention
 
 text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=60)
@@ -85,8 +90,12 @@ strings = st.one_of(st.sampled_from(KNOWN_IDS), st.sampled_from(KNOWN_IDS), st.s
 BY_NAME = {
     "dice": st.sampled_from(["3 4", "6 6", "1 1 1", "2", "6 6 6 6 6 6 6 6", "0", "11", "-1 2", "3,4", "٣ ٤"]),
     "stats": st.sampled_from(["fp=4 range=6 morale=7 kind=squad", "morale=99", "broken=yes", "fp=-3",
-                              "eliminated=yes", "owner=R0", "kind=sw sw_type=LMG", "name=@everyone"]),
-    "options": st.sampled_from(["", "from_lower=yes", "charging=A0,A1", "cover=hard", "elr=9", "x=1"]),
+                              "eliminated=yes", "owner=R0", "kind=sw sw_type=LMG", "name=@everyone",
+                              "rnage=3", "broken=maybe", "morale=high", "fp=1.5"]),
+    "options": st.sampled_from(["", "from_lower=yes", "charging=A0,A1", "cover=hard", "elr=9", "x=1",
+                                "from_lower=maybe", "remind_after_hours=twelve", "undo_minutes=0"]),
+    "set": st.sampled_from(["undo_minutes=60", "details=always", "typo_opt=3", "night=maybe", "x", "a=b=c"]),
+    "id": st.sampled_from(["A9", "A 9!", "-x", "Z" * 30, "B5;drop"]),
     "side": st.sampled_from(["Germans", "Russians", "US", "Japan", "1", "2", "3", "0"]),
     "terrain": st.sampled_from(["woods", "open", "building", "stone building", "clear", "jungle"]),
     "sides": st.sampled_from(["Germans, Russians", "A, B, C", ",", "@everyone, @here", "x" * 100 + ", y"]),
@@ -186,6 +195,8 @@ def check_message(payload: dict[str, Any], sent_text: list[str]) -> None:
     assert sum(embed_size(e) for e in embeds) <= 6000
     shown = "\n".join([content, *_texts(embeds)])
     assert not MENTION_RAW.search(shown), "a raw mass or role mention"
+    library = LIBRARY_PHRASES.search(shown)
+    assert library is None, f"a library's words, not a player's: {library and library[0]!r} in {shown[:300]!r}"
     for text_in in sent_text:  # player text with live markdown (as Discord reads it) is never echoed raw
         escaped = escape_markdown(text_in)
         if len(text_in) >= 8 and escaped != text_in:

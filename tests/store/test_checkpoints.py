@@ -13,7 +13,7 @@ import pytest
 
 from bot.record.checkpoint import advance_live
 from bot.record.replay import ChainVerifier, ReplayRefused, Replayer
-from bot.service import Referee
+from bot.service import NotAllowed, Referee
 from bot.record.chain import saved_state
 from bot.store.sqlite import pack_state
 
@@ -181,3 +181,32 @@ async def test_an_undo_replayed_from_a_checkpoint_after_a_seal_it_does_not_see_t
     report = await referee.verify(CHANNEL)
     assert report.ok, report.reason
     assert report.reason.endswith("sealed orders: 1, 1 revealed and matching their commitments, 0 still sealed")
+
+
+async def test_an_undo_proposal_is_refused_when_the_replay_ends_in_another_state_than_the_log_recorded(
+        referee, tmp_path):
+    # the proposal hashes the replayed state once, after the entry before the one undone: a log
+    # whose entries all link and match their hashes, but which records another state there (a
+    # forged state hash, the chain sealed again after it), must still be refused
+    await seated_asl_game(referee)
+    for i in range(6):
+        await _move(referee, i)  # entries 6-11; the proposal would undo 11 and restore 10
+    store = referee._store
+    entries = [e async for e in store.iter_entries(1)]
+    forged, prev = [], None
+    for entry in entries:
+        if entry.seq == 10:
+            entry = entry.model_copy(update={"state_hash": "0" * 64})
+        if prev is not None and entry.prev_hash != prev.hash:
+            entry = entry.model_copy(update={"prev_hash": prev.hash})
+        entry = entry.model_copy(update={"hash": entry.expected_hash()})
+        forged.append(entry)
+        prev = entry
+    path = tmp_path / "data" / "referee.sqlite3"
+    for entry in forged[9:]:
+        raw(path, "UPDATE log_entries SET state_hash = ?, prev_hash = ?, hash = ? WHERE seq = ?",
+            (entry.state_hash, entry.prev_hash, entry.hash, entry.seq))
+    raw(path, "UPDATE games SET head_hash = ?", (forged[-1].hash,))
+    with pytest.raises(NotAllowed, match="at entry #10, so no undo can be trusted: the state after replaying "
+                                         "entry #10 does not match"):
+        await Referee(store).propose_undo(CHANNEL, RUSSIAN)

@@ -16,7 +16,7 @@ from bot.service import Referee
 from bot.store import PostgresStore, open_store
 from bot.store.postgres import pg_migrations
 
-from .helpers import CHANNEL, GERMAN, GM, CountingDice, asl_squad, seated_asl_game
+from .helpers import CHANNEL, GERMAN, GM, GUILD, CountingDice, asl_squad, seated_asl_game
 
 pytestmark = pytest.mark.usefixtures("pg_server")
 
@@ -98,3 +98,22 @@ async def test_a_command_cancelled_while_waiting_for_the_channel_leaves_no_lock_
         async with asyncio.timeout(5):
             async with store.channel_lock(CHANNEL):
                 pass
+
+
+async def test_two_processes_cannot_both_take_a_servers_last_place(two_processes):
+    from bot.config import Rate
+    from bot.service import NotAllowed, ServerCaps
+
+    caps = ServerCaps(running=3, started=Rate(100, 86_400))
+    referees = [Referee(store, caps=caps) for store in two_processes]
+    await referees[0].new_game(CHANNEL, GUILD, GM, "asl", ["Germans", "Russians"])  # 1 of 3 running
+
+    async def new(n: int):
+        try:
+            return await referees[n % 2].new_game(100 + n, GUILD, GM, "asl", ["Germans", "Russians"])
+        except NotAllowed as refused:
+            return refused
+
+    results = await asyncio.gather(*(new(n) for n in range(6)))  # six channels at once, over both processes
+    assert sum(not isinstance(r, NotAllowed) for r in results) == 2  # the two places left, no more
+    assert (await two_processes[1].server_games(GUILD, 86_400)).running == 3

@@ -172,7 +172,8 @@ def _check_side(unit: AslUnit, game: Game, rule: KindRule) -> None:
                            f"the DEFENDER fires {rule.name} ({rule.rule})")
 
 
-def _add_unit(ctx: AslContext, group: FireGroup, unit: AslUnit, seen: set[str]) -> None:
+def _add_unit(ctx: AslContext, group: FireGroup, unit: AslUnit, seen: set[str],
+              named: frozenset[str] = frozenset()) -> None:
     """Add one named firer: a SW with its possessor, a leader to direct, or a unit's FP."""
     if unit.id in seen:
         return
@@ -181,7 +182,7 @@ def _add_unit(ctx: AslContext, group: FireGroup, unit: AslUnit, seen: set[str]) 
     _refuse_state(unit)
     _check_side(unit, ctx.game, rule)
     if unit.is_sw:
-        _add_sw(ctx, group, unit, seen)
+        _add_sw(ctx, group, unit, seen, named)
         return
     refusal = _marker_refusal(unit, group.kind)
     if refusal:
@@ -192,7 +193,10 @@ def _add_unit(ctx: AslContext, group: FireGroup, unit: AslUnit, seen: set[str]) 
     group.members.append(Member(unit, first_fire_dfph=_first_fire_dfph(unit, group.kind)))
 
 
-def _add_sw(ctx: AslContext, group: FireGroup, sw: AslUnit, seen: set[str]) -> None:
+POSSESSOR_RULE = "seed 003 (assumed: data/asl/ift.yaml)"
+
+
+def _add_sw(ctx: AslContext, group: FireGroup, sw: AslUnit, seen: set[str], named: frozenset[str]) -> None:
     if sw.owner is None:
         raise IllegalOrder(f"nobody possesses {sw.label}: a SW fires only with the unit holding it "
                            f"(seed 003)")
@@ -209,6 +213,10 @@ def _add_sw(ctx: AslContext, group: FireGroup, sw: AslUnit, seen: set[str]) -> N
     # otherwise (e.g. it already fired and the MG kept ROF) it only operates the weapon.
     if _marker_refusal(owner, group.kind) is None and not (owner.is_leader and owner.fp == 0):
         group.members.append(Member(owner, first_fire_dfph=_first_fire_dfph(owner, group.kind)))
+        if owner.id not in named:  # no surprise: say why a unit nobody named fires
+            ctx.trail.note(f"{owner.label} possesses {sw.label} and fires it: its own {owner.fp:g} FP joins the "
+                           f"group and it is marked as having fired (named: {sw.label} only)",
+                           rule=POSSESSOR_RULE, unit=owner.id)
     else:
         group.operators.append(owner)
         ctx.trail.note(f"{owner.label} fires {sw.label} only", unit=owner.id)
@@ -224,11 +232,12 @@ def build_group(ctx: AslContext, order: AslFire, kind: FireKind) -> FireGroup:
     firers = [ctx.unit(f, field="firers") for f in order.firers]
     group = FireGroup(kind=kind, side=firers[0].side)
     seen: set[str] = set()
+    named = frozenset(u.id for u in firers)
     for unit in firers:
         if unit.side != group.side:
             raise IllegalOrder(f"{unit.label} is not on the same side as {firers[0].label}: a fire "
                                f"group is one side's units (A7.5)")
-        _add_unit(ctx, group, unit, seen)
+        _add_unit(ctx, group, unit, seen, named)
     if order.leader is not None:
         _add_unit(ctx, group, ctx.unit(order.leader, field="leader"), seen)
     if not group.members:

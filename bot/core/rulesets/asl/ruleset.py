@@ -7,11 +7,12 @@ from typing import Any
 from ...commands import Suggest
 from ...dice import Roller
 from ...game import Game
+from ...options import GameOption
 from ...outcome import Outcome, UnitEffect
 from ...ruleset import Ruleset, SideOption
 from ...suggest import common_suggestions
 from ...trail import Trail
-from . import fire, morale, movement, rally, tables, transfer
+from . import effects, fire, heat, morale, movement, rally, tables, transfer
 from .commands import COMMANDS
 from .models import AslUnit
 from .orders import AslFire, AslMorale, AslMove, AslOrder, AslRally, AslRecover, AslTransfer
@@ -125,6 +126,29 @@ class AslRuleset(Ruleset):
 
         # data/asl/ift.yaml, morale.yaml (MC, ELR, Casualty Reduction), heat_of_battle.yaml, stacking.yaml
         return (tables.ift, effects.rules, heat.table, tables.stacking)
+
+    internal_options = (rally.SELF_RALLY_OPTION,)  # which player turn each side's Self-Rally was in
+
+    def game_options(self) -> tuple[GameOption, ...]:
+        hob, recovery = heat.table(), effects.rules().recovery
+        drms = tuple(GameOption(f"heat_of_battle_drm_{d.key}", "whole number",
+                                f"Heat of Battle DRM {d.label}"
+                                + ("" if d.value is not None else ": not in the bot's sources, unused until given"),
+                                default=d.value, low=-6, high=6, rule=hob.rule, variants=("full",),
+                                example="1" if d.value is None else "")
+                     for d in hob.drms)
+        return (
+            GameOption(heat.MODE_OPTION, "choice", "after an Original 2: mark marks the unit and leaves the Heat of "
+                       "Battle table to the players; table has the bot roll it", default=hob.default_mode,
+                       choices=hob.modes, rule=hob.rule, variants=("full",)),
+            *drms,
+            GameOption(heat.DRM_OPTION, "table", "the Heat of Battle DRMs in one table ({key: number}), as the "
+                       "heat_of_battle_drm_<key> options", rule=hob.rule, variants=("full",)),
+            GameOption("night", "yes/no", f"night: +{recovery.night_drm} to a Recovery dr", default=False,
+                       rule=transfer.RULE_RECOVERY),
+            GameOption("jungle", "yes/no", f"jungle, kunai or bamboo: +{recovery.jungle_drm} to a Recovery dr",
+                       default=False, rule=transfer.RULE_RECOVERY),
+        )
 
     def resolve_action(self, game: Game, order, roller: Roller) -> Outcome:
         if isinstance(order, AslFire):

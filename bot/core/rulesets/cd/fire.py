@@ -38,8 +38,12 @@ def resolve_fire(ctx: CdContext, order: CdFire) -> Outcome:
     dice = rate_of_fire(ctx, firer, targets, order, op_fire)
     numbers = {t.id: to_hit(ctx, firer, t, order, base) for t in targets}
     hits, naturals = roll_to_hit(ctx, targets, dice, numbers)
-    check_depletion(ctx, firer, naturals)
+    last = bool(ctx.game.options.get("cd_depletion_after_hits"))  # games created since: dice in the order shown
+    if not last:
+        check_depletion(ctx, firer, naturals)
     results = hit_results(ctx, firer, targets, hits, order, ap_penetration)
+    if last:
+        check_depletion(ctx, firer, naturals)
     if firer.weapon_class in tables.modifiers().suppression.classes and ctx.game.phase != "GeneralFire":
         suppress(ctx, targets, tables.modifiers().suppression.rule)
     return ctx.outcome("fire", headline(firer, targets, dice, hits, results), firer.side)

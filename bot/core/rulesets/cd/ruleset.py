@@ -9,6 +9,7 @@ from pydantic import BaseModel
 from ...commands import Suggest
 from ...dice import Roller
 from ...errors import IllegalOrder
+from ...options import GameOption
 from ...outcome import Outcome, UnitEffect
 from ...ruleset import Ruleset
 from ...suggest import common_suggestions, first_named
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
 
 
 INITIATIVE_RULE = "CD 2A (ties rolled again: assumed)"
+DEPLETION_LAST = "cd_depletion_after_hits"
 
 
 class CdRuleset(Ruleset):
@@ -102,6 +104,21 @@ class CdRuleset(Ruleset):
     def table_loaders(self) -> tuple:
         # data/cd/hit_results.yaml, modifiers.yaml, morale.yaml, orders.yaml (counters.yaml: counter_types)
         return (tables.hit_results, tables.modifiers, tables.morale, tables.orders)
+
+    # a natural 1's ammunition depletion roll [27.1] comes after the hit results, so the manual dice
+    # meant for the hit results go to them (games created before roll it between, as they were played)
+    internal_options = (DEPLETION_LAST,)
+    creation_defaults = {DEPLETION_LAST: True}
+
+    def game_options(self) -> tuple[GameOption, ...]:
+        data = tables.morale()
+        return (
+            GameOption("cd_morale_direction", "choice", "how the d10 meets a company's morale rating: at_most passes "
+                       "when the d10 is at most the rating plus modifiers, at_least when d10 plus modifiers reaches it",
+                       default=data.direction, choices=("at_most", "at_least"), rule=data.rule),
+            GameOption("cd_morale_ratings", "table", "the morale rating of each troop quality "
+                       f"({', '.join(data.ratings['at_most'])}), overriding the table's", rule=data.rule),
+        )
 
     def resolve_action(self, game: Game, order: BaseModel, roller: Roller) -> Outcome:
         from .context import CdContext
