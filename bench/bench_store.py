@@ -78,9 +78,10 @@ async def time_load_and_save(store: SqliteStore, referee: Referee, repeat: int) 
         loads.append(time.perf_counter() - start)
         order = {"action": "unit_move", "unit": "U0", "location": f"M{i}"}
         resolution = resolve(stored.game, order)
+        proof = await referee._proof(await referee._dice_state(stored), None, reveal=False)  # as act makes it
         entry = referee._seal(stored.id, stored.last_seq, stored.head_hash, actor=GM, command="/bench",
                               order=order, outcome=resolution.outcome, game=resolution.game, manual=False,
-                              interaction_id=None)
+                              interaction_id=None, dice_proof=proof)
         start = time.perf_counter()
         await store.append(stored, resolution.game, entry)
         saves.append(time.perf_counter() - start)

@@ -381,6 +381,39 @@ def run_replay(path: str, stdout: TextIO, stderr: TextIO) -> int:
     return EXIT_OK if ok else EXIT_FAILED
 
 
+def audit_entries(entries: list[dict[str, Any]]) -> tuple[bool, str]:
+    """What /log verify does, from an export alone: the hash chain, the replay, and every die of every
+    revealed game turn re-derived from its seed (docs/dice.md); (ok, the report line)."""
+    from pydantic import ValidationError
+
+    from bot.record import LogEntry
+    from bot.record.replay import ChainVerifier
+
+    verifier = ChainVerifier()
+    for number, raw in enumerate(entries, start=1):
+        try:
+            entry = LogEntry.model_validate(raw)
+        except ValidationError:
+            return False, f"entry #{raw.get('seq', number)} is not a log entry as the bot exports it"
+        problem = verifier.check(entry)
+        if problem is not None:
+            return False, f"entry #{problem.seq} does not check out: {problem.reason}"
+    if verifier.checked == 0:
+        return False, "the export holds no entries"
+    return True, verifier.summary()
+
+
+def run_audit(path: str, stdout: TextIO, stderr: TextIO) -> int:
+    """Audit an exported log offline: chain, replay, committed dice; name the first bad entry."""
+    try:
+        ok, message = audit_entries(load_export(path))
+    except (OSError, ValueError) as exc:
+        print(f"cannot read {path}: {exc}", file=stderr)
+        return EXIT_REFUSED
+    print(message, file=stdout if ok else stderr)
+    return EXIT_OK if ok else EXIT_FAILED
+
+
 # --- run and sandbox -------------------------------------------------------------------------
 
 
@@ -582,11 +615,15 @@ def build_parser() -> argparse.ArgumentParser:
     rules.add_argument("--pretty", action="store_true", help="indent the JSON written")
     rules.add_argument("--preview", action="store_true",
                        help="write the exact odds of the order (an OddsReport) instead of rolling it")
-    replay_commands = rules.add_subparsers(dest="rules_command", metavar="replay")
+    replay_commands = rules.add_subparsers(dest="rules_command", metavar="{replay,audit}")
     replay = replay_commands.add_parser(
         "replay", help="replay a game's exported log: every entry's dice and state, and bit for bit "
                        "the outcomes logged under today's rules version")
     replay.add_argument("file", help="the JSON export (a list of log entries)")
+    audit = replay_commands.add_parser(
+        "audit", help="check an exported log as /log verify does: the hash chain, the replay, and every die "
+                      "of every revealed turn re-derived from its seed (docs/dice.md)")
+    audit.add_argument("file", help="the JSON export (/log export format:JSON)")
     return parser
 
 
@@ -626,6 +663,8 @@ def main(argv: list[str] | None = None, *, stdin: TextIO | None = None, stdout: 
             return EXIT_OK
         if args.rules_command == "replay":
             return run_replay(args.file, stdout, stderr)
+        if args.rules_command == "audit":
+            return run_audit(args.file, stdout, stderr)
         return run_rules(stdin, stdout, stderr, pretty=args.pretty, preview=args.preview)
     if args.command == "sandbox":
         return run_sandbox(args.sandbox_args, stderr)

@@ -362,17 +362,34 @@ def shows_summary(outcome: Outcome, game: Game | None) -> bool:
     return game is None or game.options.get(DETAILS_OPTION) != "always"
 
 
+def dice_note(entry: LogEntry | None) -> str:
+    """What a result posts of its entry's committed dice (docs/dice.md): the commitment when the game
+    starts, the seed revealed and the next commitment when a game turn ends, the last seed at the end."""
+    proof = entry.dice_proof if entry is not None else None
+    if not proof:
+        return ""
+    if "reveal" in proof:
+        note = f"dice seed revealed: {proof['reveal']}"
+        return note + (f" · next dice commitment: {proof['next']}" if proof.get("next") else "")
+    if entry is not None and entry.seq == 1 and proof.get("commitment"):
+        return f"dice commitment (SHA-256 of this turn's secret seed): {proof['commitment']}"
+    return ""
+
+
 def outcome_embed(outcome: Outcome, game: Game | None, *, entry_seq: int | None = None,
-                  details: bool = False) -> list[discord.Embed]:
+                  details: bool = False, note: str = "") -> list[discord.Embed]:
     """The embeds for one outcome: the summary (``summary_embed``) of a result that rolled, or
     with ``details`` (or the game's ``details=always``) the whole trail, over several embeds when
-    long; see ``message_groups``."""
+    long; see ``message_groups``. ``note`` follows the log entry's number in the footer (``dice_note``)."""
     colour = NEUTRAL_COLOUR if outcome.action in NEUTRAL_ACTIONS else side_colour(outcome.actor_side)
+    footer = f"log #{entry_seq}" + (f" · {note}" if note else "") if entry_seq is not None else None
     if not details and shows_summary(outcome, game):
-        return [summary_embed(outcome, game, entry_seq=entry_seq, colour=colour)]
+        embed = summary_embed(outcome, game, entry_seq=entry_seq, colour=colour)
+        if footer is not None:
+            embed.set_footer(text=footer)
+        return [embed]
     return paginate(safe(outcome.headline), outcome_blocks(outcome), colour=colour,
-                    description=game_line(game) if game is not None else "",
-                    footer=f"log #{entry_seq}" if entry_seq is not None else None)
+                    description=game_line(game) if game is not None else "", footer=footer)
 
 
 def _is_marker_only(effect: UnitEffect) -> bool:

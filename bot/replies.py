@@ -17,7 +17,8 @@ import discord
 from bot.core.errors import RulesError
 from bot.core.game import Game
 from bot.limits import Guarded
-from bot.render import digest_embed, error_embed, hand_off_line, message_groups, outcome_embed, shows_summary
+from bot.render import (dice_note, digest_embed, error_embed, hand_off_line, message_groups, outcome_embed,
+                        shows_summary)
 
 log = logging.getLogger(__name__)
 
@@ -114,7 +115,8 @@ async def reply_outcome(interaction: discord.Interaction, acted: Any, *, ephemer
     were up: 10062; an outage past discord.py's own retries), the same interaction is never
     answered again (Discord would refuse that too): the result is posted to the channel as a
     plain message naming its log entry, so nothing saved goes unseen."""
-    groups = message_groups(outcome_embed(acted.outcome, acted.game, entry_seq=acted.seq))
+    groups = message_groups(outcome_embed(acted.outcome, acted.game, entry_seq=acted.seq,
+                                          note=dice_note(getattr(acted, "entry", None))))
     view = with_details(view, acted)
     try:
         extra = {"view": view} if view is not None else {}
@@ -169,7 +171,8 @@ async def post_saved_result(client: Any, channel_id: int, acted: Any, *, why: st
     interaction token): what players see when the interaction's reply could not carry it, or
     when the bot restarted before replying. ``why`` heads the first message. True once posted."""
     channel = client.get_partial_messageable(channel_id)
-    groups = message_groups(outcome_embed(acted.outcome, acted.game, entry_seq=acted.seq))
+    groups = message_groups(outcome_embed(acted.outcome, acted.game, entry_seq=acted.seq,
+                                          note=dice_note(getattr(acted, "entry", None))))
     view = with_details(None, acted)
     try:
         for i, group in enumerate(groups):

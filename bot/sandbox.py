@@ -17,6 +17,7 @@ import argparse
 import asyncio
 import contextlib
 import logging
+import random
 import re
 import sqlite3
 import sys
@@ -32,7 +33,7 @@ from bot.app import RefereeBot
 from bot.config import ConfigError, Settings, load_settings
 from bot.core.api import TablesUnreadable
 from bot.core.data import data_path
-from bot.core.dice import SeededDice
+from bot.core.dice import SEED_BYTES
 from bot.emulator import FakeDiscord, running
 from bot.emulator.payloads import (
     MANAGE_CHANNELS,
@@ -534,8 +535,8 @@ def build_parser() -> argparse.ArgumentParser:
 def banner(fake: FakeDiscord, database: Path, temporary: bool, seed: int | None, loaded: list[str]) -> str:
     where = f"{database} (temporary: deleted on exit)" if temporary else str(database)
     dice = (f"seeded with {seed}: the same commands roll the same dice (for demos and bug reports, "
-            "not real games)" if seed is not None else "the system's secure random source "
-            "(or give your own with dice:)")
+            "not real games)" if seed is not None else "committed dice from a secret seed (docs/dice.md; "
+            "or give your own with dice:)")
     cogs = ", ".join(name.removeprefix("cogs.") for name in loaded) or "none"
     return (f"Referee sandbox: the real bot against a local fake Discord at {fake.base_url}\n"
             f"  database: {where}\n"
@@ -553,10 +554,10 @@ class SandboxBot(RefereeBot):
 
     async def load_cogs(self) -> None:
         if self.seed is not None:
-            # one generator for the whole session, so a replayed script rolls the same dice;
-            # set before any cog is loaded, so every command uses it
-            dice = SeededDice(self.seed)
-            self.referee = Referee(self.store, dice=lambda: dice)
+            # one generator for the whole session's dice seeds, so a replayed script rolls the same
+            # committed dice (docs/dice.md); set before any cog is loaded, so every command uses it
+            rng = random.Random(self.seed)
+            self.referee = Referee(self.store, seeds=lambda: rng.randbytes(SEED_BYTES))
         await super().load_cogs()
 
 

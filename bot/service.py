@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import json
 import math
+import secrets
 import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass
@@ -23,7 +24,8 @@ from pydantic import BaseModel
 
 from bot.config import Rate, Settings
 from bot.core.api import order_model, resolve
-from bot.core.dice import DiceSource, ScriptedDice, SystemDice
+from bot.core.dice import (CommittedDice, DiceSource, Roller, ScriptedDice, SystemDice, commitment, contribution_value,
+                           new_seed)
 from bot.core.errors import InvalidOrder, RulesError
 from bot.core.help import DicePlan, dice_plan
 from bot.core.options import general
@@ -38,8 +40,11 @@ from bot.core.outcome import Outcome
 from bot.core.rulesets import title_of
 from bot.record import GENESIS_HASH, LogEntry, consumed_dice, sealed_state
 from bot.record.checkpoint import Checkpoint, newest_live
-from bot.record.replay import (END_GAME, UNDO, ChainVerifier, ReplayRefused, creation_order,
+from bot.record.dice_audit import CONTRIBUTE, DiceState, state_after
+from bot.record.replay import (END_GAME, UNDO, ChainVerifier, ReplayRefused, contribution_outcome, creation_order,
                                creation_outcome, ending_outcome, game_from_creation, undo_outcome)
+from bot.record.sealing import (NONCE_BYTES, REVEAL, SEAL, SEALED_MAX, check_reveal, reveal_outcome, roll_text,
+                                seal_commitment, seal_outcome)
 from bot.store import (ActiveGameExists, DuplicateInteraction, LogFull, StaleGame, Store, StoredGame,
                        UndoRequest)
 from bot.work import Pickled, Worker
@@ -55,6 +60,10 @@ DIGEST_MOST = 15  # entries a digest shows at most (the newest)
 MAP_LOOK_BACK = 50  # entries read back for the latest fire the map draws
 OrderBuilder = Callable[[Game], "dict[str, Any] | BaseModel"]
 ENTRY_ODDS_CACHED = 64  # answers of the "Odds" button kept, so pressing it again replays nothing
+DICE_STATES_CACHED = 4096  # games whose dice state (commitment, contributions) is kept in memory
+SEEDS_CACHED = 4096  # dice seeds kept in memory (each also held in the store until revealed)
+CONTRIBUTION_MAX = 200  # characters of a side's dice contribution
+SECRET_KINDS = {"2d6": "two_d6", "d6": "d6", "d10": "d10", "DR": "DR", "dr": "dr"}  # a secret roll's kind -> Roller
 UNDO_MINUTES = general("undo_minutes").default  # how long an undo proposal waits (48 hours); the option's default
 
 
@@ -158,6 +167,15 @@ class UndoAnswer:
 
 
 @dataclass(frozen=True)
+class Sealed:
+    """A sealed order as its sealer sees it (privately): the logged entry, the text and the nonce."""
+
+    acted: Acted
+    text: str
+    nonce: str
+
+
+@dataclass(frozen=True)
 class VerifyReport:
     ok: bool
     checked: int
@@ -243,14 +261,19 @@ class ServerCaps:
 
 
 class Referee:
-    def __init__(self, store: Store, *, dice: Callable[[], DiceSource] = SystemDice,
-                 clock: Callable[[], datetime] = _utc_now, caps: ServerCaps = ServerCaps(),
-                 worker: Worker | None = None):
+    def __init__(self, store: Store, *, dice: Callable[[], DiceSource] | None = None,
+                 seeds: Callable[[], bytes] = new_seed, clock: Callable[[], datetime] = _utc_now,
+                 caps: ServerCaps = ServerCaps(), worker: Worker | None = None):
         self._store = store
         self.worker = worker or Worker()  # long work (replays, previews, exports) off the event loop
         self.caps = caps
         self._server_locks: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
-        self._dice = dice  # a fresh source per command; tests pass a counting one
+        # None: committed dice (docs/dice.md), derived from each game's seed; a factory instead makes a
+        # fresh source per command (tests count with one; such dice fail /log verify's dice check)
+        self._dice = dice
+        self._seeds = seeds  # each game turn's secret seed: ``secrets`` (tests give a fixed one)
+        self._dice_states: dict[int, tuple[int, str, DiceState | None]] = {}  # game -> (seq, hash, state)
+        self._seed_cache: dict[str, bytes] = {}
         self._clock = clock
         self.undo_minutes = UNDO_MINUTES
         # one lock per channel, dropped once no command holds or awaits it
@@ -278,13 +301,91 @@ class Referee:
         self._clock = clock
 
     @property
-    def dice(self) -> Callable[[], DiceSource]:
-        """The factory of each command's dice source (``SystemDice``: ``secrets``); tests count."""
+    def dice(self) -> Callable[[], DiceSource] | None:
+        """The factory of each command's dice source; None (production): committed dice."""
         return self._dice
 
     @dice.setter
-    def dice(self, factory: Callable[[], DiceSource]) -> None:
+    def dice(self, factory: Callable[[], DiceSource] | None) -> None:
         self._dice = factory
+
+    @property
+    def seeds(self) -> Callable[[], bytes]:
+        """Where each game turn's secret dice seed comes from (``secrets``; tests give fixed ones)."""
+        return self._seeds
+
+    @seeds.setter
+    def seeds(self, factory: Callable[[], bytes]) -> None:
+        self._seeds = factory
+
+    # --- committed dice (issue 12, docs/dice.md) ---
+
+    async def _dice_state(self, stored: StoredGame) -> DiceState | None:
+        """The commitment and contributions in force in ``stored`` (None: a game started before
+        committed dice), from the newest entry's proof; kept in memory while the game does not move."""
+        known = self._dice_states.get(stored.id)
+        if known is not None and known[0] == stored.last_seq and known[1] == stored.head_hash:
+            return known[2]
+        head = await self._store.entries(stored.id, after_seq=stored.last_seq - 1, limit=1)
+        state = None
+        if head and head[0].dice_proof is not None:
+            state = state_after(head[0].order, head[0].dice_proof)
+        self._remember_dice(stored.id, stored.last_seq, stored.head_hash, state)
+        return state
+
+    def _remember_dice(self, game_id: int, seq: int, head_hash: str, state: DiceState | None) -> None:
+        self._dice_states.pop(game_id, None)
+        self._dice_states[game_id] = (seq, head_hash, state)
+        while len(self._dice_states) > DICE_STATES_CACHED:
+            self._dice_states.pop(next(iter(self._dice_states)))
+
+    async def _seed(self, commitment_hex: str) -> bytes:
+        seed = self._seed_cache.get(commitment_hex)
+        if seed is None:
+            seed = await self._store.held_secret(commitment_hex)
+            if seed is None or commitment(seed) != commitment_hex:
+                raise NotAllowed("this game's dice seed is not held by the bot (its database was restored without "
+                                 "it?): no die can be drawn; give manual dice, or the game master ends the game")
+            self._seed_cache[commitment_hex] = seed
+            while len(self._seed_cache) > SEEDS_CACHED:
+                self._seed_cache.pop(next(iter(self._seed_cache)))
+        return seed
+
+    async def _commit_seed(self) -> str:
+        """A new secret seed, held by the store before the entry that publishes its commitment."""
+        seed = self._seeds()
+        published = commitment(seed)
+        await self._store.keep_secret(published, seed)
+        self._seed_cache[published] = seed
+        return published
+
+    async def _source(self, stored: StoredGame, state: DiceState | None, dice: list[int] | None,
+                      interaction_id: int | None) -> DiceSource:
+        """Manual dice when given; else the test's factory; else dice derived from the committed seed
+        (``secrets`` for a game started before committed dice)."""
+        if dice:
+            return ScriptedDice(dice)
+        if self._dice is not None:
+            return self._dice()
+        if state is None or state.commitment is None:
+            return SystemDice()
+        return CommittedDice(await self._seed(state.commitment), game_id=stored.id, seq=stored.last_seq + 1,
+                             interaction_id=interaction_id, contributions=state.contributions)
+
+    async def _proof(self, state: DiceState | None, source: DiceSource | None, *, reveal: bool,
+                     last: bool = False) -> dict[str, Any] | None:
+        """An entry's dice proof: the state in force, the faces drawn from the seed, and at the end of a
+        game turn (``reveal``) or of the game (``last``) the seed revealed with the next commitment."""
+        if state is None or state.commitment is None:
+            return None
+        proof: dict[str, Any] = {"commitment": state.commitment, "contributions": list(state.contributions)}
+        if isinstance(source, CommittedDice) and source.sides:
+            proof["sides"] = list(source.sides)
+        if reveal or last:
+            proof["reveal"] = (await self._seed(state.commitment)).hex()
+            if not last:
+                proof["next"] = await self._commit_seed()
+        return proof
 
     # --- reading ---
 
@@ -348,13 +449,13 @@ class Referee:
 
     def _seal(self, stored_id: int, last_seq: int, head_hash: str, *, actor: Actor, command: str,
               order: dict[str, Any], outcome: Outcome, game: Game, manual: bool,
-              interaction_id: int | None) -> LogEntry:
+              interaction_id: int | None, dice_proof: dict[str, Any] | None = None) -> LogEntry:
         return LogEntry.seal(
             prev_hash=head_hash, game_id=stored_id, seq=last_seq + 1,
             time=self._clock().isoformat(timespec="milliseconds"), actor=actor.user_id,
             command=command, order=order, dice=consumed_dice(outcome), manual=manual,
             outcome=outcome.model_dump(mode="json"), state_hash=sealed_state(game),
-            interaction_id=interaction_id)
+            interaction_id=interaction_id, dice_proof=dice_proof)
 
     def _check_room(self, stored: StoredGame) -> None:
         if stored.last_seq >= self._store.max_entries:
@@ -378,7 +479,13 @@ class Referee:
                              "saved: give the order again") from None
         except LogFull:
             raise self._log_full() from None
+        self._saved(stored.id, entry)
         return None
+
+    def _saved(self, game_id: int, entry: LogEntry) -> None:
+        """Keep the dice state in force after ``entry``, the game's newest (the next command's)."""
+        state = state_after(entry.order, entry.dice_proof) if entry.dice_proof is not None else None
+        self._remember_dice(game_id, entry.seq, entry.hash, state)
 
     async def new_game(self, channel_id: int, guild_id: int | None, actor: Actor, ruleset: str,
                        sides: list[str], scenario: str = "", variant: str | None = None,
@@ -408,10 +515,14 @@ class Referee:
                                                 setup.model_dump(mode="json", exclude_defaults=True)))
             game = game_from_creation(order)  # the same path verify replays
             outcome = creation_outcome(game)
+            # the first game turn's seed: its commitment is in entry 1, posted with the new game
+            proof = ({"commitment": await self._commit_seed(), "contributions": [""] * len(game.sides)}
+                     if self._store.holds_secrets else None)
 
             def first_entry(game_id: int) -> LogEntry:
                 return self._seal(game_id, 0, GENESIS_HASH, actor=actor, command="/game new", order=order,
-                                  outcome=outcome, game=game, manual=False, interaction_id=interaction_id)
+                                  outcome=outcome, game=game, manual=False, interaction_id=interaction_id,
+                                  dice_proof=proof)
             try:
                 _stored, entry = await self._store.create_game(channel_id, guild_id, game, first_entry)
             except ActiveGameExists:  # another process created one since the check above
@@ -551,11 +662,14 @@ class Referee:
             self._check_room(stored)
             plain = _plain_order(order(stored.game) if callable(order) else order)
             check_permission(stored.game, actor, plain)
-            source = ScriptedDice(dice) if dice else self._dice()
+            state = await self._dice_state(stored)
+            source = await self._source(stored, state, dice, interaction_id)
             resolution = resolve(stored.game, plain, source)
+            # the end of a game turn reveals its seed (anyone may then check its dice) and commits the next
+            proof = await self._proof(state, source, reveal=resolution.game.turn > stored.game.turn)
             entry = self._seal(stored.id, stored.last_seq, stored.head_hash, actor=actor, command=command,
                                order=plain, outcome=resolution.outcome, game=resolution.game,
-                               manual=bool(dice), interaction_id=interaction_id)
+                               manual=bool(dice), interaction_id=interaction_id, dice_proof=proof)
             recorded = await self._save(stored, resolution.game, entry)
             return recorded or Acted(resolution.outcome, resolution.game, entry,
                                      hand_off=_hand_off(stored.game, resolution.game))
@@ -570,11 +684,181 @@ class Referee:
                                  "Channels may end the game")
             # no room check: a full log must still be closable (the cap leaves room for the end)
             outcome = ending_outcome(stored.game)
+            proof = await self._proof(await self._dice_state(stored), None, reveal=False, last=True)
             entry = self._seal(stored.id, stored.last_seq, stored.head_hash, actor=actor, command="/game end",
                                order={"action": END_GAME}, outcome=outcome, game=stored.game, manual=False,
-                               interaction_id=interaction_id)
+                               interaction_id=interaction_id, dice_proof=proof)
             recorded = await self._save(stored, stored.game, entry, end=True)
             return recorded or Acted(outcome, stored.game, entry)
+
+    async def contribute(self, channel_id: int, actor: Actor, text: str, side: int | None = None, *,
+                         interaction_id: int | None = None) -> Acted:
+        """Set or change a side's contribution to the dice (docs/dice.md): every die drawn after it
+        derives from it too. A player sets their own side's; the game master names the side."""
+        if not 1 <= len(text) <= CONTRIBUTION_MAX:
+            raise InvalidOrder(f"a contribution is 1 to {CONTRIBUTION_MAX} characters of your choosing",
+                               field="text")
+        async with self._lock(channel_id):
+            stored = await self._recorded_or_active(channel_id, interaction_id)
+            if isinstance(stored, Acted):
+                return stored
+            self._check_room(stored)
+            game = stored.game
+            mine = [i for i, s in enumerate(game.sides) if actor.user_id in s.players]
+            if side is None:
+                if not mine:
+                    raise NotAllowed("only the players of this game add to its dice: join a side first (the game "
+                                     "master names the side)")
+                side = mine[0]
+            elif side not in mine and not is_game_master(game, actor):
+                raise NotAllowed(f"you may set only your own side's contribution; {game.side_name(side)} sets its own")
+            if not 0 <= side < len(game.sides):
+                raise InvalidOrder(f"this game has {len(game.sides)} sides", field="side")
+            state = await self._dice_state(stored)
+            if state is None:
+                raise NotAllowed("this game was started before committed dice: its dice take no contribution "
+                                 "(a new game has them)")
+            order = {"action": CONTRIBUTE, "side": side, "value": contribution_value(text)}
+            outcome = contribution_outcome(game, order)
+            entry = self._seal(stored.id, stored.last_seq, stored.head_hash, actor=actor, command="/dice contribute",
+                               order=order, outcome=outcome, game=game, manual=False,
+                               interaction_id=interaction_id, dice_proof=await self._proof(state, None, reveal=False))
+            recorded = await self._save(stored, game, entry)
+            return recorded or Acted(outcome, game, entry)
+
+    # --- sealed orders (bot/record/sealing.py) ---
+
+    def _acting_side(self, game: Game, actor: Actor, side: int | None, what: str) -> int | None:
+        mine = [i for i, s in enumerate(game.sides) if actor.user_id in s.players]
+        if side is None:
+            if mine:
+                return mine[0]
+            if is_game_master(game, actor):
+                return None  # the game master's own
+            raise NotAllowed(f"only the players of this game and its game master {what}: join a side first")
+        if not 0 <= side < len(game.sides):
+            raise InvalidOrder(f"this game has {len(game.sides)} sides", field="side")
+        if side not in mine and not is_game_master(game, actor):
+            raise NotAllowed(f"you play {' and '.join(game.side_name(i) for i in mine) or 'no side'}; "
+                             f"{game.side_name(side)} {what} for itself")
+        return side
+
+    async def seal(self, channel_id: int, actor: Actor, text: str, side: int | None = None, *,
+                   interaction_id: int | None = None) -> Sealed:
+        """Seal a hidden order: the log gets its commitment and who sealed it, never the text."""
+        if not 1 <= len(text) <= SEALED_MAX:
+            raise InvalidOrder(f"a sealed order is 1 to {SEALED_MAX} characters", field="text")
+        async with self._lock(channel_id):
+            stored = await self._recorded_or_active(channel_id, interaction_id)
+            if isinstance(stored, Acted):  # a re-delivery: the sealer's copy comes from the store again
+                held = await self._store.held_secret(stored.entry.order.get("commitment", ""))
+                opened = json.loads(held) if held else {"text": "", "nonce": ""}
+                return Sealed(stored, opened["text"], opened["nonce"])
+            self._check_room(stored)
+            game = stored.game
+            side = self._acting_side(game, actor, side, "seals orders")
+            nonce = secrets.token_bytes(NONCE_BYTES)
+            published = seal_commitment(nonce, text)
+            await self._store.keep_secret(published, json.dumps({"nonce": nonce.hex(), "text": text}).encode())
+            order = {"action": SEAL, "side": side, "commitment": published}
+            outcome = seal_outcome(game, stored.last_seq + 1, order)
+            proof = await self._proof(await self._dice_state(stored), None, reveal=False)
+            entry = self._seal(stored.id, stored.last_seq, stored.head_hash, actor=actor, command="/seal",
+                               order=order, outcome=outcome, game=game, manual=False,
+                               interaction_id=interaction_id, dice_proof=proof)
+            recorded = await self._save(stored, game, entry)
+            return Sealed(recorded or Acted(outcome, game, entry), text, nonce.hex())
+
+    async def secret_roll(self, channel_id: int, actor: Actor, kind: str, purpose: str, *,
+                          interaction_id: int | None = None) -> Sealed:
+        """Roll committed dice that only the roller sees now: the log gets the roll's kind, purpose and
+        commitment (a sealed text holding the dice); /reveal shows them, and the audit re-derives them."""
+        if kind not in SECRET_KINDS:
+            raise InvalidOrder(f"a secret roll is one of {', '.join(SECRET_KINDS)}", field="kind")
+        if not 1 <= len(purpose) <= 100:
+            raise InvalidOrder("say in 1 to 100 characters what the roll is for", field="purpose")
+        async with self._lock(channel_id):
+            stored = await self._recorded_or_active(channel_id, interaction_id)
+            if isinstance(stored, Acted):
+                held = await self._store.held_secret(stored.entry.order.get("commitment", ""))
+                opened = json.loads(held) if held else {"text": "", "nonce": ""}
+                return Sealed(stored, opened["text"], opened["nonce"])
+            self._check_room(stored)
+            game = stored.game
+            side = self._acting_side(game, actor, None, "rolls")
+            state = await self._dice_state(stored)
+            if state is None or state.commitment is None:
+                raise NotAllowed("this game was started before committed dice: it has no secret rolls")
+            source = CommittedDice(await self._seed(state.commitment), game_id=stored.id, seq=stored.last_seq + 1,
+                                   interaction_id=interaction_id, contributions=state.contributions)
+            roll = getattr(Roller(source), SECRET_KINDS[kind])(purpose)
+            text = roll_text(kind, purpose, list(roll.dice))
+            nonce = secrets.token_bytes(NONCE_BYTES)
+            published = seal_commitment(nonce, text)
+            await self._store.keep_secret(published, json.dumps({"nonce": nonce.hex(), "text": text}).encode())
+            order = {"action": SEAL, "side": side, "commitment": published,
+                     "roll": {"kind": kind, "purpose": purpose, "sides": list(source.sides)}}
+            outcome = seal_outcome(game, stored.last_seq + 1, order)
+            entry = self._seal(stored.id, stored.last_seq, stored.head_hash, actor=actor, command="/roll secret",
+                               order=order, outcome=outcome, game=game, manual=False, interaction_id=interaction_id,
+                               dice_proof=await self._proof(state, None, reveal=False))
+            recorded = await self._save(stored, game, entry)
+            return Sealed(recorded or Acted(outcome, game, entry), text, nonce.hex())
+
+    async def peek(self, channel_id: int, actor: Actor, sealed_seq: int) -> tuple[LogEntry, str]:
+        """The game master's private look at a sealed order or a secret roll before its reveal (the
+        umpire sees what the players hide from each other); nothing is logged or shown to others."""
+        stored = await self._active(channel_id)
+        if not is_game_master(stored.game, actor):
+            raise NotAllowed("only the game master may look at a sealed order before it is revealed")
+        target = await self.entry(stored.id, sealed_seq) if 1 <= sealed_seq <= stored.last_seq else None
+        if target is None or target.order.get("action") != SEAL:
+            raise NotAllowed(f"entry #{sealed_seq} is not a sealed order")
+        held = await self._store.held_secret(target.order["commitment"])
+        if held is None:
+            raise NotAllowed(f"the text of sealed order #{sealed_seq} is not held by the bot")
+        return target, json.loads(held)["text"]
+
+    async def reveal(self, channel_id: int, actor: Actor, sealed_seq: int, *,
+                     interaction_id: int | None = None) -> Acted:
+        """Open a sealed order: its text and nonce go in the log, checked against its commitment."""
+        async with self._lock(channel_id):
+            stored = await self._recorded_or_active(channel_id, interaction_id)
+            if isinstance(stored, Acted):
+                return stored
+            self._check_room(stored)
+            game = stored.game
+            target = await self.entry(stored.id, sealed_seq) if 1 <= sealed_seq <= stored.last_seq else None
+            if target is None or target.order.get("action") != SEAL:
+                raise NotAllowed(f"entry #{sealed_seq} is not a sealed order (see /log show: a seal reads "
+                                 "\"sealed an order\")")
+            sealed_by = target.order.get("side")
+            if not is_game_master(game, actor) and not (
+                    isinstance(sealed_by, int) and actor.user_id in game.sides[sealed_by].players):
+                who = f"{game.side_name(sealed_by)} or " if isinstance(sealed_by, int) else ""
+                raise NotAllowed(f"only {who}the game master may reveal this sealed order")
+            held = await self._store.held_secret(target.order["commitment"])
+            if held is None:
+                raise NotAllowed(f"the text of sealed order #{sealed_seq} is not held by the bot: it cannot be "
+                                 "revealed (its sealer has the copy with its nonce)")
+            opened = json.loads(held)
+            order = {"action": REVEAL, "sealed": sealed_seq, "text": opened["text"], "nonce": opened["nonce"],
+                     "side": sealed_by, "roll": target.order.get("roll")}
+            seals = {sealed_seq: {"commitment": target.order["commitment"], "opened": None, "side": sealed_by,
+                                  "roll": target.order.get("roll")}}
+            async for later in self._store.iter_entries(stored.id):
+                if later.seq > sealed_seq and later.order.get("action") == REVEAL and \
+                        later.order.get("sealed") == sealed_seq:
+                    seals[sealed_seq]["opened"] = later.seq
+            if (problem := check_reveal(stored.last_seq + 1, order, seals)) is not None:
+                raise NotAllowed(problem.replace(f"entry #{stored.last_seq + 1} reveals", "this would reveal"))
+            outcome = reveal_outcome(game, order)
+            proof = await self._proof(await self._dice_state(stored), None, reveal=False)
+            entry = self._seal(stored.id, stored.last_seq, stored.head_hash, actor=actor, command="/reveal",
+                               order=order, outcome=outcome, game=game, manual=False,
+                               interaction_id=interaction_id, dice_proof=proof)
+            recorded = await self._save(stored, game, entry)
+            return recorded or Acted(outcome, game, entry)
 
     # --- the log ---
 
@@ -819,15 +1103,18 @@ class Referee:
                  "accepted_by": actor.user_id, "state": restored.model_dump(mode="json"),
                  "unit_order": list(restored.units), "location_order": list(restored.locations)}
         outcome = undo_outcome(stored.game, restored, order)
+        # an undo draws nothing and reveals nothing: the seed of the turn stays committed (never rerolled)
+        proof = await self._proof(await self._dice_state(stored), None, reveal=False)
         entry = self._seal(stored.id, stored.last_seq, stored.head_hash, actor=Actor(request.proposer),
                            command="/undo", order=order, outcome=outcome, game=restored, manual=False,
-                           interaction_id=interaction_id)
+                           interaction_id=interaction_id, dice_proof=proof)
         try:
             await self._store.apply_undo(stored, restored, entry, request.id, actor.user_id)
         except DuplicateInteraction:
             return UndoAnswer("accepted", request, await self.recorded(interaction_id))
         except StaleGame:
             raise NotAllowed("the game changed while this undo was being applied; nothing was saved") from None
+        self._saved(stored.id, entry)
         accepted = await self._store.undo_request(request.id)
         return UndoAnswer("accepted", accepted or request,  # type: ignore[arg-type]
                           Acted(outcome, restored, entry, hand_off=_hand_off(stored.game, restored)))

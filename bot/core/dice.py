@@ -1,8 +1,11 @@
 """Dice: where the numbers come from, and the record of every die rolled.
 
-Production dice come from ``secrets`` (``SystemDice``). ``ScriptedDice`` serves the tests and
-groups that roll their own physical dice ("manual dice"); ``SeededDice`` replays a sequence
-from a seed with its *own* ``random.Random`` instance. No global RNG is ever seeded or used.
+Production dice are committed dice (``CommittedDice``, issue 12, docs/dice.md): each die is
+HMAC-SHA256 of the game's secret seed (made by ``secrets``, its SHA-256 published before any die)
+over values that do not exist before the order is given, mapped to a face by rejection sampling.
+``SystemDice`` (``secrets``) serves games started before committed dice. ``ScriptedDice`` serves
+the tests and groups that roll their own physical dice ("manual dice"); ``SeededDice`` replays a
+sequence from a seed with its *own* ``random.Random`` instance. No global RNG is ever seeded or used.
 
 Every roll goes through a ``Roller``, which records it as a ``Roll`` (kind, purpose, the dice in
 order). An ASL DR is recorded as (white, colored): the colored die decides rate of fire and
@@ -11,6 +14,8 @@ doubles decide cowering, so the two are never summed away.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import random
 import secrets
 from collections.abc import Iterable, Sequence
@@ -41,6 +46,82 @@ class SystemDice:
         return secrets.randbelow(sides) + 1
 
 
+DERIVATION = "referee-dice-v1"  # the first line of every message a die is derived from
+SEED_BYTES = 32
+_SPAN = 1 << 32  # a die reads the first 4 bytes of an HMAC output as a big-endian unsigned integer
+
+
+def new_seed() -> bytes:
+    """A game's secret seed for one game turn: 32 bytes from ``secrets``."""
+    return secrets.token_bytes(SEED_BYTES)
+
+
+def commitment(seed: bytes) -> str:
+    """What is published before the seed is used: its SHA-256, lowercase hex."""
+    return hashlib.sha256(seed).hexdigest()
+
+
+def contribution_value(text: str) -> str:
+    """A side's contribution as it enters the dice: the SHA-256 (hex) of the text its player chose."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def die_message(game_id: int, seq: int, interaction_id: int | None, contributions: Sequence[str],
+                index: int, sides: int, attempt: int) -> bytes:
+    """The text one attempt at one die is derived from (docs/dice.md, "The derivation"): eight
+    lines of ASCII joined by "\n", no line end after the last."""
+    return _entry_prefix(game_id, seq, interaction_id, contributions) + f"{index}\n{sides}\n{attempt}".encode("ascii")
+
+
+def _entry_prefix(game_id: int, seq: int, interaction_id: int | None, contributions: Sequence[str]) -> bytes:
+    """The first five lines of every message of one entry's dice, with the line end after them."""
+    return f"{DERIVATION}\n{game_id}\n{seq}\n{interaction_id or 0}\n{','.join(contributions)}\n".encode("ascii")
+
+
+def _face(seed: bytes, prefix: bytes, index: int, sides: int) -> int:
+    limit = _SPAN - _SPAN % sides
+    attempt = 0
+    while True:
+        mac = hmac.digest(seed, prefix + f"{index}\n{sides}\n{attempt}".encode("ascii"), "sha256")
+        number = int.from_bytes(mac[:4], "big")
+        if number < limit:
+            return 1 + number % sides
+        attempt += 1
+
+
+def derive_die(seed: bytes, game_id: int, seq: int, interaction_id: int | None, contributions: Sequence[str],
+               index: int, sides: int) -> int:
+    """Die ``index`` (0-based, in the order the rules draw them) of log entry ``seq``: the first
+    attempt whose HMAC-SHA256 reads below the largest multiple of ``sides`` under 2**32 gives
+    1 + that number mod ``sides``; a reading at or above it is rejected (no modulo bias) and the
+    next attempt is tried."""
+    if sides < 1:
+        raise ValueError("a die has at least one face")
+    return _face(seed, _entry_prefix(game_id, seq, interaction_id, contributions), index, sides)
+
+
+class CommittedDice:
+    """The dice of one log entry, derived from the game's committed seed (``derive_die``) and
+    from what exists only once the order is given: its game, its log seq, the Discord
+    interaction that gave it and the sides' contributions. Records the faces of each die drawn
+    (``sides``), which the entry's proof lists so that anyone can re-derive them."""
+
+    manual = False
+
+    def __init__(self, seed: bytes, *, game_id: int, seq: int, interaction_id: int | None,
+                 contributions: Sequence[str]):
+        self._seed = seed
+        self.game_id, self.seq, self.interaction_id = game_id, seq, interaction_id
+        self.contributions = tuple(contributions)
+        self.sides: list[int] = []
+        self._prefix = _entry_prefix(game_id, seq, interaction_id, self.contributions)
+
+    def draw(self, sides: int) -> int:
+        value = _face(self._seed, self._prefix, len(self.sides), sides)  # derive_die, the entry's lines made once
+        self.sides.append(sides)
+        return value
+
+
 class SeededDice:
     """Reproducible dice for replays and benchmarks; owns its generator, never the global one."""
 
@@ -65,6 +146,7 @@ class ScriptedDice:
         self.values: list[int] = [int(v) for v in values]
         self.position = 0
         self.manual = manual
+        self.sides: list[int] = []  # the faces of each die drawn (a replay checks a committed entry's proof)
 
     @property
     def remaining(self) -> list[int]:
@@ -84,6 +166,7 @@ class ScriptedDice:
                 field="dice",
             )
         self.position += 1
+        self.sides.append(sides)
         return value
 
 

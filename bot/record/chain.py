@@ -118,6 +118,18 @@ class LogEntry(BaseModel):
     # the rules core's version when the entry was resolved: an entry without one (logged before
     # versions were recorded) reads as 1; ``seal`` stamps today's
     rules_version: int = Field(default=LEGACY_RULES_VERSION, ge=1)
+    # committed dice (issue 12, docs/dice.md): the commitment in force, the sides' contributions,
+    # the faces of each die drawn from the seed, and a seed revealed with the next commitment. An
+    # entry without one (logged before committed dice) hashes exactly as it did before
+    dice_proof: dict[str, Any] | None = None
+
+    def _hashed_fields(self, exclude: set[str]) -> dict[str, Any]:
+        body = self.model_dump(mode="json", exclude=exclude)
+        if self.rules_version == LEGACY_RULES_VERSION:
+            del body["rules_version"]
+        if self.dice_proof is None:
+            del body["dice_proof"]
+        return body
 
     def body(self) -> dict[str, Any]:
         """Every field but the two hashes of the chain: what ``hash`` covers, with ``prev_hash``.
@@ -125,10 +137,7 @@ class LogEntry(BaseModel):
         An entry of the legacy rules version hashes without the field, exactly as it did before
         the field existed, so every old hash still verifies. Any other version is in the body:
         relabelling an entry's version changes its hash like any other edit."""
-        body = self.model_dump(mode="json", exclude={"prev_hash", "hash"})
-        if self.rules_version == LEGACY_RULES_VERSION:
-            del body["rules_version"]
-        return body
+        return self._hashed_fields({"prev_hash", "hash"})
 
     def expected_hash(self) -> str:
         return chain_hash(self.prev_hash, self.body())
@@ -154,9 +163,7 @@ class LogEntry(BaseModel):
             outcome_json = _CANONICAL_STRICT.encode(self.outcome)
         except (TypeError, ValueError):
             return self.expected_hash(), None
-        body = self.model_dump(mode="json", exclude={"prev_hash", "hash", "outcome"})
-        if self.rules_version == LEGACY_RULES_VERSION:
-            del body["rules_version"]
+        body = self._hashed_fields({"prev_hash", "hash", "outcome"})
         before = canonical_json({k: v for k, v in body.items() if k < "outcome"})[1:-1]
         after = canonical_json({k: v for k, v in body.items() if k > "outcome"})[1:-1]
         members = [m for m in (before, f'"outcome":{outcome_json}', after) if m]

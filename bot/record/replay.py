@@ -33,6 +33,8 @@ from bot.core.version import RULES_VERSION
 
 from .chain import GENESIS_HASH, LogEntry, state_hash
 from .checkpoint import Checkpoint
+from .dice_audit import CONTRIBUTE, DiceAudit
+from .sealing import REVEAL, SEAL, check_reveal, reveal_outcome, seal_outcome
 
 log = logging.getLogger(__name__)
 
@@ -113,6 +115,18 @@ def ending_outcome(game: Game) -> Outcome:
                    headline=f"Game over after turn {game.turn}", trail=trail.freeze())
 
 
+def contribution_outcome(game: Game, order: dict[str, Any]) -> Outcome:
+    """A side changed its dice contribution (docs/dice.md): the game is unchanged."""
+    side = order.get("side")
+    name = game.side_name(side) if isinstance(side, int) and 0 <= side < len(game.sides) else f"side {side}"
+    trail = Trail()
+    trail.note(f"Contribution: SHA-256 {str(order.get('value', ''))[:16]}... of the text its player chose")
+    trail.note("Every die drawn from now on derives from it too, with the seed committed before it and "
+               "each order's own interaction (docs/dice.md)")
+    return Outcome(ruleset=game.ruleset, action=CONTRIBUTE, headline=f"{name} changed its dice contribution",
+                   actor_side=side if isinstance(side, int) else None, trail=trail.freeze())
+
+
 def _unit_summary(unit: Any) -> str:
     """A unit's counter, place and markers in its ruleset's words (never a field's name), to show
     what an undo puts back: "2-2-7, B5, broken, DM"."""
@@ -170,6 +184,10 @@ class Replayer:
         # Locations: from there on the replayed game holds them sorted by id, whatever order the
         # live game kept
         self.order_known = True
+        self.last_sides: list[int] = []  # the faces of each die the last entry drew, in order
+        # sealed orders: seq of the seal -> its commitment, side, and the seq that opened it (or None)
+        self.seals: dict[int, dict[str, Any]] = {}
+        self.whole_log = True  # False when resumed from a checkpoint (the seals before it are not known)
         self._last_hash: str | None = None  # the state hash after the last entry applied
         self._hash_due = False  # the state was replayed but not hashed yet (``last_hash``)
         # False when resumed from a checkpoint that kept only the top of ``live``
@@ -182,6 +200,7 @@ class Replayer:
         replayer.game, replayer.last_hash = game, checkpoint.entry.state_hash
         replayer.live, replayer.whole = list(checkpoint.top), checkpoint.whole
         replayer.ended = checkpoint.entry.order.get("action") == END_GAME
+        replayer.whole_log = False
         return replayer
 
     def undo_target(self) -> int | None:
@@ -212,6 +231,7 @@ class Replayer:
         ``last_hash`` with the logged one once, after the last entry (the Odds of an old result:
         a replay that went astray anywhere ends in another state)."""
         action = order.get("action")
+        self.last_sides = []
         if self.ended:
             raise ReplayRefused(f"entry #{seq} comes after the game's end")
         if self.game is None:
@@ -225,9 +245,26 @@ class Replayer:
             game, outcome = self.game, ending_outcome(self.game)
         elif action == UNDO:
             game, outcome = self._undo(seq, order)
+        elif action == CONTRIBUTE:
+            game, outcome = self.game, contribution_outcome(self.game, order)
+        elif action == SEAL:
+            game, outcome = self.game, seal_outcome(self.game, seq, order)
+            self.seals[seq] = {"commitment": order.get("commitment"), "side": order.get("side"), "opened": None,
+                               "roll": order.get("roll")}
+        elif action == REVEAL:
+            # a replay resumed from a checkpoint does not know the seals before it: the check from
+            # entry 1 (/log verify, rules audit) checks those
+            if self.whole_log or order.get("sealed") in self.seals:
+                problem = check_reveal(seq, order, self.seals)
+                if problem is not None:
+                    raise ReplayRefused(problem)
+                self.seals[order["sealed"]]["opened"] = seq
+            game, outcome = self.game, reveal_outcome(self.game, order)
         else:
-            resolution = resolve(self.game, order, ScriptedDice(list(dice), manual=manual))
+            source = ScriptedDice(list(dice), manual=manual)
+            resolution = resolve(self.game, order, source)
             game, outcome = resolution.game, resolution.outcome
+            self.last_sides = source.sides
         self.game = game
         if logged_hash is None:
             self.last_hash = state_hash(game)  # computed once: verify compares it with the logged one
@@ -373,6 +410,7 @@ class ChainVerifier:
         self.last_state_hash: str | None = None
         self.replayer = Replayer()
         self.by_version: dict[int, int] = {}  # rules version -> entries checked that were logged under it
+        self.dice = DiceAudit()  # committed dice: re-derived at each reveal of a seed
         self.resumed_at = 0  # the checkpoint's entry the check went on from (0: from entry 1)
         # True: each replayed state is not hashed, only the last (``settled``): a check up to a
         # point (an undo proposal) that needs the state there, not which entry first went astray
@@ -421,6 +459,10 @@ class ChainVerifier:
         reason = self._replay(entry)
         if reason:
             return Problem(n, reason)
+        dice = self.dice.check(n, entry.game_id, entry.interaction_id, entry.order, entry.dice_proof, entry.dice,
+                               entry.manual, self.replayer.last_sides)
+        if dice is not None:
+            return Problem(dice.seq, dice.reason)
         self.checked += 1
         self.by_version[entry.rules_version] = self.by_version.get(entry.rules_version, 0) + 1
         self.expected_seq += 1
@@ -454,11 +496,18 @@ class ChainVerifier:
     def summary(self) -> str:
         """The report of a log that checks out, saying how entries of earlier rules were checked."""
         note = versions_note(self.checked, self.by_version)
+        dice = self.dice.summary()
+        dice = f"; dice: {dice}" if dice else ""
+        seals = self.replayer.seals
+        if seals:
+            opened = sum(1 for sealed in seals.values() if sealed["opened"])
+            dice += (f"; sealed orders: {len(seals)}, {opened} revealed and matching their commitments, "
+                     f"{len(seals) - opened} still sealed")
         if not note:
             return (f"all {self.checked} entries check out: the chain is intact and the replay "
-                    "reproduces every result and the saved state")
+                    f"reproduces every result and the saved state{dice}")
         return (f"all {self.checked} entries check out: the chain is intact and the replay reproduces "
-                f"the saved state; {note}")
+                f"the saved state; {note}{dice}")
 
     @property
     def game(self) -> Game | None:

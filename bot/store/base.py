@@ -131,6 +131,9 @@ class Store(ABC):
     ``append`` and ``end_game`` atomic: the state and its entry commit together or not at all."""
 
     max_entries: int = MAX_LOG_ENTRIES
+    # False: the store cannot hold secrets (a database held at a schema before 8 by the migration
+    # tests): its new games draw production dice from ``secrets``, uncommitted, as before issue 12
+    holds_secrets: bool = True
 
     @abstractmethod
     async def close(self) -> None: ...
@@ -277,6 +280,18 @@ class Store(ABC):
         """Write a game copied from another store as it was: its id (every entry's hash covers
         it), its state, its whole log and its undo proposals, in one transaction. Raises
         StoreError when the id is taken here."""
+
+    # --- what the bot holds until its reveal (issue 12: committed dice, sealed orders) ---
+
+    @abstractmethod
+    async def keep_secret(self, commitment: str, secret: bytes) -> None:
+        """Hold ``secret`` (a dice seed, a sealed text with its nonce) under its ``commitment``,
+        the hex SHA-256 the log publishes. Saved before the entry that publishes the commitment:
+        a secret whose entry is never saved is never used. Keeping the same pair again is a no-op."""
+
+    @abstractmethod
+    async def held_secret(self, commitment: str) -> bytes | None:
+        """The secret held under ``commitment``, or None."""
 
     # results saved but not yet seen (issue 17): a store that does not track them shows nothing
     # after a restart, as before; the SQLite store does (migrations/0005_unshown_entries.sql)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from bot.record import state_hash
+from bot.record import LogEntry, state_hash
 from bot.record.replay import ChainVerifier
 
 from .base import Store, StoreError
@@ -47,6 +47,17 @@ async def verify_game(store: Store, game_id: int) -> str | None:
     return None if problem is None else f"game {game_id}: {problem.reason}"
 
 
+def held_commitments(entries: list[LogEntry]) -> set[str]:
+    """The commitments a game's log published (dice seeds, sealed texts) whose secrets the store may hold."""
+    found: set[str] = set()
+    for entry in entries:
+        proof = entry.dice_proof or {}
+        found |= {c for c in (proof.get("commitment"), proof.get("next")) if isinstance(c, str)}
+        if isinstance(entry.order.get("commitment"), str):
+            found.add(entry.order["commitment"])
+    return found
+
+
 async def copy_store(source: Store, target: Store, *, progress: Callable[[str], None] = lambda line: None
                      ) -> CopyReport:
     """Copy every game of ``source`` into the empty ``target`` and verify each copy there."""
@@ -60,6 +71,11 @@ async def copy_store(source: Store, target: Store, *, progress: Callable[[str], 
         entries = [entry async for entry in source.iter_entries(game_id)]
         undos = await source.undo_requests(game_id)
         await target.restore_game(stored, entries, undos)
+        # what the bot holds until its reveal goes along: the seeds committed and the sealed texts
+        for commitment in held_commitments(entries):
+            secret = await source.held_secret(commitment)
+            if secret is not None:
+                await target.keep_secret(commitment, secret)
         report.games += 1
         report.entries += len(entries)
         report.undos += len(undos)

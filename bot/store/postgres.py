@@ -56,10 +56,11 @@ SHOWN_FLUSH_SECONDS = 0.25  # results seen wait at most this long to go off the 
 
 _GAME_COLUMNS = "id, channel_id, guild_id, ruleset, status, created_at, state, last_seq, head_hash"
 _ENTRY_COLUMNS = ("game_id, seq, time, actor, command, order_json, dice, manual, outcome, "
-                  "state_hash, prev_hash, hash, interaction_id, rules_version")
+                  "state_hash, prev_hash, hash, interaction_id, rules_version, dice_proof")
 _UNDO_COLUMNS = ("id, game_id, target_seq, head_seq, head_hash, proposer, proposed_at, expires_at, "
                  "state_before, status, answered_by, answered_at, interaction_id, channel_id, message_id")
-_ENTRY_VALUES = ", ".join(f"${n}" for n in range(1, 15))
+_ENTRY_COUNT = _ENTRY_COLUMNS.count(",") + 1  # a joined row's entry columns come first
+_ENTRY_VALUES = ", ".join(f"${n}" for n in range(1, _ENTRY_COUNT + 1))
 _UNDO_VALUES = ", ".join(f"${n}" for n in range(1, 15))
 
 # A command's whole write in one statement (one round trip, atomic as any statement): the game
@@ -71,7 +72,7 @@ _WRITE = (
     "WHERE id = $6 AND status = 'active' AND last_seq = $7 AND head_hash = $8 RETURNING id, channel_id), "
     f"logged AS (INSERT INTO log_entries ({_ENTRY_COLUMNS}) SELECT $9::bigint, $10::integer, $11::text, "
     "$12::bigint, $13::text, $14::text, $15::text, $16::boolean, $17::bytea, $18::text, $19::text, $20::text, "
-    "$21::bigint, $22::integer FROM moved RETURNING seq), "
+    "$21::bigint, $22::integer, $23::text FROM moved RETURNING seq), "
     "unshown AS (INSERT INTO unshown_entries (game_id, seq, channel_id) SELECT id, $10::integer, channel_id "
     "FROM moved WHERE $21::bigint IS NOT NULL RETURNING seq) "
     "SELECT count(*) FROM moved")
@@ -82,7 +83,7 @@ _LOGGED_OR_ACTIVE = (
     f"{', '.join('g.' + c.strip() for c in _GAME_COLUMNS.split(','))} "
     "FROM log_entries e JOIN games g ON g.id = e.game_id WHERE e.interaction_id = $2 UNION ALL "
     "SELECT NULL::bigint, NULL::integer, NULL::text, NULL::bigint, NULL::text, NULL::text, NULL::text, "
-    "NULL::boolean, NULL::bytea, NULL::text, NULL::text, NULL::text, NULL::bigint, NULL::integer, "
+    "NULL::boolean, NULL::bytea, NULL::text, NULL::text, NULL::text, NULL::bigint, NULL::integer, NULL::text, "
     f"{', '.join('g.' + c.strip() for c in _GAME_COLUMNS.split(','))} FROM games g "
     "WHERE g.channel_id = $1 AND g.status = 'active'")
 
@@ -301,8 +302,8 @@ class PostgresStore(Store):
         for row in rows:
             if row[0] is not None:
                 values = tuple(row)
-                return _entry(values[:14]), _stored(values[14:])
-        return None, (_stored(tuple(rows[0])[14:]) if rows else None)
+                return _entry(values[:_ENTRY_COUNT]), _stored(values[_ENTRY_COUNT:])
+        return None, (_stored(tuple(rows[0])[_ENTRY_COUNT:]) if rows else None)
 
     async def create_game(self, channel_id: int, guild_id: int | None, game: Game,
                           first_entry: Callable[[int], LogEntry]) -> tuple[StoredGame, LogEntry]:
@@ -432,7 +433,8 @@ class PostgresStore(Store):
         if row is None:
             return None
         values = tuple(row)
-        return _entry(values[:14]), _stored(values[14:])
+        count = _ENTRY_COLUMNS.count(",") + 1
+        return _entry(values[:count]), _stored(values[count:])
 
     async def entry_by_interaction(self, interaction_id: int) -> LogEntry | None:
         async with self._connection() as conn:
@@ -571,6 +573,17 @@ class PostgresStore(Store):
                 "WHERE q.due > q.time::timestamptz AND ($1::text IS NULL OR q.due <= $1::timestamptz) "
                 "ORDER BY q.due, g.id", due_by)
         return [QuietGame(_stored(tuple(row)[:9]), row[9], row[10]) for row in rows]
+
+    async def keep_secret(self, commitment: str, secret: bytes) -> None:
+        async with self._connection() as conn:
+            await conn.execute("INSERT INTO held_secrets (commitment, secret, kept_at) VALUES ($1, $2, $3) "
+                               "ON CONFLICT (commitment) DO NOTHING", commitment, bytes(secret),
+                               datetime.now(timezone.utc).isoformat(timespec="milliseconds"))
+
+    async def held_secret(self, commitment: str) -> bytes | None:
+        async with self._connection() as conn:
+            secret = await conn.fetchval("SELECT secret FROM held_secrets WHERE commitment = $1", commitment)
+        return None if secret is None else bytes(secret)
 
     async def mark_reminded(self, game_id: int, seq: int, sent_at: str) -> None:
         async with self._connection() as conn:

@@ -69,10 +69,11 @@ MAX_GROUP = 64
 
 _GAME_COLUMNS = "id, channel_id, guild_id, ruleset, status, created_at, state, last_seq, head_hash"
 _ENTRY_COLUMNS = ("game_id, seq, time, actor, command, order_json, dice, manual, outcome, "
-                  "state_hash, prev_hash, hash, interaction_id, rules_version")
-# the log's columns before schema 3 (no rules_version): a store held at an earlier schema by
-# ``open(upto=...)``, as the migration tests do, reads and writes only these
-_ENTRY_COLUMNS_BEFORE_3 = _ENTRY_COLUMNS.removesuffix(", rules_version")
+                  "state_hash, prev_hash, hash, interaction_id, rules_version, dice_proof")
+# the log's columns before schema 8 (no dice_proof) and before schema 3 (no rules_version): a store
+# held at an earlier schema by ``open(upto=...)``, as the migration tests do, reads and writes only these
+_ENTRY_COLUMNS_BEFORE_8 = _ENTRY_COLUMNS.removesuffix(", dice_proof")
+_ENTRY_COLUMNS_BEFORE_3 = _ENTRY_COLUMNS_BEFORE_8.removesuffix(", rules_version")
 _UNDO_COLUMNS = ("id, game_id, target_seq, head_seq, head_hash, proposer, proposed_at, expires_at, "
                  "state_before, status, answered_by, answered_at, interaction_id, channel_id, message_id")
 
@@ -184,7 +185,8 @@ def _entry(row: Any) -> LogEntry:
     return LogEntry(game_id=row[0], seq=row[1], time=row[2], actor=row[3], command=row[4],
                     order=json.loads(row[5]), dice=json.loads(row[6]), manual=bool(row[7]),
                     outcome=unpack_json(row[8]), state_hash=row[9], prev_hash=row[10], hash=row[11],
-                    interaction_id=row[12], **({"rules_version": row[13]} if len(row) > 13 else {}))
+                    interaction_id=row[12], **({"rules_version": row[13]} if len(row) > 13 else {}),
+                    **({"dice_proof": json.loads(row[14])} if len(row) > 14 and row[14] is not None else {}))
 
 
 def _entry_params(entry: LogEntry, *, compress: bool = True) -> tuple[Any, ...]:
@@ -193,7 +195,8 @@ def _entry_params(entry: LogEntry, *, compress: bool = True) -> tuple[Any, ...]:
     return (entry.game_id, entry.seq, entry.time, entry.actor, entry.command,
             canonical_json(entry.order), canonical_json(list(entry.dice)), int(entry.manual),
             pack_json(outcome) if compress else outcome, entry.state_hash, entry.prev_hash, entry.hash,
-            entry.interaction_id, entry.rules_version)
+            entry.interaction_id, entry.rules_version,
+            None if entry.dice_proof is None else canonical_json(entry.dice_proof))
 
 
 Connection = sqlite3.Connection  # what a function run on the connection's thread receives
@@ -311,6 +314,7 @@ class SqliteStore(Store):
         # False writes outcomes as plain TEXT, as the bots of schema 3 and before did: a store
         # held at such a schema, and the storage benchmark's "before"; a reader takes either
         self.compress_outcomes = compress_outcomes
+        self.holds_secrets = entry_columns == _ENTRY_COLUMNS  # schema 8 on (migrations/0008_committed_dice.sql)
         # only for what takes several trips to the thread (the schema version, close); every
         # other operation is a single trip and needs no lock (see the module's docstring)
         self._lock = asyncio.Lock()
@@ -366,8 +370,11 @@ class SqliteStore(Store):
             columns, compress = _ENTRY_COLUMNS, upto is None or upto >= COMPRESSED_OUTCOMES_SCHEMA
             if upto is not None:
                 async with db.execute("PRAGMA table_info(log_entries)") as cursor:
-                    if "rules_version" not in {row[1] for row in await cursor.fetchall()}:
-                        columns = _ENTRY_COLUMNS_BEFORE_3
+                    present = {row[1] for row in await cursor.fetchall()}
+                if "rules_version" not in present:
+                    columns = _ENTRY_COLUMNS_BEFORE_3
+                elif "dice_proof" not in present:
+                    columns = _ENTRY_COLUMNS_BEFORE_8
             if str(path) != ":memory:":  # a memory database is one connection's own
                 reader = await aiosqlite.connect(str(path), isolation_level=None)
                 await reader.execute(f"PRAGMA busy_timeout = {START_BUSY_TIMEOUT_MS}")
@@ -873,6 +880,15 @@ class SqliteStore(Store):
 
         return await self._transact(claim)
 
+    async def keep_secret(self, commitment: str, secret: bytes) -> None:
+        await self._transact(lambda conn: conn.execute(
+            "INSERT INTO held_secrets (commitment, secret, kept_at) VALUES (?, ?, ?) "
+            "ON CONFLICT (commitment) DO NOTHING", (commitment, bytes(secret), _utc_now())))
+
+    async def held_secret(self, commitment: str) -> bytes | None:
+        row = await self._fetchone("SELECT secret FROM held_secrets WHERE commitment = ?", (commitment,))
+        return None if row is None else bytes(row[0])
+
 def _runs(seqs: list[int]) -> list[list[int]]:
     """Ascending seqs as runs of consecutive ones, [first, last] each: a checkpoint's kept stack in
     a few bytes (it is mostly one run)."""
@@ -889,6 +905,15 @@ def _live(text: str) -> dict[str, Any]:
     """A checkpoint's ``live`` column: {"top": [seq, ...], "whole": bool}."""
     live = json.loads(text)
     return {"top": [seq for first, last in live["runs"] for seq in range(first, last + 1)], "whole": live["whole"]}
+
+    async def keep_secret(self, commitment: str, secret: bytes) -> None:
+        await self._transact(lambda conn: conn.execute(
+            "INSERT INTO held_secrets (commitment, secret, kept_at) VALUES (?, ?, ?) "
+            "ON CONFLICT (commitment) DO NOTHING", (commitment, bytes(secret), _utc_now())))
+
+    async def held_secret(self, commitment: str) -> bytes | None:
+        row = await self._fetchone("SELECT secret FROM held_secrets WHERE commitment = ?", (commitment,))
+        return None if row is None else bytes(row[0])
 
 
 def _undo_params(request: UndoRequest) -> tuple[Any, ...]:

@@ -8,6 +8,7 @@ import pytest
 
 from bot.core.rulesets import get_ruleset
 from tests.cogs.conftest import ALICE, BOB, CAROL, GAME_CHANNEL, GENERAL, GM, THREAD, refusal
+from tests.cogs.helpers import last_entry
 
 GREY, BLUE = 0x8A8F98, 0x4A7AB5  # bot.render: neutral (set-up, phases) and side 1's colour
 NO_GAME = "There is no game in this channel: start one with /game new"
@@ -28,6 +29,12 @@ async def seat_players(table):
     await table.seat(BOB, "Russians")
 
 
+async def commitment(table) -> str:
+    """The dice commitment of the channel's game, as its entry 1 logged it."""
+    first = (await table.bot.referee.log(GAME_CHANNEL, page=1)).entries[0]
+    return first.dice_proof["commitment"]
+
+
 # --- /game new ---------------------------------------------------------------------------
 
 
@@ -41,7 +48,8 @@ async def test_game_new_answers_with_the_sides_their_elr_the_game_master_and_the
         "fields": [{"name": "Trail", "inline": False,
                     "value": f"Side 1: Germans (ELR 3)\nSide 2: Russians (ELR 2)\nGame master: {mention(GM)}\n"
                              "Turn 1, Rally Phase"}],
-        "footer": {"text": "log #1"},
+        # the first turn's dice commitment, posted with the game (docs/dice.md)
+        "footer": {"text": f"log #1 · dice commitment (SHA-256 of this turn's secret seed): {await commitment(table)}"},
     }]
     game = await table.game()
     assert (game.ruleset, game.variant, game.scenario, game.gm) == ("asl", "full", "Guards Counterattack", GM)
@@ -294,12 +302,13 @@ async def test_game_end_by_the_game_master_closes_the_game_and_frees_the_channel
         "type": "rich", "flags": 0, "color": GREY, "title": "Game over after turn 1",
         "description": "Advanced Squad Leader · turn 1, Rally Phase, ATTACKER's part · Germans to act",
         "fields": [{"name": "Trail", "inline": False, "value": "Germans: 1 unit in play\nRussians: 0 units in play"}],
-        "footer": {"text": "log #5"},
+        # the end reveals the last dice seed: anyone may now re-derive every die (docs/dice.md)
+        "footer": {"text": f"log #5 · dice seed revealed: {(await last_entry(table)).dice_proof['reveal']}"},
     }]
     assert await table.snapshot() == (None, 0)
     assert (await table.bot.referee.verify(GAME_CHANNEL)).ok
     started = await table.send("game new", {"ruleset": "cd", "sides": "Blue, Red"}, user=BOB)
-    assert started.embeds[0]["footer"] == {"text": "log #1"}  # a new game, a new log
+    assert started.embeds[0]["footer"]["text"].startswith("log #1 · dice commitment")  # a new game, a new log
 
 
 async def test_game_end_by_a_player_is_refused(table):

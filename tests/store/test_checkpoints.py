@@ -166,6 +166,23 @@ async def test_a_game_logged_before_checkpoints_gets_one_with_its_next_entry(tmp
         await store.close()
 
 
+async def test_an_undo_replayed_from_a_checkpoint_after_a_seal_it_does_not_see_takes_the_reveal(referee, tmp_path):
+    # the seal (#6) is before the checkpoint the undo's replay resumes at, its reveal after it: the
+    # resumed replay cannot check the reveal (verify from entry 1 does) and must not refuse it
+    await seated_asl_game(referee)
+    sealed = await referee.seal(CHANNEL, GERMAN, "A1 holds the woods")  # #6
+    await _move(referee, 1)
+    await _move(referee, 2)  # #8: a checkpoint
+    opened = await referee.reveal(CHANNEL, GERMAN, sealed.acted.seq)  # #9
+    await _move(referee, 3)
+    await _move(referee, 4)  # #11, undone: the replay goes from the checkpoint at #8 through the reveal to #10
+    assert (sealed.acted.seq, opened.seq) == (6, 9) and 8 in _checkpoints(tmp_path)
+    await _undo(referee)
+    report = await referee.verify(CHANNEL)
+    assert report.ok, report.reason
+    assert report.reason.endswith("sealed orders: 1, 1 revealed and matching their commitments, 0 still sealed")
+
+
 async def test_an_undo_proposal_is_refused_when_the_replay_ends_in_another_state_than_the_log_recorded(
         referee, tmp_path):
     # the proposal hashes the replayed state once, after the entry before the one undone: a log

@@ -14,6 +14,7 @@ from bot.core.dice import ScriptedDice
 from bot.service import Referee
 from bot.store import SqliteStore, StaleGame
 from bot.record.chain import LogEntry, consumed_dice, state_hash
+from bot.record.dice_audit import state_after
 
 from .helpers import CHANNEL, GM, asl_squad, open_store, raw, seated_asl_game
 
@@ -47,11 +48,15 @@ async def sealed_unit_add(store: SqliteStore, channel: int, unit: str, *, intera
     stored = await store.load_active(channel)
     order = asl_squad(unit, 0, None)
     resolution = resolve(stored.game, order, ScriptedDice([]))
+    # the dice proof Referee.act gives an entry that draws nothing: the commitment and contributions in force
+    [head] = await store.entries(stored.id, after_seq=stored.last_seq - 1, limit=1)
+    state = state_after(head.order, head.dice_proof)
     entry = LogEntry.seal(prev_hash=stored.head_hash, game_id=stored.id, seq=stored.last_seq + 1,
                           time="2026-11-23T12:00:00.000+00:00", actor=GM.user_id, command="/unit add", order=order,
                           dice=consumed_dice(resolution.outcome), manual=False,
                           outcome=resolution.outcome.model_dump(mode="json"),
-                          state_hash=state_hash(resolution.game), interaction_id=interaction_id)
+                          state_hash=state_hash(resolution.game), interaction_id=interaction_id,
+                          dice_proof={"commitment": state.commitment, "contributions": list(state.contributions)})
     return stored, resolution.game, entry
 
 

@@ -60,27 +60,31 @@ def rewrite_log(path: Path, change: Callable[[int, dict[str, Any]], dict[str, An
     have sealed them: the chain is whole again, only the content differs."""
     with sqlite3.connect(path) as db:
         rows = db.execute("SELECT seq, time, actor, command, order_json, dice, manual, outcome, state_hash, "
-                          "interaction_id, rules_version FROM log_entries WHERE game_id = 1 ORDER BY seq").fetchall()
+                          "interaction_id, rules_version, dice_proof FROM log_entries WHERE game_id = 1 "
+                          "ORDER BY seq").fetchall()
         prev = GENESIS_HASH
-        for seq, time, actor, command, order, dice, manual, outcome, state, interaction, version in rows:
+        for seq, time, actor, command, order, dice, manual, outcome, state, interaction, version, proof in rows:
             fields = change(seq, {"game_id": 1, "seq": seq, "time": time, "actor": actor, "command": command,
                                   "order": json.loads(order), "dice": json.loads(dice), "manual": bool(manual),
                                   "outcome": unpack_json(outcome), "state_hash": state,
-                                  "interaction_id": interaction, "rules_version": version})
+                                  "interaction_id": interaction, "rules_version": version,
+                                  "dice_proof": None if proof is None else json.loads(proof)})
             entry = LogEntry.seal(prev_hash=prev, **fields)
             db.execute("UPDATE log_entries SET dice = ?, outcome = ?, state_hash = ?, rules_version = ?, "
-                       "prev_hash = ?, hash = ? WHERE game_id = 1 AND seq = ?",
+                       "prev_hash = ?, hash = ?, dice_proof = ? WHERE game_id = 1 AND seq = ?",
                        (canonical_json(list(entry.dice)), canonical_json(entry.outcome), entry.state_hash,
-                        entry.rules_version, entry.prev_hash, entry.hash, seq))
+                        entry.rules_version, entry.prev_hash, entry.hash,
+                        None if entry.dice_proof is None else canonical_json(entry.dice_proof), seq))
             prev = entry.hash
         db.execute("UPDATE games SET head_hash = ? WHERE id = 1", (prev,))
 
 
 def logged_before_the_upgrade(seq: int, fields: dict[str, Any]) -> dict[str, Any]:
-    """Every entry of version 1, the phase change in the wording version 1 gave it."""
+    """Every entry of version 1 (before committed dice: no dice proof), the phase change in the
+    wording version 1 gave it."""
     if seq == 7:
         fields["outcome"]["trail"][0]["label"] = OLD_WORDING
-    return {**fields, "rules_version": LEGACY_RULES_VERSION}
+    return {**fields, "rules_version": LEGACY_RULES_VERSION, "dice_proof": None}
 
 
 @pytest.fixture

@@ -1,0 +1,190 @@
+"""Checking committed dice from the log alone (issue 12, docs/dice.md).
+
+A committed game's every entry carries a dice proof: the commitment in force (the SHA-256 of the
+secret seed the entry's dice derive from), the sides' contributions in force, the faces of each
+die it drew from the seed (``sides``), and, when it ends a game turn or the game, the seed it
+reveals with the next commitment. ``DiceAudit`` follows a log entry by entry: it checks that each
+entry names the commitment and contributions the log put in force, holds the entries whose seed is
+not revealed yet, and at each reveal checks that the seed matches its commitment and re-derives
+every die drawn under it. Nothing here reads the store: only what anyone may export.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot.core.dice import derive_die
+
+CONTRIBUTE = "dice_contribution"  # an entry that changes a side's contribution (order: side, value)
+
+
+@dataclass(frozen=True)
+class DiceState:
+    """What the dice of the next entry derive from: the commitment in force (None after the game's
+    end revealed the last seed) and the contribution of each side."""
+
+    commitment: str | None
+    contributions: tuple[str, ...]
+
+
+def state_of(proof: dict[str, Any]) -> DiceState:
+    """The state an entry's proof says was in force for its own dice."""
+    return DiceState(proof.get("commitment"), tuple(proof.get("contributions") or ()))
+
+
+def state_after(order: dict[str, Any], proof: dict[str, Any]) -> DiceState:
+    """The state in force after an entry: its reveal hands over to the next commitment, its
+    contribution (a ``dice_contribution`` entry) replaces its side's."""
+    state = state_of(proof)
+    commitment = proof.get("next") if "reveal" in proof else state.commitment
+    contributions = list(state.contributions)
+    if order.get("action") == CONTRIBUTE:
+        side = order.get("side")
+        if isinstance(side, int) and 0 <= side < len(contributions):
+            contributions[side] = str(order.get("value", ""))
+    return DiceState(commitment, tuple(contributions))
+
+
+@dataclass
+class _Drawn:
+    seq: int
+    game_id: int
+    interaction_id: int | None
+    contributions: tuple[str, ...]
+    sides: tuple[int, ...]
+    dice: tuple[int, ...]
+
+
+@dataclass
+class AuditProblem:
+    seq: int
+    reason: str
+
+
+@dataclass
+class DiceAudit:
+    """Feed it every entry in seq order with the faces its replay drew (``sides``)."""
+
+    committed: bool | None = None  # None before entry 1; False: a game started before committed dice
+    state: DiceState | None = None
+    pending: list[_Drawn] = field(default_factory=list)
+    waiting: int = 0  # entries since the last reveal (drawing or not): their turn's seed is not out yet
+    checked_dice: int = 0  # dice re-derived from a revealed seed
+    checked_entries: int = 0  # entries whose dice were re-derived
+    reveals: int = 0
+    manual_entries: int = 0
+    seeds: dict[str, bytes] = field(default_factory=dict)  # the seeds revealed so far, by commitment
+    secret: dict[int, tuple[str, _Drawn]] = field(default_factory=dict)  # seal seq -> (commitment, its roll)
+
+    def check(self, seq: int, game_id: int, interaction_id: int | None, order: dict[str, Any],
+              proof: dict[str, Any] | None, dice: Sequence[int], manual: bool,
+              sides: Sequence[int]) -> AuditProblem | None:
+        if self.committed is None:
+            self.committed = proof is not None
+            if proof is None:
+                return None
+            self.state = state_of(proof)
+        if not self.committed:
+            if proof is not None:
+                return AuditProblem(seq, f"entry #{seq} carries a dice proof, but the game was started without "
+                                         "committed dice")
+            return None
+        assert self.state is not None
+        if proof is None:
+            return AuditProblem(seq, f"entry #{seq} has no dice proof: in a game with committed dice every entry "
+                                     "names the commitment in force")
+        if self.state.commitment is None:
+            return AuditProblem(seq, f"entry #{seq} comes after the last dice seed was revealed")
+        if proof.get("commitment") != self.state.commitment:
+            return AuditProblem(seq, f"entry #{seq} names the dice commitment {str(proof.get('commitment'))[:12]}..., "
+                                     f"but the one in force was {self.state.commitment[:12]}...")
+        if tuple(proof.get("contributions") or ()) != self.state.contributions:
+            return AuditProblem(seq, f"entry #{seq} names other dice contributions than those the log set")
+        drawn = tuple(proof.get("sides") or ())
+        if manual:
+            self.manual_entries += 1 if dice else 0
+            if drawn:
+                return AuditProblem(seq, f"entry #{seq} is marked manual but names dice drawn from the seed")
+        elif drawn != tuple(sides) or len(drawn) != len(dice):
+            return AuditProblem(seq, f"entry #{seq}'s dice were not drawn from the committed seed: its proof names "
+                                     f"{len(drawn)} dice of faces {list(drawn)}, its replay draws {list(sides)}")
+        elif dice:
+            self.pending.append(_Drawn(seq, game_id, interaction_id, self.state.contributions, drawn, tuple(dice)))
+        self.waiting += 1
+        roll = order.get("roll") if order.get("action") == "seal" else None
+        if isinstance(roll, dict):  # a secret roll: its dice are known once it is revealed
+            self.secret[seq] = (self.state.commitment, _Drawn(seq, game_id, interaction_id, self.state.contributions,
+                                                              tuple(roll.get("sides") or ()), ()))
+        if order.get("action") == "reveal" and order.get("sealed") in self.secret:
+            problem = self._secret_revealed(seq, order)
+            if problem is not None:
+                return problem
+        if "reveal" in proof:
+            problem = self._reveal(seq, proof)
+            if problem is not None:
+                return problem
+        self.state = state_after(order, proof)
+        return None
+
+    def _secret_revealed(self, seq: int, order: dict[str, Any]) -> AuditProblem | None:
+        from .sealing import rolled_dice
+
+        commitment, drawn = self.secret.pop(order["sealed"])
+        dice = rolled_dice(str(order.get("text", "")))
+        if dice is None or len(dice) != len(drawn.sides):
+            return AuditProblem(seq, f"entry #{seq} reveals secret roll #{drawn.seq} without its dice")
+        drawn = _Drawn(drawn.seq, drawn.game_id, drawn.interaction_id, drawn.contributions, drawn.sides, tuple(dice))
+        if commitment in self.seeds:  # its turn's seed is out already: check it now
+            return self._derive(self.seeds[commitment], [drawn], seq)
+        self.pending.append(drawn)
+        return None
+
+    def _derive(self, seed: bytes, drawn_list: list[_Drawn], seq: int) -> AuditProblem | None:
+        for drawn in drawn_list:
+            for index, (faces, value) in enumerate(zip(drawn.sides, drawn.dice)):
+                derived = derive_die(seed, drawn.game_id, drawn.seq, drawn.interaction_id, drawn.contributions,
+                                     index, faces)
+                if derived != value:
+                    return AuditProblem(drawn.seq, f"entry #{drawn.seq}'s die {index + 1} reads {value}, but the seed "
+                                                   f"revealed at entry #{seq} gives {derived}: it is not the die "
+                                                   "that was drawn")
+            self.checked_dice += len(drawn.dice)
+            self.checked_entries += 1
+        return None
+
+    def _reveal(self, seq: int, proof: dict[str, Any]) -> AuditProblem | None:
+        assert self.state is not None and self.state.commitment is not None
+        try:
+            seed = bytes.fromhex(str(proof["reveal"]))
+        except ValueError:
+            return AuditProblem(seq, f"entry #{seq} reveals a dice seed that is not hexadecimal")
+        if hashlib.sha256(seed).hexdigest() != self.state.commitment:
+            return AuditProblem(seq, f"entry #{seq} reveals a dice seed that does not match its commitment "
+                                     f"{self.state.commitment[:12]}...")
+        problem = self._derive(seed, self.pending, seq)
+        if problem is not None:
+            return problem
+        self.seeds[self.state.commitment] = seed
+        self.pending.clear()
+        self.waiting = 0
+        self.reveals += 1
+        return None
+
+    def summary(self) -> str:
+        """What the dice check found, for verify's report ("" for a game without committed dice)."""
+        if not self.committed:
+            return ""  # a game started before committed dice: its report reads as it always did
+        parts = []
+        if self.reveals:
+            parts.append(f"{self.checked_dice} {'die' if self.checked_dice == 1 else 'dice'} of "
+                         f"{self.checked_entries} {'entry' if self.checked_entries == 1 else 'entries'} re-derived "
+                         f"from {self.reveals} revealed seed{'s' if self.reveals != 1 else ''}")
+        if self.waiting:
+            parts.append(f"{self.waiting} {'entry waits' if self.waiting == 1 else 'entries wait'} for this turn's "
+                         f"seed to be revealed ({len(self.pending)} with dice drawn)")
+        if self.manual_entries:
+            parts.append(f"{self.manual_entries} with manual dice (thrown at the table, not derived)")
+        return "; ".join(parts)

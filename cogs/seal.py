@@ -1,0 +1,88 @@
+"""/seal and /reveal: hidden orders committed now and opened later (bot/record/sealing.py).
+
+The channel sees who sealed, when (the log entry) and the commitment, never the text; the sealer
+gets a private copy with the nonce, so they can check the reveal themselves. /reveal puts the text
+in the log and the bot checks it against the commitment, as every later /log verify does.
+"""
+
+from __future__ import annotations
+
+import json
+
+from discord import app_commands
+from discord.ext import commands
+
+from bot.client import Interaction, RefereeClient
+from bot.render import safe
+from bot.replies import reply_outcome
+from cogs._common import actor_of, side_autocomplete, side_index
+
+
+ROLL_KINDS = [app_commands.Choice(name=name, value=value) for name, value in (
+    ("2d6", "2d6"), ("d6", "d6"), ("d10", "d10"), ("DR: two d6, white then colored", "DR"), ("dr: one d6", "dr"))]
+
+
+class SealCog(commands.Cog):
+    roll = app_commands.Group(name="roll", description="Rolls outside an order", guild_only=True)
+
+    def __init__(self, bot: RefereeClient):
+        self.bot = bot
+
+    @roll.command(name="secret", description="Roll committed dice only you see now (a spotting roll, a hidden "
+                                             "unit's check): the channel sees the commitment; /reveal shows them")
+    @app_commands.describe(kind="The dice to roll", purpose="What the roll is for (shown to everyone)")
+    @app_commands.choices(kind=ROLL_KINDS)
+    async def secret(self, interaction: Interaction, kind: app_commands.Choice[str],
+                     purpose: app_commands.Range[str, 1, 100]) -> None:
+        sealed = await interaction.client.referee.secret_roll(interaction.channel_id, actor_of(interaction),
+                                                              kind.value, purpose, interaction_id=interaction.id)
+        await reply_outcome(interaction, sealed.acted)
+        dice = json.loads(sealed.text)["dice"] if sealed.text else []
+        await interaction.followup.send(
+            content=(f"Your secret {kind.value} for {safe(purpose)} (#{sealed.acted.seq}), for you only: "
+                     f"**{' + '.join(map(str, dice))} = {sum(dice)}**\nNonce: `{sealed.nonce}`; /reveal "
+                     f"sealed:{sealed.acted.seq} shows it to everyone"), ephemeral=True)
+
+    @app_commands.command(name="seal",
+                          description="Seal a hidden order (orders for the turn, a hidden set-up, a target): "
+                                      "the channel sees only its commitment until /reveal")
+    @app_commands.describe(text="The hidden order; only you get a copy until it is revealed",
+                           side="Game master only: the side this order is sealed for")
+    @app_commands.autocomplete(side=side_autocomplete)
+    @app_commands.guild_only()
+    async def seal(self, interaction: Interaction, text: app_commands.Range[str, 1, 1500],
+                   side: str | None = None) -> None:
+        referee = interaction.client.referee
+        index = side_index(await referee.game(interaction.channel_id), side) if side else None
+        sealed = await referee.seal(interaction.channel_id, actor_of(interaction), text, index,
+                                    interaction_id=interaction.id)
+        await reply_outcome(interaction, sealed.acted)
+        await interaction.followup.send(
+            content=(f"Your sealed order #{sealed.acted.seq}, for you only:\n>>> {safe(sealed.text)}\n"
+                     f"Nonce: `{sealed.nonce}` (SHA-256 of the nonce's bytes and the text is the commitment "
+                     "posted; /reveal opens it)"), ephemeral=True)
+
+    @app_commands.command(name="peek", description="Game master only: look privately at a sealed order or a secret "
+                                                   "roll before its reveal")
+    @app_commands.describe(sealed="The log entry number of the seal or the secret roll")
+    @app_commands.guild_only()
+    async def peek(self, interaction: Interaction, sealed: app_commands.Range[int, 1, 1_000_000]) -> None:
+        entry, text = await interaction.client.referee.peek(interaction.channel_id, actor_of(interaction), sealed)
+        roll = entry.order.get("roll")
+        shown = (f"{roll['kind']} for {safe(roll['purpose'])}: {' + '.join(map(str, json.loads(text)['dice']))}"
+                 if isinstance(roll, dict) else safe(text))
+        await interaction.response.send_message(content=f"Sealed #{sealed}, for you only:\n>>> {shown}",
+                                                ephemeral=True)
+
+    @app_commands.command(name="reveal", description="Open a sealed order: its text is posted and checked against "
+                                                     "its commitment")
+    @app_commands.describe(sealed="The log entry number of the seal (#N in its reply)")
+    @app_commands.guild_only()
+    async def reveal(self, interaction: Interaction, sealed: app_commands.Range[int, 1, 1_000_000]) -> None:
+        acted = await interaction.client.referee.reveal(interaction.channel_id, actor_of(interaction), sealed,
+                                                        interaction_id=interaction.id)
+        await reply_outcome(interaction, acted)
+
+
+async def setup(bot: RefereeClient) -> None:
+    await bot.add_cog(SealCog(bot))
