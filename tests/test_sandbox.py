@@ -17,7 +17,6 @@ from pathlib import Path
 import pytest
 
 from bot import cli
-from bot.core.dice import SeededDice
 from bot.sandbox import CommandLineError, parse_command_line, readable, split_options
 from bot.store.sqlite import unpack_state
 

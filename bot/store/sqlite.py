@@ -889,6 +889,7 @@ class SqliteStore(Store):
         row = await self._fetchone("SELECT secret FROM held_secrets WHERE commitment = ?", (commitment,))
         return None if row is None else bytes(row[0])
 
+
 def _runs(seqs: list[int]) -> list[list[int]]:
     """Ascending seqs as runs of consecutive ones, [first, last] each: a checkpoint's kept stack in
     a few bytes (it is mostly one run)."""
@@ -905,15 +906,6 @@ def _live(text: str) -> dict[str, Any]:
     """A checkpoint's ``live`` column: {"top": [seq, ...], "whole": bool}."""
     live = json.loads(text)
     return {"top": [seq for first, last in live["runs"] for seq in range(first, last + 1)], "whole": live["whole"]}
-
-    async def keep_secret(self, commitment: str, secret: bytes) -> None:
-        await self._transact(lambda conn: conn.execute(
-            "INSERT INTO held_secrets (commitment, secret, kept_at) VALUES (?, ?, ?) "
-            "ON CONFLICT (commitment) DO NOTHING", (commitment, bytes(secret), _utc_now())))
-
-    async def held_secret(self, commitment: str) -> bytes | None:
-        row = await self._fetchone("SELECT secret FROM held_secrets WHERE commitment = ?", (commitment,))
-        return None if row is None else bytes(row[0])
 
 
 def _undo_params(request: UndoRequest) -> tuple[Any, ...]:

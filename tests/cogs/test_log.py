@@ -7,7 +7,7 @@ import json
 import sqlite3
 import sys
 
-from tests.cogs.conftest import ALICE, BOB, CAROL, GM
+from tests.cogs.conftest import ALICE, BOB, CAROL
 from tests.cogs.helpers import asl_game, last_entry
 from tests.store.helpers import CountingDice
 

@@ -5,7 +5,6 @@ Every expected percentage is checked by hand from the dice (n/36 for 2d6, n/6 fo
 for a d10), so a wrong engine, a wrong state or a wrong order cannot pass.
 """
 
-import sys
 
 import pytest
 

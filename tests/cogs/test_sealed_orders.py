@@ -13,7 +13,7 @@ import json
 import subprocess
 import sys
 
-from tests.cogs.conftest import ALICE, BOB, CAROL
+from tests.cogs.conftest import BOB, CAROL
 from tests.cogs.helpers import cd_game, last_entry
 from tests.cogs.test_committed_dice import ROOT, forge, verify
 

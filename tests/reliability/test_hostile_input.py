@@ -95,11 +95,11 @@ BY_NAME = {
     "options": st.sampled_from(["", "from_lower=yes", "charging=A0,A1", "cover=hard", "elr=9", "x=1",
                                 "from_lower=maybe", "remind_after_hours=twelve", "undo_minutes=0"]),
     "set": st.sampled_from(["undo_minutes=60", "details=always", "typo_opt=3", "night=maybe", "x", "a=b=c"]),
-    "id": st.sampled_from(["A9", "A 9!", "-x", "Z" * 30, "B5;drop"]),
     "side": st.sampled_from(["Germans", "Russians", "US", "Japan", "1", "2", "3", "0"]),
     "terrain": st.sampled_from(["woods", "open", "building", "stone building", "clear", "jungle"]),
     "sides": st.sampled_from(["Germans, Russians", "A, B, C", ",", "@everyone, @here", "x" * 100 + ", y"]),
-    "id": st.sampled_from(["N1", "N2", "X_9", "a.b-c", "@everyone", "A0", "T1", "x" * 25]),
+    "id": st.sampled_from(["N1", "N2", "X_9", "a.b-c", "@everyone", "A0", "T1", "x" * 25,
+                          "A9", "A 9!", "-x", "Z" * 30, "B5;drop"]),
     "type": st.sampled_from(["ger-467", "rus-447", "us-rifle-squad", "jp-rifle-squad", "ger-rifle", "nope"]),
     "name": st.sampled_from(HOSTILE),
 }

@@ -29,7 +29,6 @@ import time
 import pytest
 
 from bot.emulator import FakeDiscord
-from bot.emulator.records import StoredMessage
 from tests.reliability.audit import FULL, size
 from tests.reliability.load_game import ALICE, BIG_CHANNEL, BOB, CHANNELS, FIRE, LOAD_GUILD, copy_of
 from tests.reliability.process import BotProcess
