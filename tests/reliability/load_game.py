@@ -3,7 +3,8 @@ store: ``python -m tests.reliability.load_game PATH ENTRIES UNITS`` (or ``build`
 
 One ASL game in BIG_CHANNEL with UNITS units (squads three to a hex and side, the stacking limit
 of A5.1) and ENTRIES log entries of real play (moves and Pin Task Checks, each resolved and
-sealed by the service with seeded dice, so ``/log verify`` replays every one), then a fire group
+sealed by the service with committed dice from a fixed seed, so ``/log verify`` replays and
+re-derives every one), then a fire group
 and its target kept fresh for the test's own /fire and preview: the largest stack a preview
 accepts (bot.core.odds.asl.fire_size): two leaders of different morale with three squads. The
 newest entry is a fire (its result's Odds button replays the whole log). Every
@@ -21,13 +22,12 @@ import sys
 import time
 from pathlib import Path
 
-from bot.core.dice import SeededDice
 from bot.core.errors import RulesError
 from bot.emulator.payloads import ChannelSpec, GuildSpec, UserSpec
 from bot.service import Actor, Referee
 from bot.store import SqliteStore
 
-VERSION = 2  # change it when the game built changes: cached files of another version are rebuilt
+VERSION = 3  # change it when the game built changes: cached files of another version are rebuilt
 CACHE_DIR = Path(__file__).resolve().parent / ".cache"
 PLAYERS = (UserSpec(2_000_000_000_000_000_001, "alice"), UserSpec(2_000_000_000_000_000_002, "bob"),
            UserSpec(2_000_000_000_000_000_003, "gm"))
@@ -49,7 +49,8 @@ def _unit(uid: str, side: int, location: str, type_name: str) -> dict:
 async def build(path: Path, entries: int, units: int) -> None:
     path.unlink(missing_ok=True)
     store = await SqliteStore.open(path, max_entries=max(entries * 2, 1_000))
-    referee = Referee(store, dice=lambda: SeededDice(17))
+    # committed dice (docs/dice.md) from a fixed seed: the same game at every build
+    referee = Referee(store, seeds=lambda: bytes(range(32)))
     try:
         await store._db.execute("PRAGMA synchronous = OFF")  # a test fixture: speed over durability
         guild = LOAD_GUILD.id
