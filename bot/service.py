@@ -39,7 +39,7 @@ from bot.core.odds import size as odds_size
 from bot.core.outcome import Outcome
 from bot.core.rulesets import title_of
 from bot.record import GENESIS_HASH, LogEntry, consumed_dice, sealed_state
-from bot.record.checkpoint import Checkpoint, newest_live
+from bot.record.checkpoint import newest_live
 from bot.record.dice_audit import CONTRIBUTE, DiceState, state_after
 from bot.record.replay import (END_GAME, UNDO, ChainVerifier, ReplayRefused, contribution_outcome, creation_order,
                                creation_outcome, ending_outcome, game_from_creation, undo_outcome)
@@ -603,9 +603,9 @@ class Referee:
             raise NotAllowed(f"entry #{seq} ({entry.command}) is not an attack or a check: it has no odds")
         stored = await self._store.load_game(game_id)
         assert stored is not None  # the entry references its game
-        checkpoint, earlier = await self._replay_start(game_id, seq - 1, stored.game, on_long)
+        start, earlier = await self._replay_start(game_id, seq - 1, stored.game, on_long)
         found = await self.worker.run(
-            odds_before, checkpoint, earlier, entry, cost=replay_cost(len(earlier), stored.game),
+            odds_before, start, earlier, entry, cost=replay_cost(len(earlier), stored.game),
             what=f"working out the odds of entry #{seq} (a replay of the {len(earlier):,} entries before it)",
             instead="ask for the odds of a newer entry, or export the log (/log export format:JSON) and "
                     "replay it on your own computer with python -m bot rules replay")
@@ -621,14 +621,15 @@ class Referee:
             await on_long()
 
     async def _replay_start(self, game_id: int, upto_seq: int, game: Game,
-                            on_long: OnLong) -> tuple[Checkpoint | None, Pickled[LogEntry]]:
-        """Where a replay up to entry ``upto_seq`` begins: the newest checkpoint at or before it that
-        checks out (issue 14), and the entries after it up to there; with none, None and every entry
-        from 1. So an undo or an Odds press replays at most a checkpoint interval of entries."""
-        checkpoint = await self._store.checkpoint_before(game_id, upto_seq)
-        resumed_at = ChainVerifier.resume(checkpoint, until=upto_seq).resumed_at
-        await self._before_long(replay_cost(upto_seq - resumed_at, game), on_long)  # "thinking..." first
-        return (checkpoint if resumed_at else None), await self._snapshot(game_id, upto_seq, after_seq=resumed_at)
+                            on_long: OnLong) -> tuple[ChainVerifier, Pickled[LogEntry]]:
+        """Where a replay up to entry ``upto_seq`` begins: a verifier resumed from the newest
+        checkpoint at or before it that checks out (issue 14; its state hashed here, once), else
+        one that starts at entry 1; and the entries after that up to ``upto_seq``. So an undo or an
+        Odds press replays at most a checkpoint interval of entries."""
+        start = ChainVerifier.resume(await self._store.checkpoint_before(game_id, upto_seq), until=upto_seq,
+                                     hash_once=True)
+        await self._before_long(replay_cost(upto_seq - start.resumed_at, game), on_long)  # "thinking..." first
+        return start, await self._snapshot(game_id, upto_seq, after_seq=start.resumed_at)
 
     async def _snapshot(self, game_id: int, upto_seq: int, each: Callable[[LogEntry], None] | None = None, *,
                         after_seq: int = 0) -> Pickled[LogEntry]:
@@ -964,9 +965,9 @@ class Referee:
         if len(live) < 2:
             raise NotAllowed("there is nothing to undo: the game's creation cannot be undone")
         before, target = live
-        checkpoint, entries = await self._replay_start(stored.id, before, stored.game, on_long)
+        start, entries = await self._replay_start(stored.id, before, stored.game, on_long)
         state_before = await self.worker.run(
-            state_before_undo, checkpoint, entries, before, cost=replay_cost(len(entries), stored.game),
+            state_before_undo, start, entries, cost=replay_cost(len(entries), stored.game),
             what=f"preparing this undo (a replay of the {len(entries):,} entries before entry #{target})",
             instead="the game master can correct the game with /unit edit and /unit move instead")
         async with self._lock(channel_id):
@@ -1150,27 +1151,26 @@ def verify_log(entries: Iterable[LogEntry], stored: StoredGame) -> VerifyReport:
     return VerifyReport(True, verifier.checked, None, verifier.summary())
 
 
-def state_before_undo(checkpoint: Checkpoint | None, entries: Iterable[LogEntry], before: int) -> str:
-    """The game after entry ``before`` (the entry below the one undone), as JSON, once the log
-    verifies up to there from ``checkpoint`` (its entries after it; from entry 1 without one);
-    refused when it does not."""
-    verifier = ChainVerifier.resume(checkpoint, until=before, hash_once=True)
+def state_before_undo(verifier: ChainVerifier, entries: Iterable[LogEntry]) -> str:
+    """The game after the last of ``entries`` (the entry below the one undone), as JSON, once the
+    log verifies up to there from where ``verifier`` (``hash_once``) resumed; refused when it does
+    not."""
     for entry in entries:
         if (problem := verifier.check(entry)) is not None:
-            raise NotAllowed(f"the log does not check out at entry #{problem.seq}, so no undo can be "
-                             f"trusted: {problem.reason} (see /log verify)")
-    if (problem := verifier.settled()) is not None:  # the state at the end, hashed once (hash_once)
+            break
+    else:
+        problem = verifier.settled()  # the state at the end, hashed once
+    if problem is not None:
         raise NotAllowed(f"the log does not check out at entry #{problem.seq}, so no undo can be "
                          f"trusted: {problem.reason} (see /log verify)")
     assert verifier.game is not None
     return verifier.game.model_dump_json()
 
 
-def odds_before(checkpoint: Checkpoint | None, earlier: Iterable[LogEntry], entry: LogEntry) -> Odds:
-    """The odds ``entry``'s order had, in the game replayed from ``checkpoint`` (from entry 1
-    without one) through ``earlier``, the entries after it up to ``entry``."""
+def odds_before(start: ChainVerifier, earlier: Iterable[LogEntry], entry: LogEntry) -> Odds:
+    """The odds ``entry``'s order had, in the game replayed from where ``start`` resumed (a
+    checkpoint, or entry 1) through ``earlier``, the entries after it up to ``entry``."""
     seq = entry.seq
-    start = ChainVerifier.resume(checkpoint, until=seq - 1)
     replayer, last = start.replayer, start.last_state_hash
     try:
         for logged in earlier:
