@@ -155,14 +155,19 @@ class Store(ABC):
         """Create a game and its entry 1 in one transaction. ``first_entry`` receives the new
         game's id (the entry's hash covers it) and returns the sealed entry."""
 
-    @abstractmethod
     async def append(self, stored: StoredGame, game: Game, entry: LogEntry) -> StoredGame:
         """Save ``game`` as the new state of ``stored`` and append ``entry``, in one transaction.
         Raises StaleGame if the game moved on since ``stored`` was loaded."""
+        return await self._write(stored, game, entry, end=False)
 
-    @abstractmethod
     async def end_game(self, stored: StoredGame, entry: LogEntry) -> StoredGame:
         """Append the closing entry and mark the game ended, in one transaction."""
+        return await self._write(stored, stored.game, entry, end=True)
+
+    @abstractmethod
+    async def _write(self, stored: StoredGame, game: Game, entry: LogEntry, *, end: bool) -> StoredGame:
+        """The state and the entry in one transaction (``end``: the closing entry, which may go one
+        past the log's cap and marks the game ended); StaleGame if the game moved on."""
 
     @abstractmethod
     async def entries(self, game_id: int, *, after_seq: int = 0, limit: int = 50) -> list[LogEntry]:

@@ -326,12 +326,6 @@ class PostgresStore(Store):
                           status="active", created_at=created_at, game=game, last_seq=entry.seq,
                           head_hash=entry.hash), entry
 
-    async def append(self, stored: StoredGame, game: Game, entry: LogEntry) -> StoredGame:
-        return await self._write(stored, game, entry, end=False)
-
-    async def end_game(self, stored: StoredGame, entry: LogEntry) -> StoredGame:
-        return await self._write(stored, stored.game, entry, end=True)
-
     async def _write(self, stored: StoredGame, game: Game, entry: LogEntry, *, end: bool,
                      undo: tuple[int, int] | None = None) -> StoredGame:
         """State + entry (+ accepting the undo request ``undo`` = (id, answered_by)) atomically. A

@@ -569,12 +569,6 @@ class SqliteStore(Store):
                           status="active", created_at=created_at, game=game, last_seq=entry.seq,
                           head_hash=entry.hash), entry
 
-    async def append(self, stored: StoredGame, game: Game, entry: LogEntry) -> StoredGame:
-        return await self._write(stored, game, entry, end=False)
-
-    async def end_game(self, stored: StoredGame, entry: LogEntry) -> StoredGame:
-        return await self._write(stored, stored.game, entry, end=True)
-
     async def _write(self, stored: StoredGame, game: Game, entry: LogEntry, *, end: bool,
                      also: Callable[[Connection], None] | None = None) -> StoredGame:
         """State + entry (+ ``also``, more of the same command) in one transaction, one trip."""
