@@ -545,8 +545,12 @@ def run_store_copy(source: str, target: str, stdout: TextIO, stderr: TextIO) -> 
                 await destination.close()
         finally:
             await origin.close()
-        print(f"copied {report.games} games, {report.entries} log entries, {report.undos} undo proposals "
-              f"from {redacted(source)} to {redacted(target)}", file=stdout)
+        print(f"copied {report.games} games, {report.entries} log entries, {report.undos} undo proposals, "
+              f"{report.secrets} held secrets, {report.checkpoints} checkpoints from {redacted(source)} to "
+              f"{redacted(target)}", file=stdout)
+        if report.left_behind:
+            print(f"left behind {report.left_behind} checkpoints that do not match their entries (edited by hand?): "
+                  "the copy replays from the one before each", file=stdout)
         if not report.ok:
             print(f"referee: {len(report.problems)} copied games do not verify: {report.problems[0]}", file=stderr)
             return EXIT_FAILED
