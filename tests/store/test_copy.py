@@ -211,7 +211,8 @@ def test_a_game_with_undos_seals_and_secret_rolls_moves_to_postgres_and_back_and
         finally:
             await store.close()
 
-    on_postgres, on_sqlite = asyncio.run(open_the_seal_and_roll_on(pg_dsn)), asyncio.run(open_the_seal_and_roll_on(back))
+    on_postgres = asyncio.run(open_the_seal_and_roll_on(pg_dsn))
+    on_sqlite = asyncio.run(open_the_seal_and_roll_on(back))
     text, _, dice, ok, reason, checkpoint_ok = on_sqlite
     assert (text, ok, checkpoint_ok) == (STILL_SEALED, True, True) and dice, reason
     assert "sealed orders: 3, 2 revealed and matching their commitments, 1 still sealed" in reason
