@@ -168,7 +168,8 @@ def main(argv: list[str]) -> None:
               f"this checkout {max(now):,.0f}, ratio {max(now) / max(before):.3f}")
         return
     for metric in run():
-        spread = f"{metric.spread[0]:,.0f}-{metric.spread[1]:,.0f}" if metric.spread else ""
+        digits = 0 if metric.value >= 100 else 2
+        spread = f"{metric.spread[0]:,.{digits}f}-{metric.spread[1]:,.{digits}f}" if metric.spread else ""
         print(f"{metric.name:55} {metric.value:12,.1f} {spread:>15} {metric.unit:10} {metric.target or '':>10} "
               f"{metric.verdict}")
 
