@@ -78,6 +78,8 @@ class Trail:
     converts it or refuses it, and is not kept.
     """
 
+    __slots__ = ("steps",)
+
     def __init__(self) -> None:
         self.steps: list[Step] = []
 
