@@ -103,3 +103,17 @@ def test_a_later_resolution_leaves_an_earlier_outcome_and_the_callers_game_as_th
         assert later.game is not first.game
     assert (first.outcome.model_dump_json(), first.game.model_dump_json()) == shown
     assert game.model_dump_json() == before
+
+
+def test_units_keep_their_order_through_resolutions_and_replacements():
+    """The state hash is of the units in order: a unit replaced (Casualty Reduction, ELR) keeps its
+    place, and a unit created (a second half-squad) could only come after every unit there was."""
+    game = scenarios.build("asl")
+    replaced = 0
+    for seed in range(120):
+        result = resolve(game, scenarios.asl_fire(), SeededDice(seed)).game
+        order = list(result.units)
+        assert order[: len(game.units)] == list(game.units)
+        assert list(result.locations) == list(game.locations)
+        replaced += any(result.units[k].type != game.units[k].type for k in game.units)
+    assert replaced  # the seeds reach ELR replacements and Casualty Reduction
