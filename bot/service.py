@@ -24,6 +24,7 @@ from pydantic import BaseModel
 
 from bot.config import Rate, Settings
 from bot.core.api import order_model, resolve
+from bot.core.sealed import check_sealable, note_sealed, reveal_sealed, sealed_text
 from bot.core.dice import (CommittedDice, DiceSource, Roller, ScriptedDice, SystemDice, commitment, contribution_value,
                            new_seed)
 from bot.core.errors import InvalidOrder, RulesError
@@ -770,6 +771,39 @@ class Referee:
             recorded = await self._save(stored, game, entry)
             return Sealed(recorded or Acted(outcome, game, entry), text, nonce.hex())
 
+    async def seal_order(self, channel_id: int, actor: Actor, order: dict[str, Any] | OrderBuilder, *,
+                         interaction_id: int | None = None) -> Sealed:
+        """Seal an order of the ruleset to be revealed later in the sequence of play (bot/core/sealed.py:
+        orders for the next turn, with the game option sealed_orders). It is checked now, privately; the
+        log gets the commitment and the side, the state that the side sealed an order, never which."""
+        async with self._lock(channel_id):
+            stored = await self._recorded_or_active(channel_id, interaction_id)
+            if isinstance(stored, Acted):  # a re-delivery: the sealer's copy comes from the store again
+                held = await self._store.held_secret(stored.entry.order.get("commitment", ""))
+                opened = json.loads(held) if held else {"text": "", "nonce": ""}
+                return Sealed(stored, opened["text"], opened["nonce"])
+            self._check_room(stored)
+            game = stored.game
+            plain = _plain_order(order(game) if callable(order) else order)
+            check_permission(game, actor, plain)
+            sides = list(acting_sides(game, plain))
+            if len(sides) != 1:
+                raise InvalidOrder("a sealed order is given for the stands of one side", field="units")
+            check_sealable(game, plain)
+            text = sealed_text(plain)
+            nonce = secrets.token_bytes(NONCE_BYTES)
+            published = seal_commitment(nonce, text)
+            await self._store.keep_secret(published, json.dumps({"nonce": nonce.hex(), "text": text}).encode())
+            logged = {"action": SEAL, "side": sides[0], "commitment": published, "applies": plain["action"]}
+            after, notes = note_sealed(game, stored.last_seq + 1, sides[0])
+            outcome = seal_outcome(game, stored.last_seq + 1, logged, notes)
+            proof = await self._proof(await self._dice_state(stored), None, reveal=False)
+            entry = self._seal(stored.id, stored.last_seq, stored.head_hash, actor=actor, command="/seal",
+                               order=logged, outcome=outcome, game=after, manual=False,
+                               interaction_id=interaction_id, dice_proof=proof)
+            recorded = await self._save(stored, after, entry)
+            return Sealed(recorded or Acted(outcome, after, entry), text, nonce.hex())
+
     async def secret_roll(self, channel_id: int, actor: Actor, kind: str, purpose: str, *,
                           interaction_id: int | None = None) -> Sealed:
         """Roll committed dice that only the roller sees now: the log gets the roll's kind, purpose and
@@ -853,13 +887,15 @@ class Referee:
                     seals[sealed_seq]["opened"] = later.seq
             if (problem := check_reveal(stored.last_seq + 1, order, seals)) is not None:
                 raise NotAllowed(problem.replace(f"entry #{stored.last_seq + 1} reveals", "this would reveal"))
-            outcome = reveal_outcome(game, order)
+            applied = reveal_sealed(game, sealed_seq, opened["text"])  # an order it applies (refused: not its time)
+            after = applied.game if applied is not None else game
+            outcome = reveal_outcome(game, order, applied.outcome if applied is not None else None)
             proof = await self._proof(await self._dice_state(stored), None, reveal=False)
             entry = self._seal(stored.id, stored.last_seq, stored.head_hash, actor=actor, command="/reveal",
-                               order=order, outcome=outcome, game=game, manual=False,
+                               order=order, outcome=outcome, game=after, manual=False,
                                interaction_id=interaction_id, dice_proof=proof)
-            recorded = await self._save(stored, game, entry)
-            return recorded or Acted(outcome, game, entry)
+            recorded = await self._save(stored, after, entry)
+            return recorded or Acted(outcome, after, entry)
 
     # --- the log ---
 

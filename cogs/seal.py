@@ -15,7 +15,7 @@ from discord.ext import commands
 from bot.client import Interaction, RefereeClient
 from bot.render import safe
 from bot.replies import reply_outcome
-from cogs._common import actor_of, side_autocomplete, side_index
+from cogs._common import actor_of, reply_sealed, side_autocomplete, side_index
 
 
 ROLL_KINDS = [app_commands.Choice(name=name, value=value) for name, value in (
@@ -56,11 +56,7 @@ class SealCog(commands.Cog):
         index = side_index(await referee.game(interaction.channel_id), side) if side else None
         sealed = await referee.seal(interaction.channel_id, actor_of(interaction), text, index,
                                     interaction_id=interaction.id)
-        await reply_outcome(interaction, sealed.acted)
-        await interaction.followup.send(
-            content=(f"Your sealed order #{sealed.acted.seq}, for you only:\n>>> {safe(sealed.text)}\n"
-                     f"Nonce: `{sealed.nonce}` (SHA-256 of the nonce's bytes and the text is the commitment "
-                     "posted; /reveal opens it)"), ephemeral=True)
+        await reply_sealed(interaction, sealed)
 
     @app_commands.command(name="peek", description="Game master only: look privately at a sealed order or a secret "
                                                    "roll before its reveal")

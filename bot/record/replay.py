@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol
 
 from bot.core.api import new_game, resolve
+from bot.core.sealed import note_sealed, reveal_sealed
 from bot.core.dice import ScriptedDice
 from bot.core.errors import InvalidOrder, RulesError
 from bot.core.game import Game
@@ -248,7 +249,11 @@ class Replayer:
         elif action == CONTRIBUTE:
             game, outcome = self.game, contribution_outcome(self.game, order)
         elif action == SEAL:
-            game, outcome = self.game, seal_outcome(self.game, seq, order)
+            notes: list[tuple[str, str]] = []
+            game = self.game
+            if order.get("applies"):  # an order sealed under the sequence of play (bot/core/sealed.py)
+                game, notes = note_sealed(self.game, seq, order.get("side"))  # type: ignore[arg-type]
+            outcome = seal_outcome(self.game, seq, order, notes)
             self.seals[seq] = {"commitment": order.get("commitment"), "side": order.get("side"), "opened": None,
                                "roll": order.get("roll")}
         elif action == REVEAL:
@@ -259,7 +264,10 @@ class Replayer:
                 if problem is not None:
                     raise ReplayRefused(problem)
                 self.seals[order["sealed"]]["opened"] = seq
-            game, outcome = self.game, reveal_outcome(self.game, order)
+            sealed = order.get("sealed")
+            applied = reveal_sealed(self.game, sealed, str(order.get("text", ""))) if isinstance(sealed, int) else None
+            game = applied.game if applied is not None else self.game
+            outcome = reveal_outcome(self.game, order, applied.outcome if applied is not None else None)
         else:
             source = ScriptedDice(list(dice), manual=manual)
             resolution = resolve(self.game, order, source)
