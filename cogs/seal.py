@@ -29,7 +29,7 @@ class SealCog(commands.Cog):
         self.bot = bot
 
     @roll.command(name="secret", description="Roll committed dice only you see now (a spotting roll, a hidden "
-                                             "unit's check): the channel sees the commitment; /reveal shows them")
+                                             "unit's check): shown at /reveal or at the game turn's end")
     @app_commands.describe(kind="The dice to roll", purpose="What the roll is for (shown to everyone)")
     @app_commands.choices(kind=ROLL_KINDS)
     async def secret(self, interaction: Interaction, kind: app_commands.Choice[str],

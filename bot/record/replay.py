@@ -34,7 +34,7 @@ from bot.core.version import RULES_VERSION
 
 from .chain import GENESIS_HASH, LogEntry, state_hash
 from .checkpoint import Checkpoint
-from .dice_audit import CONTRIBUTE, DiceAudit
+from .dice_audit import CONTRIBUTE, DiceAudit, opened_of
 from .sealing import REVEAL, SEAL, check_reveal, reveal_outcome, seal_outcome
 
 log = logging.getLogger(__name__)
@@ -471,11 +471,31 @@ class ChainVerifier:
                                entry.manual, self.replayer.last_sides)
         if dice is not None:
             return Problem(dice.seq, dice.reason)
+        opened = self._opened_at_turn_end(entry)
+        if opened is not None:
+            return Problem(n, opened)
         self.checked += 1
         self.by_version[entry.rules_version] = self.by_version.get(entry.rules_version, 0) + 1
         self.expected_seq += 1
         self.prev_hash = entry.hash
         self.last_state_hash = entry.state_hash
+        return None
+
+    def _opened_at_turn_end(self, entry: LogEntry) -> str | None:
+        """The secret rolls the end of a game turn opens (the proof's ``opened``), each checked against
+        its seal's commitment like a /reveal (their dice are re-derived by ``DiceAudit``)."""
+        seals = self.replayer.seals
+        for item in opened_of(entry.dice_proof):
+            target = item.get("sealed")
+            if not self.replayer.whole_log and target not in seals:
+                continue  # sealed before the checkpoint the check began at: the check from entry 1 covers it
+            sealed = seals.get(target) if isinstance(target, int) else None
+            order = {"sealed": target, "text": item.get("text"), "nonce": item.get("nonce"),
+                     "side": sealed["side"] if sealed else None, "roll": sealed["roll"] if sealed else None}
+            problem = check_reveal(entry.seq, order, seals)
+            if problem is not None:
+                return problem.replace("reveals", "opens at the end of the game turn", 1)
+            seals[target]["opened"] = entry.seq
         return None
 
     def _replay(self, entry: LogEntry) -> str | None:

@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 
 from bot.core.dice import derive_die
-from tests.cogs.conftest import BOB, CAROL
+from tests.cogs.conftest import ALICE, BOB, CAROL
 from tests.cogs.helpers import cd_game, last_entry
-from tests.cogs.test_committed_dice import end_turn, fixed_seeds, forge, verify
+from tests.cogs.test_committed_dice import audit, end_turn, fixed_seeds, forge, verify
 from tests.cogs.test_sealed_orders import public_text
 
 
@@ -22,7 +22,8 @@ async def test_a_secret_roll_is_seen_by_the_roller_now_by_everyone_at_its_reveal
     reply = await table.send("roll secret", {"kind": "2d6", "purpose": "spotting G1"})
     entry = await last_entry(table)
     assert reply.embeds[0]["title"] == f"Americans rolled 2d6 in secret for spotting G1 (#{entry.seq})"
-    assert entry.dice == () and entry.order["roll"] == {"kind": "2d6", "purpose": "spotting G1", "sides": [6, 6]}
+    assert entry.dice == () and entry.order["roll"] == {"kind": "2d6", "purpose": "spotting G1", "sides": [6, 6],
+                                                        "turn_end": True}
     dice = [derive_die(seeds[0], entry.game_id, entry.seq, entry.interaction_id, entry.dice_proof["contributions"],
                        i, 6) for i in range(2)]
     [mine] = reply.followups
@@ -84,3 +85,86 @@ async def test_the_game_master_alone_may_look_at_a_secret_roll_before_its_reveal
     assert refused.ephemeral and refused.embeds[0]["description"] == (
         "only the game master may look at a sealed order before it is revealed")
     assert (await last_entry(table)).seq == sealed  # a look is not logged and changes nothing
+
+
+async def end_turn_in_discord(table):
+    """The holders end their steps with /done until the game turn changes; the reply that ended it."""
+    from bot.core.sequence import side_to_act
+    from tests.cogs.helpers import INITIATIVE_TO_SIDE_0
+
+    turn = (await table.game()).turn
+    while (game := await table.game()).turn == turn:
+        reply = await table.send("done", {"dice": " ".join(map(str, INITIATIVE_TO_SIDE_0))},
+                                 user=(ALICE, BOB)[side_to_act(game)])
+        assert not reply.ephemeral, reply.embeds
+    return reply
+
+
+async def test_the_secret_rolls_of_a_game_turn_are_revealed_with_its_seed_at_its_end(table, tmp_path):
+    seeds = fixed_seeds(table)
+    await cd_game(table)
+    mine = await table.send("roll secret", {"kind": "2d6", "purpose": "spotting G1"})
+    spotting = await last_entry(table)
+    theirs = await table.send("roll secret", {"kind": "d10", "purpose": "hidden unit check"}, user=BOB)
+    check = await last_entry(table)
+    assert spotting.order["roll"]["turn_end"] is True and check.dice_proof["secret"] == [spotting.seq]
+    dice = [derive_die(seeds[0], spotting.game_id, spotting.seq, spotting.interaction_id,
+                       spotting.dice_proof["contributions"], i, 6) for i in range(2)]
+    assert f"**{dice[0]} + {dice[1]} = {sum(dice)}**" in mine.followups[0].content
+    d10 = int(theirs.followups[0].content.split("**")[1].split(" = ")[1])
+    assert f"{dice[0]} + {dice[1]} = {sum(dice)}" not in public_text(table)
+
+    ended = await end_turn_in_discord(table)
+    turn_end = await last_entry(table)
+    assert [item["sealed"] for item in turn_end.dice_proof["opened"]] == [spotting.seq, check.seq]
+    footer = ended.embeds[-1]["footer"]["text"]
+    assert f"dice seed revealed: {seeds[0].hex()}" in footer
+    assert (f"secret roll #{spotting.seq} revealed: 2d6 for spotting G1: {dice[0]} + {dice[1]} = {sum(dice)} · "
+            f"secret roll #{check.seq} revealed: d10 for hidden unit check: {d10} = {d10}") in footer
+    again = await table.send("reveal", {"sealed": spotting.seq})
+    assert again.ephemeral and again.embeds[0]["description"] == (
+        f"this would reveal entry #{spotting.seq} again: it was revealed at entry #{turn_end.seq}")
+    report = await verify(table)
+    assert report["title"] == "The log checks out", report
+    assert "sealed orders: 2, 2 revealed and matching their commitments, 0 still sealed" in report["description"]
+    assert "3 dice of 2 entries re-derived from 1 revealed seed" in report["description"]
+    assert (await audit(table, tmp_path)).returncode == 0
+
+
+async def test_a_turn_end_that_leaves_out_a_secret_roll_or_opens_another_text_is_named(table):
+    fixed_seeds(table)
+    await cd_game(table)
+    await table.send("roll secret", {"kind": "d6", "purpose": "hidden unit check"})
+    sealed = (await last_entry(table)).seq
+    await end_turn(table)
+    turn_end = (await last_entry(table)).seq
+
+    def left_out(fields):  # the host keeps the roll hidden past the turn's end, and re-seals the chain
+        del fields[turn_end - 1]["dice_proof"]["opened"]
+        return fields
+
+    await forge(table, left_out)
+    report = await verify(table)
+    assert report["title"] == f"Entry #{turn_end} does not check out"
+    assert report["description"] == (f"entry #{turn_end} ends the game turn without opening the secret rolls "
+                                     f"waiting (#{sealed})")
+
+
+async def test_a_secret_roll_opened_with_another_text_at_the_turn_end_is_named(table):
+    fixed_seeds(table)
+    await cd_game(table)
+    await table.send("roll secret", {"kind": "d6", "purpose": "hidden unit check"})
+    sealed = (await last_entry(table)).seq
+    await end_turn(table)
+    turn_end = (await last_entry(table)).seq
+
+    def other_purpose(fields):  # same dice, another text: the commitment does not match
+        item = fields[turn_end - 1]["dice_proof"]["opened"][0]
+        item["text"] = item["text"].replace("hidden unit check", "morale check")
+        return fields
+
+    await forge(table, other_purpose)
+    report = await verify(table)
+    assert report["title"] == f"Entry #{turn_end} does not check out"
+    assert report["description"] == (f"entry #{turn_end} opens at the end of the game turn a text for entry "
+                                     f"#{sealed} that does not match its commitment: it is not what was sealed")
