@@ -7,12 +7,15 @@ is revealed, like every other die (docs/dice.md).
 
 from __future__ import annotations
 
+import hashlib
 import json
+import subprocess
+import sys
 
 from bot.core.dice import derive_die
 from tests.cogs.conftest import ALICE, BOB, CAROL
 from tests.cogs.helpers import cd_game, last_entry
-from tests.cogs.test_committed_dice import audit, end_turn, fixed_seeds, forge, verify
+from tests.cogs.test_committed_dice import ROOT, audit, end_turn, fixed_seeds, forge, verify
 from tests.cogs.test_sealed_orders import public_text
 
 
@@ -168,3 +171,63 @@ async def test_a_secret_roll_opened_with_another_text_at_the_turn_end_is_named(t
     assert report["title"] == f"Entry #{turn_end} does not check out"
     assert report["description"] == (f"entry #{turn_end} opens at the end of the game turn a text for entry "
                                      f"#{sealed} that does not match its commitment: it is not what was sealed")
+
+
+async def test_an_independent_script_checks_contributions_and_opened_secret_rolls(table, tmp_path):
+    """docs/dice_check.py (no import of the bot) re-checks each side's contribution against the log's
+    /dice contribute entries, and each secret roll once opened (by /reveal or at its turn's end): its
+    text against its commitment, its dice against the turn's seed; a forged export is named."""
+    fixed_seeds(table)
+    await cd_game(table)
+    await table.send("dice contribute", {"text": "fair dice"}, user=BOB)
+    await table.send("roll secret", {"kind": "2d6", "purpose": "spotting G1"})
+    revealed = (await last_entry(table)).seq
+    await table.send("reveal", {"sealed": revealed})
+    await table.send("roll secret", {"kind": "d10", "purpose": "hidden unit check"}, user=BOB)
+    opened_at_end = (await last_entry(table)).seq
+    await end_turn(table)
+    turn_end = (await last_entry(table)).seq
+    await table.as_gm("game end")
+    export = tmp_path / "export.json"
+    export.write_bytes((await table.send("log export", {"format": "json"}, user=CAROL)).files[0].data)
+    record = json.loads(export.read_text())
+
+    def check(changed=None):
+        path = tmp_path / "changed.json"
+        path.write_text(json.dumps(changed or record))
+        done = subprocess.run([sys.executable, str(ROOT / "docs" / "dice_check.py"), str(path)],
+                              capture_output=True, text=True, cwd=ROOT)
+        return done.returncode, done.stdout
+
+    assert check() == (0, "3 dice check out; 0 entries with dice wait for a reveal\n")  # the two secret rolls'
+    by_seq = {e["seq"]: e for e in record["entries"]}
+
+    other_contribution = json.loads(json.dumps(record))  # the host's own contribution in one proof
+    other = {e["seq"]: e for e in other_contribution["entries"]}
+    other[revealed]["dice_proof"]["contributions"][1] = "0" * 64
+    code, out = check(other_contribution)  # named, and the roll's dice no longer derive from it
+    assert code == 1 and out.startswith(f"entry #{revealed} names other contributions than the log set\n"
+                                        f"secret roll #{revealed} die 1 reads ")
+
+    other_text = json.loads(json.dumps(record))  # another purpose opened at the turn's end
+    item = {e["seq"]: e for e in other_text["entries"]}[turn_end]["dice_proof"]["opened"][0]
+    item["text"] = item["text"].replace("hidden unit check", "morale check")
+    assert check(other_text) == (1, f"entry #{turn_end} opens secret roll #{opened_at_end} with a text that does "
+                                    "not match its commitment\n")
+
+    left_out = json.loads(json.dumps(record))  # the turn ends with the roll kept hidden
+    del {e["seq"]: e for e in left_out["entries"]}[turn_end]["dice_proof"]["opened"]
+    assert check(left_out) == (1, f"entry #{turn_end} ends the game turn without opening secret rolls "
+                                  f"#{opened_at_end}\n")
+
+    other_die = json.loads(json.dumps(record))  # a die changed in the revealed text, nonce and commitment
+    seal, reveal = ({e["seq"]: e for e in other_die["entries"]}[n] for n in (revealed, revealed + 1))
+    text = json.loads(reveal["order"]["text"])
+    text["dice"][0] = 7 - text["dice"][0]
+    reveal["order"]["text"] = json.dumps(text, sort_keys=True, separators=(",", ":"))
+    seal["order"]["commitment"] = hashlib.sha256(bytes.fromhex(reveal["order"]["nonce"]) +
+                                                 reveal["order"]["text"].encode()).hexdigest()
+    code, out = check(other_die)
+    assert code == 1 and out.startswith(f"secret roll #{revealed} die 1 reads {text['dice'][0]}, the seed revealed "
+                                        f"at entry #{turn_end} gives ")
+    assert by_seq[revealed]["order"]["roll"]["sides"] == [6, 6]
