@@ -28,8 +28,8 @@ class SealCog(commands.Cog):
     def __init__(self, bot: RefereeClient):
         self.bot = bot
 
-    @roll.command(name="secret", description="Roll committed dice only you see now (a spotting roll, a hidden "
-                                             "unit's check): shown at /reveal or at the game turn's end")
+    @roll.command(name="secret", description="Roll dice only you see now (a spotting roll): shown at /reveal or "
+                                             "at the game turn's end")
     @app_commands.describe(kind="The dice to roll", purpose="What the roll is for (shown to everyone)")
     @app_commands.choices(kind=ROLL_KINDS)
     async def secret(self, interaction: Interaction, kind: app_commands.Choice[str],
@@ -44,8 +44,8 @@ class SealCog(commands.Cog):
                      f"sealed:{sealed.acted.seq} shows it to everyone"), ephemeral=True)
 
     @app_commands.command(name="seal",
-                          description="Seal a hidden order (orders for the turn, a hidden set-up, a target): "
-                                      "the channel sees only its commitment until /reveal")
+                          description="Seal a hidden text (a hidden set-up, a target): the channel sees only its "
+                                      "commitment until /reveal")
     @app_commands.describe(text="The hidden order; only you get a copy until it is revealed",
                            side="Game master only: the side this order is sealed for")
     @app_commands.autocomplete(side=side_autocomplete)
