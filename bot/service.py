@@ -24,6 +24,7 @@ from pydantic import BaseModel
 
 from bot.config import Rate, Settings
 from bot.core.api import order_model, resolve
+from bot.core.sealed import check_sealable, note_sealed, reveal_sealed, sealed_text
 from bot.core.dice import (CommittedDice, DiceSource, Roller, ScriptedDice, SystemDice, commitment, contribution_value,
                            new_seed)
 from bot.core.errors import InvalidOrder, RulesError
@@ -40,7 +41,7 @@ from bot.core.outcome import Outcome
 from bot.core.rulesets import title_of
 from bot.record import GENESIS_HASH, LogEntry, consumed_dice, sealed_state
 from bot.record.checkpoint import newest_live
-from bot.record.dice_audit import CONTRIBUTE, DiceState, state_after
+from bot.record.dice_audit import CONTRIBUTE, DiceState, opened_of, state_after
 from bot.record.replay import (END_GAME, UNDO, ChainVerifier, ReplayRefused, contribution_outcome, creation_order,
                                creation_outcome, ending_outcome, game_from_creation, undo_outcome)
 from bot.record.sealing import (NONCE_BYTES, REVEAL, SEAL, SEALED_MAX, check_reveal, reveal_outcome, roll_text,
@@ -329,7 +330,7 @@ class Referee:
         head = await self._store.entries(stored.id, after_seq=stored.last_seq - 1, limit=1)
         state = None
         if head and head[0].dice_proof is not None:
-            state = state_after(head[0].order, head[0].dice_proof)
+            state = state_after(head[0].order, head[0].dice_proof, head[0].seq)
         self._remember_dice(stored.id, stored.last_seq, stored.head_hash, state)
         return state
 
@@ -373,19 +374,34 @@ class Referee:
                              interaction_id=interaction_id, contributions=state.contributions)
 
     async def _proof(self, state: DiceState | None, source: DiceSource | None, *, reveal: bool,
-                     last: bool = False) -> dict[str, Any] | None:
+                     last: bool = False, game_id: int | None = None) -> dict[str, Any] | None:
         """An entry's dice proof: the state in force, the faces drawn from the seed, and at the end of a
-        game turn (``reveal``) or of the game (``last``) the seed revealed with the next commitment."""
+        game turn (``reveal``) or of the game (``last``) the seed revealed with the next commitment, and
+        the secret rolls of the turn opened (``opened``: text and nonce of each, from the store)."""
         if state is None or state.commitment is None:
             return None
         proof: dict[str, Any] = {"commitment": state.commitment, "contributions": list(state.contributions)}
+        if state.secret:
+            proof["secret"] = list(state.secret)
         if isinstance(source, CommittedDice) and source.sides:
             proof["sides"] = list(source.sides)
         if reveal or last:
             proof["reveal"] = (await self._seed(state.commitment)).hex()
             if not last:
                 proof["next"] = await self._commit_seed()
+            if state.secret and game_id is not None:
+                proof["opened"] = [await self._opened(game_id, seq) for seq in state.secret]
         return proof
+
+    async def _opened(self, game_id: int, seq: int) -> dict[str, Any]:
+        """A secret roll opened at the end of its game turn: its entry, text and nonce."""
+        sealed = await self.entry(game_id, seq)
+        held = await self._store.held_secret(sealed.order.get("commitment", ""))
+        if held is None:
+            raise NotAllowed(f"the dice of secret roll #{seq} are not held by the bot: the game turn cannot end "
+                             "with them revealed (the game master ends the game)")
+        opened = json.loads(held)
+        return {"sealed": seq, "text": opened["text"], "nonce": opened["nonce"]}
 
     # --- reading ---
 
@@ -484,7 +500,7 @@ class Referee:
 
     def _saved(self, game_id: int, entry: LogEntry) -> None:
         """Keep the dice state in force after ``entry``, the game's newest (the next command's)."""
-        state = state_after(entry.order, entry.dice_proof) if entry.dice_proof is not None else None
+        state = state_after(entry.order, entry.dice_proof, entry.seq) if entry.dice_proof is not None else None
         self._remember_dice(game_id, entry.seq, entry.hash, state)
 
     async def new_game(self, channel_id: int, guild_id: int | None, actor: Actor, ruleset: str,
@@ -667,7 +683,8 @@ class Referee:
             source = await self._source(stored, state, dice, interaction_id)
             resolution = resolve(stored.game, plain, source)
             # the end of a game turn reveals its seed (anyone may then check its dice) and commits the next
-            proof = await self._proof(state, source, reveal=resolution.game.turn > stored.game.turn)
+            proof = await self._proof(state, source, reveal=resolution.game.turn > stored.game.turn,
+                                      game_id=stored.id)
             entry = self._seal(stored.id, stored.last_seq, stored.head_hash, actor=actor, command=command,
                                order=plain, outcome=resolution.outcome, game=resolution.game,
                                manual=bool(dice), interaction_id=interaction_id, dice_proof=proof)
@@ -685,7 +702,8 @@ class Referee:
                                  "Channels may end the game")
             # no room check: a full log must still be closable (the cap leaves room for the end)
             outcome = ending_outcome(stored.game)
-            proof = await self._proof(await self._dice_state(stored), None, reveal=False, last=True)
+            proof = await self._proof(await self._dice_state(stored), None, reveal=False, last=True,
+                                      game_id=stored.id)
             entry = self._seal(stored.id, stored.last_seq, stored.head_hash, actor=actor, command="/game end",
                                order={"action": END_GAME}, outcome=outcome, game=stored.game, manual=False,
                                interaction_id=interaction_id, dice_proof=proof)
@@ -770,6 +788,39 @@ class Referee:
             recorded = await self._save(stored, game, entry)
             return Sealed(recorded or Acted(outcome, game, entry), text, nonce.hex())
 
+    async def seal_order(self, channel_id: int, actor: Actor, order: dict[str, Any] | OrderBuilder, *,
+                         interaction_id: int | None = None) -> Sealed:
+        """Seal an order of the ruleset to be revealed later in the sequence of play (bot/core/sealed.py:
+        orders for the next turn, with the game option sealed_orders). It is checked now, privately; the
+        log gets the commitment and the side, the state that the side sealed an order, never which."""
+        async with self._lock(channel_id):
+            stored = await self._recorded_or_active(channel_id, interaction_id)
+            if isinstance(stored, Acted):  # a re-delivery: the sealer's copy comes from the store again
+                held = await self._store.held_secret(stored.entry.order.get("commitment", ""))
+                opened = json.loads(held) if held else {"text": "", "nonce": ""}
+                return Sealed(stored, opened["text"], opened["nonce"])
+            self._check_room(stored)
+            game = stored.game
+            plain = _plain_order(order(game) if callable(order) else order)
+            check_permission(game, actor, plain)
+            sides = list(acting_sides(game, plain))
+            if len(sides) != 1:
+                raise InvalidOrder("a sealed order is given for the stands of one side", field="units")
+            check_sealable(game, plain)
+            text = sealed_text(plain)
+            nonce = secrets.token_bytes(NONCE_BYTES)
+            published = seal_commitment(nonce, text)
+            await self._store.keep_secret(published, json.dumps({"nonce": nonce.hex(), "text": text}).encode())
+            logged = {"action": SEAL, "side": sides[0], "commitment": published, "applies": plain["action"]}
+            after, notes = note_sealed(game, stored.last_seq + 1, sides[0])
+            outcome = seal_outcome(game, stored.last_seq + 1, logged, notes)
+            proof = await self._proof(await self._dice_state(stored), None, reveal=False)
+            entry = self._seal(stored.id, stored.last_seq, stored.head_hash, actor=actor, command="/seal",
+                               order=logged, outcome=outcome, game=after, manual=False,
+                               interaction_id=interaction_id, dice_proof=proof)
+            recorded = await self._save(stored, after, entry)
+            return Sealed(recorded or Acted(outcome, after, entry), text, nonce.hex())
+
     async def secret_roll(self, channel_id: int, actor: Actor, kind: str, purpose: str, *,
                           interaction_id: int | None = None) -> Sealed:
         """Roll committed dice that only the roller sees now: the log gets the roll's kind, purpose and
@@ -798,7 +849,7 @@ class Referee:
             published = seal_commitment(nonce, text)
             await self._store.keep_secret(published, json.dumps({"nonce": nonce.hex(), "text": text}).encode())
             order = {"action": SEAL, "side": side, "commitment": published,
-                     "roll": {"kind": kind, "purpose": purpose, "sides": list(source.sides)}}
+                     "roll": {"kind": kind, "purpose": purpose, "sides": list(source.sides), "turn_end": True}}
             outcome = seal_outcome(game, stored.last_seq + 1, order)
             entry = self._seal(stored.id, stored.last_seq, stored.head_hash, actor=actor, command="/roll secret",
                                order=order, outcome=outcome, game=game, manual=False, interaction_id=interaction_id,
@@ -848,18 +899,21 @@ class Referee:
             seals = {sealed_seq: {"commitment": target.order["commitment"], "opened": None, "side": sealed_by,
                                   "roll": target.order.get("roll")}}
             async for later in self._store.iter_entries(stored.id):
-                if later.seq > sealed_seq and later.order.get("action") == REVEAL and \
-                        later.order.get("sealed") == sealed_seq:
+                revealed = later.order.get("action") == REVEAL and later.order.get("sealed") == sealed_seq
+                at_turn_end = any(item.get("sealed") == sealed_seq for item in opened_of(later.dice_proof))
+                if later.seq > sealed_seq and (revealed or at_turn_end):
                     seals[sealed_seq]["opened"] = later.seq
             if (problem := check_reveal(stored.last_seq + 1, order, seals)) is not None:
                 raise NotAllowed(problem.replace(f"entry #{stored.last_seq + 1} reveals", "this would reveal"))
-            outcome = reveal_outcome(game, order)
+            applied = reveal_sealed(game, sealed_seq, opened["text"])  # an order it applies (refused: not its time)
+            after = applied.game if applied is not None else game
+            outcome = reveal_outcome(game, order, applied.outcome if applied is not None else None)
             proof = await self._proof(await self._dice_state(stored), None, reveal=False)
             entry = self._seal(stored.id, stored.last_seq, stored.head_hash, actor=actor, command="/reveal",
-                               order=order, outcome=outcome, game=game, manual=False,
+                               order=order, outcome=outcome, game=after, manual=False,
                                interaction_id=interaction_id, dice_proof=proof)
-            recorded = await self._save(stored, game, entry)
-            return recorded or Acted(outcome, game, entry)
+            recorded = await self._save(stored, after, entry)
+            return recorded or Acted(outcome, after, entry)
 
     # --- the log ---
 

@@ -22,7 +22,7 @@ from bot.core.errors import InvalidOrder, RulesError
 from bot.core.game import Game
 from bot.core.rulesets import get_ruleset
 from bot.core.suggest import common_suggestions
-from bot.render import odds_embed
+from bot.render import odds_embed, safe
 from bot.scenario import MAX_BYTES, Scenario, ScenarioFileError, read
 from bot.replies import reply_outcome, send_embeds
 from bot.service import Actor
@@ -179,14 +179,29 @@ async def show_odds(interaction: Interaction, order: Any, dice: list[int] | None
     await send_embeds(interaction, odds_embed(odds.report, odds.game, plan=odds.plan), ephemeral=False)
 
 
+async def reply_sealed(interaction: Interaction, sealed: Any) -> None:
+    """Answer a seal: the channel sees who sealed and the commitment; the sealer alone, the text
+    and the nonce (to check the reveal themselves)."""
+    await reply_outcome(interaction, sealed.acted)
+    await interaction.followup.send(
+        content=(f"Your sealed order #{sealed.acted.seq}, for you only:\n>>> {safe(sealed.text)}\n"
+                 f"Nonce: `{sealed.nonce}` (SHA-256 of the nonce's bytes and the text is the commitment "
+                 "posted; /reveal opens it)"), ephemeral=True)
+
+
 async def act_and_reply(interaction: Interaction, order: Any, *, command: str,
                         dice: list[int] | None = None, preview: bool = False,
-                        view_for: Any = None) -> None:
+                        view_for: Any = None, sealed: bool = False) -> None:
     """The body every order-giving command shares: resolve ``order`` (a dict, or a function of
     the channel's game called under its lock) through the referee service and answer with the
-    outcome; with ``preview``, show its exact odds instead. ``view_for(acted)`` may add buttons."""
+    outcome; with ``preview``, show its exact odds instead; with ``sealed``, seal it to be revealed
+    later (bot/core/sealed.py). ``view_for(acted)`` may add buttons."""
     if preview:
         await show_odds(interaction, order, dice)
+        return
+    if sealed:
+        await reply_sealed(interaction, await interaction.client.referee.seal_order(
+            interaction.channel_id, actor_of(interaction), order, interaction_id=interaction.id))
         return
     acted = await interaction.client.referee.act(
         interaction.channel_id, actor_of(interaction), order, dice=dice, command=command,

@@ -25,7 +25,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.client import Interaction, RefereeClient
-from bot.core.commands import DICE, OPTIONS, PREVIEW, Command, Option, build_order, parse_dice
+from bot.core.commands import DICE, OPTIONS, PREVIEW, SEALED, Command, Option, build_order, parse_dice
 from bot.core.errors import RulesError
 from bot.core.rulesets import get_ruleset, rulesets
 from bot.core.ruleset import Ruleset
@@ -38,6 +38,7 @@ from cogs._slash import Param, build_command, fit
 DICE_HELP = "Manual dice you rolled yourselves, in order: '3 5' (default: the bot rolls)"
 PREVIEW_HELP = "Show the exact odds instead of rolling, in the channel for the table to discuss: no roll, no log"
 OPTIONS_HELP = "More as key=value: "
+SEALED_HELP = "Seal it (games with sealed_orders): only its commitment is shown until you /reveal it"
 
 
 @dataclass(frozen=True)
@@ -115,6 +116,8 @@ def _params(merged: Merged) -> list[Param]:
         params.append(Param(DICE, str, DICE_HELP))
     if PREVIEW in bots:
         params.append(Param(PREVIEW, bool, PREVIEW_HELP))
+    if SEALED in bots:
+        params.append(Param(SEALED, bool, SEALED_HELP))
     return params
 
 
@@ -136,7 +139,8 @@ def _body(merged: Merged):  # type: ignore[no-untyped-def]
     async def body(interaction: Interaction, values: dict[str, Any]) -> None:
         order = partial(build_order, command_name=merged.name, values=values)  # under the channel's lock
         await act_and_reply(interaction, order, command=f"/{merged.name}", dice=parse_dice(values.get(DICE)),
-                            preview=bool(values.get(PREVIEW)), view_for=partial(odds_view, merged.name))
+                            preview=bool(values.get(PREVIEW)), view_for=partial(odds_view, merged.name),
+                            sealed=bool(values.get(SEALED)))
 
     return body
 

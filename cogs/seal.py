@@ -15,7 +15,7 @@ from discord.ext import commands
 from bot.client import Interaction, RefereeClient
 from bot.render import safe
 from bot.replies import reply_outcome
-from cogs._common import actor_of, side_autocomplete, side_index
+from cogs._common import actor_of, reply_sealed, side_autocomplete, side_index
 
 
 ROLL_KINDS = [app_commands.Choice(name=name, value=value) for name, value in (
@@ -28,8 +28,8 @@ class SealCog(commands.Cog):
     def __init__(self, bot: RefereeClient):
         self.bot = bot
 
-    @roll.command(name="secret", description="Roll committed dice only you see now (a spotting roll, a hidden "
-                                             "unit's check): the channel sees the commitment; /reveal shows them")
+    @roll.command(name="secret", description="Roll dice only you see now (a spotting roll): shown at /reveal or "
+                                             "at the game turn's end")
     @app_commands.describe(kind="The dice to roll", purpose="What the roll is for (shown to everyone)")
     @app_commands.choices(kind=ROLL_KINDS)
     async def secret(self, interaction: Interaction, kind: app_commands.Choice[str],
@@ -44,8 +44,8 @@ class SealCog(commands.Cog):
                      f"sealed:{sealed.acted.seq} shows it to everyone"), ephemeral=True)
 
     @app_commands.command(name="seal",
-                          description="Seal a hidden order (orders for the turn, a hidden set-up, a target): "
-                                      "the channel sees only its commitment until /reveal")
+                          description="Seal a hidden text (a hidden set-up, a target): the channel sees only its "
+                                      "commitment until /reveal")
     @app_commands.describe(text="The hidden order; only you get a copy until it is revealed",
                            side="Game master only: the side this order is sealed for")
     @app_commands.autocomplete(side=side_autocomplete)
@@ -56,11 +56,7 @@ class SealCog(commands.Cog):
         index = side_index(await referee.game(interaction.channel_id), side) if side else None
         sealed = await referee.seal(interaction.channel_id, actor_of(interaction), text, index,
                                     interaction_id=interaction.id)
-        await reply_outcome(interaction, sealed.acted)
-        await interaction.followup.send(
-            content=(f"Your sealed order #{sealed.acted.seq}, for you only:\n>>> {safe(sealed.text)}\n"
-                     f"Nonce: `{sealed.nonce}` (SHA-256 of the nonce's bytes and the text is the commitment "
-                     "posted; /reveal opens it)"), ephemeral=True)
+        await reply_sealed(interaction, sealed)
 
     @app_commands.command(name="peek", description="Game master only: look privately at a sealed order or a secret "
                                                    "roll before its reveal")

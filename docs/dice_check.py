@@ -2,7 +2,8 @@
 standard library (docs/dice.md). It imports nothing of the bot, on purpose: it is the derivation
 written again from the specification.
 
-    python docs/dice_check.py game-1-log.json      # every die of every revealed turn
+    python docs/dice_check.py game-1-log.json      # every die of every revealed turn, the contributions,
+                                                   # and every secret roll once it is opened
     python docs/dice_check.py --vectors docs/dice_vectors.json
 
 Exit status 0 when everything checks out, 1 when a die, a seed or a commitment does not.
@@ -34,6 +35,10 @@ def check_vectors(vectors):
         problems.append("the commitment is not the seed's SHA-256")
     if hashlib.sha256(vectors["contribution_text"].encode("utf-8")).hexdigest() != vectors["contribution"]:
         problems.append("the contribution is not the text's SHA-256")
+    sealed = vectors.get("sealed")
+    if sealed and hashlib.sha256(bytes.fromhex(sealed["nonce"]) + sealed["text"].encode("utf-8")).hexdigest() \
+            != sealed["commitment"]:
+        problems.append("the sealed text's commitment is not SHA-256(nonce || text)")
     for case in vectors["dice"]:
         face = die(seed, case["game"], case["seq"], case["interaction"], case["contributions"], case["index"],
                    case["sides"])
@@ -43,24 +48,75 @@ def check_vectors(vectors):
 
 
 def check_export(record):
-    """Every entry's proof names the commitment in force; each reveal matches it; each die drawn
-    under it derives from the revealed seed. Returns (problems, dice checked, entries waiting)."""
-    problems, checked, pending, commitment = [], 0, [], None
+    """Every entry's proof names the commitment in force and the contributions the log set (each
+    side's changed by its dice_contribution entries); each reveal of a seed matches it; each die drawn
+    under it derives from the revealed seed; each secret roll, once opened (by /reveal or with the
+    seed at its turn's end), matches its commitment and its dice derive from its turn's seed.
+    Returns (problems, dice checked, entries waiting)."""
+    problems, checked, pending, commitment, contributions = [], 0, [], None, None
+    seeds, secret = {}, {}  # commitment -> seed revealed; seq of a secret roll -> (its entry, the commitment)
+
+    def secret_dice(drawn, at, seed):
+        """The dice of secret roll ``drawn`` (its entry, its opened text) derived from ``seed``."""
+        found = 0
+        for index, (sides, value) in enumerate(zip(drawn["order"]["roll"]["sides"], drawn["opened_dice"])):
+            face = die(seed, drawn["game_id"], drawn["seq"], drawn.get("interaction_id"),
+                       drawn["dice_proof"]["contributions"], index, sides)
+            found += 1
+            if face != value:
+                problems.append("secret roll #%d die %d reads %d, the seed revealed at entry #%d gives %d"
+                                % (drawn["seq"], index + 1, value, at, face))
+        return found
+
+    def opened(at, sealed, text, nonce):
+        if sealed not in secret:
+            return 0
+        drawn, under = secret.pop(sealed)
+        digest = hashlib.sha256(bytes.fromhex(nonce) + text.encode("utf-8")).hexdigest()
+        if digest != drawn["order"]["commitment"]:
+            problems.append("entry #%d opens secret roll #%d with a text that does not match its commitment"
+                            % (at, sealed))
+            return 0
+        dice = json.loads(text).get("dice", [])
+        if len(dice) != len(drawn["order"]["roll"]["sides"]):
+            problems.append("entry #%d opens secret roll #%d without its dice" % (at, sealed))
+            return 0
+        drawn = dict(drawn, opened_dice=dice)
+        if under in seeds:
+            return secret_dice(drawn, at, seeds[under])
+        pending.append((drawn, None))
+        return 0
+
     for entry in record["entries"]:
-        proof = entry.get("dice_proof")
+        proof, order = entry.get("dice_proof"), entry.get("order") or {}
         if proof is None:
             continue
         if commitment is None:
-            commitment = proof["commitment"]
+            commitment, contributions = proof["commitment"], [""] * len(proof["contributions"])
         if proof["commitment"] != commitment:
             problems.append("entry #%d names another commitment than the one in force" % entry["seq"])
+        if proof["contributions"] != contributions:
+            problems.append("entry #%d names other contributions than the log set" % entry["seq"])
         if proof.get("sides"):
             pending.append((entry, proof))
+        roll = order.get("roll") if order.get("action") == "seal" else None
+        if isinstance(roll, dict):
+            secret[entry["seq"]] = (entry, commitment)
+        if order.get("action") == "reveal":
+            checked += opened(entry["seq"], order.get("sealed"), str(order.get("text", "")),
+                              str(order.get("nonce", "")))
+        if order.get("action") == "dice_contribution":
+            contributions = list(contributions)
+            contributions[order["side"]] = order["value"]
         if "reveal" in proof:
             seed = bytes.fromhex(proof["reveal"])
             if hashlib.sha256(seed).hexdigest() != commitment:
                 problems.append("entry #%d reveals a seed that does not match its commitment" % entry["seq"])
+            seeds[commitment] = seed
             for drawn, drawn_proof in pending:
+                if drawn_proof is None:  # a secret roll opened before its turn's seed
+                    checked += secret_dice(drawn, entry["seq"], seed)
+                    continue
                 for index, (sides, value) in enumerate(zip(drawn_proof["sides"], drawn["dice"])):
                     face = die(seed, drawn["game_id"], drawn["seq"], drawn.get("interaction_id"),
                                drawn_proof["contributions"], index, sides)
@@ -68,7 +124,16 @@ def check_export(record):
                     if face != value:
                         problems.append("entry #%d die %d reads %d, the seed gives %d"
                                         % (drawn["seq"], index + 1, value, face))
-            pending, commitment = [], proof.get("next")
+            pending = []
+            for item in proof.get("opened") or []:
+                checked += opened(entry["seq"], item.get("sealed"), str(item.get("text", "")),
+                                  str(item.get("nonce", "")))
+            waiting = [n for n, (drawn, under) in secret.items()
+                       if under == commitment and drawn["order"]["roll"].get("turn_end")]
+            if waiting:
+                problems.append("entry #%d ends the game turn without opening secret rolls %s"
+                                % (entry["seq"], ", ".join("#%d" % n for n in waiting)))
+            commitment = proof.get("next")
     return problems, checked, len(pending)
 
 

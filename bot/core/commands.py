@@ -7,9 +7,10 @@ offers for it. The cogs bind the union of every registered ruleset's commands to
 the order of the channel's ruleset, refusing by name an option that ruleset has no use for, so a
 player never wonders whether an option was silently ignored.
 
-Three options are the bot's own, not a ruleset's: ``options`` (key=value for the order's other
-fields, when the command takes them), ``dice`` (manual dice, when the order rolls) and ``preview``
-(the exact odds instead of a roll, when the order is previewable).
+Four options are the bot's own, not a ruleset's: ``options`` (key=value for the order's other
+fields, when the command takes them), ``dice`` (manual dice, when the order rolls), ``preview``
+(the exact odds instead of a roll, when the order is previewable) and ``sealed`` (seal the order
+now, to be revealed later, when the order is sealable: bot/core/sealed.py).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
 
 OptionType = Literal["id", "ids", "text", "integer", "boolean"]
 OPTIONS, DICE, PREVIEW = "options", "dice", "preview"  # the bot's own options of an order command
+SEALED = "sealed"  # the bot's own option of an order a game may seal (bot/core/sealed.py)
 MAX_IDS = 40  # the most ids one option may name
 MAX_DICE = 100  # the most manual dice one order may give
 _SPLIT = re.compile(r"[\s,;]+")
@@ -94,7 +96,8 @@ class Command:
     def bot_options(self) -> tuple[str, ...]:
         """The bot's own options this command takes, in the order they come last."""
         return tuple(name for name, taken in ((OPTIONS, self.extras is not None), (DICE, self.order.rolls),
-                                              (PREVIEW, self.order.previewable)) if taken)
+                                              (PREVIEW, self.order.previewable),
+                                              (SEALED, self.order.sealable)) if taken)
 
 
 # --- parsing what players type ----------------------------------------------------------------------
@@ -214,7 +217,7 @@ def build_order(game: Game, command_name: str, values: dict[str, Any]) -> dict[s
     for name, value in values.items():
         if value is None or command.option(name) is not None or name in command.bot_options():
             continue
-        if name == PREVIEW and value is False:  # "no preview" asks for nothing
+        if name in (PREVIEW, SEALED) and value is False:  # "no preview" asks for nothing
             continue
         raise InvalidOrder(f"'{name}' is not used in {ruleset.title} games (only in "
                            f"{titles_of(users_of(command_name, name))})", field=name)

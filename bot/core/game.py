@@ -42,6 +42,17 @@ class Location(BaseModel):
     smoke: bool = False
 
 
+class PendingSeal(BaseModel):
+    """An order sealed under the sequence of play (bot/core/sealed.py) and not revealed yet: the log
+    entry of its seal, the side that sealed it and the turn it was sealed in; never its content."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    seq: int
+    side: int
+    turn: int
+
+
 class Game(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -75,6 +86,8 @@ class Game(BaseModel):
     asked_of: list[int] = Field(default_factory=list, exclude_if=lambda v: not v, repr=False)  # who may answer it
     started: bool = Field(default=False, exclude_if=lambda v: not v, repr=False)  # a step has ended: set-up is over
     units_added: int = Field(default=0, exclude_if=lambda v: v == 0, repr=False)  # every unit ever added (the cap)
+    # orders sealed to be revealed later in the sequence of play (a game option, e.g. CD's sealed_orders)
+    sealed: list[PendingSeal] = Field(default_factory=list, exclude_if=lambda v: not v, repr=False)
 
     @field_validator("ruleset")
     @classmethod

@@ -15,6 +15,8 @@ names that someone could forget:
 * ``previewable``: whether its exact odds can be shown before the roll (``preview``);
 * ``phases``: the phases that allow it, with the rule that says so (``api.resolve`` refuses it in
   any other phase, before the ruleset sees it);
+* ``sealable``: whether a game may have it sealed now and revealed later (``bot/core/sealed.py``:
+  Command Decision's orders for the next turn, with the game option sealed_orders);
 * ``gm_only``: a correction of the game's facts that only the game master makes, in words
   ("edit a unit"); ``for_user``: the field naming the user an order is for, when a player may
   give it only for themselves (joining a side).
@@ -70,6 +72,18 @@ class Phases:
     doing: str
 
 
+@dataclass(frozen=True)
+class Sealing:
+    """How a game seals orders (``Ruleset.sealing``): the phase they are sealed in, the phase they
+    are revealed and applied in, the rule that says so, and when that is, in words."""
+
+    seal_phase: str
+    reveal_phase: str
+    rule: str
+    when: str  # "in the Movement Phase, Side A first"
+    option: str  # the game option that turns it on
+
+
 class OrderBase(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -78,6 +92,7 @@ class OrderBase(BaseModel):
     rolls: ClassVar[bool] = False
     previewable: ClassVar[bool] = False
     phases: ClassVar[Phases | None] = None  # None: any phase
+    sealable: ClassVar[bool] = False  # may be sealed now and revealed later (bot/core/sealed.py)
     gm_only: ClassVar[str] = ""  # "": any player may give it for their side
     for_user: ClassVar[str | None] = None
 

@@ -25,7 +25,7 @@ from pydantic import BaseModel, TypeAdapter
 from .commands import Command, Suggest
 from .dice import Roller
 from .errors import IllegalOrder, InvalidOrder
-from .orders import PhaseOrder
+from .orders import PhaseOrder, Sealing
 from .outcome import Outcome, UnitEffect
 from .trail import Trail
 
@@ -377,6 +377,24 @@ class Ruleset:
         sides["side_b"] = 1 - sides["side_a"]
         sides["opponent"] = 1 - sides["impulse"]
         return sides[role]
+
+    # --- sealed orders (bot/core/sealed.py) ---
+
+    def sealing(self, game: Game) -> Sealing | None:
+        """How ``game`` seals its sealable orders, or None when it gives them openly (the default)."""
+        return None
+
+    def resolve_revealed(self, game: Game, order: BaseModel, roller: Roller, *, sealing: bool) -> Outcome:
+        """Apply a sealed order as it is revealed (``sealing``: check it on a copy as it is sealed),
+        outside the phase it is given in openly; rulesets that seal orders override."""
+        raise IllegalOrder(f"{self.title} seals no '{getattr(order, 'action', '?')}' order")
+
+    def check_reveal(self, game: Game, pending: Any) -> None:
+        """Refuse the reveal of a pending sealed order (``Game.sealed``) when it is not its time."""
+
+    def check_step_end(self, game: Game, step: Any) -> None:
+        """Refuse ending a step of the sequence of play that leaves something undone (CD: a side's
+        orders still sealed when it ends its move)."""
 
     def step_started(self, game: Game, step: Any, trail: Trail, roller: Roller | None) -> None:
         """What happens as a step begins, before its holder acts (Command Decision: the initiative

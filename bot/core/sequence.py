@@ -271,6 +271,8 @@ def resolve_done(game: Game, ruleset: Ruleset, order: Done, roller: Roller) -> O
     if order.side != holder:
         raise IllegalOrder(f"{game.side_name(holder)} hold the {name}: only they end it (or the game master); "
                            f"{side} may ask them to", rule=data.rule)
+    if order.answer != "refuse":
+        ruleset.check_step_end(game, step)
     if order.answer == "refuse":
         if game.asked_by is None:
             raise IllegalOrder(f"nobody asked {side} to end the {name}")

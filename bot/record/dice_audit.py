@@ -28,16 +28,28 @@ class DiceState:
 
     commitment: str | None
     contributions: tuple[str, ...]
+    # the secret rolls (their seal entries) not revealed yet: the end of the game turn reveals them with
+    # its seed (the proof's ``opened``); a proof names them (``secret``) only when there are some
+    secret: tuple[int, ...] = ()
 
 
 def state_of(proof: dict[str, Any]) -> DiceState:
     """The state an entry's proof says was in force for its own dice."""
-    return DiceState(proof.get("commitment"), tuple(proof.get("contributions") or ()))
+    return DiceState(proof.get("commitment"), tuple(proof.get("contributions") or ()),
+                     tuple(proof.get("secret") or ()))
 
 
-def state_after(order: dict[str, Any], proof: dict[str, Any]) -> DiceState:
-    """The state in force after an entry: its reveal hands over to the next commitment, its
-    contribution (a ``dice_contribution`` entry) replaces its side's."""
+def is_secret_roll(order: dict[str, Any]) -> bool:
+    """A secret roll that the end of its game turn opens (``roll.turn_end``: those rolled since the bot
+    does; an earlier one waits for its /reveal, as it always did)."""
+    roll = order.get("roll")
+    return order.get("action") == "seal" and isinstance(roll, dict) and roll.get("turn_end") is True
+
+
+def state_after(order: dict[str, Any], proof: dict[str, Any], seq: int | None = None) -> DiceState:
+    """The state in force after entry ``seq``: its reveal hands over to the next commitment and opens
+    the secret rolls waiting, its contribution (a ``dice_contribution`` entry) replaces its side's, a
+    secret roll waits for the turn's end, a /reveal of one takes it off."""
     state = state_of(proof)
     commitment = proof.get("next") if "reveal" in proof else state.commitment
     contributions = list(state.contributions)
@@ -45,7 +57,18 @@ def state_after(order: dict[str, Any], proof: dict[str, Any]) -> DiceState:
         side = order.get("side")
         if isinstance(side, int) and 0 <= side < len(contributions):
             contributions[side] = str(order.get("value", ""))
-    return DiceState(commitment, tuple(contributions))
+    secret = [n for n in state.secret if not (order.get("action") == "reveal" and order.get("sealed") == n)]
+    if seq is not None and is_secret_roll(order):
+        secret.append(seq)
+    if "reveal" in proof:
+        secret = []
+    return DiceState(commitment, tuple(contributions), tuple(secret))
+
+
+def opened_of(proof: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """The secret rolls an entry's proof opens with the turn's seed: {sealed, text, nonce} each."""
+    opened = (proof or {}).get("opened")
+    return [item for item in opened if isinstance(item, dict)] if isinstance(opened, list) else []
 
 
 @dataclass
@@ -103,6 +126,9 @@ class DiceAudit:
                                      f"but the one in force was {self.state.commitment[:12]}...")
         if tuple(proof.get("contributions") or ()) != self.state.contributions:
             return AuditProblem(seq, f"entry #{seq} names other dice contributions than those the log set")
+        if tuple(proof.get("secret") or ()) != self.state.secret:
+            return AuditProblem(seq, f"entry #{seq} names other secret rolls waiting for the turn's end than the "
+                                     "log made")
         drawn = tuple(proof.get("sides") or ())
         if manual:
             self.manual_entries += 1 if dice else 0
@@ -126,7 +152,18 @@ class DiceAudit:
             problem = self._reveal(seq, proof)
             if problem is not None:
                 return problem
-        self.state = state_after(order, proof)
+            opened = opened_of(proof)
+            if sorted(item.get("sealed") for item in opened) != sorted(self.state.secret):  # type: ignore[type-var]
+                return AuditProblem(seq, f"entry #{seq} ends the game turn without opening the secret rolls "
+                                         f"waiting ({', '.join(f'#{n}' for n in self.state.secret) or 'none'})")
+            for item in opened:  # the secret rolls opened with the seed: their dice re-derived now
+                if item.get("sealed") in self.secret:
+                    problem = self._secret_revealed(seq, item)
+                    if problem is not None:
+                        return problem
+        elif opened_of(proof):
+            return AuditProblem(seq, f"entry #{seq} opens secret rolls without revealing its turn's seed")
+        self.state = state_after(order, proof, seq)
         return None
 
     def _secret_revealed(self, seq: int, order: dict[str, Any]) -> AuditProblem | None:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol
 
 from bot.core.api import new_game, resolve
+from bot.core.sealed import note_sealed, reveal_sealed
 from bot.core.dice import ScriptedDice
 from bot.core.errors import InvalidOrder, RulesError
 from bot.core.game import Game
@@ -33,7 +34,7 @@ from bot.core.version import RULES_VERSION
 
 from .chain import GENESIS_HASH, LogEntry, state_hash
 from .checkpoint import Checkpoint
-from .dice_audit import CONTRIBUTE, DiceAudit
+from .dice_audit import CONTRIBUTE, DiceAudit, opened_of
 from .sealing import REVEAL, SEAL, check_reveal, reveal_outcome, seal_outcome
 
 log = logging.getLogger(__name__)
@@ -248,7 +249,11 @@ class Replayer:
         elif action == CONTRIBUTE:
             game, outcome = self.game, contribution_outcome(self.game, order)
         elif action == SEAL:
-            game, outcome = self.game, seal_outcome(self.game, seq, order)
+            notes: list[tuple[str, str]] = []
+            game = self.game
+            if order.get("applies"):  # an order sealed under the sequence of play (bot/core/sealed.py)
+                game, notes = note_sealed(self.game, seq, order.get("side"))  # type: ignore[arg-type]
+            outcome = seal_outcome(self.game, seq, order, notes)
             self.seals[seq] = {"commitment": order.get("commitment"), "side": order.get("side"), "opened": None,
                                "roll": order.get("roll")}
         elif action == REVEAL:
@@ -259,7 +264,10 @@ class Replayer:
                 if problem is not None:
                     raise ReplayRefused(problem)
                 self.seals[order["sealed"]]["opened"] = seq
-            game, outcome = self.game, reveal_outcome(self.game, order)
+            sealed = order.get("sealed")
+            applied = reveal_sealed(self.game, sealed, str(order.get("text", ""))) if isinstance(sealed, int) else None
+            game = applied.game if applied is not None else self.game
+            outcome = reveal_outcome(self.game, order, applied.outcome if applied is not None else None)
         else:
             source = ScriptedDice(list(dice), manual=manual)
             resolution = resolve(self.game, order, source)
@@ -463,11 +471,31 @@ class ChainVerifier:
                                entry.manual, self.replayer.last_sides)
         if dice is not None:
             return Problem(dice.seq, dice.reason)
+        opened = self._opened_at_turn_end(entry)
+        if opened is not None:
+            return Problem(n, opened)
         self.checked += 1
         self.by_version[entry.rules_version] = self.by_version.get(entry.rules_version, 0) + 1
         self.expected_seq += 1
         self.prev_hash = entry.hash
         self.last_state_hash = entry.state_hash
+        return None
+
+    def _opened_at_turn_end(self, entry: LogEntry) -> str | None:
+        """The secret rolls the end of a game turn opens (the proof's ``opened``), each checked against
+        its seal's commitment like a /reveal (their dice are re-derived by ``DiceAudit``)."""
+        seals = self.replayer.seals
+        for item in opened_of(entry.dice_proof):
+            target = item.get("sealed")
+            if not self.replayer.whole_log and target not in seals:
+                continue  # sealed before the checkpoint the check began at: the check from entry 1 covers it
+            sealed = seals.get(target) if isinstance(target, int) else None
+            order = {"sealed": target, "text": item.get("text"), "nonce": item.get("nonce"),
+                     "side": sealed["side"] if sealed else None, "roll": sealed["roll"] if sealed else None}
+            problem = check_reveal(entry.seq, order, seals)
+            if problem is not None:
+                return problem.replace("reveals", "opens at the end of the game turn", 1)
+            seals[target]["opened"] = entry.seq
         return None
 
     def _replay(self, entry: LogEntry) -> str | None:

@@ -32,11 +32,15 @@ def _side(game: Game, side: Any) -> str:
     return game.side_name(side) if isinstance(side, int) and 0 <= side < len(game.sides) else "The game master"
 
 
-def seal_outcome(game: Game, seq: int, order: dict[str, Any]) -> Outcome:
+def seal_outcome(game: Game, seq: int, order: dict[str, Any], notes: list[tuple[str, str]] = ()) -> Outcome:
+    """The outcome of a seal; ``notes`` (text, rule): when an order sealed under the sequence of play
+    is revealed (``bot.core.sealed.note_sealed``)."""
     side = order.get("side")
     roll = order.get("roll")
     trail = Trail()
     trail.note(f"Commitment: {order.get('commitment')} (SHA-256 of a secret nonce and the sealed text)")
+    for text, rule in notes:
+        trail.note(text, rule=rule or None)
     if isinstance(roll, dict):
         trail.note(f"A secret {roll.get('kind')} for {roll.get('purpose')}: its dice derive from this turn's committed "
                    "seed (docs/dice.md); only the roller saw them")
@@ -63,9 +67,10 @@ def rolled_dice(text: str) -> list[int] | None:
     return dice if isinstance(dice, list) and all(type(d) is int for d in dice) else None
 
 
-def reveal_outcome(game: Game, order: dict[str, Any]) -> Outcome:
+def reveal_outcome(game: Game, order: dict[str, Any], applied: Outcome | None = None) -> Outcome:
     """The outcome of a reveal, from its order alone (the seal's side and roll are repeated in it,
-    and checked against the seal by ``check_reveal``)."""
+    and checked against the seal by ``check_reveal``); ``applied``: the sealed order applied as it is
+    revealed (``bot.core.sealed.reveal_sealed``), its trail and effects following."""
     sealed_by, roll = order.get("side"), order.get("roll")
     trail = Trail()
     dice = rolled_dice(str(order.get("text", ""))) if isinstance(roll, dict) else None
@@ -75,8 +80,12 @@ def reveal_outcome(game: Game, order: dict[str, Any]) -> Outcome:
         trail.note(f"Sealed text: {order.get('text')}")
     trail.note(f"Nonce {order.get('nonce')}: SHA-256 of the nonce and the text matches the commitment of "
                f"entry #{order.get('sealed')}")
-    return Outcome(ruleset=game.ruleset, action=REVEAL,
-                   headline=f"Sealed order #{order.get('sealed')} revealed ({_side(game, sealed_by)})",
+    headline = f"Sealed order #{order.get('sealed')} revealed ({_side(game, sealed_by)})"
+    if applied is not None:
+        return Outcome(ruleset=game.ruleset, action=REVEAL, headline=f"{headline}: {applied.headline}",
+                       actor_side=sealed_by if isinstance(sealed_by, int) else None,
+                       trail=trail.freeze() + applied.trail, effects=applied.effects)
+    return Outcome(ruleset=game.ruleset, action=REVEAL, headline=headline,
                    actor_side=sealed_by if isinstance(sealed_by, int) else None, trail=trail.freeze())
 
 

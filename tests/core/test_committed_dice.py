@@ -92,3 +92,11 @@ def test_a_million_derived_d6_pass_the_chi_square_test():
             counts[source.draw(6) - 1] += 1
     stat = chi_square(counts, 1_000_000 / 6)
     assert chi2_survival(stat, 5) > P_FAIL, (counts, stat)
+
+
+def test_the_documented_sealed_text_vector_is_the_bots_commitment():
+    from bot.record.sealing import seal_commitment
+
+    sealed = VECTORS["sealed"]
+    assert seal_commitment(bytes.fromhex(sealed["nonce"]), sealed["text"]) == sealed["commitment"] == \
+        hashlib.sha256(bytes.fromhex(sealed["nonce"]) + sealed["text"].encode()).hexdigest()

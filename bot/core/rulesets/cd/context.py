@@ -29,6 +29,7 @@ def status_text(stand: CdStand) -> str:
 @dataclass
 class CdContext(ResolutionContext):
     cells: list[TableCell] = field(default_factory=list)
+    revealed: bool = False  # an order applied as it is revealed (sealed orders, bot/core/sealed.py)
     status_text = staticmethod(status_text)
 
     @property

@@ -47,6 +47,8 @@ class CdStand(UnitBase):
     order: str | None = Field(default=None, exclude_if=lambda v: v is None, repr=False)  # data/cd/orders.yaml
     fired_phase: str | None = Field(default=None, exclude_if=lambda v: v is None, repr=False)  # "turn:phase"
     moved_turn: int | None = Field(default=None, exclude_if=lambda v: v is None, repr=False)
+    # the turn its sealed order was revealed (the game option sealed_orders, bot/core/sealed.py)
+    revealed_turn: int | None = Field(default=None, exclude_if=lambda v: v is None, repr=False)
 
     @property
     def is_afv(self) -> bool:

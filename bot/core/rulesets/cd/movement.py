@@ -20,9 +20,18 @@ from .orders import CdGiveOrders, CdMove
 MOVE_RULE = "CD [7, 8]"
 
 
-def resolve_orders(ctx: CdContext, order: CdGiveOrders) -> Outcome:
+def resolve_orders(ctx: CdContext, order: CdGiveOrders, *, sealing: bool = False) -> Outcome:
+    """Place an order (5A); with sealed orders (the game option sealed_orders) it is only checked
+    as it is sealed (``sealing``) and applied as it is revealed in the Movement Phase (``ctx.revealed``)."""
+    from .ruleset import SEALING
+
     table = tables.orders()
     chosen = table.orders[order.order]
+    sealed = ctx.game.options.get(SEALING.option)
+    if sealed and not (sealing or ctx.revealed):
+        raise IllegalOrder(f"this game seals its orders (game option {SEALING.option}): give it with sealed:yes, "
+                           f"e.g. /orders order:{order.order} ... sealed:yes; it stays hidden until you reveal it "
+                           f"{SEALING.when} ({SEALING.rule})", rule=SEALING.rule)
     if (order.company is None) == (not order.stands):
         raise InvalidOrder("name a 'company' or some 'stands' (not both) to place the order on", field="company")
     stands: list[CdStand] = company(ctx, order.company)[0] if order.company else \
@@ -33,13 +42,28 @@ def resolve_orders(ctx: CdContext, order: CdGiveOrders) -> Outcome:
     ctx.trail.section(f"Orders for {who}: {chosen.name}", rule=table.rule)
     ctx.trail.note(f"{chosen.name}: moves {chosen.move}; Prep or Op Fire: {'yes' if chosen.prep_op_fire else 'no'}; "
                    f"General Fire: {_general(chosen)}", rule=table.rule)
+    if ctx.revealed:
+        ctx.trail.note(f"Revealed in the Movement Phase: the order applies from now, this turn ({SEALING.rule})",
+                       rule=SEALING.rule)
     for stand in stands:
         if stand.eliminated:
             continue
         ctx.touch(stand)
+        if ctx.revealed and stand.order and stand.order != order.order and stand.revealed_turn == ctx.turn:
+            ctx.trail.note(f"{stand.label}: a later sealed order replaces the {table.orders[stand.order].name} "
+                           f"revealed before it ({SEAL_ORDER})", rule=table.rule, unit=stand.id)
+        if ctx.revealed and stand.fired_phase == f"{ctx.turn}:Movement" and not chosen.prep_op_fire:
+            ctx.trail.note(f"{stand.label} prep-fired this turn, which a {chosen.name} order does not allow: the "
+                           "game master settles it", rule=table.rule, unit=stand.id)
         stand.order = order.order
-        ctx.effect(stand, f"under a {chosen.name} order from next turn", rule=table.rule)
+        if ctx.revealed:
+            stand.revealed_turn = ctx.turn
+        when = "from now (revealed)" if ctx.revealed else "from next turn"
+        ctx.effect(stand, f"under a {chosen.name} order {when}", rule=table.rule)
     return ctx.outcome("give_orders", f"{who}: {chosen.name}", stands[0].side)
+
+
+SEAL_ORDER = "a side's sealed orders open in the order they were sealed, the later one standing (assumed)"
 
 
 def _general(chosen: tables.StandOrder) -> str:

@@ -103,6 +103,7 @@ class CdGiveOrders(OrderBase):
     say how each stand moves and fires next turn (Orders Summary, data/cd/orders.yaml)."""
 
     phases = Phases(("CommandMorale",), "CD [6.1, 7]", "orders are placed")
+    sealable = True  # the game option sealed_orders: sealed now, revealed in the Movement Phase (2D/2E)
 
     action: Literal["give_orders"] = "give_orders"
     order: StandOrderName

@@ -10,6 +10,7 @@ from ...commands import Suggest
 from ...dice import Roller
 from ...errors import IllegalOrder
 from ...options import GameOption
+from ...orders import Sealing
 from ...outcome import Outcome, UnitEffect
 from ...ruleset import Ruleset
 from ...suggest import common_suggestions, first_named
@@ -24,6 +25,10 @@ if TYPE_CHECKING:
 
 
 INITIATIVE_RULE = "CD 2A (ties rolled again: assumed)"
+# orders placed in the Command & Morale Phase (5A) are revealed as each side moves (2D, then 2E)
+SEALING = Sealing(seal_phase="CommandMorale", reveal_phase="Movement", rule="CD 5A, 2D-2E",
+                  when="in the Movement Phase, Side A first, as each side moves", option="sealed_orders")
+SEAL_ORDER_RULE = "a side's sealed orders open in the order they were sealed (assumed)"
 DEPLETION_LAST = "cd_depletion_after_hits"
 
 
@@ -116,6 +121,9 @@ class CdRuleset(Ruleset):
             GameOption("cd_morale_direction", "choice", "how the d10 meets a company's morale rating: at_most passes "
                        "when the d10 is at most the rating plus modifiers, at_least when d10 plus modifiers reaches it",
                        default=data.direction, choices=("at_most", "at_least"), rule=data.rule),
+            GameOption(SEALING.option, "yes/no", "orders are sealed in the Command & Morale Phase (/orders ... "
+                       "sealed:yes) and revealed in the Movement Phase, Side A first (/reveal); an open /orders is "
+                       "refused", default=False, rule=SEALING.rule),
             GameOption("cd_morale_ratings", "table", "the morale rating of each troop quality "
                        f"({', '.join(data.ratings['at_most'])}), overriding the table's", rule=data.rule),
         )
@@ -137,6 +145,52 @@ class CdRuleset(Ruleset):
                 return handler(ctx, order)
         raise IllegalOrder(f"{self.title} has no '{getattr(order, 'action', '?')}' action")
 
+    # --- sealed orders (bot/core/sealed.py) ---
+
+    def sealing(self, game: Game) -> Sealing | None:
+        return SEALING if game.options.get(SEALING.option) else None
+
+    def resolve_revealed(self, game: Game, order: BaseModel, roller: Roller, *, sealing: bool) -> Outcome:
+        from .context import CdContext
+        from .movement import resolve_orders
+
+        if not isinstance(order, CdGiveOrders):
+            return super().resolve_revealed(game, order, roller, sealing=sealing)
+        return resolve_orders(CdContext(game=game, roller=roller, revealed=not sealing), order, sealing=sealing)
+
+    def check_reveal(self, game: Game, pending: Any) -> None:
+        from ... import sequence as play
+
+        side, rule = game.side_name(pending.side), SEALING.rule
+        if game.phase != SEALING.reveal_phase or pending.turn >= game.turn:
+            raise IllegalOrder(f"orders sealed in the Command & Morale Phase are revealed in the next turn's "
+                               f"Movement Phase, Side A first ({rule}); this is the {self.phase_names[game.phase]} "
+                               f"of turn {game.turn}: {side} reveal #{pending.seq} then", rule=rule)
+        earlier = [p.seq for p in game.sealed if p.side == pending.side and p.seq < pending.seq]
+        if earlier:
+            raise IllegalOrder(f"{side} sealed #{earlier[0]} before #{pending.seq}: /reveal sealed:{earlier[0]} "
+                               f"first ({SEAL_ORDER_RULE})", rule=rule)
+        side_a = self.role_side(game, "side_a")
+        waiting = [p.seq for p in game.sealed if p.side == side_a and p.turn < game.turn]
+        if pending.side != side_a and waiting:
+            raise IllegalOrder(f"Side A ({game.side_name(side_a)}) reveal their orders first ({rule}): "
+                               f"{', '.join(f'#{n}' for n in waiting)} still sealed; {side} reveal theirs when "
+                               f"they move, after Side A's are open", rule=rule)
+        step = play.current(game, self)
+        if step is not None and (game.to_act != pending.side or "move" not in step.orders.get(step.holder, ())):
+            raise IllegalOrder(f"{side} reveal their sealed orders as they move, in their part of the Movement "
+                               f"Phase ({rule}); it is the {play.step_name(game, self, step)}, "
+                               f"{game.side_name(play.side_to_act(game))} to act", rule=rule)
+
+    def check_step_end(self, game: Game, step: Any) -> None:
+        if step.phase != SEALING.reveal_phase or "move" not in step.orders.get(step.holder, ()):
+            return
+        left = [p.seq for p in game.sealed if p.side == game.to_act and p.turn < game.turn]
+        if left:
+            raise IllegalOrder(f"{game.side_name(game.to_act)} still have sealed orders to reveal "
+                               f"({', '.join(f'#{n}' for n in left)}): /reveal sealed:{left[0]} first; a side "
+                               f"reveals its orders as it moves ({SEALING.rule})", rule=SEALING.rule)
+
     # --- phases ---
 
     def next_phase(self, game: Game) -> tuple[str, int, int]:
@@ -149,8 +203,19 @@ class CdRuleset(Ruleset):
         return self.phases[0], game.turn + 1, game.active_side
 
     def phase_end(self, game: Game, trail: Trail, effects: list[UnitEffect]) -> None:
+        if game.phase == SEALING.reveal_phase:
+            lapse_sealed(game, trail)
         if game.phase == "CommandMorale":
             end_of_turn(game, trail, effects)
+
+
+def lapse_sealed(game: Game, trail: Trail) -> None:
+    """The Movement Phase ends (moved on by the game master): orders sealed for it and not revealed
+    lapse; their stands keep the order they are under (assumed). /reveal still opens their text."""
+    for held in [p for p in game.sealed if p.turn < game.turn]:
+        trail.note(f"{game.side_name(held.side)}'s order sealed at #{held.seq} was not revealed in the Movement "
+                   "Phase: it lapses, its stands keep their order (assumed)", rule=SEALING.rule)
+    game.sealed = [p for p in game.sealed if p.turn >= game.turn]
 
 
 def end_of_turn(game: Game, trail: Trail, effects: list[UnitEffect]) -> None:
