@@ -221,7 +221,8 @@ def actor_of_gm():
 
 
 async def test_game_new_with_a_file_seals_its_hidden_parts_too(table):
-    reply = await table.as_gm("game new", {"ruleset": "cd", "sides": "Americans, Germans", "file": attach(with_hidden())})
+    reply = await table.as_gm("game new", {"ruleset": "cd", "sides": "Americans, Germans",
+                                           "file": attach(with_hidden())})
     assert not reply.ephemeral, reply.embeds
     assert len([m for m in reply.followups if not m.ephemeral]) == 2
     assert US_SECRET not in everything_recorded(table) and GER_SECRET not in await logged(table)
