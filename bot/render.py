@@ -576,15 +576,38 @@ class CommandInfo:
     options: tuple[tuple[str, str, bool], ...]  # (name, description, required)
 
 
-def help_embeds(game: Game | None, commands: Sequence[CommandInfo]) -> list[discord.Embed]:
+EVERY_COMMAND = "all"  # /help command:all lists every command
+# /help's overview: the commands a player needs, by what they are for (those the bot registered;
+# "orders" are the channel's ruleset's own). Every other command: /help command:all.
+HELP_GROUPS_NO_GAME = (("Start a game", ("game new", "scenario load")), ("Look things up", ("unit types",)))
+HELP_GROUPS = (
+    ("Look", ("game status", "game map", "unit info", "log show")),
+    ("Seats and set-up", ("game join", "unit add", "unit move", "location set")),
+    ("Hidden orders", ("seal", "reveal", "roll secret")),
+    ("A mistake", ("undo",)),
+)
+
+
+def _group_lines(groups: Sequence[tuple[str, Sequence[str]]], known: set[str]) -> list[str]:
+    return [f"**{name}**: " + ", ".join(f"/{path}" for path in paths if path in known)
+            for name, paths in groups if any(path in known for path in paths)]
+
+
+def help_embeds(game: Game | None, commands: Sequence[CommandInfo], *, everything: bool = False) -> list[discord.Embed]:
     """/help: where the game stands, what each side may do now (an example from its own units),
-    which command ends the step; then every command the bot has."""
+    which command ends the step; then the commands a player needs, grouped, and how to see the
+    rest. ``everything`` (/help command:all): every command the bot has, with what it does."""
     from bot.core.help import may_now, step_ender, where_now
 
+    if everything:
+        return paginate("Help: every command", [Block("/help command:name explains one", tuple(
+            f"/{c.path}: {safe(c.description)}" for c in commands))], colour=NEUTRAL_COLOUR)
     blocks: list[Block] = []
+    known = {c.path for c in commands}
     if game is None:
         description = "No game in this channel: start one with /game new."
         title = "Help"
+        lines = _group_lines(HELP_GROUPS_NO_GAME, known)
     else:
         ruleset = get_ruleset(game.ruleset)
         title = f"Help: {ruleset.title}"
@@ -592,8 +615,11 @@ def help_embeds(game: Game | None, commands: Sequence[CommandInfo]) -> list[disc
         for side, verdicts in may_now(game, ruleset).items():
             lines = [f"`{v.example}`" for v in verdicts] or ["nothing of the rules now"]
             blocks.append(Block(f"{safe(game.side_name(side))} may now", tuple(lines)))
-    blocks.append(Block("Every command (/help command:name explains one)",
-                        tuple(f"/{c.path}: {safe(c.description)}" for c in commands)))
+        orders = [c.path for c in commands if ruleset.command(c.path) is not None] + ["done"]
+        lines = _group_lines([(f"Orders of {ruleset.title}", orders), *HELP_GROUPS], known)
+    lines.append(f"{len(commands)} commands in all: /help command:{EVERY_COMMAND} lists them, "
+                 "/help command:name explains one")
+    blocks.append(Block("Commands", tuple(lines)))
     return paginate(title, blocks, colour=NEUTRAL_COLOUR, description=description)
 
 

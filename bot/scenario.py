@@ -118,6 +118,9 @@ def _check_keys(node: yaml.Node, path: tuple[Any, ...]) -> None:
 def _validation_error(root: yaml.Node | None, exc: ValidationError) -> ScenarioFileError:
     """The first of the file's errors, by line (the one a reader meets first), in players' words."""
     errors = exc.errors(include_url=False)
+    # a field missing where an unknown one is given is most often that field misspelt: name the unknown one
+    unknown = {tuple(e.get("loc", ()))[:-1] for e in errors if e.get("type") == "extra_forbidden"}
+    errors = [e for e in errors if not (e.get("type") == "missing" and tuple(e.get("loc", ()))[:-1] in unknown)]
     err = min(errors, key=lambda e: _line(root, _strip_union(tuple(e.get("loc", ()))),
                                           key=e.get("type") == "extra_forbidden") or 0)
     path = tuple(err.get("loc", ()))
@@ -146,11 +149,11 @@ def _strip_union(path: tuple[Any, ...]) -> tuple[Any, ...]:
 
 
 def _known_fields(path: tuple[Any, ...]) -> list[str]:
-    from bot.core.scenario import ScenarioLocation, ScenarioSide
+    from bot.core.scenario import ScenarioHidden, ScenarioLocation, ScenarioSide
 
     names = [p for p in path if isinstance(p, str)]
     model: Any = {(): Scenario, ("sides",): ScenarioSide, ("locations",): ScenarioLocation,
-                  ("sides", "units"): ScenarioUnit}.get(tuple(names))
+                  ("sides", "units"): ScenarioUnit, ("sides", "hidden"): ScenarioHidden}.get(tuple(names))
     return list(model.model_fields) if model is not None else []
 
 
@@ -230,9 +233,10 @@ def dump(scenario: Scenario) -> dict[str, Any]:
     return scenario.model_dump(mode="json", exclude_defaults=True)
 
 
-def write(game: Game) -> str:
-    """The game's set-up as a scenario file (YAML) that ``read`` sets up again."""
-    data = dump(scenario_of(game))
+def write(game: Game, hidden: dict[int, str] | None = None) -> str:
+    """The game's set-up as a scenario file (YAML) that ``read`` sets up again; ``hidden``: the sides'
+    hidden parts to write (the revealed ones: a part still sealed is never written)."""
+    data = dump(scenario_of(game, hidden))
     header = ("# Referee scenario file (docs/scenarios.md); load it with /scenario load\n"
               f"# or /game new ... file:. Written from the game at turn {game.turn}, {game.phase}: loading it\n"
               "# starts a new game at its first phase, with the units as they stood.\n")

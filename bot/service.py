@@ -31,7 +31,7 @@ from bot.core.errors import InvalidOrder, RulesError
 from bot.core.help import DicePlan, dice_plan
 from bot.core.options import general
 from bot.core.game import Game
-from bot.core.scenario import Scenario
+from bot.core.scenario import Scenario, hidden_parts, public_setup
 from bot.core.sequence import side_to_act
 from bot.core.acting import acting_sides as core_acting_sides
 from bot.core.odds import OddsReport
@@ -165,6 +165,9 @@ class UndoAnswer:
     status: str  # accepted, refused, withdrawn, expired, lapsed
     request: UndoRequest
     acted: Acted | None = None
+
+
+HIDDEN_SEAL = "/scenario load"  # the command of the seal entries of a scenario file's hidden parts
 
 
 @dataclass(frozen=True)
@@ -527,8 +530,7 @@ class Referee:
                 ruleset, sides, scenario = setup.ruleset, [s.name for s in setup.sides], setup.title
                 variant, options = setup.variant, dict(setup.options)
             order = _plain_order(creation_order(ruleset, sides, scenario, variant, options, actor.user_id,
-                                                setup=None if setup is None else
-                                                setup.model_dump(mode="json", exclude_defaults=True)))
+                                                setup=None if setup is None else public_setup(setup)))
             game = game_from_creation(order)  # the same path verify replays
             outcome = creation_outcome(game)
             # the first game turn's seed: its commitment is in entry 1, posted with the new game
@@ -763,7 +765,7 @@ class Referee:
         return side
 
     async def seal(self, channel_id: int, actor: Actor, text: str, side: int | None = None, *,
-                   interaction_id: int | None = None) -> Sealed:
+                   interaction_id: int | None = None, command: str = "/seal") -> Sealed:
         """Seal a hidden order: the log gets its commitment and who sealed it, never the text."""
         if not 1 <= len(text) <= SEALED_MAX:
             raise InvalidOrder(f"a sealed order is 1 to {SEALED_MAX} characters", field="text")
@@ -782,7 +784,7 @@ class Referee:
             order = {"action": SEAL, "side": side, "commitment": published}
             outcome = seal_outcome(game, stored.last_seq + 1, order)
             proof = await self._proof(await self._dice_state(stored), None, reveal=False)
-            entry = self._seal(stored.id, stored.last_seq, stored.head_hash, actor=actor, command="/seal",
+            entry = self._seal(stored.id, stored.last_seq, stored.head_hash, actor=actor, command=command,
                                order=order, outcome=outcome, game=game, manual=False,
                                interaction_id=interaction_id, dice_proof=proof)
             recorded = await self._save(stored, game, entry)
@@ -820,6 +822,32 @@ class Referee:
                                interaction_id=interaction_id, dice_proof=proof)
             recorded = await self._save(stored, after, entry)
             return Sealed(recorded or Acted(outcome, after, entry), text, nonce.hex())
+
+    async def seal_hidden(self, channel_id: int, actor: Actor, setup: Scenario, created: Acted) -> list[Sealed]:
+        """Seal each side's hidden part of a scenario file just loaded (``created``: its entry 1), one
+        seal entry per side right after it, as /seal would for that side (the loader is the game
+        master). A re-delivered load seals only the parts not sealed yet, so none is sealed twice."""
+        parts = hidden_parts(setup)
+        if not parts:
+            return []
+        done = {entry.order.get("side") async for entry in self._store.iter_entries(created.entry.game_id)
+                if entry.command == HIDDEN_SEAL and entry.order.get("action") == SEAL}
+        return [await self.seal(channel_id, actor, text, side, command=HIDDEN_SEAL)
+                for side, text in parts.items() if side not in done]
+
+    async def revealed_hidden(self, channel_id: int) -> tuple[Game, dict[int, str], list[int]]:
+        """The channel's game with its scenario's hidden parts: the revealed ones' texts by side, and
+        the sides whose part is still sealed (``/scenario export`` writes the first, never the second)."""
+        stored = await self._active(channel_id)
+        sealed: dict[int, int] = {}  # seal entry -> side
+        revealed: dict[int, str] = {}
+        async for entry in self._store.iter_entries(stored.id):
+            action = entry.order.get("action")
+            if action == SEAL and entry.command == HIDDEN_SEAL and isinstance(entry.order.get("side"), int):
+                sealed[entry.seq] = entry.order["side"]
+            elif action == REVEAL and entry.order.get("sealed") in sealed:
+                revealed[sealed.pop(entry.order["sealed"])] = str(entry.order.get("text", ""))
+        return stored.game, revealed, sorted(set(sealed.values()) - set(revealed))
 
     async def secret_roll(self, channel_id: int, actor: Actor, kind: str, purpose: str, *,
                           interaction_id: int | None = None) -> Sealed:

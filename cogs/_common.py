@@ -48,6 +48,21 @@ async def scenario_file(attachment: discord.Attachment, **given: Any) -> Scenari
     return await asyncio.to_thread(read, data, **given)  # a big file takes tens of ms: not on the loop
 
 
+async def load_scenario(interaction: Interaction, setup: Scenario, acted: Any) -> None:
+    """After a scenario file set a game up (``acted``, already saved): the reply, then each side's
+    hidden part sealed for that side as /seal would (the channel sees the commitment, never the
+    text), and the loader alone gets the nonces to check them."""
+    await reply_outcome(interaction, acted)
+    sealed = await interaction.client.referee.seal_hidden(interaction.channel_id, actor_of(interaction), setup, acted)
+    for part in sealed:
+        await reply_outcome(interaction, part.acted)
+    if sealed:
+        await interaction.followup.send(
+            content="For you only, the nonces of the hidden parts just sealed (SHA-256 of the nonce's bytes and the "
+                    "text is each commitment; /reveal sealed:N opens one):\n" +
+                    "\n".join(f"#{part.acted.seq}: `{part.nonce}`" for part in sealed), ephemeral=True)
+
+
 def actor_of(interaction: Interaction) -> Actor:
     """The player giving the order; Manage Channels makes them a game master."""
     perms = getattr(interaction, "permissions", None)

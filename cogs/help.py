@@ -15,7 +15,7 @@ from discord.ext import commands
 
 from bot.client import Interaction, RefereeClient
 from bot.core.errors import InvalidOrder
-from bot.render import CommandInfo, command_help_embeds, help_embeds
+from bot.render import EVERY_COMMAND, CommandInfo, command_help_embeds, help_embeds
 from bot.replies import send_embeds
 from cogs._common import MAX_CHOICES, game_or_none
 
@@ -39,9 +39,10 @@ def registered(tree: app_commands.CommandTree) -> list[CommandInfo]:
 
 
 async def command_autocomplete(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
-    names = [c.path for c in registered(interaction.client.tree)]
+    names = [EVERY_COMMAND] + [c.path for c in registered(interaction.client.tree)]
     hits = [n for n in names if current.strip().casefold().lstrip("/") in n.casefold()]
-    return [app_commands.Choice(name=f"/{n}", value=n) for n in hits[:MAX_CHOICES]]
+    return [app_commands.Choice(name="all: every command" if n == EVERY_COMMAND else f"/{n}", value=n)
+            for n in hits[:MAX_CHOICES]]
 
 
 class HelpCog(commands.Cog):
@@ -50,7 +51,7 @@ class HelpCog(commands.Cog):
 
     @app_commands.command(name="help", description="What may be done now in this channel's game, or how a "
                                                    "command is used (only you see it)")
-    @app_commands.describe(command="A command to explain, e.g. fire or game options")
+    @app_commands.describe(command="A command to explain, e.g. fire or game options; all: every command")
     @app_commands.autocomplete(command=command_autocomplete)
     async def help(self, interaction: Interaction, command: app_commands.Range[str, 1, 60] | None = None) -> None:
         game, known = await game_or_none(interaction), registered(interaction.client.tree)
@@ -58,11 +59,14 @@ class HelpCog(commands.Cog):
             await send_embeds(interaction, help_embeds(game, known), ephemeral=True)
             return
         wanted = " ".join(command.strip().lstrip("/").casefold().split())
+        if wanted == EVERY_COMMAND:
+            await send_embeds(interaction, help_embeds(game, known, everything=True), ephemeral=True)
+            return
         found = next((c for c in known if c.path == wanted), None)
         if found is None:
             close = difflib.get_close_matches(wanted, [c.path for c in known], n=1, cutoff=0.5)
             hint = f"did you mean {close[0]}? " if close else ""
-            raise InvalidOrder(f"there is no command /{wanted[:40]}: {hint}/help lists every command",
+            raise InvalidOrder(f"there is no command /{wanted[:40]}: {hint}/help command:all lists every command",
                                field="command")
         await send_embeds(interaction, command_help_embeds(game, found), ephemeral=True)
 

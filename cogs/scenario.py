@@ -16,9 +16,8 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.client import Interaction, RefereeClient
-from bot.replies import reply_outcome
 from bot.scenario import write
-from cogs._common import actor_of, scenario_file
+from cogs._common import actor_of, load_scenario, scenario_file
 
 
 class ScenarioCog(commands.Cog):
@@ -38,17 +37,19 @@ class ScenarioCog(commands.Cog):
         acted = await interaction.client.referee.new_game(
             interaction.channel_id, interaction.guild_id, actor_of(interaction), setup.ruleset,
             [side.name for side in setup.sides], interaction_id=interaction.id, setup=setup)
-        await reply_outcome(interaction, acted)
+        await load_scenario(interaction, setup, acted)
 
     @scenario.command(name="export", description="Attach this channel's game as a scenario file that sets it up "
                                                  "again", extras={"heavy": True})
     async def export(self, interaction: Interaction) -> None:
-        game = await interaction.client.referee.game(interaction.channel_id)
+        game, revealed, sealed = await interaction.client.referee.revealed_hidden(interaction.channel_id)
         name = re.sub(r"[^a-z0-9]+", "-", game.scenario.casefold()).strip("-")[:60] or "scenario"
-        text = write(game)
+        text = write(game, hidden=revealed)
+        left_out = (f"; the hidden part of {' and '.join(game.side_name(i) for i in sealed)} is still sealed and left "
+                    "out (/reveal it first to include it)" if sealed else "")
         await interaction.response.send_message(
             content=f"{game.scenario or 'This game'}: {len(game.units)} units, {len(game.locations)} Locations "
-                    "(load it with /scenario load)",
+                    f"(load it with /scenario load){left_out}",
             file=discord.File(io.BytesIO(text.encode("utf-8")), filename=f"{name}.yaml"),
             allowed_mentions=discord.AllowedMentions.none())
 

@@ -24,9 +24,9 @@ from bot.core.game import Location
 from bot.core.rulesets.cd.models import CdStand
 from bot.core.rulesets.nhis.models import NhisUnit
 from bot.pictures import MapCache, Shot, chart_png, hex_layout, latest_fire, map_png
-from bot.pictures.battlefield import (EMPTY_HEX, HEX_H, LINE, MARKER_RGB, MAX_OTHERS, MAX_ROWS, RADIUS, STEP_X, STEP_Y,
-                                      TERRAIN_RGB, Row, counter_text, hex_position, label_rows, location_markers,
-                                      markers, terrain_rgb)
+from bot.pictures.battlefield import (EMPTY_HEX, HEX_H, LINE, MARKER_RGB, MAX_OTHERS, MAX_ROWS, RADIUS, STAND_W,
+                                      STEP_X, STEP_Y, TERRAIN_RGB, Row, counter_text, hex_position, label_rows,
+                                      location_markers, markers, terrain_rgb)
 from bot.pictures.draw import SIDE_RGB
 from bot.render import SIDE_COLOURS
 
@@ -132,9 +132,9 @@ def test_every_stack_is_labelled_at_its_hexs_centre_with_its_sides_chips(sample)
             chip = (x0 + 8, y0 + 2 + LINE * i + 6)
             assert image.getpixel(chip) == SIDE_RGB[row.side], (location, row.text)
         label = image.crop((x0 + 16, y0 + 2, x1 - 2, y1 - 2))
-        assert sum(1 for p in label.getdata() if p != WHITE) > 40 * len(units)  # written, every line
+        assert sum(1 for p in label.get_flattened_data() if p != WHITE) > 40 * len(units)  # written, every line
         if any(row.marks or row.kind == "marks" for row in rows):  # the markers are written in red
-            assert any(p == MARKER_RGB or (p[0] > 150 and p[1] < 90 and p[2] < 90) for p in label.getdata())
+            assert any(p == MARKER_RGB or (p[0] > 150 and p[1] < 90 and p[2] < 90) for p in label.get_flattened_data())
 
 
 def test_a_known_hex_is_filled_with_its_terrains_colour(sample):
@@ -322,10 +322,10 @@ def test_command_decision_stands_are_laid_out_by_company_without_positions():
     assert set(picture.labels) == {"Americans: Able", "Americans: Baker", "Germans: Kampf"}
     for group, sides in (("Americans: Able", {0}), ("Germans: Kampf", {1})):
         x0, y0, x1, y1 = picture.labels[group]
-        inside = set(image.crop((x0, y0, x1, y1)).getdata())
+        inside = set(image.crop((x0, y0, x1, y1)).get_flattened_data())
         assert SIDE_RGB[next(iter(sides))] in inside and SIDE_RGB[1 - next(iter(sides))] not in inside
     x0, y0, x1, y1 = picture.labels["Americans: Able"]
-    assert any(p[0] > 150 and p[1] < 90 for p in image.crop((x0, y0, x1, y1)).getdata())  # "Pin" in red
+    assert any(p[0] > 150 and p[1] < 90 for p in image.crop((x0, y0, x1, y1)).get_flattened_data())  # "Pin" in red
 
 
 def test_command_decision_stands_are_laid_out_by_position_when_they_have_one():
@@ -335,7 +335,39 @@ def test_command_decision_stands_are_laid_out_by_position_when_they_have_one():
     assert set(picture.labels) == {"X1", "X2", "Farm"}
     x0, y0, x1, y1 = picture.labels["Farm"]
     assert image.getpixel((x1 - 6, y1 - 6)) == TERRAIN_RGB["woods"]  # the position's terrain
-    assert SIDE_RGB[1] in set(image.crop((x0, y0, x1, y1)).getdata())
+    assert SIDE_RGB[1] in set(image.crop((x0, y0, x1, y1)).get_flattened_data())
+
+
+def test_the_latest_command_decision_fire_is_an_arrow_from_the_firing_stand_to_each_target():
+    game = cd_game(with_positions=True)
+    entries = [{"seq": 2, "order": {"action": "fire", "firer": "P2", "targets": ["G1"]}, "outcome": {"actor_side": 0}},
+               {"seq": 3, "order": {"action": "indirect_fire", "firer": "G1", "targets": ["S1", "P1"]},
+                "outcome": {"actor_side": 1}},
+               {"seq": 4, "order": {"action": "rally", "unit": "P1"}, "outcome": {"actor_side": 0}}]
+    assert latest_fire(game, entries) == Shot(1, (), "", firers=("G1",), targets=("S1", "P1"))
+    assert latest_fire(game, entries, undone=[3]) == Shot(0, (), "", firers=("P2",), targets=("G1",))
+    gone = {**entries[1], "order": {**entries[1]["order"], "targets": ["Z9"]}}  # no such stand on the table
+    assert latest_fire(game, [entries[0], gone]) is None
+    picture = map_png(game, latest_fire(game, entries))
+    image = decode(picture.png)
+    plain = decode(map_png(game, None).png)
+    for stand in ("S1", "P1", "P2", "G1"):  # each stand's centre is on its base (its side's bar at the left)
+        x, y = picture.stands[stand]
+        assert plain.getpixel((round(x - STAND_W / 2 + 3), round(y))) == SIDE_RGB[game.units[stand].side]
+    g1 = picture.stands["G1"]
+    assert picture.arrows == [(g1, picture.stands["S1"]), (g1, picture.stands["P1"])]
+    germans = SIDE_RGB[1]
+    for start, end in picture.arrows:
+        assert near(image, start, germans)  # the dot on the firing stand
+        length = math.dist(start, end)
+        ux, uy = (end[0] - start[0]) / length, (end[1] - start[1]) / length
+        for part in (0.25, 0.5, 0.75):
+            point = (start[0] + (end[0] - start[0]) * part, start[1] + (end[1] - start[1]) * part)
+            assert near(image, point, germans, reach=1) and not near(plain, point, germans, reach=1)
+        assert near(image, (end[0] - ux * 3, end[1] - uy * 3), germans, reach=1)  # the head's tip on the target
+    # and not beyond it (the arrow to P1: the one to P1 passes over S1's base, so S1's has that beyond it)
+    assert not near(image, (end[0] + ux * 12, end[1] + uy * 12), germans, reach=0)
+    assert map_png(game, None).arrows == []
 
 
 # --- the README's picture ------------------------------------------------------------------------------
@@ -367,7 +399,7 @@ def test_the_readme_shows_the_map_of_the_sample_scenario():
         write_readme_map()
     stored, fresh = decode(README_MAP.read_bytes()), decode(scenario_map())
     assert stored.size == fresh.size
-    differing = sum(1 for a, b in zip(stored.getdata(), fresh.getdata()) if a != b)
+    differing = sum(1 for a, b in zip(stored.get_flattened_data(), fresh.get_flattened_data()) if a != b)
     assert differing < stored.width * stored.height // 100, \
         "docs/images/map.png is stale: python -m tests.test_map --write"
     assert README_MAP.stat().st_size < 60 * 1024

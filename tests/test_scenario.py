@@ -132,6 +132,15 @@ def swap(old: str, new: str) -> str:
     (swap("title: Two squads", "title: Two squads\ntitle: Three"), 3, "'title'", "given twice"),
     (swap("title: Two squads", "title: &t Two squads\nvariant: *t"), 2, None, "anchors and aliases"),
     ("- just\n- a list\n", 1, None, "a mapping of fields"),
+    (swap("    units: []\n", "    units: []\n    hidden: {text: ''}\n"), 11, "'sides[1].hidden.text'",
+     "needs at least 1 character"),
+    (swap("    units: []\n", "    units: []\n    hidden: {text: Ambush, units: [A9]}\n"), 11,
+     "'sides[1].hidden.units'", "unknown field 'units' (fields here: text)"),
+    (swap("    units: []\n", "    units: []\n    hidden: {orders: Ambush}\n"), 11,
+     "'sides[1].hidden.orders'", "unknown field 'orders'"),
+    (swap("    units: []\n", "    units: []\n    hidden: [Ambush]\n"), 11, "'sides[1].hidden'", "hidden"),
+    (swap("  - name: Germans\n", "  - name: Germans\n    hidden: {text: " + "x" * 1501 + "}\n"), 7,
+     "'sides[0].hidden.text'", "at most 1500 characters"),
 ])
 def test_a_bad_file_is_refused_with_its_line_and_field(text, line, field, words):
     message = refusal(text)
@@ -183,3 +192,28 @@ def test_what_is_given_with_the_file_is_checked_as_the_file_is():
 
     with pytest.raises(InvalidOrder, match=r"'sides\[0\].name' takes at most 60 characters"):
         files.read(MINIMAL, side_names=["x" * 61, "Allies"])
+
+
+HIDDEN = swap("    units: []\n", "    units: []\n    hidden: {text: 'Ambush from B5 at turn 2'}\n")
+
+
+def test_a_hidden_part_is_kept_out_of_the_game_and_the_log_and_written_only_when_given():
+    from bot.core.scenario import HIDDEN_MAX, hidden_parts, public_setup
+    from bot.record.sealing import SEALED_MAX
+
+    scenario = files.read(HIDDEN)
+    assert hidden_parts(scenario) == {1: "Ambush from B5 at turn 2"} and HIDDEN_MAX == SEALED_MAX
+    assert "Ambush" not in json.dumps(public_setup(scenario))  # what the creation entry keeps
+    order = creation_order("asl", ["Germans", "Russians"], "Two squads", None, {}, 7, setup=public_setup(scenario))
+    game = build_game(scenario, gm=7, sequence=SEQUENCE)
+    assert "Ambush" not in json.dumps(order) and "Ambush" not in json.dumps(game.model_dump(mode="json"))
+    assert "Ambush" not in files.write(game)  # the game holds no hidden part: none is written
+    written = files.write(game, hidden={1: "Ambush from B5 at turn 2"})  # a revealed one is
+    assert hidden_parts(files.read(written)) == {1: "Ambush from B5 at turn 2"}
+    assert load(written) == game
+    schema = json.loads((ROOT / "docs" / "scenario.schema.json").read_text())
+    data = yaml.safe_load(written)
+    jsonschema.validate(data, schema)
+    data["sides"][1]["hidden"]["units"] = []  # the schema knows the hidden part's one field
+    with pytest.raises(jsonschema.ValidationError, match="Additional properties"):
+        jsonschema.validate(data, schema)

@@ -133,7 +133,7 @@ def test_the_bars_are_drawn_where_and_as_tall_as_the_counts():
 def test_the_chart_has_its_words_written_in_a_real_font():
     image = decode(chart_png(tally(HAND_DRS)))
     title = image.crop((LEFT, 6, LEFT + 200, TOP - 6))
-    inked = [p for p in title.getdata() if p != (255, 255, 255)]
+    inked = [p for p in title.get_flattened_data() if p != (255, 255, 255)]
     shades = set(inked)
     assert len(inked) > 150  # the title is written
     assert len(shades) > 8  # anti-aliased glyphs (a scalable font), not the old two-colour pixel font
@@ -141,7 +141,7 @@ def test_the_chart_has_its_words_written_in_a_real_font():
     for face, (observed, expected) in zip(range(1, 7), bar_boxes(tally(HAND_DRS).family("d6"), top=0)):
         centre = (observed[0] + expected[2]) // 2
         under = image.crop((centre - 8, PANEL_H - BOTTOM + 3, centre + 8, PANEL_H - 4))
-        assert any(p != (255, 255, 255) for p in under.getdata()), face
+        assert any(p != (255, 255, 255) for p in under.get_flattened_data()), face
 
 
 def test_the_summary_line_and_who_rolled():

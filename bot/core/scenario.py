@@ -50,6 +50,19 @@ class ScenarioUnit(_Strict):
                                                  "marker, a company); a custom unit's numbers")
 
 
+HIDDEN_MAX = 1500  # characters: a sealed order's most (bot/record/sealing.py SEALED_MAX)
+
+
+class ScenarioHidden(_Strict):
+    """A side's hidden part: sealed for that side when the file is loaded, as /seal would (the channel
+    sees the commitment, never the text), and opened with /reveal."""
+
+    text: str = Field(min_length=1, max_length=HIDDEN_MAX,
+                      description="What the side keeps hidden until /reveal: a hidden set-up (units and where "
+                                  "they stand, placed with /unit add once revealed), a pre-registered fire "
+                                  "mission's target, victory conditions of its own")
+
+
 class ScenarioSide(_Strict):
     name: str = Field(min_length=1, max_length=60, description="The side's name, e.g. Germans")
     nationality: str | None = Field(default=None, max_length=40, description="e.g. german, russian")
@@ -58,6 +71,9 @@ class ScenarioSide(_Strict):
                                                    "ratings, ...")
     units: list[ScenarioUnit] = Field(default_factory=list, max_length=MAX_UNITS,
                                       description="The side's units, in the order they are set up")
+    hidden: ScenarioHidden | None = Field(default=None, description="What this side keeps hidden: sealed when the "
+                                          "file is loaded, opened with /reveal; never in the channel, the log or "
+                                          "an export before that")
 
 
 class ScenarioLocation(_Strict):
@@ -82,6 +98,17 @@ class Scenario(_Strict):
     locations: list[ScenarioLocation] = Field(default_factory=list, max_length=MAX_LOCATIONS,
                                               description="Every Location in play, with its terrain")
     sides: list[ScenarioSide] = Field(min_length=2, max_length=2, description="The two sides, first to move first")
+
+
+def public_setup(scenario: Scenario) -> dict[str, Any]:
+    """The scenario as the log keeps it: plain data, defaults left out, and without the sides' hidden
+    parts (those are sealed in entries of their own, bot/service.py ``seal_hidden``)."""
+    return scenario.model_dump(mode="json", exclude_defaults=True, exclude={"sides": {"__all__": {"hidden"}}})
+
+
+def hidden_parts(scenario: Scenario) -> dict[int, str]:
+    """The sides' hidden texts, by side index (sides without one left out)."""
+    return {i: side.hidden.text for i, side in enumerate(scenario.sides) if side.hidden is not None}
 
 
 class ScenarioRefused(RulesError):
@@ -247,8 +274,9 @@ def _place_units(game: Game, ruleset: Any, scenario: Scenario) -> None:
         game.units_added = len(placed)
 
 
-def scenario_of(game: Game) -> Scenario:
-    """The scenario that sets ``game`` up again (its seats, log and turn aside)."""
+def scenario_of(game: Game, hidden: dict[int, str] | None = None) -> Scenario:
+    """The scenario that sets ``game`` up again (its seats, log and turn aside); ``hidden``: the
+    hidden parts to write, by side (those revealed: the game itself holds none)."""
     from .rulesets import get_ruleset
 
     ruleset = get_ruleset(game.ruleset)
@@ -261,7 +289,9 @@ def scenario_of(game: Game) -> Scenario:
                                 if getattr(side, name, None) is not None}
         opts.update(side.options)
         units = [_unit_spec(ruleset, u, library) for u in game.units.values() if u.side == i]
-        sides.append(ScenarioSide(name=side.name, nationality=side.nationality, options=opts, units=units))
+        secret = (hidden or {}).get(i)
+        sides.append(ScenarioSide(name=side.name, nationality=side.nationality, options=opts, units=units,
+                                  hidden=ScenarioHidden(text=secret) if secret else None))
     locations = [ScenarioLocation(id=loc.id, terrain=loc.terrain, features=list(loc.features), smoke=loc.smoke,
                                   residual_fp=loc.residual_fp) for loc in game.locations.values()]
     return Scenario(ruleset=game.ruleset, variant=game.variant, title=game.scenario, turns=game.turns,

@@ -6,7 +6,8 @@ Location markers (Residual FP, SMOKE) on top, each stack's counters listed in a 
 centre (a chip in the side's colour, the counter's name and values, its id, its markers), and the
 latest fire drawn as an arrow from each firing Location to the target's centre. CD: a table-top
 sketch, one box per position (the stands' Locations) or, when no stand has one, per company, each
-stand a base in its side's colour with its states. The sides' colours are the embeds'
+stand a base in its side's colour with its states, and the latest fire (direct or a battery's) an
+arrow from the firing stand to each target stand. The sides' colours are the embeds'
 (``bot.render.SIDE_COLOURS``).
 
 Hex ids. ``B5`` is column B, row 5 (an ASL board's letters: A..Z, then AA, BB, ... for the 27th
@@ -210,20 +211,46 @@ def location_markers(location: Location) -> list[str]:
 
 @dataclass(frozen=True)
 class Shot:
-    """The latest fire: the side that fired, the Locations it fired from, the target Location."""
+    """The latest fire: the side that fired, the Locations it fired from, the target Location; on
+    the table top (CD, whose fire names stands, not Locations) the firing stands and the targets."""
 
     side: int | None
     sources: tuple[str, ...]
     target: str
+    firers: tuple[str, ...] = ()  # CD: the stands that fired
+    targets: tuple[str, ...] = ()  # CD: the stands fired at
+
+
+STAND_FIRE = ("fire", "indirect_fire")  # CD: direct fire [13] and a battery's indirect fire [17.6]
+
+
+def _stand_fire(game: Game, entry: dict[str, Any]) -> Shot | None:
+    """A CD fire (one firing stand, its target stands) as a shot between stands; None when its firer,
+    or every one of its targets, is no longer in the game."""
+    order = entry.get("order") or {}
+    firer = order.get("firer")
+    named = [str(f) for f in (firer if isinstance(firer, list) else [firer]) if f is not None]
+    firers = tuple(unit.id for f in named if (unit := game.find_unit(f)) is not None)
+    targets = tuple(unit.id for t in order.get("targets") or [] if (unit := game.find_unit(str(t))) is not None)
+    side = (entry.get("outcome") or {}).get("actor_side")
+    if not firers or not targets:
+        return None
+    return Shot(side if isinstance(side, int) else None, (), "", firers=firers, targets=targets)
 
 
 def latest_fire(game: Game, entries: Iterable[dict[str, Any]], undone: Iterable[int] = ()) -> Shot | None:
     """The newest fire among exported log entries (``LogEntry.export()`` dicts; oldest first) not
     undone: its firers' Locations (a support weapon's, or its possessor's), and its target.
-    Firers since gone from the map are left out; None when no fire, or no Location to draw."""
+    Firers since gone from the map are left out; None when no fire, or no Location to draw. On the
+    table top (CD) the newest direct or indirect fire, between stands (``Shot.firers``, ``targets``)."""
     gone = set(undone)
+    table = get_ruleset(game.ruleset).board == "table"
     for entry in reversed(list(entries)):
         order = entry.get("order") or {}
+        if table:
+            if order.get("action") in STAND_FIRE and entry.get("seq") not in gone:
+                return _stand_fire(game, entry)
+            continue
         if order.get("action") != "fire" or entry.get("seq") in gone or not isinstance(order.get("target"), str):
             continue
         in_play = [*game.locations, *(u.location for u in game.units.values() if u.location)]
@@ -258,6 +285,7 @@ class MapPicture:
     centres: dict[str, Point] = field(default_factory=dict)  # Location (or CD group) -> centre
     labels: dict[str, Box] = field(default_factory=dict)  # Location (or CD group) -> its label box
     arrows: list[tuple[Point, Point]] = field(default_factory=list)  # (from, to), the fire
+    stands: dict[str, Point] = field(default_factory=dict)  # CD: each stand's centre on the table top
 
 
 def title_of(game: Game) -> str:
@@ -427,7 +455,7 @@ def _table_groups(game: Game) -> tuple[str, dict[str, list[UnitBase]]]:
     return "company", groups
 
 
-def _table_top(game: Game) -> MapPicture:
+def _table_top(game: Game, shot: Shot | None = None) -> MapPicture:
     kind, groups = _table_groups(game)
     ruleset = get_ruleset(game.ruleset)
     per_row = 2
@@ -471,6 +499,14 @@ def _table_top(game: Game) -> MapPicture:
             states = ", ".join(marks) or str(getattr(stand, "quality", ""))
             draw.text((sx + 13, sy + 22), fit(states, SMALL_SIZE, STAND_W - 18), fill=MARKER_RGB if marks else INK,
                       font=small)
+            picture.stands[stand.id] = (sx + STAND_W / 2, sy + STAND_H / 2)
+    if shot is not None:  # the latest fire: from the firing stand to each target, over the stands
+        for firer in shot.firers:
+            for target in shot.targets:
+                start, end = picture.stands.get(firer), picture.stands.get(target)
+                if start is not None and end is not None:
+                    _arrow(draw, start, end, side_rgb(shot.side))
+                    picture.arrows.append((start, end))
     picture.png = png(image, MAP_PALETTE)
     return picture
 
@@ -479,7 +515,7 @@ def map_png(game: Game, shot: Shot | None = None) -> MapPicture:
     """The picture of a game, as its ruleset's ``board`` says: hexes (ASL, NHiS), or the table top (CD)."""
     with DRAWING:
         if get_ruleset(game.ruleset).board == "table":
-            return _table_top(game)
+            return _table_top(game, shot)
         return _hex_map(game, shot)
 
 

@@ -17,18 +17,48 @@ def text(reply) -> str:
     return "\n\n".join(parts).replace("\\_", "_")
 
 
-async def test_help_without_a_game_lists_every_registered_command(table):
-    reply = await table.send("help")
-    assert reply.ephemeral and reply.embeds[0]["title"] == "Help"
-    shown = text(reply)
-    assert shown.startswith("No game in this channel: start one with /game new.")
-    synced = table.fake.commands_for(table.fake.guild().id)
+def synced_paths(table) -> list[str]:
+    """Every command the bot registered with Discord, subcommands expanded."""
     paths = []
-    for command in synced:
+    for command in table.fake.commands_for(table.fake.guild().id):
         subs = [o for o in command.get("options") or [] if o["type"] == 1]
         paths += [f"{command['name']} {s['name']}" for s in subs] or [command["name"]]
+    return paths
+
+
+def shown_commands(shown: str) -> set[str]:
+    return {word.strip(",:") for line in shown.splitlines() for word in line.split() if word.startswith("/")}
+
+
+async def test_help_without_a_game_is_short_and_help_all_lists_every_registered_command(table):
+    reply = await table.send("help")
+    assert reply.ephemeral and reply.embeds[0]["title"] == "Help" and len(reply.embeds) == 1 and not reply.followups
+    shown = text(reply)
+    assert shown.startswith("No game in this channel: start one with /game new.")
+    paths = synced_paths(table)
+    assert len(paths) > 30
+    assert "**Start a game**: /game new, /scenario load" in shown
+    assert f"{len(paths)} commands in all: /help command:all lists them" in shown and len(shown) < 500
+    everything = await table.send("help", {"command": "all"})
+    assert everything.ephemeral and everything.embeds[0]["title"] == "Help: every command"
+    listed = text(everything)
     for path in paths:  # every command the bot registered, without a list kept by hand
-        assert f"/{path}: " in shown, path
+        assert f"/{path}: " in listed, path
+
+
+async def test_help_in_a_game_shows_on_one_phone_screen_the_commands_of_now_grouped(table):
+    await asl_game(table)
+    reply = await table.send("help")
+    assert len(reply.embeds) == 1 and not reply.followups  # one embed, not the 4 pages of every command
+    shown = text(reply)
+    assert len(shown) < 1500, len(shown)
+    commands = shown.split("Commands\n")[1]
+    assert "**Orders of Advanced Squad Leader**: /fire, " in commands and "/done" in commands
+    assert "/artillery fire" not in commands  # a Command Decision order, not this game's
+    assert "**Hidden orders**: /seal, /reveal, /roll secret" in commands
+    paths = synced_paths(table)
+    assert shown_commands(commands) - {"/help"} <= {f"/{p.split()[0]}" for p in paths}  # only registered ones
+    assert len(commands.splitlines()) <= 7
 
 
 async def test_help_says_where_the_game_stands_what_each_side_may_do_and_how_the_step_ends(table):
@@ -41,7 +71,7 @@ async def test_help_says_where_the_game_stands_what_each_side_may_do_and_how_the
     assert "`/fire target:B5 firers:A1 range:1`" in germans and "`/morale unit:A1`" in germans
     assert "/rally" not in germans and "/move" not in germans  # not in the Prep Fire Phase
     russians = shown.split("Russians may now\n")[1]
-    assert "/fire" not in russians.split("Every command")[0]
+    assert "/fire" not in russians.split("Commands")[0]
 
 
 async def test_help_for_one_command_gives_an_example_and_why_not_now(table):
@@ -62,12 +92,14 @@ async def test_help_for_a_command_of_the_bot_and_an_unknown_one(table):
     shown = text(await table.send("help", {"command": "game options"}))
     assert "set: Game master: name=value pairs" in shown and "Now" not in shown
     reply = await table.send("help", {"command": "fier"})
-    assert refusal(reply) == "there is no command /fier: did you mean fire? /help lists every command"
+    assert refusal(reply) == "there is no command /fier: did you mean fire? /help command:all lists every command"
 
 
 async def test_help_command_autocomplete_offers_the_registered_commands(table):
     offered = await table.autocomplete("help", {"command": "game o"}, focused="command")
     assert [c["value"] for c in offered] == ["game options"]
+    offered = await table.autocomplete("help", {"command": "al"}, focused="command")
+    assert offered[0] == {"name": "all: every command", "value": "all"}
 
 
 async def test_unit_info_shows_numbers_markers_and_what_it_may_do_now(table):
@@ -96,3 +128,5 @@ async def test_help_in_command_decision_finds_a_stand_and_a_band_that_may_fire(t
     americans = shown.split("Americans may now\n")[1].split("\n\n")[0]
     assert americans.startswith("`/fire target:G1 firers:") and " band:" in americans
     assert "Germans may now\nnothing of the rules now" in shown  # Side A's part of the General Fire Phase
+    orders = shown.split("**Orders of Command Decision: Test of Battle**: ")[1].split("\n")[0]
+    assert orders.startswith("/fire, ") and "/artillery fire" in orders and orders.endswith("/done")

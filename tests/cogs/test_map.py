@@ -68,7 +68,7 @@ async def test_the_map_button_under_game_status_shows_the_map_to_the_presser(tab
     game = await table.game()
     a4 = hex_layout(list(game.locations) + [u.location for u in game.units.values()]).centres["A4"]
     label = image.crop((max(0, round(a4[0]) - 150), round(a4[1]) - 40, round(a4[0]) + 150, round(a4[1]) + 40))
-    assert SIDE_RGB[0] in set(label.getdata()) and SIDE_RGB[1] not in set(label.getdata())
+    assert SIDE_RGB[0] in set(label.get_flattened_data()) and SIDE_RGB[1] not in set(label.get_flattened_data())
 
 
 async def test_an_old_games_map_button_says_so(table):
@@ -95,7 +95,7 @@ async def test_an_nhis_map(table):
 async def test_cd_table_top_by_position(table):
     await cd_game(table)
     image = decode(picture_of(await table.send("game map")))
-    colours = set(image.getdata())
+    colours = set(image.get_flattened_data())
     assert SIDE_RGB[0] in colours and SIDE_RGB[1] in colours
 
 
@@ -103,3 +103,18 @@ async def test_no_game_no_map(table):
     refused = await table.send("game map")
     assert refused.ephemeral and refused.files == []
     assert refused.embeds[0]["description"].startswith("There is no game in this channel")
+
+
+async def test_cd_table_top_draws_the_latest_fire_from_the_firing_stand_to_its_target(table):
+    await cd_game(table)
+    await table.send("fire", {"firers": "P1", "target": "G2", "band": "medium", "dice": "6 1 1 1 1 1"})
+    data = picture_of(await table.send("game map"))
+    game = await table.game()
+    field = await table.bot.referee.battlefield(table.channel)
+    shot = latest_fire(game, field.entries, field.undone)
+    assert (shot.side, shot.firers, shot.targets) == (0, ("P1",), ("G2",))  # from the fire's log entry
+    picture = map_png(game, shot)
+    assert data == picture.png and picture.arrows == [(picture.stands["P1"], picture.stands["G2"])]
+    start, end = picture.arrows[0]
+    middle = ((start[0] + end[0]) / 2, (start[1] + end[1]) / 2)
+    assert near(decode(data), middle, SIDE_RGB[0], reach=1)  # the fire, P1 -> G2, in the Americans' colour

@@ -4,6 +4,9 @@ a bad file refused with its line and field and nothing created, the export loadi
 
 from __future__ import annotations
 
+import hashlib
+import json
+
 import aiohttp
 import pytest
 
@@ -11,7 +14,7 @@ from bot.core.data import data_path
 from bot.emulator import SentFile
 from bot.record import state_hash
 
-from tests.cogs.conftest import ALICE, GM, THREAD
+from tests.cogs.conftest import ALICE, BOB, CAROL, GM, THREAD
 
 VILLAGE = data_path("asl", "scenarios", "village-assault.yaml")
 SAMPLES = {"asl": VILLAGE, "nhis": data_path("nhis", "scenarios", "hill-362.yaml"),
@@ -120,3 +123,123 @@ async def test_a_bad_file_leaves_an_existing_game_alone(table):
     assert "'ruleset' is missing" in refused
     refused = await table.refused("scenario load", {"file": attach(SAMPLES["nhis"])}, user=GM)
     assert "already a game in this channel" in refused
+
+
+# --- hidden parts (sealed at load, opened with /reveal) ---
+
+US_SECRET = "Fire mission: RA1 on hedge-2 at turn 3"
+GER_SECRET = "Hidden: G9 ger-rifle in farm-cellar, ambush at turn 2"
+
+
+def with_hidden(path=SAMPLES["cd"]) -> str:
+    """The CD sample with a hidden part for each side."""
+    text = path.read_text()
+    text = text.replace("    options: {quality: regular}\n",
+                        f"    options: {{quality: regular}}\n    hidden: {{text: '{US_SECRET}'}}\n")
+    return text.replace("    options: {quality: veteran}\n",
+                        f"    options: {{quality: veteran}}\n    hidden:\n      text: '{GER_SECRET}'\n")
+
+
+def everything_recorded(table) -> str:
+    """All the emulator recorded: every interaction sent (the commands' options) and every message
+    and file the bot sent, ephemeral or not, and every channel message."""
+    parts = []
+    for record in table.fake.interactions.values():
+        parts.append(json.dumps(record.payload))
+        for message in record.all_messages():
+            parts.append(json.dumps(message.payload))
+            parts += [f.data.decode("utf-8", "replace") for f in message.files]
+    for message in table.fake.channel_messages(table.channel):
+        parts.append(json.dumps(message.payload))
+        parts += [f.data.decode("utf-8", "replace") for f in message.files]
+    return "\n".join(parts)
+
+
+async def logged(table, user=CAROL) -> str:
+    """The whole log as the store keeps it, and its exports in every format."""
+    referee = table.bot.referee
+    stored = await referee.log(table.channel, per_page=50)
+    parts = [json.dumps(entry.order) + json.dumps(entry.outcome) for entry in stored.entries]
+    for fmt in ("json", "markdown", "csv"):
+        reply = await table.send("log export", {"format": fmt}, user=user)
+        assert reply.files, (fmt, reply.content, reply.embeds, reply.record.refused)
+        parts.append(reply.files[0].data.decode())
+    return "\n".join(parts)
+
+
+async def test_hidden_parts_are_sealed_at_load_and_opened_with_reveal(table):
+    reply = await table.as_gm("scenario load", {"file": attach(with_hidden())})
+    assert not reply.ephemeral, reply.embeds
+    sealed = [m for m in reply.followups if not m.ephemeral]
+    titles = [m.payload["embeds"][0]["title"] for m in sealed]
+    assert titles == ["Americans sealed an order (#2)", "Germans sealed an order (#3)"]
+    [nonces] = [m for m in reply.followups if m.ephemeral]  # the loader's private copy: the nonces only
+    log = await table.bot.referee.log(table.channel)
+    assert [(e.seq, e.command, e.order.get("side")) for e in log.entries[1:]] == [
+        (2, "/scenario load", 0), (3, "/scenario load", 1)]
+    for entry in log.entries[1:]:  # the commitment is posted; the nonce checks it
+        nonce = nonces.payload["content"].split(f"#{entry.seq}: `")[1].split("`")[0]
+        secret = US_SECRET if entry.order["side"] == 0 else GER_SECRET
+        assert hashlib.sha256(bytes.fromhex(nonce) + secret.encode()).hexdigest() == entry.order["commitment"]
+        assert entry.order["commitment"] in json.dumps(sealed[entry.seq - 2].payload)
+    game = await table.game()
+    exported = await table.as_gm("scenario export")
+    assert "the hidden part of Americans and Germans is still sealed and left out" in exported.message.content
+    seen = everything_recorded(table) + await logged(table) + json.dumps(game.model_dump(mode="json"))
+    for secret in (US_SECRET, GER_SECRET):  # nowhere: the channel, the log, the exports, the game's state
+        assert secret not in seen
+    assert (await table.bot.referee.verify(table.channel)).ok
+    # a re-delivered load seals nothing twice
+    [create] = log.entries[:1]
+    from bot.core.scenario import Scenario
+    import yaml
+    again = await table.bot.referee.seal_hidden(table.channel, actor_of_gm(), Scenario.model_validate(
+        yaml.safe_load(with_hidden())), await table.bot.referee.recorded(create.interaction_id))
+    assert again == [] and (await table.bot.referee.log(table.channel)).total == 3
+
+    opened = await table.as_gm("reveal", {"sealed": 2})
+    assert not opened.ephemeral and f"Sealed text: {US_SECRET}" in json.dumps(opened.embeds)
+    seen = await logged(table, BOB)
+    assert US_SECRET in seen and GER_SECRET not in seen + everything_recorded(table)
+    exported = await table.as_gm("scenario export")
+    assert "the hidden part of Germans is still sealed and left out" in exported.message.content
+    [sent] = exported.message.files
+    assert US_SECRET in sent.data.decode() and GER_SECRET not in sent.data.decode()
+    # the export loads back to the same game, its revealed part sealed again for its side
+    loaded = await table.as_gm("scenario load", {"file": SentFile(sent.filename, None, sent.data)}, channel=THREAD)
+    assert [m.payload["embeds"][0]["title"] for m in loaded.followups if not m.ephemeral] == [
+        "Americans sealed an order (#2)"]
+    again = await table.game(THREAD)
+    assert again == game and state_hash(again) == state_hash(game)
+    assert (await table.bot.referee.verify(THREAD)).ok
+
+
+def actor_of_gm():
+    from bot.service import Actor
+
+    return Actor(user_id=GM, is_manager=False, name="gm")
+
+
+async def test_game_new_with_a_file_seals_its_hidden_parts_too(table):
+    reply = await table.as_gm("game new", {"ruleset": "cd", "sides": "Americans, Germans",
+                                           "file": attach(with_hidden())})
+    assert not reply.ephemeral, reply.embeds
+    assert len([m for m in reply.followups if not m.ephemeral]) == 2
+    assert US_SECRET not in everything_recorded(table) and GER_SECRET not in await logged(table)
+
+
+@pytest.mark.parametrize(("old", "new", "message"), [
+    (f"text: '{GER_SECRET}'", "text: ''",
+     "line 27, 'sides[1].hidden.text': 'text' needs at least 1 character"),
+    (f"text: '{GER_SECRET}'", "text: '" + "x" * 1501 + "'",
+     "line 27, 'sides[1].hidden.text': 'text' takes at most 1500 characters"),
+    (f"text: '{GER_SECRET}'", f"txt: '{GER_SECRET}'", "line 27, 'sides[1].hidden.txt': unknown field 'txt' "
+                                                       "(fields here: text)"),
+    (f"hidden: {{text: '{US_SECRET}'}}", "hidden: secret", "line 16, 'sides[0].hidden'"),
+])
+async def test_a_bad_hidden_part_is_refused_with_its_line_and_field_and_creates_nothing(table, old, new, message):
+    bad = with_hidden()
+    assert old in bad
+    text = await table.refused("scenario load", {"file": attach(bad.replace(old, new))}, user=GM)
+    assert text.startswith(f"Scenario file, {message}"), text
+    assert await table.snapshot() == (None, 0)
