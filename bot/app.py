@@ -168,11 +168,21 @@ class RefereeTree(app_commands.CommandTree):
 
 
 class RefereeBot(RefereeClient):
-    """The bot: no privileged intents (slash commands need none), never pings anyone."""
+    """The bot: no privileged intents (slash commands need none), never pings anyone. Settings with
+    several shards for this process (REFEREE_SHARD_IDS) make it a ``ShardedRefereeBot``."""
+
+    def __new__(cls, settings: Settings, *args: Any, **kwargs: Any) -> "RefereeBot":
+        shards = settings.shards
+        if cls is RefereeBot and shards is not None and len(shards) > 1:
+            cls = ShardedRefereeBot
+        return super().__new__(cls)
 
     def __init__(self, settings: Settings, **kwargs: Any):
-        if settings.shard_count is not None:  # one shard per process (REFEREE_SHARD_ID/COUNT)
-            kwargs = {"shard_id": settings.shard_id, "shard_count": settings.shard_count} | kwargs
+        shards = settings.shards
+        if shards is not None and len(shards) > 1:  # several shards: a gateway connection for each
+            kwargs = {"shard_ids": list(shards), "shard_count": settings.shard_count} | kwargs
+        elif shards is not None:  # one shard in this process (REFEREE_SHARD_ID/COUNT)
+            kwargs = {"shard_id": shards[0], "shard_count": settings.shard_count} | kwargs
         super().__init__(command_prefix=commands.when_mentioned, intents=discord.Intents.default(),
                          allowed_mentions=discord.AllowedMentions.none(), help_command=None,
                          tree_cls=RefereeTree, **kwargs)
@@ -235,8 +245,9 @@ class RefereeBot(RefereeClient):
         log.info("cogs loaded: %s", ", ".join(self.loaded_cogs) or "none")
 
     async def sync_commands(self) -> list[app_commands.AppCommand]:
-        if self.settings.shard_id not in (None, 0):  # the commands are the application's: shard 0 syncs them
-            log.info("shard %s of %s: commands are synced by shard 0", self.settings.shard_id,
+        shards = self.settings.shards
+        if shards is not None and 0 not in shards:  # the commands are the application's: shard 0 syncs them
+            log.info("shards %s of %s: commands are synced by shard 0", ",".join(map(str, shards)),
                      self.settings.shard_count)
             return []
         if self.settings.dev_guild:
@@ -280,6 +291,11 @@ def freeze_start_up_objects() -> int:
     gc.collect()
     gc.freeze()
     return gc.get_freeze_count()
+
+
+class ShardedRefereeBot(RefereeBot, commands.AutoShardedBot):
+    """The bot holding several shards in one process (REFEREE_SHARD_IDS with REFEREE_SHARD_COUNT):
+    discord.py's AutoShardedBot, one gateway connection per shard, every other part the same."""
 
 
 async def serve(settings: Settings, *, stop: asyncio.Event | None = None) -> None:

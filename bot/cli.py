@@ -545,8 +545,12 @@ def run_store_copy(source: str, target: str, stdout: TextIO, stderr: TextIO) -> 
                 await destination.close()
         finally:
             await origin.close()
-        print(f"copied {report.games} games, {report.entries} log entries, {report.undos} undo proposals "
-              f"from {redacted(source)} to {redacted(target)}", file=stdout)
+        print(f"copied {report.games} games, {report.entries} log entries, {report.undos} undo proposals, "
+              f"{report.secrets} held secrets, {report.checkpoints} checkpoints from {redacted(source)} to "
+              f"{redacted(target)}", file=stdout)
+        if report.left_behind:
+            print(f"left behind {report.left_behind} checkpoints that do not match their entries (edited by hand?): "
+                  "the copy replays from the one before each", file=stdout)
         if not report.ok:
             print(f"referee: {len(report.problems)} copied games do not verify: {report.problems[0]}", file=stderr)
             return EXIT_FAILED
@@ -574,14 +578,17 @@ def run_health(stdout: TextIO, stderr: TextIO) -> int:
     return EXIT_OK
 
 
-def _shard(text: str) -> tuple[int, int]:
-    shard, slash, count = text.partition("/")
+def _shard(text: str) -> tuple[tuple[int, ...], int]:
+    """``ID/COUNT`` or ``ID,ID,.../COUNT``: (the shards' numbers, how many there are)."""
+    shards, slash, count = text.partition("/")
     try:
-        if slash and 0 <= int(shard) < int(count):
-            return int(shard), int(count)
+        ids = tuple(int(part) for part in shards.split(","))
+        if slash and all(0 <= shard < int(count) for shard in ids) and len(set(ids)) == len(ids):
+            return ids, int(count)
     except ValueError:
         pass
-    raise argparse.ArgumentTypeError(f"{text!r}: write ID/COUNT, the shard's number from 0 and how many (e.g. 0/2)")
+    raise argparse.ArgumentTypeError(f"{text!r}: write ID/COUNT, the shard's number from 0 and how many (e.g. 0/2), "
+                                     "or several shards' numbers for this process, ID,ID/COUNT (e.g. 0,1/4)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -592,8 +599,9 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="{run,sandbox,rules,health,store}")
     run = commands.add_parser("run", help="connect to Discord (needs DISCORD_TOKEN or REFEREE_TOKEN)")
     run.add_argument("--shard", metavar="ID/COUNT", type=_shard,
-                     help="connect as shard ID of COUNT (e.g. 0/2), one process per shard on one PostgreSQL "
-                          "database; the same as REFEREE_SHARD_ID and REFEREE_SHARD_COUNT")
+                     help="connect as shard ID of COUNT (e.g. 0/2), or as several (e.g. 0,1/4: one connection "
+                          "each), the processes on one PostgreSQL database; the same as REFEREE_SHARD_ID "
+                          "(or REFEREE_SHARD_IDS) and REFEREE_SHARD_COUNT")
     sandbox = commands.add_parser("sandbox", help="play in the terminal against a local fake Discord")
     sandbox.add_argument("sandbox_args", nargs=argparse.REMAINDER, help="passed on to the sandbox")
     commands.add_parser("health", help="exit 0 when the configured database opens, is migrated and "
@@ -670,7 +678,10 @@ def main(argv: list[str] | None = None, *, stdin: TextIO | None = None, stdout: 
         return run_sandbox(args.sandbox_args, stderr)
     if args.command == "run":
         if args.shard is not None:
-            settings = _settings(stderr, shard_id=args.shard[0], shard_count=args.shard[1])
+            ids, count = args.shard
+            one = len(ids) == 1
+            settings = _settings(stderr, shard_id=ids[0] if one else None, shard_ids=None if one else ids,
+                                 shard_count=count)
             return run_bot(stderr, settings) if settings is not None else EXIT_REFUSED
         return run_bot(stderr)
     settings = _settings(stderr)

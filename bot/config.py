@@ -79,6 +79,8 @@ def default_database() -> Path:
 
 # read as text ("30/60", "off"), not as JSON, then parsed by Settings._rate
 RateSetting = Annotated[Rate, NoDecode]
+# read as text ("0,1"), not as JSON, then parsed by Settings._shard_list
+ShardIds = Annotated[tuple[int, ...] | None, NoDecode]
 
 
 class Settings(BaseSettings):
@@ -115,26 +117,54 @@ class Settings(BaseSettings):
     max_log_entries: int = Field(default=MAX_LOG_ENTRIES, ge=100, le=1_000_000)  # per game
     checkpoint_every: int = Field(default=CHECKPOINT_EVERY, ge=10, le=100_000)  # entries between checkpoints
     # sharding (several bot processes on one PostgreSQL): this process connects as shard
-    # ``shard_id`` of ``shard_count``; Discord sends it the servers whose id >> 22 % count is its id.
-    # Both unset: one process, Discord's default (one shard). Also `python -m bot run --shard 0/2`.
+    # ``shard_id`` of ``shard_count``, or as each of the shards ``shard_ids`` ("0,1": one gateway
+    # connection per shard, discord.py's AutoShardedBot); Discord sends a shard the servers whose
+    # id >> 22 % count is its id. All unset: one process, Discord's default (one shard). Also
+    # `python -m bot run --shard 0/2` (or `--shard 0,1/4`).
     shard_id: int | None = Field(default=None, ge=0, le=100_000)
+    shard_ids: ShardIds = None
     shard_count: int | None = Field(default=None, ge=1, le=100_000)
+
+    @field_validator("shard_ids", mode="before")
+    @classmethod
+    def _shard_list(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            parts = [part.strip() for part in value.split(",")]
+            if not all(part.isdigit() for part in parts):
+                raise ValueError("write the shard numbers (from 0) separated by commas, e.g. 0,1")
+            return tuple(int(part) for part in parts)
+        return value
 
     @model_validator(mode="after")
     def _shards_together(self) -> "Settings":
-        if (self.shard_id is None) != (self.shard_count is None):
-            raise ValueError("set REFEREE_SHARD_ID and REFEREE_SHARD_COUNT together (e.g. 0 and 2), or neither")
-        if self.shard_id is not None and self.shard_count is not None and self.shard_id >= self.shard_count:
-            raise ValueError(f"REFEREE_SHARD_ID {self.shard_id} must be below REFEREE_SHARD_COUNT "
-                             f"{self.shard_count} (shards are numbered from 0)")
+        if self.shard_id is not None and self.shard_ids is not None:
+            raise ValueError("set REFEREE_SHARD_ID (one shard) or REFEREE_SHARD_IDS (several), not both")
+        shards = self.shards
+        if (shards is None) != (self.shard_count is None):
+            raise ValueError("set REFEREE_SHARD_ID (or REFEREE_SHARD_IDS) and REFEREE_SHARD_COUNT together "
+                             "(e.g. 0 and 2), or neither")
+        if shards is not None and self.shard_count is not None:
+            if not shards or len(set(shards)) != len(shards):
+                raise ValueError(f"REFEREE_SHARD_IDS {','.join(map(str, shards))} must name each shard once")
+            if max(shards) >= self.shard_count:
+                name = "REFEREE_SHARD_ID" if self.shard_ids is None else "REFEREE_SHARD_IDS"
+                raise ValueError(f"{name} {','.join(map(str, shards))} must be below REFEREE_SHARD_COUNT "
+                                 f"{self.shard_count} (shards are numbered from 0)")
         return self
+
+    @property
+    def shards(self) -> tuple[int, ...] | None:
+        """The shards this process connects as (sorted), or None: unsharded."""
+        if self.shard_ids is not None:
+            return tuple(sorted(self.shard_ids))
+        return None if self.shard_id is None else (self.shard_id,)
 
     def serves_guild(self, guild_id: int | None) -> bool:
         """Is the server ``guild_id`` this process's (Discord's rule: (id >> 22) % shard count is the
         shard)? Direct messages (no server) are shard 0's. Every server is, without sharding."""
-        if self.shard_count is None:
+        if self.shard_count is None or self.shards is None:
             return True
-        return ((guild_id or 0) >> 22) % self.shard_count == self.shard_id
+        return ((guild_id or 0) >> 22) % self.shard_count in self.shards
     # long work (verify, exports, statistics, undo proposals, the Odds button, previews) runs in
     # worker processes (bot/work.py): at most this many at once, each within this many seconds
     long_work_seconds: float = Field(default=60.0, gt=0, le=3_600)

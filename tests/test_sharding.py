@@ -4,15 +4,19 @@ from the process whose shard Discord gives that server, and nowhere else."""
 
 from __future__ import annotations
 
+import dataclasses
 import io
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+import discord
 import pytest
 
 from bot.app import RefereeBot
 from bot.cli import build_parser, main
 from bot.config import ConfigError, load_settings
+from bot.emulator import FakeDiscord, running
+from bot.emulator.payloads import ChannelSpec, GuildSpec, default_guild
 from bot.pacing import Pacer
 from bot.service import Referee
 from bot.store import open_store
@@ -22,7 +26,7 @@ from tests.store.helpers import CHANNEL, GERMAN, GM, GUILD, RUSSIAN
 
 @pytest.fixture(autouse=True)
 def clean_env(monkeypatch, tmp_path):
-    for name in ("REFEREE_SHARD_ID", "REFEREE_SHARD_COUNT", "REFEREE_TOKEN", "DISCORD_TOKEN"):
+    for name in ("REFEREE_SHARD_ID", "REFEREE_SHARD_IDS", "REFEREE_SHARD_COUNT", "REFEREE_TOKEN", "DISCORD_TOKEN"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("REFEREE_DATABASE", str(tmp_path / "referee.sqlite3"))
 
@@ -35,7 +39,8 @@ def test_the_shard_settings_come_together_and_reach_discord_py(monkeypatch):
     assert (bot.shard_id, bot.shard_count) == (1, 2)
     assert RefereeBot(load_settings(shard_id=None, shard_count=None)).shard_count is None  # unsharded
     monkeypatch.delenv("REFEREE_SHARD_COUNT")
-    with pytest.raises(ConfigError, match="set REFEREE_SHARD_ID and REFEREE_SHARD_COUNT together"):
+    with pytest.raises(ConfigError,
+                       match=r"set REFEREE_SHARD_ID \(or REFEREE_SHARD_IDS\) and REFEREE_SHARD_COUNT together"):
         load_settings()
     with pytest.raises(ConfigError, match="REFEREE_SHARD_ID 2 must be below REFEREE_SHARD_COUNT 2"):
         load_settings(shard_id=2, shard_count=2)
@@ -49,7 +54,7 @@ def test_a_server_belongs_to_the_shard_discord_gives_it():
 
 
 def test_the_run_command_takes_a_shard_flag(capsys):
-    assert build_parser().parse_args(["run", "--shard", "1/4"]).shard == (1, 4)
+    assert build_parser().parse_args(["run", "--shard", "1/4"]).shard == ((1,), 4)
     with pytest.raises(SystemExit):
         build_parser().parse_args(["run", "--shard", "4/4"])
     assert "write ID/COUNT" in capsys.readouterr().err
@@ -108,3 +113,58 @@ async def test_on_postgres_a_silent_game_is_reminded_once_by_its_shards_process(
     finally:
         for store in stores:
             await store.close()
+
+
+def test_one_process_may_hold_several_shards():
+    settings = load_settings(shard_ids="2, 0", shard_count=3)
+    assert settings.shards == (0, 2)
+    bot = RefereeBot(settings)  # discord.py's AutoShardedBot: a gateway connection for each shard
+    assert isinstance(bot, discord.AutoShardedClient) and (bot.shard_ids, bot.shard_count) == ([0, 2], 3)
+    guilds = {n: _guild_on_shard(n, 3).id for n in range(3)}
+    assert [n for n, guild in guilds.items() if settings.serves_guild(guild)] == [0, 2]
+    assert type(RefereeBot(load_settings(shard_ids="1", shard_count=3))) is RefereeBot  # one shard: as before
+    for wrong, message in (({"shard_ids": "0,3", "shard_count": 3}, "REFEREE_SHARD_IDS 0,3 must be below"),
+                           ({"shard_ids": "0,0", "shard_count": 3}, "must name each shard once"),
+                           ({"shard_ids": "0,x", "shard_count": 3}, "separated by commas"),
+                           ({"shard_ids": "0,1", "shard_id": 0, "shard_count": 3}, "not both"),
+                           ({"shard_ids": "0,1"}, "REFEREE_SHARD_COUNT together")):
+        with pytest.raises(ConfigError, match=message):
+            load_settings(**wrong)
+    assert build_parser().parse_args(["run", "--shard", "0,2/3"]).shard == ((0, 2), 3)
+
+
+def _guild_on_shard(shard: int, count: int, n: int = 0) -> GuildSpec:
+    """A server Discord gives shard ``shard`` of ``count`` ((id >> 22) % count), with its own channel."""
+    base = default_guild()
+    guild_id = next(gid for j in range(count * 2) if ((gid := base.id + (j << 22)) >> 22) % count == shard)
+    channel = ChannelSpec(3_000_000_000_000_100_000 + shard * 10 + n, f"game-{shard}")
+    return dataclasses.replace(base, id=guild_id, name=f"shard {shard}'s server", channels=(channel,))
+
+
+async def test_one_process_serves_its_shards_servers_each_over_that_shards_connection(tmp_path: Path):
+    guilds = [_guild_on_shard(n, 3) for n in range(3)]
+    bot = RefereeBot(load_settings(token=None, database=tmp_path / "referee.sqlite3", dev_guild=None,
+                                   shard_ids="0,2", shard_count=3))
+
+    async def at_once(shard_id: int, *, initial: bool = False) -> None:
+        """Discord's identify limit (one per 5 s) is discord.py's wait here: not on loopback."""
+
+    bot.before_identify_hook = at_once
+    async with FakeDiscord(guilds=guilds, sharded=True) as fake, running(bot, fake=fake):
+        sessions = (fake.gateway, *fake.gateway.shard_sessions.values())
+        identified = sorted(tuple(frame["d"]["shard"]) for gateway in sessions
+                            for frame in gateway.received if frame["op"] == 2)
+        assert identified == [(0, 3), (2, 3)]
+        assert sorted(g.id for g in bot.guilds) == [guilds[0].id, guilds[2].id]  # shard 1's server: not here
+        for shard in (0, 2):
+            guild = guilds[shard]
+            reply = await fake.send_command("game new", {"ruleset": "asl", "sides": "Germans, Russians"},
+                                            guild_id=guild.id, channel_id=guild.channels[0].id,
+                                            user_id=guild.members[0].id)
+            assert "Germans" in str(reply.embeds) + reply.content, (reply.content, reply.embeds)
+            session = fake.gateway.for_guild(guild.id)
+            assert session.shard == (shard, 3) and session.connected
+            assert [f["d"]["id"] for f in session.log if f["t"] == "INTERACTION_CREATE"] == [reply.record.payload["id"]]
+        store = bot.store
+        assert sorted(g.guild_id for g in [await store.load_active(guilds[n].channels[0].id) for n in (0, 2)]) == \
+            [guilds[0].id, guilds[2].id]

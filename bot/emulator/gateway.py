@@ -3,6 +3,15 @@
 Every dispatch is kept in the session's log with its sequence number, as Discord does, so a
 client that RESUMEs after a dropped socket is sent what it missed: an interaction dispatched
 while the socket was down reaches the bot once it is back, never lost.
+
+Shards (a ``FakeDiscord(sharded=True)``; by default every client gets every server and every event,
+as when each bot process has a loopback Discord of its own): a client that IDENTIFYs with
+``shard: [k, n]`` (n > 1) opens a session of shard k. The
+``Gateway`` itself is shard 0's session (and the only one of an unsharded bot); each other shard
+gets a session of its own (``shard_sessions[k]``, a ``Gateway`` too), with its own socket, sequence
+numbers and RESUME log. A shard's READY and GUILD_CREATEs hold only its servers (Discord's rule:
+(server id >> 22) % n == k), and each dispatch about a server goes to its shard's session only,
+kept there for a RESUME if that shard is not connected (as Discord does for an absent shard).
 """
 
 from __future__ import annotations
@@ -22,11 +31,17 @@ RESUMABLE_CLOSE = 4000  # "unknown error": discord.py reconnects and RESUMEs on 
 
 
 class Gateway:
-    """One bot session at a time (the bot is not sharded)."""
+    """One bot session at a time per shard (shard 0's, or the only one, is this object's own)."""
 
-    def __init__(self, *, ready_frames: Callable[[str], list[tuple[str, dict[str, Any]]]],
-                 heartbeat_interval_ms: int = 41_250):
-        self._ready_frames = ready_frames  # session id -> [("READY", d), ("GUILD_CREATE", d), ...]
+    def __init__(self, *, ready_frames: Callable[[str, tuple[int, int]], list[tuple[str, dict[str, Any]]]],
+                 heartbeat_interval_ms: int = 41_250, shard: tuple[int, int] = (0, 1), sharded: bool = False):
+        # (session id, (shard, count)) -> [("READY", d), ("GUILD_CREATE", d), ...]
+        self._ready_frames = ready_frames
+        self.shard = shard  # (this session's shard, the shard count): as the client last identified
+        self.shard_sessions: dict[int, Gateway] = {}  # the other shards' sessions, by shard number
+        # True: a session per shard, each given its servers' events (the module's docstring); False
+        # in another shard's session, whose events reach it already routed
+        self.routes = sharded
         self.heartbeat_interval_ms = heartbeat_interval_ms
         self.session_id: str | None = None
         self.seq = 0
@@ -47,16 +62,52 @@ class Gateway:
         socket = web.WebSocketResponse(max_msg_size=0, timeout=2.0)
         await socket.prepare(request)
         self._sockets.add(socket)
+        session = self  # the shard's session this socket speaks to: chosen by its IDENTIFY or RESUME
         try:
             await self._send(socket, {"op": HELLO, "d": {"heartbeat_interval": self.heartbeat_interval_ms}})
             async for message in socket:
                 if message.type is WSMsgType.TEXT:
-                    await self._on_frame(socket, json.loads(message.data))
+                    frame = json.loads(message.data)
+                    if frame.get("op") in (IDENTIFY, RESUME):
+                        session = self._session_for(frame)
+                    await session._on_frame(socket, frame)
         finally:
             self._sockets.discard(socket)
-            if self._socket is socket:
-                self._socket = None
+            for each in (self, *self.shard_sessions.values()):
+                if each._socket is socket:
+                    each._socket = None
         return socket
+
+    def _session_for(self, frame: dict[str, Any]) -> Gateway:
+        """The session an IDENTIFY (by its ``shard``) or a RESUME (by its session id) is for."""
+        data = frame.get("d") or {}
+        if not self.routes:  # unsharded: one session, whatever shard the client names
+            return self
+        if frame.get("op") == RESUME:
+            found = [s for s in self.shard_sessions.values() if s.session_id == data.get("session_id")]
+            return found[0] if found else self
+        shard, count = data.get("shard") or (0, 1)
+        self.shard = (0, count)  # the count routes every server's events, whichever shards connect
+        session = self if shard == 0 else self.shard_session(shard, count)
+        session.shard = (shard, count)
+        return session
+
+    def shard_session(self, shard: int, count: int) -> Gateway:
+        """Shard ``shard``'s session (made on first use)."""
+        if shard not in self.shard_sessions:
+            session = Gateway(ready_frames=self._ready_frames, heartbeat_interval_ms=self.heartbeat_interval_ms,
+                              shard=(shard, count))
+            session.routes = False
+            self.shard_sessions[shard] = session
+        return self.shard_sessions[shard]
+
+    def for_guild(self, guild_id: int | str | None) -> Gateway:
+        """The session Discord sends a server's events to: its shard's (this one when unsharded)."""
+        count = self.shard[1]
+        if not self.routes or count <= 1 or guild_id is None:
+            return self
+        shard = (int(guild_id) >> 22) % count
+        return self if shard == 0 else self.shard_session(shard, count)
 
     async def _on_frame(self, socket: web.WebSocketResponse, frame: dict[str, Any]) -> None:
         op = frame.get("op")
@@ -75,7 +126,7 @@ class Gateway:
         self.identifies += 1
         self.session_id, self.seq, self.log = secrets.token_hex(16), 0, []
         self._socket = socket
-        for event, data in self._ready_frames(self.session_id):
+        for event, data in self._ready_frames(self.session_id, self.shard):
             await self.dispatch(event, data)
         self._changed.set()
 
@@ -97,7 +148,12 @@ class Gateway:
         return {"op": DISPATCH, "t": event, "s": self.seq, "d": data}
 
     async def dispatch(self, event: str, data: dict[str, Any]) -> None:
-        """Send a dispatch now, or keep it for the RESUME replay if the socket is down."""
+        """Send a dispatch now, or keep it for the RESUME replay if the socket is down; a server's
+        event goes to its shard's session."""
+        session = self.for_guild(data.get("guild_id")) if isinstance(data, dict) else self
+        if session is not self:
+            await session.dispatch(event, data)
+            return
         frame = self._frame(event, data)
         self.log.append(frame)
         if self.connected:
@@ -124,5 +180,7 @@ class Gateway:
             await asyncio.wait_for(self._changed.wait(), timeout)
 
     async def close_all(self) -> None:
+        for session in self.shard_sessions.values():
+            await session.close_all()
         for socket in list(self._sockets):
             await socket.close(code=1001, message=b"emulator stopping")

@@ -80,7 +80,10 @@ async def _until_ready(bot: commands.Bot, fake: FakeDiscord, connect: asyncio.Ta
     if ready not in done:
         ready.cancel()
         raise AssertionError(f"the bot was not ready within {timeout}s")
-    missing = [g.id for g in fake.guilds if (bot.get_guild(g.id) is None or bot.get_guild(g.id).unavailable)]
+    # the servers of the shards the bot holds (Discord's rule: (id >> 22) % count); all when unsharded
+    count, held = bot.shard_count or 1, getattr(bot, "shard_ids", None) or [bot.shard_id or 0]
+    missing = [g.id for g in fake.guilds if (g.id >> 22) % count in held
+               and (bot.get_guild(g.id) is None or bot.get_guild(g.id).unavailable)]
     if missing:
         raise AssertionError(f"guilds not available to the bot after READY: {missing}")
 

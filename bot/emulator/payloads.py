@@ -132,11 +132,12 @@ def guild_create_json(guild: GuildSpec, app: AppSpec) -> dict[str, Any]:
             "guild_scheduled_events": [], "soundboard_sounds": []}
 
 
-def ready_json(app: AppSpec, guilds: list[GuildSpec], session_id: str, resume_url: str) -> dict[str, Any]:
+def ready_json(app: AppSpec, guilds: list[GuildSpec], session_id: str, resume_url: str,
+               shard: tuple[int, int] = (0, 1)) -> dict[str, Any]:
     user = user_json(app.bot_user) | {"verified": True, "mfa_enabled": False, "flags": 0}
     return {"v": 10, "user": user, "guilds": [{"id": str(g.id), "unavailable": True} for g in guilds],
             "session_id": session_id, "session_type": "normal", "resume_gateway_url": resume_url,
-            "application": {"id": str(app.id), "flags": 0}, "shard": [0, 1], "private_channels": [],
+            "application": {"id": str(app.id), "flags": 0}, "shard": list(shard), "private_channels": [],
             "relationships": [], "presences": [], "guild_join_requests": [], "geo_ordered_rtc_regions": []}
 
 

@@ -92,7 +92,8 @@ class FakeDiscord:
     def __init__(self, *, guilds: list[pl.GuildSpec] | None = None, app: pl.AppSpec | None = None,
                  token: str | None = None, host: str = "127.0.0.1", port: int = 0,
                  reply_timeout: float = 5.0, heartbeat_interval_ms: int = 41_250,
-                 clock: Clock | None = None, time_scale: float = 1.0, first_id: int | None = None):
+                 clock: Clock | None = None, time_scale: float = 1.0, first_id: int | None = None,
+                 sharded: bool = False):
         self.guilds = guilds if guilds is not None else [pl.default_guild()]
         self.app = app or pl.AppSpec()
         self.token = token  # when set, REST calls with another bot token get a 401
@@ -103,7 +104,8 @@ class FakeDiscord:
         # ids from a fixed start (tests: the same ids every run), or ``first_id`` on (a sandbox on
         # a kept database: time_snowflake(), so a new session never reuses an interaction id)
         self._ids = snowflakes() if first_id is None else snowflakes(first_id)
-        self.gateway = Gateway(ready_frames=self._ready_frames, heartbeat_interval_ms=heartbeat_interval_ms)
+        self.gateway = Gateway(ready_frames=self._ready_frames, heartbeat_interval_ms=heartbeat_interval_ms,
+                               sharded=sharded)
         self.messages = MessageStore(self.app, self._ids, base_url="")
         self.commands: dict[int | None, list[dict[str, Any]]] = {}  # guild id (None: global) -> synced
         self.syncs: list[tuple[int | None, list[dict[str, Any]]]] = []
@@ -273,9 +275,12 @@ class FakeDiscord:
         limit = {"total": 1000, "remaining": 1000, "reset_after": 0, "max_concurrency": 1}
         return json_response({"url": self.gateway_url, "shards": 1, "session_start_limit": limit})
 
-    def _ready_frames(self, session_id: str) -> list[tuple[str, dict[str, Any]]]:
-        ready = pl.ready_json(self.app, self.guilds, session_id, self.gateway_url)
-        return [("READY", ready)] + [("GUILD_CREATE", pl.guild_create_json(g, self.app)) for g in self.guilds]
+    def _ready_frames(self, session_id: str, shard: tuple[int, int] = (0, 1)) -> list[tuple[str, dict[str, Any]]]:
+        """A session's READY and GUILD_CREATEs: the servers of its shard ((id >> 22) % count)."""
+        number, count = shard
+        guilds = [g for g in self.guilds if (g.id >> 22) % count == number]
+        ready = pl.ready_json(self.app, guilds, session_id, self.gateway_url, shard=shard)
+        return [("READY", ready)] + [("GUILD_CREATE", pl.guild_create_json(g, self.app)) for g in guilds]
 
     async def _sync_commands(self, request: web.Request) -> web.Response:
         guild = request.match_info.get("guild")
@@ -568,12 +573,16 @@ class FakeDiscord:
         session: after the bot restarted (IDENTIFY, a new session) this refuses, as a player's
         retry is a new interaction (``send_command``)."""
         record = interaction.record if isinstance(interaction, Reply) else interaction
-        if record.session_id is not None and record.session_id != self.gateway.session_id:
+        if record.session_id is not None and record.session_id != self._session(record).session_id:
             raise AssertionError("Discord does not deliver an interaction to a new gateway session: the bot "
                                  f"restarted since {_describe(record.payload)} was sent (a retry is a new "
                                  "interaction: send the command again)")
         await self._deliver(record, expect_answer=False, settle=True, timeout=timeout)
         return Reply(record)
+
+    def _session(self, record: InteractionRecord) -> Gateway:
+        """The gateway session (of the server's shard) an interaction is sent to."""
+        return self.gateway.for_guild(record.payload.get("guild_id"))
 
     def _interaction(self, kind: int, data: dict[str, Any], guild: pl.GuildSpec, user_id: int | None,
                      channel_id: int | None, permissions: int | None) -> dict[str, Any]:
@@ -635,8 +644,8 @@ class FakeDiscord:
         record.deliveries += 1
         if record.created_at is None:  # its deadlines run from its creation, not a later delivery
             record.created_at = self.clock.now()
-            record.session_id = self.gateway.session_id
-        await self.gateway.dispatch("INTERACTION_CREATE", record.payload)
+            record.session_id = self._session(record).session_id
+        await self.gateway.dispatch("INTERACTION_CREATE", record.payload)  # to its server's shard
         what = _describe(record.payload)
         if self.receipts_tracked:
             await _wait_for(record, lambda: record.deliveries_received > received_before, timeout,

@@ -8,8 +8,9 @@ hash chain, its replay) is ``bot.record``'s, shared by every store.
 
 from pathlib import Path
 
-from .base import (MAX_LOG_ENTRIES, ActiveGameExists, DatabaseUnusable, DuplicateInteraction, LogFull, QuietGame,
-                   SchemaTooNew, ServerGames, StaleGame, StorageUnavailable, Store, StoredGame, StoreError, UndoRequest)
+from .base import (MAX_LOG_ENTRIES, ActiveGameExists, DatabaseUnusable, DuplicateInteraction, GameExtras, LogFull,
+                   QuietGame, SchemaTooNew, ServerGames, StaleGame, StorageUnavailable, Store, StoredGame, StoreError,
+                   UndoRequest)
 from .postgres import PostgresStore, is_postgres
 from .sqlite import SqliteStore, migrations
 
@@ -23,7 +24,8 @@ async def open_store(database: "str | Path", *, max_entries: int = MAX_LOG_ENTRI
 
 
 __all__ = [
-    "MAX_LOG_ENTRIES", "ActiveGameExists", "DatabaseUnusable", "DuplicateInteraction", "LogFull", "QuietGame",
+    "MAX_LOG_ENTRIES", "ActiveGameExists", "DatabaseUnusable", "DuplicateInteraction", "GameExtras", "LogFull",
+    "QuietGame",
     "PostgresStore", "SchemaTooNew", "ServerGames", "SqliteStore", "StaleGame", "StorageUnavailable", "Store", "StoreError", "StoredGame",
     "UndoRequest", "is_postgres", "migrations", "open_store",
 ]

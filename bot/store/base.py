@@ -83,6 +83,18 @@ class ServerGames:
     first_started: str | None
 
 
+@dataclass(frozen=True)
+class GameExtras:
+    """What a game has beside its row, its log and its undo proposals, as a store keeps it: moved
+    with the game by ``python -m bot store copy`` (bot/store/copy.py)."""
+
+    reminded: tuple[int, str] | None = None  # (seq, sent_at) of the last reminder sent (pacing_reminders)
+    unshown: tuple[tuple[int, int], ...] = ()  # (seq, channel) of results saved but not yet seen
+    # (seq, state, live) of each checkpoint, as stored: the state packed (bot.store.sqlite.pack_state),
+    # ``live`` the kept top of the stack as canonical JSON; the same bytes in either store
+    checkpoints: tuple[tuple[int, bytes, str], ...] = ()
+
+
 class StoreError(Exception):
     """A store refused a write; the service turns these into messages for players."""
 
@@ -303,10 +315,15 @@ class Store(ABC):
     async def undo_requests(self, game_id: int) -> list[UndoRequest]:
         """Every undo proposal of a game (answered or not), oldest first."""
 
+    async def game_extras(self, game_id: int) -> GameExtras:
+        """The game's reminder sent, results unshown and checkpoints (none, for a store keeping none)."""
+        return GameExtras()
+
     @abstractmethod
-    async def restore_game(self, stored: StoredGame, entries: list[LogEntry], undos: list[UndoRequest]) -> None:
+    async def restore_game(self, stored: StoredGame, entries: list[LogEntry], undos: list[UndoRequest],
+                           extras: GameExtras = GameExtras()) -> None:
         """Write a game copied from another store as it was: its id (every entry's hash covers
-        it), its state, its whole log and its undo proposals, in one transaction. Raises
+        it), its state, its whole log, its undo proposals and ``extras``, in one transaction. Raises
         StoreError when the id is taken here."""
 
     # --- what the bot holds until its reveal (issue 12: committed dice, sealed orders) ---

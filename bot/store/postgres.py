@@ -27,6 +27,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import zlib
 from collections.abc import AsyncIterator, Callable
 from contextvars import ContextVar
 from datetime import datetime, timedelta, timezone
@@ -35,12 +36,14 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from bot.core.game import Game
-from bot.record.chain import GENESIS_HASH, LogEntry
+from bot.record.chain import GENESIS_HASH, LogEntry, canonical_json, saved_state
+from bot.record.checkpoint import Checkpoint, advance_live
 
-from .base import (MAX_LOG_ENTRIES, ActiveGameExists, DatabaseUnusable, DuplicateInteraction, LogFull, QuietGame,
-                   SchemaTooNew, ServerGames, StaleGame, StorageUnavailable, Store, StoredGame, StoreError,
-                   UndoRequest, UndoStatus)
-from .sqlite import _entry, _entry_params, _stored, _undo, _undo_params, _utc_now, migrations
+from .base import (CHECKPOINT_EVERY, MAX_LOG_ENTRIES, ActiveGameExists, DatabaseUnusable, DuplicateInteraction,
+                   GameExtras, LogFull, QuietGame, SchemaTooNew, ServerGames, StaleGame, StorageUnavailable, Store,
+                   StoredGame, StoreError, UndoRequest, UndoStatus)
+from .sqlite import (_entry, _entry_params, _live, _runs, _stored, _undo, _undo_params, _utc_now, migrations,
+                     pack_state, remind_due, unpack_state)
 
 try:  # the optional extra `postgres`
     import asyncpg
@@ -65,17 +68,25 @@ _UNDO_VALUES = ", ".join(f"${n}" for n in range(1, 15))
 
 # A command's whole write in one statement (one round trip, atomic as any statement): the game
 # moves on only if nobody wrote since it was loaded (the WHERE is an optimistic lock), and the entry
-# (and its unshown mark, for an interaction's) go in only if it did. Returns 1, or 0 when stale.
-_WRITE = (
-    "WITH moved AS (UPDATE games SET state = $1, last_seq = $2, head_hash = $3, "
-    "status = CASE WHEN $4 THEN 'ended' ELSE status END, ended_at = CASE WHEN $4 THEN $5 ELSE ended_at END "
-    "WHERE id = $6 AND status = 'active' AND last_seq = $7 AND head_hash = $8 RETURNING id, channel_id), "
-    f"logged AS (INSERT INTO log_entries ({_ENTRY_COLUMNS}) SELECT $9::bigint, $10::integer, $11::text, "
-    "$12::bigint, $13::text, $14::text, $15::text, $16::boolean, $17::bytea, $18::text, $19::text, $20::text, "
-    "$21::bigint, $22::integer, $23::text FROM moved RETURNING seq), "
-    "unshown AS (INSERT INTO unshown_entries (game_id, seq, channel_id) SELECT id, $10::integer, channel_id "
-    "FROM moved WHERE $21::bigint IS NOT NULL RETURNING seq) "
-    "SELECT count(*) FROM moved")
+# (and its unshown mark, for an interaction's) go in only if it did. Returns (1, the game's newest
+# checkpoint), or (0, ...) when stale. From schema 3 on it also sets when the game is due for a reminder.
+def _write_sql(remind: bool) -> str:
+    return (
+        "WITH moved AS (UPDATE games SET state = $1, last_seq = $2, head_hash = $3, "
+        "status = CASE WHEN $4 THEN 'ended' ELSE status END, ended_at = CASE WHEN $4 THEN $5 ELSE ended_at END"
+        f"{', remind_due = $24::text' if remind else ''} "
+        "WHERE id = $6 AND status = 'active' AND last_seq = $7 AND head_hash = $8 RETURNING id, channel_id), "
+        f"logged AS (INSERT INTO log_entries ({_ENTRY_COLUMNS}) SELECT $9::bigint, $10::integer, $11::text, "
+        "$12::bigint, $13::text, $14::text, $15::text, $16::boolean, $17::bytea, $18::text, $19::text, $20::text, "
+        "$21::bigint, $22::integer, $23::text FROM moved RETURNING seq), "
+        "unshown AS (INSERT INTO unshown_entries (game_id, seq, channel_id) SELECT id, $10::integer, channel_id "
+        "FROM moved WHERE $21::bigint IS NOT NULL RETURNING seq) "
+        "SELECT count(*), "
+        f"{'(SELECT max(seq) FROM checkpoints WHERE game_id = $6)' if remind else 'NULL::integer'} FROM moved")
+
+
+_WRITE, _WRITE_BEFORE_3 = _write_sql(True), _write_sql(False)
+CHECKPOINTS_SCHEMA = 3  # pg_migrations/0003_checkpoints_and_reminders.sql
 
 _ACTIVE_GAME = f"SELECT {_GAME_COLUMNS} FROM games WHERE channel_id = $1 AND status = 'active'"
 _LOGGED_OR_ACTIVE = (
@@ -147,9 +158,13 @@ async def _reset(conn: Any) -> None:
 
 
 class PostgresStore(Store):
-    def __init__(self, pool: Any, *, max_entries: int = MAX_LOG_ENTRIES, label: str = "postgresql"):
+    def __init__(self, pool: Any, *, max_entries: int = MAX_LOG_ENTRIES, label: str = "postgresql",
+                 checkpoint_every: int | None = CHECKPOINT_EVERY):
         self._pool = pool
         self.max_entries = max_entries
+        # a checkpoint every this many entries, and reminders by their indexed due time (schema 3 on);
+        # None: neither (a store held at an earlier schema by ``open(upto=...)``)
+        self.checkpoint_every = checkpoint_every
         self.label = label  # the DSN without its password
         self._shown: list[tuple[int, int]] = []
         self._shown_flush: asyncio.TimerHandle | None = None
@@ -157,7 +172,7 @@ class PostgresStore(Store):
 
     @classmethod
     async def open(cls, dsn: str, *, max_entries: int = MAX_LOG_ENTRIES, upto: int | None = None,
-                   pool_size: int = POOL_SIZE, checkpoint_every: int | None = None) -> PostgresStore:
+                   pool_size: int = POOL_SIZE, checkpoint_every: int = CHECKPOINT_EVERY) -> PostgresStore:
         """Connect a pool to ``dsn`` and migrate the schema (up to ``upto``). A server that cannot
         serve (unreachable, no such database, refused login) raises DatabaseUnusable: one line
         naming it (without the password) and what to do."""
@@ -177,7 +192,9 @@ class PostgresStore(Store):
         except BaseException:
             await pool.close()
             raise
-        return cls(pool, max_entries=max_entries, label=label)
+        held_before_3 = upto is not None and upto < CHECKPOINTS_SCHEMA
+        return cls(pool, max_entries=max_entries, label=label,
+                   checkpoint_every=None if held_before_3 else checkpoint_every)
 
     async def close(self) -> None:
         if self._shown_flush is not None:
@@ -307,7 +324,7 @@ class PostgresStore(Store):
 
     async def create_game(self, channel_id: int, guild_id: int | None, game: Game,
                           first_entry: Callable[[int], LogEntry]) -> tuple[StoredGame, LogEntry]:
-        state, created_at = game.model_dump_json(), _utc_now()
+        state, created_at = self._state(game), _utc_now()
         sealed: list[LogEntry] = []
         try:
             async with self._connection() as conn, conn.transaction():
@@ -318,8 +335,12 @@ class PostgresStore(Store):
                 # sealed here, inside the transaction: the entry's hash covers the new game's id
                 sealed.append(entry := first_entry(game_id))
                 await self._insert_entry(conn, entry)
-                await conn.execute("UPDATE games SET last_seq = $1, head_hash = $2 WHERE id = $3",
-                                   entry.seq, entry.hash, game_id)
+                if self.checkpoint_every is None:
+                    await conn.execute("UPDATE games SET last_seq = $1, head_hash = $2 WHERE id = $3",
+                                       entry.seq, entry.hash, game_id)
+                else:
+                    await conn.execute("UPDATE games SET last_seq = $1, head_hash = $2, remind_due = $3 WHERE id = $4",
+                                       entry.seq, entry.hash, remind_due(game, entry.time), game_id)
         except asyncpg.UniqueViolationError as exc:
             raise self._unique(exc, sealed[0].interaction_id if sealed else None) from None
         return StoredGame(id=entry.game_id, channel_id=channel_id, guild_id=guild_id, ruleset=game.ruleset,
@@ -333,15 +354,18 @@ class PostgresStore(Store):
         takes a transaction of several."""
         if entry.seq > self.max_entries + (1 if end else 0):
             raise LogFull(f"the log holds {self.max_entries} entries, the most one game may have")
-        state = game.model_dump_json()
-        moved_params = (state, entry.seq, entry.hash, end, entry.time, stored.id, entry.seq - 1, entry.prev_hash)
+        saved = saved_state(game, take=True)  # the dump the entry's state hash covered: not dumped again
+        moved_params = (saved.ordered, entry.seq, entry.hash, end, entry.time, stored.id, entry.seq - 1,
+                        entry.prev_hash)
+        remind = self.checkpoint_every is not None
+        sql, extra = (_WRITE, (remind_due(game, entry.time),)) if remind else (_WRITE_BEFORE_3, ())
         try:
             async with self._connection() as conn:
                 if undo is None:
-                    moved = await conn.fetchval(_WRITE, *moved_params, *_entry_row(entry))
+                    moved, since = await conn.fetchrow(sql, *moved_params, *_entry_row(entry), *extra)
                 else:
                     async with conn.transaction():
-                        moved = await conn.fetchval(_WRITE, *moved_params, *_entry_row(entry))
+                        moved, since = await conn.fetchrow(sql, *moved_params, *_entry_row(entry), *extra)
                         if moved == 1:
                             accepted = await conn.execute(
                                 "UPDATE undo_requests SET status = 'accepted', answered_by = $1, answered_at = $2 "
@@ -354,11 +378,63 @@ class PostgresStore(Store):
                             "SELECT 1 FROM log_entries WHERE interaction_id = $1", entry.interaction_id):
                         raise DuplicateInteraction(entry.interaction_id)
                     raise StaleGame(f"game {stored.id} changed since it was loaded")
+                if remind and entry.seq - (since or 0) >= self.checkpoint_every:
+                    await self._checkpoint(conn, stored.id, entry, pack_state(saved), since or 0)
         except asyncpg.UniqueViolationError as exc:
             raise self._unique(exc, entry.interaction_id) from None
         return StoredGame(id=stored.id, channel_id=stored.channel_id, guild_id=stored.guild_id,
                           ruleset=stored.ruleset, status="ended" if end else stored.status,
                           created_at=stored.created_at, game=game, last_seq=entry.seq, head_hash=entry.hash)
+
+    def _state(self, game: Game) -> str:
+        """The state's JSON as this store writes it, in the game's own order: the dump its entry's
+        state hash covered (``saved_state``), not a second one."""
+        return saved_state(game, take=True).ordered
+
+    async def _checkpoint(self, conn: Any, game_id: int, entry: LogEntry, state: bytes, since: int) -> None:
+        """The state after ``entry`` as a checkpoint, ``checkpoint_every`` entries past the game's last
+        one (a game logged before schema 3 gets its first with its next entry). Written right after the
+        entry's own statement, on the same connection (under the channel's lock), not in its
+        transaction: a command's write stays one round trip, and the K-th pays two more. Nothing
+        depends on it being there: a checkpoint lost to a crash in between is written with the next
+        entry (it is then still ``checkpoint_every`` or more past the last), and each is checked against
+        its entry before use."""
+        every = self.checkpoint_every
+        assert every is not None
+        async with conn.transaction():
+            last = await conn.fetchval("SELECT live FROM checkpoints WHERE game_id = $1 AND seq = $2", game_id, since)
+            kept = _live(last) if last is not None else {"top": [], "whole": True}
+            rows = await conn.fetch("SELECT seq, order_json::jsonb ->> 'action', order_json::jsonb -> 'undoes' "
+                                    "FROM log_entries WHERE game_id = $1 AND seq > $2 AND seq <= $3 ORDER BY seq",
+                                    game_id, since, entry.seq)
+            # deep enough for every undo among the entries up to the next checkpoint
+            top, whole = advance_live(kept["top"], kept["whole"], [tuple(row) for row in rows], keep=every + 1)
+            await conn.execute("INSERT INTO checkpoints (game_id, seq, state, live) VALUES ($1, $2, $3, $4) "
+                               "ON CONFLICT DO NOTHING", game_id, entry.seq, state,
+                               canonical_json({"runs": _runs(top), "whole": whole}))
+
+    async def checkpoint_before(self, game_id: int, seq: int) -> Checkpoint | None:
+        if self.checkpoint_every is None:
+            return None
+        async with self._connection() as conn:
+            found = await conn.fetchrow("SELECT seq, state, live FROM checkpoints WHERE game_id = $1 AND seq <= $2 "
+                                        "ORDER BY seq DESC LIMIT 1", game_id, seq)
+            if found is None:
+                return None
+            live = _live(found[2])
+            top = live["top"]
+            hashes = dict(await conn.fetch("SELECT seq, state_hash FROM log_entries WHERE game_id = $1 AND "
+                                           "seq >= $2 AND seq <= $3", game_id, top[0], top[-1])) if top else {}
+            entry = await conn.fetchrow(f"SELECT {_ENTRY_COLUMNS} FROM log_entries WHERE game_id = $1 AND seq = $2",
+                                        game_id, found[0])
+        if entry is None or any(seq not in hashes for seq in top):
+            return None  # the log lacks an entry the checkpoint names: replay from entry 1
+        try:
+            game = unpack_state(bytes(found[1]))
+        except (ValueError, zlib.error):
+            return None  # not a state this bot wrote: replay from entry 1
+        return Checkpoint(state=game, entry=_entry(entry), top=tuple((seq, hashes[seq]) for seq in top),
+                          whole=bool(live["whole"]))
 
     async def _insert_entry(self, conn: Any, entry: LogEntry) -> None:
         await conn.execute(f"INSERT INTO log_entries ({_ENTRY_COLUMNS}) VALUES ({_ENTRY_VALUES})", *_entry_row(entry))
@@ -448,7 +524,18 @@ class PostgresStore(Store):
                                     game_id)
         return [_undo(row) for row in rows]
 
-    async def restore_game(self, stored: StoredGame, entries: list[LogEntry], undos: list[UndoRequest]) -> None:
+    async def game_extras(self, game_id: int) -> GameExtras:
+        async with self._connection() as conn:
+            reminded = await conn.fetchrow("SELECT seq, sent_at FROM pacing_reminders WHERE game_id = $1", game_id)
+            unshown = await conn.fetch("SELECT seq, channel_id FROM unshown_entries WHERE game_id = $1 ORDER BY seq",
+                                       game_id)
+            checkpoints = await conn.fetch("SELECT seq, state, live FROM checkpoints WHERE game_id = $1 ORDER BY seq",
+                                           game_id) if self.checkpoint_every is not None else []
+        return GameExtras(reminded=tuple(reminded) if reminded else None, unshown=tuple(map(tuple, unshown)),
+                          checkpoints=tuple((seq, bytes(state), live) for seq, state, live in checkpoints))
+
+    async def restore_game(self, stored: StoredGame, entries: list[LogEntry], undos: list[UndoRequest],
+                           extras: GameExtras = GameExtras()) -> None:
         ended_at = entries[-1].time if stored.status == "ended" and entries else None
         try:
             async with self._connection() as conn, conn.transaction():
@@ -458,12 +545,27 @@ class PostgresStore(Store):
                     f"INSERT INTO games ({_GAME_COLUMNS}, ended_at) OVERRIDING SYSTEM VALUE "
                     "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
                     stored.id, stored.channel_id, stored.guild_id, stored.ruleset, stored.status, stored.created_at,
-                    stored.game.model_dump_json(), stored.last_seq, stored.head_hash, ended_at)
+                    self._state(stored.game), stored.last_seq, stored.head_hash, ended_at)
                 await conn.executemany(f"INSERT INTO log_entries ({_ENTRY_COLUMNS}) VALUES ({_ENTRY_VALUES})",
                                        [_entry_row(entry) for entry in entries])
                 await conn.executemany(
                     f"INSERT INTO undo_requests ({_UNDO_COLUMNS}) OVERRIDING SYSTEM VALUE VALUES "
                     f"({_UNDO_VALUES}, $15)", [_undo_params(undo) for undo in undos])
+                if extras.reminded is not None:
+                    await conn.execute("INSERT INTO pacing_reminders (game_id, seq, sent_at) VALUES ($1, $2, $3)",
+                                       stored.id, *extras.reminded)
+                await conn.executemany("INSERT INTO unshown_entries (game_id, seq, channel_id) VALUES ($1, $2, $3)",
+                                       [(stored.id, seq, channel) for seq, channel in extras.unshown])
+                if self.checkpoint_every is not None:
+                    await conn.executemany(
+                        "INSERT INTO checkpoints (game_id, seq, state, live) VALUES ($1, $2, $3, $4)",
+                        [(stored.id, *checkpoint) for checkpoint in extras.checkpoints])
+                    if stored.status == "active" and entries and (
+                            extras.reminded is None or extras.reminded[0] != stored.last_seq):
+                        # due for a reminder as it would be had its last entry been written here, unless
+                        # it was reminded of this silence already (schema 3)
+                        await conn.execute("UPDATE games SET remind_due = $1 WHERE id = $2",
+                                           remind_due(stored.game, entries[-1].time), stored.id)
                 # the ids handed out next start after the copied ones
                 for table in ("games", "undo_requests"):
                     await conn.execute(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
@@ -549,23 +651,28 @@ class PostgresStore(Store):
         return ServerGames(running=row[0], started=row[1], first_started=row[2])
 
     async def quiet_games(self, due_by: str | None = None) -> list[QuietGame]:
-        """The games that asked for reminders (a number of hours above 0, or text that is one) and
-        were not reminded of their current silence, soonest due first; with ``due_by``, only those
-        due by then. Computed here from each active game's option: not an indexed read, unlike
-        SQLite's schema 7 (a PostgreSQL migration adding its ``remind_due`` column would be)."""
+        """The games due for a reminder (by ``due_by``, or any time), soonest due first: through the
+        index games_reminder_due (pg_migrations/0003), so only the games due are read and parsed."""
         columns = ", ".join("g." + c.strip() for c in _GAME_COLUMNS.split(","))
+        joins = ("FROM games g JOIN log_entries e ON e.game_id = g.id AND e.seq = g.last_seq "
+                 "LEFT JOIN pacing_reminders r ON r.game_id = g.id")
         async with self._connection() as conn:
-            rows = await conn.fetch(
-                f"SELECT {columns}, q.time, q.reminded FROM (SELECT g.id, e.time, r.seq AS reminded, "
-                "e.time::timestamptz + CASE WHEN o.hours ~ '^ *[0-9]+(\\.[0-9]+)? *$' THEN o.hours::double precision "
-                "END * interval '1 hour' AS due FROM games g "
-                "JOIN log_entries e ON e.game_id = g.id AND e.seq = g.last_seq "
-                "LEFT JOIN pacing_reminders r ON r.game_id = g.id "
-                "CROSS JOIN LATERAL (SELECT g.state::jsonb #>> '{options,remind_after_hours}' AS hours) o "
-                "WHERE g.status = 'active' AND r.seq IS DISTINCT FROM g.last_seq) q "
-                "JOIN games g ON g.id = q.id "
-                "WHERE q.due > q.time::timestamptz AND ($1::text IS NULL OR q.due <= $1::timestamptz) "
-                "ORDER BY q.due, g.id", due_by)
+            if self.checkpoint_every is None:  # a store held before schema 3: computed from every game's option
+                rows = await conn.fetch(
+                    f"SELECT {columns}, q.time, q.reminded FROM (SELECT g.id, e.time, r.seq AS reminded, "
+                    "e.time::timestamptz + CASE WHEN o.hours ~ '^ *[0-9]+(\\.[0-9]+)? *$' "
+                    f"THEN o.hours::double precision END * interval '1 hour' AS due {joins} "
+                    "CROSS JOIN LATERAL (SELECT g.state::jsonb #>> '{options,remind_after_hours}' AS hours) o "
+                    "WHERE g.status = 'active' AND r.seq IS DISTINCT FROM g.last_seq) q "
+                    "JOIN games g ON g.id = q.id "
+                    "WHERE q.due > q.time::timestamptz AND ($1::text IS NULL OR q.due <= $1::timestamptz) "
+                    "ORDER BY q.due, g.id", due_by)
+            else:
+                # a range on the index (a bound given as a parameter, not coalesce(), which no index serves)
+                due = "AND g.remind_due <= $1 " if due_by is not None else ""
+                rows = await conn.fetch(
+                    f"SELECT {columns}, e.time, r.seq {joins} WHERE g.status = 'active' AND g.remind_due IS NOT NULL "
+                    f"{due}ORDER BY g.remind_due, g.id", *([due_by] if due_by is not None else []))
         return [QuietGame(_stored(tuple(row)[:9]), row[9], row[10]) for row in rows]
 
     async def keep_secret(self, commitment: str, secret: bytes) -> None:
@@ -580,17 +687,23 @@ class PostgresStore(Store):
         return None if secret is None else bytes(secret)
 
     async def mark_reminded(self, game_id: int, seq: int, sent_at: str) -> None:
-        async with self._connection() as conn:
+        async with self._connection() as conn, conn.transaction():
             await conn.execute("INSERT INTO pacing_reminders (game_id, seq, sent_at) VALUES ($1, $2, $3) "
                                "ON CONFLICT (game_id) DO UPDATE SET seq = excluded.seq, sent_at = excluded.sent_at",
                                game_id, seq, sent_at)
+            if self.checkpoint_every is not None:  # reminded of this silence: due again after its next entry
+                await conn.execute("UPDATE games SET remind_due = NULL WHERE id = $1 AND last_seq = $2", game_id, seq)
 
     async def claim_reminder(self, game_id: int, seq: int, sent_at: str) -> bool:
+        """One statement: the claim, and (schema 3 on) the game no longer due until its next entry."""
+        claim = ("INSERT INTO pacing_reminders (game_id, seq, sent_at) VALUES ($1, $2, $3) "
+                 "ON CONFLICT (game_id) DO UPDATE SET seq = excluded.seq, sent_at = excluded.sent_at "
+                 "WHERE pacing_reminders.seq <> excluded.seq RETURNING game_id")
+        if self.checkpoint_every is not None:
+            claim = (f"WITH claimed AS ({claim}), undue AS (UPDATE games SET remind_due = NULL WHERE id IN "
+                     "(SELECT game_id FROM claimed) AND last_seq = $2 RETURNING id) SELECT game_id FROM claimed")
         async with self._connection() as conn:
-            return await conn.fetchval(
-                "INSERT INTO pacing_reminders (game_id, seq, sent_at) VALUES ($1, $2, $3) "
-                "ON CONFLICT (game_id) DO UPDATE SET seq = excluded.seq, sent_at = excluded.sent_at "
-                "WHERE pacing_reminders.seq <> excluded.seq RETURNING game_id", game_id, seq, sent_at) is not None
+            return await conn.fetchval(claim, game_id, seq, sent_at) is not None
 
 
 async def schema_version(conn: Any) -> int:

@@ -46,8 +46,8 @@ import aiosqlite
 from bot.core.game import Game
 
 from .base import (CHECKPOINT_EVERY, MAX_LOG_ENTRIES, ActiveGameExists, DatabaseUnusable, DuplicateInteraction,
-                   EntryRows, LogFull, QuietGame, SchemaTooNew, ServerGames, StaleGame, StorageUnavailable, Store,
-                   StoredGame, StoreError, UndoRequest, UndoStatus)
+                   EntryRows, GameExtras, LogFull, QuietGame, SchemaTooNew, ServerGames, StaleGame,
+                   StorageUnavailable, Store, StoredGame, StoreError, UndoRequest, UndoStatus)
 from bot.record.chain import GENESIS_HASH, LogEntry, SavedState, canonical_json, saved_state
 from bot.record.checkpoint import Checkpoint, advance_live
 
@@ -747,7 +747,20 @@ class SqliteStore(Store):
                                     (game_id,))
         return [_undo(row) for row in rows]
 
-    async def restore_game(self, stored: StoredGame, entries: list[LogEntry], undos: list[UndoRequest]) -> None:
+    async def game_extras(self, game_id: int) -> GameExtras:
+        def read(conn: Connection) -> GameExtras:
+            reminded = _fetchone(conn, "SELECT seq, sent_at FROM pacing_reminders WHERE game_id = ?", (game_id,))
+            unshown = _fetchall(conn, "SELECT seq, channel_id FROM unshown_entries WHERE game_id = ? ORDER BY seq",
+                                (game_id,)) if self.track_unshown else []
+            checkpoints = _fetchall(conn, "SELECT seq, state, live FROM checkpoints WHERE game_id = ? ORDER BY seq",
+                                    (game_id,)) if self.checkpoint_every is not None else []
+            return GameExtras(reminded=tuple(reminded) if reminded else None, unshown=tuple(map(tuple, unshown)),
+                              checkpoints=tuple((seq, bytes(state), live) for seq, state, live in checkpoints))
+
+        return await self._read(read)
+
+    async def restore_game(self, stored: StoredGame, entries: list[LogEntry], undos: list[UndoRequest],
+                           extras: GameExtras = GameExtras()) -> None:
         ended_at = entries[-1].time if stored.status == "ended" and entries else None
         count = self._entry_columns.count(",") + 1
 
@@ -762,10 +775,21 @@ class SqliteStore(Store):
                              [_entry_params(entry, compress=self.compress_outcomes)[:count] for entry in entries])
             conn.executemany(f"INSERT INTO undo_requests ({_UNDO_COLUMNS}) VALUES ({', '.join('?' * 15)})",
                              [_undo_params(undo) for undo in undos])
-            if self.checkpoint_every is not None and stored.status == "active" and entries:
-                # due for a reminder as it would be had its last entry been written here (schema 7)
-                conn.execute("UPDATE games SET remind_due = ? WHERE id = ?",
-                             (remind_due(stored.game, entries[-1].time), stored.id))
+            if extras.reminded is not None:
+                conn.execute("INSERT INTO pacing_reminders (game_id, seq, sent_at) VALUES (?, ?, ?)",
+                             (stored.id, *extras.reminded))
+            if self.track_unshown:
+                conn.executemany("INSERT INTO unshown_entries (game_id, seq, channel_id) VALUES (?, ?, ?)",
+                                 [(stored.id, seq, channel) for seq, channel in extras.unshown])
+            if self.checkpoint_every is not None:
+                conn.executemany("INSERT INTO checkpoints (game_id, seq, state, live) VALUES (?, ?, ?, ?)",
+                                 [(stored.id, *checkpoint) for checkpoint in extras.checkpoints])
+                if stored.status == "active" and entries and (
+                        extras.reminded is None or extras.reminded[0] != stored.last_seq):
+                    # due for a reminder as it would be had its last entry been written here, unless it
+                    # was reminded of this silence already (schema 7)
+                    conn.execute("UPDATE games SET remind_due = ? WHERE id = ?",
+                                 (remind_due(stored.game, entries[-1].time), stored.id))
 
         try:
             await self._transact(restore)

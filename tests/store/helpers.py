@@ -116,6 +116,21 @@ async def raw_edit(database: Path | str, sql: str, params: tuple = ()) -> None:
         await conn.close()
 
 
+async def raw_read(database: Path | str, sql: str, params: tuple = ()) -> list[tuple]:
+    """Read the database by hand (``raw_edit``'s reading side), on either store."""
+    if not is_postgres(database):
+        with sqlite3.connect(database) as db:
+            return db.execute(sql, params).fetchall()
+    import asyncpg
+
+    numbered = iter(range(1, sql.count("?") + 1))
+    conn = await asyncpg.connect(str(database))
+    try:
+        return [tuple(row) for row in await conn.fetch(re.sub(r"\?", lambda _: f"${next(numbered)}", sql), *params)]
+    finally:
+        await conn.close()
+
+
 def break_entry_insert(store, monkeypatch) -> type[Exception]:
     """Make the next log entry's insert fail inside the write, after the game's row was updated in
     the same transaction (SQLite) or statement (PostgreSQL: the entry's hash is NULL, which its

@@ -1,7 +1,8 @@
 """Checkpoints (issue 14, bot/record/checkpoint.py): the state after every K-th entry, so an undo
 proposal and the Odds button of an old result replay at most K entries. A checkpoint may make a
 replay shorter, never different: every answer below is compared with the replay from entry 1,
-and a checkpoint that does not match its entry's state hash is not used."""
+and a checkpoint that does not match its entry's state hash is not used. Each test runs on both
+stores (the ``store_database`` fixture: an SQLite file, a PostgreSQL schema of its own)."""
 
 from __future__ import annotations
 
@@ -15,16 +16,17 @@ from bot.record.checkpoint import advance_live
 from bot.record.replay import ChainVerifier, ReplayRefused, Replayer
 from bot.service import NotAllowed, Referee
 from bot.record.chain import saved_state
+from bot.store import is_postgres, open_store
 from bot.store.sqlite import pack_state
 
-from .helpers import CHANNEL, GERMAN, GM, RUSSIAN, asl_squad, open_store, raw, seated_asl_game
+from .helpers import CHANNEL, GERMAN, GM, RUSSIAN, asl_squad, raw_edit, raw_read, seated_asl_game
 
 EVERY = 4
 
 
 @pytest.fixture
-async def referee(tmp_path):
-    store = await open_store(tmp_path, checkpoint_every=EVERY)
+async def referee(store_database):
+    store = await open_store(store_database, checkpoint_every=EVERY)
     yield Referee(store)
     await store.close()
 
@@ -54,17 +56,17 @@ async def _morale(referee: Referee, dice: list[int]) -> int:
     return acted.entry.seq
 
 
-def _checkpoints(tmp_path: Path) -> list[int]:
-    return [row[0] for row in raw(tmp_path / "data" / "referee.sqlite3", "SELECT seq FROM checkpoints ORDER BY seq")]
+async def _checkpoints(database) -> list[int]:
+    return [row[0] for row in await raw_read(database, "SELECT seq FROM checkpoints ORDER BY seq")]
 
 
-async def test_a_checkpoint_every_k_entries_holds_the_state_in_the_games_order(referee, tmp_path):
+async def test_a_checkpoint_every_k_entries_holds_the_state_in_the_games_order(referee, store_database):
     await seated_asl_game(referee)  # entries 1-5
     for unit in ("R9", "R2"):  # added out of sorted order: the order is part of the game
         await referee.act(CHANNEL, GM, asl_squad(unit, 1, "C5"), command="/unit add")
     for i in range(6):
         await _move(referee, i)
-    assert _checkpoints(tmp_path) == [4, 8, 12]
+    assert await _checkpoints(store_database) == [4, 8, 12]
     store = referee._store
     checkpoint = await store.checkpoint_before(1, 11)
     # the top K + 1 of the stack of entries not undone: enough for every undo before the next one
@@ -76,7 +78,7 @@ async def test_a_checkpoint_every_k_entries_holds_the_state_in_the_games_order(r
     assert (await store.checkpoint_before(1, 3)) is None
 
 
-async def test_undo_proposals_and_odds_from_checkpoints_match_the_replay_from_entry_one(referee, tmp_path):
+async def test_undo_proposals_and_odds_from_checkpoints_match_the_replay_from_entry_one(referee, store_database):
     await seated_asl_game(referee)
     morale = []
     for i in range(9):
@@ -93,11 +95,11 @@ async def test_undo_proposals_and_odds_from_checkpoints_match_the_replay_from_en
     for i in range(6):
         await _move(referee, 20 + i)
     await _undo(referee)
-    assert len(_checkpoints(tmp_path)) >= 8
+    assert len(await _checkpoints(store_database)) >= 8
     assert (await referee.verify(CHANNEL)).ok
 
     # the same answers from a store without checkpoints, on the same file
-    plain_store = await open_store(tmp_path, checkpoint_every=None)
+    plain_store = await open_store(store_database, checkpoint_every=None)
     try:
         plain = Referee(plain_store)
         plain_store.checkpoint_every = None
@@ -111,7 +113,7 @@ async def test_undo_proposals_and_odds_from_checkpoints_match_the_replay_from_en
     assert resumed.resumed_at > morale[-1] - 1 - EVERY  # at most K entries to replay
 
 
-async def test_a_checkpoint_that_does_not_match_its_entry_is_not_used(referee, tmp_path):
+async def test_a_checkpoint_that_does_not_match_its_entry_is_not_used(referee, store_database):
     await seated_asl_game(referee)
     for i in range(6):
         await _move(referee, i)
@@ -123,8 +125,7 @@ async def test_a_checkpoint_that_does_not_match_its_entry_is_not_used(referee, t
     # someone edits the checkpoint's state (a unit moved): its hash no longer matches entry 8's
     edited = honest.game().model_copy(deep=True)
     edited.units["A1"].location = "Z9"
-    raw(tmp_path / "data" / "referee.sqlite3", "UPDATE checkpoints SET state = ? WHERE seq = 8",
-        (pack_state(saved_state(edited)),))
+    await raw_edit(store_database, "UPDATE checkpoints SET state = ? WHERE seq = 8", (pack_state(saved_state(edited)),))
     tampered = await store.checkpoint_before(1, seq - 1)
     assert tampered.game() is None
     assert ChainVerifier.resume(tampered, until=seq - 1).resumed_at == 0  # from entry 1 instead
@@ -147,15 +148,30 @@ def test_the_kept_stack_follows_undos_and_a_short_stack_refuses_a_deeper_undo():
         replayer.undo_target()
 
 
-async def test_a_game_logged_before_checkpoints_gets_one_with_its_next_entry(tmp_path):
-    fixture = Path(__file__).with_name("fixtures") / "v0006.sqlite3"
-    path = tmp_path / "data" / "referee.sqlite3"
-    path.parent.mkdir()
-    shutil.copyfile(fixture, path)
-    with sqlite3.connect(path) as db:
-        game_id, channel, last = db.execute(
-            "SELECT id, channel_id, last_seq FROM games WHERE ruleset = 'asl' AND status = 'active'").fetchone()
-    store = await open_store(tmp_path, checkpoint_every=EVERY)
+async def _game_logged_before_checkpoints(database) -> tuple[int, int, int]:
+    """(game, channel, last seq) of an active game written by a bot of the schema before checkpoints:
+    SQLite's upgrade fixture of schema 6; on PostgreSQL, a game played on a store held at schema 2."""
+    if not is_postgres(database):
+        database.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(Path(__file__).with_name("fixtures") / "v0006.sqlite3", database)
+        with sqlite3.connect(database) as db:
+            return db.execute(
+                "SELECT id, channel_id, last_seq FROM games WHERE ruleset = 'asl' AND status = 'active'").fetchone()
+    old = await open_store(database, upto=2)
+    try:
+        referee = Referee(old)
+        await seated_asl_game(referee)
+        for i in range(EVERY):
+            await _move(referee, i)
+        stored = await old.load_active(CHANNEL)
+        return stored.id, CHANNEL, stored.last_seq
+    finally:
+        await old.close()
+
+
+async def test_a_game_logged_before_checkpoints_gets_one_with_its_next_entry(store_database):
+    game_id, channel, last = await _game_logged_before_checkpoints(store_database)
+    store = await open_store(store_database, checkpoint_every=EVERY)
     try:
         assert last >= EVERY and await store.checkpoint_before(game_id, last) is None
         acted = await Referee(store).act(channel, GM, {"action": "phase"}, command="/game phase")
@@ -166,7 +182,8 @@ async def test_a_game_logged_before_checkpoints_gets_one_with_its_next_entry(tmp
         await store.close()
 
 
-async def test_an_undo_replayed_from_a_checkpoint_after_a_seal_it_does_not_see_takes_the_reveal(referee, tmp_path):
+async def test_an_undo_replayed_from_a_checkpoint_after_a_seal_it_does_not_see_takes_the_reveal(
+        referee, store_database):
     # the seal (#6) is before the checkpoint the undo's replay resumes at, its reveal after it: the
     # resumed replay cannot check the reveal (verify from entry 1 does) and must not refuse it
     await seated_asl_game(referee)
@@ -176,7 +193,7 @@ async def test_an_undo_replayed_from_a_checkpoint_after_a_seal_it_does_not_see_t
     opened = await referee.reveal(CHANNEL, GERMAN, sealed.acted.seq)  # #9
     await _move(referee, 3)
     await _move(referee, 4)  # #11, undone: the replay goes from the checkpoint at #8 through the reveal to #10
-    assert (sealed.acted.seq, opened.seq) == (6, 9) and 8 in _checkpoints(tmp_path)
+    assert (sealed.acted.seq, opened.seq) == (6, 9) and 8 in await _checkpoints(store_database)
     await _undo(referee)
     report = await referee.verify(CHANNEL)
     assert report.ok, report.reason
@@ -184,7 +201,7 @@ async def test_an_undo_replayed_from_a_checkpoint_after_a_seal_it_does_not_see_t
 
 
 async def test_an_undo_proposal_is_refused_when_the_replay_ends_in_another_state_than_the_log_recorded(
-        referee, tmp_path):
+        referee, store_database):
     # the proposal hashes the replayed state once, after the entry before the one undone: a log
     # whose entries all link and match their hashes, but which records another state there (a
     # forged state hash, the chain sealed again after it), must still be refused
@@ -202,11 +219,10 @@ async def test_an_undo_proposal_is_refused_when_the_replay_ends_in_another_state
         entry = entry.model_copy(update={"hash": entry.expected_hash()})
         forged.append(entry)
         prev = entry
-    path = tmp_path / "data" / "referee.sqlite3"
     for entry in forged[9:]:
-        raw(path, "UPDATE log_entries SET state_hash = ?, prev_hash = ?, hash = ? WHERE seq = ?",
-            (entry.state_hash, entry.prev_hash, entry.hash, entry.seq))
-    raw(path, "UPDATE games SET head_hash = ?", (forged[-1].hash,))
+        await raw_edit(store_database, "UPDATE log_entries SET state_hash = ?, prev_hash = ?, hash = ? WHERE seq = ?",
+                       (entry.state_hash, entry.prev_hash, entry.hash, entry.seq))
+    await raw_edit(store_database, "UPDATE games SET head_hash = ?", (forged[-1].hash,))
     with pytest.raises(NotAllowed, match="at entry #10, so no undo can be trusted: the state after replaying "
                                          "entry #10 does not match"):
         await Referee(store).propose_undo(CHANNEL, RUSSIAN)

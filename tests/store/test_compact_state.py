@@ -16,10 +16,11 @@ from bot.core.game import Game
 from bot.core.rulesets.asl.models import AslUnit
 from bot.record.chain import saved_state
 from bot.service import Referee
-from bot.store import SqliteStore
+from bot.store import PostgresStore, is_postgres
+from bot.store import open_store as open_any
 from bot.store.sqlite import unpack_state
 
-from .helpers import CHANNEL, GM, GUILD, asl_squad, open_store, raw, seated_asl_game
+from .helpers import CHANNEL, GM, GUILD, asl_squad, open_store, raw, raw_read, seated_asl_game
 
 
 @pytest.fixture
@@ -31,6 +32,14 @@ async def store(tmp_path):
 
 def _db(tmp_path):
     return tmp_path / "data" / "referee.sqlite3"
+
+
+@pytest.fixture
+async def both(store_database):
+    """A store of each kind (SQLite, PostgreSQL): the tests that hold for both."""
+    store = await open_any(store_database)
+    yield store
+    await store.close()
 
 
 async def test_the_row_and_the_state_hash_come_from_one_dump_and_the_row_keeps_the_games_order(store, tmp_path):
@@ -63,8 +72,8 @@ async def test_every_mapping_of_the_state_keeps_its_order(store):
     assert game.model_dump_json() == acted.game.model_dump_json()  # nested tables too (a CD stand's to-hit bands)
 
 
-async def test_a_command_serializes_the_game_once(store, monkeypatch):
-    referee = Referee(store)
+async def test_a_command_serializes_the_game_once(both, monkeypatch):
+    referee = Referee(both)
     await seated_asl_game(referee)
     calls = []
     for name in ("model_dump", "model_dump_json"):
@@ -106,7 +115,8 @@ class _Clock:
         return (self.now + timedelta(**later)).isoformat(timespec="milliseconds")
 
 
-async def test_reminders_are_found_by_their_due_time_through_an_index(store, tmp_path):
+async def test_reminders_are_found_by_their_due_time_through_an_index(both):
+    store = both
     clock = _Clock()
     referee = Referee(store, clock=clock)
     await referee.new_game(1, GUILD, GM, "asl", ["Germans", "Russians"], options={"remind_after_hours": 12})
@@ -124,26 +134,36 @@ async def test_reminders_are_found_by_their_due_time_through_an_index(store, tmp
     await referee.act(1, GM, {"action": "phase"}, command="/game phase")
     assert [q.game.channel_id for q in await store.quiet_games(due_by=clock.iso(hours=11))] == [2]
     assert [q.game.channel_id for q in await store.quiet_games(due_by=clock.iso(hours=12))] == [2, 1]
-    plan = raw(_db(tmp_path), "EXPLAIN QUERY PLAN SELECT id FROM games WHERE status = 'active' "
-               "AND remind_due IS NOT NULL AND remind_due <= '2026'")
-    assert "games_reminder_due" in " ".join(row[-1] for row in plan)
+    due_sql = "SELECT id FROM games WHERE status = 'active' AND remind_due IS NOT NULL AND remind_due <= '2026'"
+    if isinstance(store, PostgresStore):  # a table this small is cheapest to scan: forbid the scan
+        async with store._pool.acquire() as conn, conn.transaction():
+            await conn.execute("SET LOCAL enable_seqscan = off")
+            plan = " ".join(row[0] for row in await conn.fetch(f"EXPLAIN {due_sql}"))
+    else:
+        async with store._db.execute(f"EXPLAIN QUERY PLAN {due_sql}") as cursor:
+            plan = " ".join(row[-1] for row in await cursor.fetchall())
+    assert "games_reminder_due" in plan
 
 
-async def test_the_upgrade_sets_the_due_time_of_games_that_asked_for_reminders(tmp_path):
-    path = _db(tmp_path)
+async def test_the_upgrade_sets_the_due_time_of_games_that_asked_for_reminders(store_database):
+    path = store_database
     clock = _Clock()
-    old = await SqliteStore.open(path, upto=6)
+    # the schema before the due time: SQLite's 6, PostgreSQL's 2
+    old = await open_any(path, upto=2 if is_postgres(path) else 6)
     try:
         referee = Referee(old, clock=clock)
         await referee.new_game(1, GUILD, GM, "asl", ["Germans", "Russians"], options={"remind_after_hours": 6})
         await referee.new_game(2, GUILD, GM, "asl", ["Germans", "Russians"])
-        assert {kind for (kind,) in raw(path, "SELECT typeof(state) FROM games")} == {"text"}  # as schema 6 wrote
+        await referee.new_game(3, GUILD, GM, "asl", ["Germans", "Russians"], options={"remind_after_hours": "1.5"})
+        await referee.new_game(4, GUILD, GM, "asl", ["Germans", "Russians"], options={"remind_after_hours": 0})
+        if not is_postgres(path):
+            assert {kind for (kind,) in raw(path, "SELECT typeof(state) FROM games")} == {"text"}  # as schema 6 wrote
     finally:
         await old.close()
-    store = await SqliteStore.open(path)
+    store = await open_any(path)
     try:
-        assert raw(path, "SELECT channel_id, remind_due FROM games ORDER BY id") == [
-            (1, clock.iso(hours=6)), (2, None)]
-        assert [q.game.channel_id for q in await store.quiet_games(due_by=clock.iso(hours=6))] == [1]
+        assert await raw_read(path, "SELECT channel_id, remind_due FROM games ORDER BY id") == [
+            (1, clock.iso(hours=6)), (2, None), (3, clock.iso(hours=1.5)), (4, None)]
+        assert [q.game.channel_id for q in await store.quiet_games(due_by=clock.iso(hours=6))] == [3, 1]
     finally:
         await store.close()
