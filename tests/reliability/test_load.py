@@ -185,8 +185,8 @@ async def test_long_work_in_one_channel_stalls_no_other_channel(tmp_path):
         assert busy_p99 <= STATUS_P99, figures
     else:
         warnings.warn(f"the fixed 100 ms bound of /game status at p99 was not measurable: this machine gave "
-                      f"{quiet_p99 * 1000:.0f} ms at p99 without the long work (the bound held: "
-                      f"{busy_p99 * 1000:.0f} ms <= 100 ms + twice that). {figures}")
+                      f"{quiet_p99 * 1000:.0f} ms at p99 without the long work, {busy_p99 * 1000:.0f} ms with it "
+                      f"(held to 100 ms beyond twice the former). {figures}")
         assert busy_p99 <= STATUS_P99 + 2 * quiet_p99, figures
     for name, reply in replies.items():  # each ended with its answer or a clear refusal, nothing late
         assert not reply.record.late and reply.record.refused == [], f"{name}: {reply.record.refused} {figures}"
