@@ -38,7 +38,7 @@ if __package__ in (None, ""):  # run as a script: make the checkout importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench import scenarios
-from bench.common import Metric, at_least
+from bench.common import Metric, over_rounds
 from bot.core.api import resolve
 from bot.core.copying import tree_copy
 from bot.core.dice import SeededDice
@@ -90,16 +90,16 @@ for line in sys.stdin:  # one measurement per line asked, while the parent waits
 
 
 def fire_now_and_before(game: Game, *, seconds: float, minimum: int, rounds: int,
-                        commit: str = BASELINE_COMMIT) -> tuple[float, float | None]:
+                        commit: str = BASELINE_COMMIT) -> tuple[list[float], list[float] | None]:
     """ASL fire resolutions per CPU second of this checkout's rules core and of BASELINE_COMMIT's
-    (see the module's docstring; None when that commit cannot be read), in alternating rounds
-    (before, now, before, now ...): one process computes at a time, and whatever else the machine
-    is doing weighs on both alike. The best round of each is kept, the least disturbed one."""
+    (see the module's docstring; None when that commit cannot be read), one figure per round, in
+    alternating rounds (before, now, before, now ...): one process computes at a time, and
+    whatever else the machine is doing weighs on both alike."""
     order = scenarios.asl_fire()
     archive = subprocess.run(["git", "archive", "--format=tar", commit, "bot", "data", "bench"],
                              cwd=ROOT, capture_output=True, check=False)
     if archive.returncode != 0:
-        return max(rate(game, order, seconds=seconds, minimum=minimum) for _ in range(rounds)), None
+        return [rate(game, order, seconds=seconds, minimum=minimum) for _ in range(rounds)], None
     now: list[float] = []
     before: list[float] = []
     with tempfile.TemporaryDirectory(prefix="bench-baseline-") as tmp:
@@ -123,13 +123,13 @@ def fire_now_and_before(game: Game, *, seconds: float, minimum: int, rounds: int
             child.stdin.close()
             if child.wait(timeout=60) != 0:
                 raise RuntimeError("the baseline benchmark failed")
-    return max(now), max(before)
+    return now, before
 
 
 def run(quick: bool = False) -> list[Metric]:
     seconds, minimum = (0.0, 50) if quick else (1.5, 2_000)
     asl, nhis, cd = scenarios.build("asl"), scenarios.build("nhis"), scenarios.build("cd")
-    rounds = 1 if quick else 5
+    rounds = 1 if quick else 3  # the ASL fire: the median of 3 rounds, with their min and max
     asl_fire, asl_fire_before = fire_now_and_before(asl, seconds=seconds / 2, minimum=minimum // 2, rounds=rounds)
     asl_morale = rate(asl, scenarios.asl_morale(), seconds=seconds, minimum=minimum)
     nhis_fire = rate(nhis, scenarios.nhis_fire(), seconds=seconds, minimum=minimum)
@@ -138,11 +138,13 @@ def run(quick: bool = False) -> list[Metric]:
     deep = per_call_us(lambda: asl.model_copy(deep=True), seconds=copy_seconds, minimum=minimum)
     tree = per_call_us(lambda: tree_copy(asl), seconds=copy_seconds, minimum=minimum)
     before = [] if asl_fire_before is None else [
-        Metric(f"rules: ASL fire, before (commit {BASELINE_COMMIT[:7]})", asl_fire_before, "res/s/core"),
-        Metric("rules: ASL fire, now / before", asl_fire / asl_fire_before, "x"),
+        over_rounds(f"rules: ASL fire, before (commit {BASELINE_COMMIT[:7]})", asl_fire_before, "res/s/core"),
+        # each round's ratio to the "before" round run just ahead of it
+        over_rounds("rules: ASL fire, now / before", [n / b for n, b in zip(asl_fire, asl_fire_before)], "x"),
     ]
     return [
-        at_least("rules: ASL fire group vs 3-unit stack (MCs incl.)", asl_fire, "res/s/core", ASL_FIRE_TARGET, item=4),
+        over_rounds("rules: ASL fire group vs 3-unit stack (MCs incl.)", asl_fire, "res/s/core",
+                    at_least=ASL_FIRE_TARGET, item=4),
         *before,
         Metric("rules: ASL NMC with leader (/morale)", asl_morale, "res/s/core"),
         Metric("rules: NHiS fire with morale", nhis_fire, "res/s/core"),
@@ -162,11 +164,14 @@ def main(argv: list[str]) -> None:
                                           commit=against)
         if before is None:
             raise SystemExit(f"cannot read commit {against} with git")
-        print(f"ASL fire, res/s/core (best of 7 alternating rounds): {against} {before:,.0f}, "
-              f"this checkout {now:,.0f}, ratio {now / before:.3f}")
+        print(f"ASL fire, res/s/core (best of 7 alternating rounds): {against} {max(before):,.0f}, "
+              f"this checkout {max(now):,.0f}, ratio {max(now) / max(before):.3f}")
         return
     for metric in run():
-        print(f"{metric.name:55} {metric.value:12,.1f} {metric.unit:10} {metric.target or '':>10} {metric.verdict}")
+        digits = 0 if metric.value >= 100 else 2
+        spread = f"{metric.spread[0]:,.{digits}f}-{metric.spread[1]:,.{digits}f}" if metric.spread else ""
+        print(f"{metric.name:55} {metric.value:12,.1f} {spread:>15} {metric.unit:10} {metric.target or '':>10} "
+              f"{metric.verdict}")
 
 
 if __name__ == "__main__":

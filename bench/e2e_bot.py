@@ -249,7 +249,9 @@ async def main(args: argparse.Namespace, reply: Any) -> None:
         # in-memory check per interaction, is still paid: "off" skips only the counting windows)
         off = {name: "off" for name in ("quota_user", "quota_channel", "quota_server", "quota_heavy_user",
                                         "quota_heavy_channel", "quota_heavy_server")}
-        bot: commands.Bot = RefereeBot(Settings(token=None, database=args.database, dev_guild=None, **off))
+        off["new_games_per_server"] = "off"
+        bot: commands.Bot = RefereeBot(Settings(token=None, database=args.database, dev_guild=None,
+                                                max_games_per_server=100_000, **off))
     else:
         bot = FloorBot()
     bot._connection.guild_ready_timeout = 0.01  # READY without discord.py's 2 s wait for guilds

@@ -110,3 +110,16 @@ def test_percentiles_are_nearest_rank():
     assert percentile(samples, 50) == 50.0
     assert percentile([5.0], 99) == 5.0
     assert percentile(list(range(1, 1001)), 99) == 990
+
+
+def test_a_save_is_timed_by_part_against_a_bare_update_and_over_rounds(quick_run):
+    """Issue 14's save target: the save's parts (serialize, compress, statements, the COMMIT's
+    fsync, the hand-over) each a row, beside the floor of a bare SQLite UPDATE of the same bytes,
+    and the save itself as min/median/max over three rounds."""
+    rows = quick_run.stdout.split("\n\n")[1].splitlines()[2:]
+    for part in ("serialize the state", "compress the row", "statements and Python", "the COMMIT's fsync",
+                 "hand-over to the database thread"):
+        assert any(re.match(rf"store: save, \d+ units, part: {part}", row) for row in rows), part
+    assert any(re.match(r"store: save floor, \d+ units: bare UPDATE of the row's bytes, no fsync", row) for row in rows)
+    save = next(row for row in rows if re.match(r"store: save, \d+ units \(state \+ entry, fsync\), by rounds", row))
+    assert re.search(r"[\d.,]+-[\d.,]+\s+ms", save), save

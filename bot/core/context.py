@@ -16,7 +16,7 @@ if TYPE_CHECKING:  # annotations only: the game model loads the rulesets, which 
     from .game import Game
 
 
-@dataclass
+@dataclass(slots=True)
 class ResolutionContext:
     game: Game
     roller: Roller

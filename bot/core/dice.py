@@ -213,6 +213,8 @@ _ROLL_KINDS = frozenset(get_args(RollKind))
 class Roller:
     """Rolls dice from a source and keeps the ordered record of every roll."""
 
+    __slots__ = ("source", "rolls")
+
     def __init__(self, source: DiceSource):
         self.source = source
         self.rolls: list[Roll] = []

@@ -56,15 +56,29 @@ def _exact(kind: object, label: object, value: object, total: object, rule: obje
             and (rule is None or type(rule) is str) and (unit is None or type(unit) is str))
 
 
+_VALUE_TYPES = frozenset({int, float, str, type(None)})  # what a Step's value keeps as it is
+_TOTAL_TYPES = frozenset({int, float, type(None)})
+_TEXT_TYPES = frozenset({str, type(None)})
+# Steps already built, by what they were built from (kind, label, value, its type, total, its type,
+# rule, unit): a frozen Step is a value, so two equal ones may be one object (issue 14, item 4). The
+# types are part of the key because 1 == 1.0 (a Step of 1 and one of 1.0 dump differently). Bounded:
+# emptied when full, so a long-running bot keeps at most STEP_CACHE_SIZE of them.
+STEP_CACHE_SIZE = 20_000
+_STEPS: dict[tuple[object, ...], Step] = {}
+
+
 class Trail:
     """Builder for the ordered list of steps; the core appends, the Outcome freezes it.
 
-    A fire resolution adds ~45 steps, and validating each was the largest single cost of the rules
+    A fire resolution adds ~45 steps, and building each was the largest single cost of the rules
     core after the working copy (docs/performance.md). When validation would leave every value as
     it is (``_exact``), the Step is built directly, with the same fields and fields-set that
-    ``Step(...)`` gives; anything else (a bool, a Fraction, an unknown kind) goes through the
-    validator as before, which converts it or refuses it.
+    ``Step(...)`` gives, once: the same values again give the same (frozen) Step from ``_STEPS``.
+    Anything else (a bool, a Fraction, an unknown kind) goes through the validator as before, which
+    converts it or refuses it, and is not kept.
     """
+
+    __slots__ = ("steps",)
 
     def __init__(self) -> None:
         self.steps: list[Step] = []
@@ -81,16 +95,20 @@ class Trail:
     ) -> Step:
         # _exact and built.built inlined: two calls less on the commonest call of a resolution
         value_type, total_type = type(value), type(total)
-        if (kind in _STEP_KINDS and type(label) is str
-                and (value is None or value_type is int or value_type is float or value_type is str)
-                and (total is None or total_type is int or total_type is float)
-                and (rule is None or type(rule) is str) and (unit is None or type(unit) is str)):
-            step = _new(Step)
-            _set_dict(step, {"kind": kind, "label": label, "value": value, "total": total, "rule": rule,
-                             "unit": unit})
-            _set_fields_set(step, _ALL_SET)
-            _set_extra(step, None)
-            _set_private(step, None)
+        if (kind in _STEP_KINDS and type(label) is str and value_type in _VALUE_TYPES
+                and total_type in _TOTAL_TYPES and type(rule) in _TEXT_TYPES and type(unit) in _TEXT_TYPES):
+            key = (kind, label, value, value_type, total, total_type, rule, unit)
+            step = _STEPS.get(key)
+            if step is None:
+                step = _new(Step)
+                _set_dict(step, {"kind": kind, "label": label, "value": value, "total": total, "rule": rule,
+                                 "unit": unit})
+                _set_fields_set(step, _ALL_SET)
+                _set_extra(step, None)
+                _set_private(step, None)
+                if len(_STEPS) >= STEP_CACHE_SIZE:
+                    _STEPS.clear()
+                _STEPS[key] = step
         else:
             step = Step(kind=kind, label=label, value=value, total=total, rule=rule, unit=unit)
         self.steps.append(step)

@@ -379,7 +379,12 @@ class PostgresStore(Store):
                         raise DuplicateInteraction(entry.interaction_id)
                     raise StaleGame(f"game {stored.id} changed since it was loaded")
                 if remind and entry.seq - (since or 0) >= self.checkpoint_every:
-                    await self._checkpoint(conn, stored.id, entry, pack_state(saved), since or 0)
+                    try:
+                        await self._checkpoint(conn, stored.id, entry, pack_state(saved), since or 0)
+                    except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+                        # the command is saved: it is answered as saved, and the next entry writes the checkpoint
+                        log.warning("game %s: the checkpoint after entry %s was not written (%s): the next entry's "
+                                    "write tries again", stored.id, entry.seq, exc)
         except asyncpg.UniqueViolationError as exc:
             raise self._unique(exc, entry.interaction_id) from None
         return StoredGame(id=stored.id, channel_id=stored.channel_id, guild_id=stored.guild_id,
@@ -395,23 +400,22 @@ class PostgresStore(Store):
         """The state after ``entry`` as a checkpoint, ``checkpoint_every`` entries past the game's last
         one (a game logged before schema 3 gets its first with its next entry). Written right after the
         entry's own statement, on the same connection (under the channel's lock), not in its
-        transaction: a command's write stays one round trip, and the K-th pays two more. Nothing
-        depends on it being there: a checkpoint lost to a crash in between is written with the next
-        entry (it is then still ``checkpoint_every`` or more past the last), and each is checked against
-        its entry before use."""
+        transaction: a command's write stays one round trip, and every K-th pays three more (two reads
+        and the insert, itself atomic). Nothing depends on it being there: a checkpoint lost to a crash
+        or a fault in between is written with the next entry (it is then still ``checkpoint_every`` or
+        more past the last), and each is checked against its entry before use."""
         every = self.checkpoint_every
         assert every is not None
-        async with conn.transaction():
-            last = await conn.fetchval("SELECT live FROM checkpoints WHERE game_id = $1 AND seq = $2", game_id, since)
-            kept = _live(last) if last is not None else {"top": [], "whole": True}
-            rows = await conn.fetch("SELECT seq, order_json::jsonb ->> 'action', order_json::jsonb -> 'undoes' "
-                                    "FROM log_entries WHERE game_id = $1 AND seq > $2 AND seq <= $3 ORDER BY seq",
-                                    game_id, since, entry.seq)
-            # deep enough for every undo among the entries up to the next checkpoint
-            top, whole = advance_live(kept["top"], kept["whole"], [tuple(row) for row in rows], keep=every + 1)
-            await conn.execute("INSERT INTO checkpoints (game_id, seq, state, live) VALUES ($1, $2, $3, $4) "
-                               "ON CONFLICT DO NOTHING", game_id, entry.seq, state,
-                               canonical_json({"runs": _runs(top), "whole": whole}))
+        last = await conn.fetchval("SELECT live FROM checkpoints WHERE game_id = $1 AND seq = $2", game_id, since)
+        kept = _live(last) if last is not None else {"top": [], "whole": True}
+        rows = await conn.fetch("SELECT seq, order_json::jsonb ->> 'action', order_json::jsonb ->> 'undoes' "
+                                "FROM log_entries WHERE game_id = $1 AND seq > $2 AND seq <= $3 ORDER BY seq",
+                                game_id, since, entry.seq)
+        # deep enough for every undo among the entries up to the next checkpoint
+        top, whole = advance_live(kept["top"], kept["whole"], [tuple(row) for row in rows], keep=every + 1)
+        await conn.execute("INSERT INTO checkpoints (game_id, seq, state, live) VALUES ($1, $2, $3, $4) "
+                           "ON CONFLICT DO NOTHING", game_id, entry.seq, state,
+                           canonical_json({"runs": _runs(top), "whole": whole}))
 
     async def checkpoint_before(self, game_id: int, seq: int) -> Checkpoint | None:
         if self.checkpoint_every is None:

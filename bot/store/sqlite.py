@@ -175,6 +175,20 @@ def remind_due(game: Game, time: str) -> str | None:
         return time  # an odd time: due at once, and the loop decides
 
 
+def _inflated(row: Any, at: int = 6) -> Any:
+    """On the connection's thread: ``row`` with its state (column ``at``) decompressed to text, so
+    the event loop only parses it (zlib lets go of the GIL while it works; issue 14: the loop's
+    CPU per command). Text stays text (a state written before schema 7)."""
+    if row is None or not isinstance(row[at], bytes):
+        return row
+    return (*row[:at], zlib.decompress(row[at]).decode("utf-8"), *row[at + 1:])
+
+
+def _game_row(conn: Connection, sql: str, params: tuple[Any, ...]) -> Any:
+    """One game's row, its state decompressed (``_inflated``), on the connection's thread."""
+    return _inflated(_fetchone(conn, sql, params))
+
+
 def _stored(row: Any) -> StoredGame:
     return StoredGame(id=row[0], channel_id=row[1], guild_id=row[2], ruleset=row[3], status=row[4],
                       created_at=row[5], game=unpack_state(row[6]), last_seq=row[7],
@@ -514,18 +528,18 @@ class SqliteStore(Store):
     # --- games ---
 
     async def load_active(self, channel_id: int) -> StoredGame | None:
-        row = await self._fetchone(
-            f"SELECT {_GAME_COLUMNS} FROM games WHERE channel_id = ? AND status = 'active'", (channel_id,))
+        row = await self._read(
+            _game_row, f"SELECT {_GAME_COLUMNS} FROM games WHERE channel_id = ? AND status = 'active'", (channel_id,))
         return _stored(row) if row else None
 
     async def load_latest(self, channel_id: int) -> StoredGame | None:
-        row = await self._fetchone(
-            f"SELECT {_GAME_COLUMNS} FROM games WHERE channel_id = ? "
+        row = await self._read(
+            _game_row, f"SELECT {_GAME_COLUMNS} FROM games WHERE channel_id = ? "
             "ORDER BY status = 'active' DESC, id DESC LIMIT 1", (channel_id,))
         return _stored(row) if row else None
 
     async def load_game(self, game_id: int) -> StoredGame | None:
-        row = await self._fetchone(f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?", (game_id,))
+        row = await self._read(_game_row, f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?", (game_id,))
         return _stored(row) if row else None
 
     async def load_for_command(self, channel_id: int,
@@ -538,9 +552,9 @@ class SqliteStore(Store):
             if interaction_id is not None:
                 logged = _fetchone(conn, entry_sql, (interaction_id,))
                 if logged is not None:
-                    return logged, _fetchone(conn, f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?",
+                    return logged, _game_row(conn, f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?",
                                              (logged[0],))
-            return None, _fetchone(conn, f"SELECT {_GAME_COLUMNS} FROM games WHERE channel_id = ? "
+            return None, _game_row(conn, f"SELECT {_GAME_COLUMNS} FROM games WHERE channel_id = ? "
                                    "AND status = 'active'", (channel_id,))
 
         logged, game = await self._read(read)

@@ -226,3 +226,35 @@ async def test_an_undo_proposal_is_refused_when_the_replay_ends_in_another_state
     with pytest.raises(NotAllowed, match="at entry #10, so no undo can be trusted: the state after replaying "
                                          "entry #10 does not match"):
         await Referee(store).propose_undo(CHANNEL, RUSSIAN)
+
+
+async def test_on_postgres_a_checkpoint_that_cannot_be_written_leaves_the_command_saved_and_comes_with_the_next(
+        pg_dsn, monkeypatch):
+    # PostgreSQL writes a checkpoint right after its entry's statement (bot/store/postgres.py): a
+    # fault there must not turn a saved command into an error, and the next entry writes it
+    import asyncpg
+
+    from bot.store import PostgresStore
+
+    store = await open_store(pg_dsn, checkpoint_every=EVERY)
+    try:
+        referee = Referee(store)
+        await seated_asl_game(referee)  # entries 1-5: the checkpoint at 4
+        real = PostgresStore._checkpoint
+
+        async def failing(self, *args):
+            raise asyncpg.PostgresError("forced: the checkpoint's insert failed")
+
+        monkeypatch.setattr(PostgresStore, "_checkpoint", failing)
+        for i in range(3):
+            await _move(referee, i)  # entry 8 is due a checkpoint: not written, the move saved
+        assert (await store.load_active(CHANNEL)).last_seq == 8
+        assert await _checkpoints(pg_dsn) == [4]
+        monkeypatch.setattr(PostgresStore, "_checkpoint", real)
+        await _move(referee, 3)  # entry 9: 5 past the last checkpoint, so it is written now
+        assert await _checkpoints(pg_dsn) == [4, 9]
+        checkpoint = await store.checkpoint_before(1, 9)
+        assert checkpoint.game().model_dump_json() == await _from_entry_one(store, 1, 9)
+        assert (await referee.verify(CHANNEL)).ok
+    finally:
+        await store.close()

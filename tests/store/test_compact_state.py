@@ -104,6 +104,43 @@ async def test_a_text_state_of_an_older_bot_still_loads(store, tmp_path):
     assert (await referee.verify(CHANNEL)).ok
 
 
+async def test_every_load_decompresses_the_state_off_the_event_loop_and_reads_the_same_game(store, tmp_path,
+                                                                                           monkeypatch):
+    """The state's zlib runs on the database thread (issue 14: the loop's CPU per command); each way
+    a command loads its game reads back the very game that was saved: same state hash, same unit order."""
+    import threading
+
+    import bot.store.sqlite as sqlite_store
+
+    referee = Referee(store)
+    await seated_asl_game(referee)
+    for i, (unit, side, where) in enumerate((("R9", 1, "C5"), ("R2", 1, "C5"), ("A10", 0, "B5"))):  # not sorted
+        acted = await referee.act(CHANNEL, GM, asl_squad(unit, side, where), command="/unit add",
+                                  interaction_id=7_000 + i)
+    decompressed_on = []
+
+    class _Zlib:
+        def __getattr__(self, name):
+            return getattr(zlib, name)
+
+        @staticmethod
+        def decompress(data, *args):
+            decompressed_on.append(threading.get_ident())
+            return zlib.decompress(data, *args)
+
+    monkeypatch.setattr(sqlite_store, "zlib", _Zlib())
+    game_id = (await store.load_active(CHANNEL)).id
+    loaded = [await store.load_active(CHANNEL), await store.load_latest(CHANNEL), await store.load_game(game_id),
+              (await store.load_for_command(CHANNEL, None))[1]]
+    assert len(decompressed_on) >= 4 and threading.get_ident() not in decompressed_on
+    monkeypatch.undo()  # a re-delivery also reads its logged entry (its outcome, decompressed where it is parsed)
+    loaded.append((await store.load_for_command(CHANNEL, acted.entry.interaction_id))[1])
+    for stored in loaded:
+        assert stored.game == acted.game and list(stored.game.units) == ["A1", "R1", "R9", "R2", "A10"]
+        assert saved_state(stored.game).text == saved_state(acted.game).text  # the state hash's bytes
+        assert hashlib.sha256(saved_state(stored.game).text.encode()).hexdigest() == acted.entry.state_hash
+
+
 class _Clock:
     def __init__(self) -> None:
         self.now = datetime(2026, 3, 1, 12, 0, tzinfo=timezone.utc)

@@ -190,3 +190,26 @@ async def test_reminders_are_due_by_the_games_option_once_per_silence(store):
     now[0] += timedelta(hours=20)
     await referee.act(1, gm, {"action": "phase"}, command="/game phase")  # the game moves: a new silence
     assert [q.game.channel_id for q in await store.quiet_games(due_by=at(12))] == [2, 1]
+
+
+CHECKPOINT = "SELECT seq, state, live FROM checkpoints WHERE game_id = 1 AND seq <= 50 ORDER BY seq DESC LIMIT 1"
+UNDOS = "SELECT seq FROM log_entries WHERE game_id = 1 AND seq > 0 AND {action} = 'undo'"
+
+
+async def test_the_undo_entries_and_the_newest_checkpoint_are_read_through_their_indexes(store):
+    # what an undo proposal and a replay read (Store.undone, Store.checkpoint_before): issue 14's
+    # indexes, on both stores (SQLite's schema 7, PostgreSQL's 3)
+    if isinstance(store, PostgresStore):
+        undos = UNDOS.format(action="order_json::jsonb ->> 'action'")
+        async with store._pool.acquire() as conn, conn.transaction():
+            await conn.execute("SET LOCAL enable_seqscan = off")
+            plans = [" ".join(row[0] for row in await conn.fetch(f"EXPLAIN {sql}")) for sql in (undos, CHECKPOINT)]
+        assert "log_entries_undos" in plans[0] and "checkpoints_pkey" in plans[1], plans
+        return
+    undos = UNDOS.format(action="json_extract(order_json, '$.action')")
+    plans = []
+    for sql in (undos, CHECKPOINT):
+        async with store._db.execute(f"EXPLAIN QUERY PLAN {sql}") as cursor:
+            plans.append(" ".join(row[-1] for row in await cursor.fetchall()))
+    assert "log_entries_undos" in plans[0] and "USING" in plans[1] and "SCAN" not in " ".join(plans), plans
+

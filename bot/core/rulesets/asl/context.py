@@ -40,7 +40,7 @@ def status_text(unit: AslUnit) -> str:
     return ", ".join(parts)
 
 
-@dataclass
+@dataclass(slots=True)
 class AslContext(ResolutionContext):
     status_text = staticmethod(status_text)
 

@@ -27,7 +27,7 @@ from .weapons import MgShot, check_breakdowns, is_mg, keeps_rof
 HALF = Fraction(1, 2)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class KindRule:
     """What seed 003 says of one kind of fire."""
 
@@ -85,7 +85,7 @@ def _marker_of(game: Game, unit_id: str) -> str | None:
 
 # --------------------------------------------------------------------------- the fire group
 
-@dataclass
+@dataclass(slots=True)
 class Member:
     """One firer: a unit firing its inherent FP, or a SW fired by its possessor (``user``)."""
 
@@ -100,7 +100,7 @@ class Member:
         return self.user or self.unit
 
 
-@dataclass
+@dataclass(slots=True)
 class FireGroup:
     kind: FireKind
     side: int
@@ -441,7 +441,7 @@ def record_drms(ctx: AslContext, drms: list[Drm]) -> int:
 
 # --------------------------------------------------------------------------- roll and IFT
 
-@dataclass
+@dataclass(slots=True)
 class Attack:
     """The dice and the table as read."""
 

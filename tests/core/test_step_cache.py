@@ -1,0 +1,119 @@
+"""Equal trail Steps are built once and shared (issue 14, item 4): what that could break, pinned.
+
+A shared Step must be the very Step validation would build from the same values (fields, types,
+fields-set, JSON, repr); values equal across types (1, 1.0, True) must never share one; nothing a
+later resolution does may reach an earlier outcome through a shared Step; the cache stays bounded;
+and whole resolutions give the same outcomes whether their Steps come from the cache or not.
+"""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from bench import scenarios
+from bot.core import trail as trail_module
+from bot.core.api import resolve
+from bot.core.dice import SeededDice
+from bot.core.trail import Step, Trail
+
+
+def _same(ours: Step, validated: Step) -> None:
+    assert type(ours) is Step
+    assert list(ours.__dict__.items()) == list(validated.__dict__.items())
+    assert [type(v) for v in ours.__dict__.values()] == [type(v) for v in validated.__dict__.values()]
+    assert ours.model_fields_set == validated.model_fields_set
+    assert repr(ours) == repr(validated)
+    assert ours.model_dump_json() == validated.model_dump_json()
+    assert ours.model_dump_json(exclude_unset=True) == validated.model_dump_json(exclude_unset=True)
+
+
+@pytest.mark.parametrize("value,total", [(1, None), (1.0, None), ("x", 2), (None, 2.5), (0, 0), (-3, 4.0)])
+def test_a_shared_step_is_the_step_validation_builds(value, total):
+    trail_module._STEPS.clear()
+    first = Trail().add("modifier", "label", value, total=total, rule="A7.3", unit="G1")
+    again = Trail().add("modifier", "label", value, total=total, rule="A7.3", unit="G1")
+    assert again is first  # built once
+    _same(first, Step(kind="modifier", label="label", value=value, total=total, rule="A7.3", unit="G1"))
+
+
+def test_values_equal_across_types_never_share_a_step():
+    trail_module._STEPS.clear()
+    steps = [Trail().add("base", "FP", v, total=t) for v, t in [(1, 1), (1.0, 1), (1, 1.0), (True, None), (1, None)]]
+    assert len({id(s) for s in steps}) == 5
+    assert [type(s.value) for s in steps] == [int, float, int, int, int]  # True validated: Step keeps 1
+    assert [type(s.total) for s in steps[:3]] == [int, int, float]
+    assert steps[0].model_dump_json() != steps[1].model_dump_json()
+
+
+def test_what_validation_converts_or_refuses_is_not_kept():
+    trail_module._STEPS.clear()
+    with pytest.raises(ValidationError):
+        Trail().add("nonsense", "label")  # type: ignore[arg-type]
+    Trail().add("base", "a bool", True)
+    assert trail_module._STEPS == {}
+
+
+def test_a_shared_step_cannot_be_changed_through_one_outcome():
+    trail_module._STEPS.clear()
+    step = Trail().add("note", "shared")
+    with pytest.raises(ValidationError):
+        step.label = "changed"  # frozen: no outcome can change what another one shows
+    copy = step.model_copy(update={"label": "changed"})
+    assert copy is not step and step.label == "shared" and Trail().add("note", "shared") is step
+
+
+def test_the_cache_stays_bounded(monkeypatch):
+    monkeypatch.setattr(trail_module, "STEP_CACHE_SIZE", 50)
+    trail_module._STEPS.clear()
+    for i in range(500):
+        Trail().add("note", f"step {i}")
+        assert len(trail_module._STEPS) <= 50
+    trail_module._STEPS.clear()
+
+
+def test_outcomes_are_the_same_built_fresh_or_from_the_cache(monkeypatch):
+    """The reference path: every Step built anew (a cache of one entry, emptied before each Step);
+    then the same orders from a warm cache, outcomes and games compared to the byte."""
+    records = []
+    for size in (1, trail_module.STEP_CACHE_SIZE):
+        monkeypatch.setattr(trail_module, "STEP_CACHE_SIZE", size)
+        trail_module._STEPS.clear()
+        record = []
+        for ruleset in ("asl", "nhis", "cd"):
+            game = scenarios.build(ruleset)
+            _, _, fire = scenarios.RULESETS[ruleset]
+            dice = SeededDice(14)
+            for _ in range(25):
+                resolution = resolve(game, fire(), dice)
+                record += [resolution.outcome.model_dump_json(), resolution.outcome.model_dump_json(exclude_unset=True),
+                           repr(resolution.outcome), resolution.game.model_dump_json()]
+        records.append(record)
+    assert records[0] == records[1]
+
+
+def test_a_later_resolution_leaves_an_earlier_outcome_and_the_callers_game_as_they_were():
+    game = scenarios.build("asl")
+    before = game.model_dump_json()
+    first = resolve(game, scenarios.asl_fire(), SeededDice(3))
+    shown = (first.outcome.model_dump_json(), first.game.model_dump_json())
+    for seed in range(30):  # the same order again and again: its Steps shared with the first outcome
+        later = resolve(first.game if seed % 2 else game, scenarios.asl_fire() if seed % 2 == 0 else
+                        {"action": "phase", "to": "MPh"}, SeededDice(seed))
+        assert later.game is not first.game
+    assert (first.outcome.model_dump_json(), first.game.model_dump_json()) == shown
+    assert game.model_dump_json() == before
+
+
+def test_units_keep_their_order_through_resolutions_and_replacements():
+    """The state hash is of the units in order: a unit replaced (Casualty Reduction, ELR) keeps its
+    place, and a unit created (a second half-squad) could only come after every unit there was."""
+    game = scenarios.build("asl")
+    replaced = 0
+    for seed in range(120):
+        result = resolve(game, scenarios.asl_fire(), SeededDice(seed)).game
+        order = list(result.units)
+        assert order[: len(game.units)] == list(game.units)
+        assert list(result.locations) == list(game.locations)
+        replaced += any(result.units[k].type != game.units[k].type for k in game.units)
+    assert replaced  # the seeds reach ELR replacements and Casualty Reduction
