@@ -310,6 +310,9 @@ async def serve(settings: Settings, *, stop: asyncio.Event | None = None) -> Non
         async def start() -> None:  # bot.start(token), with the start-up objects frozen in between
             await bot.open_store()  # the database first: a file that cannot serve stops the bot here
             await bot.login(token)  # runs setup_hook: the tables, the database, the cogs, the sync
+            from bot.work import preload_in_bot
+
+            preload_in_bot()  # the odds engines, imported now rather than on the loop at a first preview
             frozen = freeze_start_up_objects()
             log.info("start-up done: %d objects set aside from garbage collection (gc.freeze)", frozen)
             await bot.connect()

@@ -611,7 +611,9 @@ def help_embeds(game: Game | None, commands: Sequence[CommandInfo], *, everythin
     else:
         ruleset = get_ruleset(game.ruleset)
         title = f"Help: {ruleset.title}"
-        description = f"{where_now(game, ruleset)}.\n{step_ender(game, ruleset)}."
+        # where the game stands names its sides, which players name (issue 17's full run: a side
+        # called "@everyone **x**" came out raw here)
+        description = f"{safe(where_now(game, ruleset))}.\n{safe(step_ender(game, ruleset))}."
         for side, verdicts in may_now(game, ruleset).items():
             lines = [f"`{v.example}`" for v in verdicts] or ["nothing of the rules now"]
             blocks.append(Block(f"{safe(game.side_name(side))} may now", tuple(lines)))

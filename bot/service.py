@@ -51,8 +51,8 @@ from bot.store import (ActiveGameExists, DuplicateInteraction, LogFull, StaleGam
 from bot.work import Pickled, Worker
 
 OnLong = Callable[[], Awaitable[Any]] | None  # awaited when the work goes to a process: the cog defers then
-READ_BATCH = 50  # entries read per trip to the database when long work reads the log: each batch is parsed
-# on the loop (~30 us an entry), so a batch stalls it ~1.5 ms
+READ_BATCH = 100  # entries read per trip to the database when long work reads the log: each batch is only
+# copied on the loop (the worker decodes it: bot/work.py's Pickled), a fraction of a millisecond
 REPLAY_STEPS = 150  # work steps per replayed entry besides one per unit (bot/work.py): ~3 ms, measured
 
 MAX_PER_PAGE = 50
@@ -238,14 +238,18 @@ def _utc_now() -> datetime:
     return datetime.now(timezone.utc)
 
 
-def _plain_order(order: dict[str, Any] | BaseModel) -> dict[str, Any]:
-    """The order as plain JSON, exactly as it will be logged and replayed."""
+def _plain_order(order: dict[str, Any] | BaseModel, *, sort_keys: bool = True) -> dict[str, Any]:
+    """The order as plain JSON, exactly as it will be logged and replayed: its keys sorted as the
+    log's canonical JSON keeps them, so an order naming several fields (``/unit edit
+    stats:range=6 kind=squad``) lists them in the same order live and on replay. A game's creation
+    keeps its options and scenario in the order given (``sort_keys=False``), as the game keeps
+    them (tests/store/test_compact_state.py)."""
     if isinstance(order, BaseModel):
         order = order.model_dump(mode="json")
     if not isinstance(order, dict):
         raise InvalidOrder("an order is a JSON object with an 'action'", field="order")
     try:
-        return json.loads(json.dumps(order))
+        return json.loads(json.dumps(order, sort_keys=sort_keys))
     except (TypeError, ValueError):
         raise InvalidOrder("the order holds a value that is not plain JSON", field="order") from None
 
@@ -530,7 +534,8 @@ class Referee:
                 ruleset, sides, scenario = setup.ruleset, [s.name for s in setup.sides], setup.title
                 variant, options = setup.variant, dict(setup.options)
             order = _plain_order(creation_order(ruleset, sides, scenario, variant, options, actor.user_id,
-                                                setup=None if setup is None else public_setup(setup)))
+                                                setup=None if setup is None else public_setup(setup)),
+                                 sort_keys=False)
             game = game_from_creation(order)  # the same path verify replays
             outcome = creation_outcome(game)
             # the first game turn's seed: its commitment is in entry 1, posted with the new game
@@ -649,21 +654,22 @@ class Referee:
         await self._before_long(replay_cost(upto_seq - start.resumed_at, game), on_long)  # "thinking..." first
         return start, await self._snapshot(game_id, upto_seq, after_seq=start.resumed_at)
 
-    async def _snapshot(self, game_id: int, upto_seq: int, each: Callable[[LogEntry], None] | None = None, *,
+    async def _snapshot(self, game_id: int, upto_seq: int, each: Callable[[int, dict], None] | None = None, *,
                         after_seq: int = 0) -> Pickled[LogEntry]:
-        """The entries after ``after_seq`` up to ``upto_seq`` of a game, read in small batches (each
-        parsed and pickled on the loop, a few milliseconds; bot/work.py's ``Pickled``): a consistent
-        snapshot without any lock, as entries never change once written."""
+        """The entries after ``after_seq`` up to ``upto_seq`` of a game, read in small batches as
+        the database holds them (pickled on the loop, a copy of bytes; the worker decodes them:
+        bot/work.py's ``Pickled``): a consistent snapshot without any lock, as entries never change
+        once written. ``each(actor, order)`` sees every entry's actor and order."""
         found: Pickled[LogEntry] = Pickled()
         after = after_seq
         while after < upto_seq:
-            batch = await self._store.entries(game_id, after_seq=after, limit=min(READ_BATCH, upto_seq - after))
-            found.add(batch)
-            for entry in batch if each is not None else ():
-                each(entry)
-            if len(batch) < min(READ_BATCH, upto_seq - after):
+            batch = await self._store.entry_rows(game_id, after_seq=after, limit=min(READ_BATCH, upto_seq - after))
+            found.add(batch.rows, batch.decode)
+            for row in batch.rows if each is not None else ():
+                each(*batch.head(row))
+            if len(batch.rows) < min(READ_BATCH, upto_seq - after) or batch.last_seq is None:
                 break
-            after = batch[-1].seq
+            after = batch.last_seq
             await asyncio.sleep(0)  # the other channels' commands between two batches
         return found
 
@@ -993,13 +999,13 @@ class Referee:
         stored, entries = await self.log_snapshot(channel_id)
         return export_record(stored, entries)
 
-    async def log_snapshot(self, channel_id: int, each: Callable[[LogEntry], None] | None = None, *,
+    async def log_snapshot(self, channel_id: int, each: Callable[[int, dict], None] | None = None, *,
                            on_long: OnLong = None, steps_per_entry: float = 0,
                            ) -> tuple[StoredGame, Pickled[LogEntry]]:
         """The channel's game (the active one, else the last ended) and its entries up to the newest
         seen at the start, read in batches without the channel's lock: what long work (exports,
-        statistics) computes from, in a worker (``run_long``). ``each`` sees every entry as it is
-        read (a quick look on the loop: the people an export names); ``on_long`` is awaited first
+        statistics) computes from, in a worker (``run_long``). ``each(actor, order)`` sees every
+        entry as it is read (a quick look on the loop: the people an export names); ``on_long`` is awaited first
         when the work, ``steps_per_entry`` per entry, will be long."""
         stored = await self._latest(channel_id)
         await self._before_long(stored.last_seq * steps_per_entry, on_long)

@@ -7,6 +7,7 @@ import bot.core.odds.asl  # noqa: F401  (the fast ASL odds engine)
 import bot.export  # noqa: F401
 import bot.service  # noqa: F401  (the replay, verify and odds jobs)
 import bot.stats  # noqa: F401
+import bot.store.sqlite  # noqa: F401  (decodes the log rows a job is given)
 import bot.work  # noqa: F401
 from bot.core.api import load_tables
 from bot.plugins import load_plugins

@@ -63,9 +63,9 @@ def attachment_limit(interaction: Interaction) -> int:
     return getattr(interaction, "filesize_limit", None) or DEFAULT_ATTACHMENT_LIMIT
 
 
-def note_people(people: set[Any], entry: LogEntry) -> None:
+def note_people(people: set[Any], actor: int, order: dict[str, Any]) -> None:
     """Everyone an export names: actors, those who accepted undos, players and the game master."""
-    people.update((entry.actor, *(entry.order.get(key) for key in ("accepted_by", "player", "gm", "approved_by"))))
+    people.update((actor, *(order.get(key) for key in ("accepted_by", "player", "gm", "approved_by"))))
 
 
 def export_job(stored: Any, entries: Iterable[LogEntry], fmt: str, limit: int,

@@ -59,3 +59,16 @@ def test_safe_matches_discord_py_on_random_markdown(text: str) -> None:
 @given(st.text())
 def test_safe_matches_discord_py_on_random_unicode(text: str) -> None:
     assert safe(text) == old_safe(text)
+
+
+@pytest.mark.parametrize("ruleset", ["asl", "nhis", "cd"])
+def test_help_shows_side_names_escaped(ruleset: str) -> None:
+    # issue 17's full run: /help in a game with a side named "@everyone **x** US Marines" showed it raw
+    from bot.core.api import new_game
+    from bot.render import help_embeds
+
+    game = new_game(ruleset, sides=["@everyone **x** US Marines", "<@&123456789012345678> _y_"])
+    for embed in help_embeds(game, []):
+        shown = f"{embed.title}\n{embed.description}\n" + "\n".join(f"{f.name}\n{f.value}" for f in embed.fields)
+        assert "@everyone" not in shown.replace("@\u200beveryone", "") and "**x**" not in shown, shown
+        assert "<@&123456789012345678>" not in shown and " _y_" not in shown, shown

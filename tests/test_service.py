@@ -2,8 +2,12 @@
 
 import asyncio
 import json
+import tempfile
+from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from bot.cli import replay_entries
 from bot.core.errors import IllegalOrder, InvalidOrder, RulesError
@@ -507,3 +511,91 @@ async def test_an_undo_logged_before_unit_orders_were_recorded_still_verifies(re
     assert list((await referee.game(CHANNEL)).units) == ["A1", "R1", "R9", "R2"]  # the live order
     report = await referee.verify(CHANNEL)
     assert report.ok, report.reason
+
+
+# --- unit edits replay as they were shown (issue 17's full run: "range 4 -> 6" logged, "kind" replayed) ----
+
+EDITABLE = {"fp": st.integers(0, 36), "range": st.integers(0, 40), "morale": st.integers(0, 10),
+            "broken_morale": st.integers(0, 10), "kind": st.sampled_from(["squad", "half_squad", "crew"]),
+            "name": st.sampled_from(["4-6-7", "Hero", "Ödön"]), "broken": st.booleans(), "pinned": st.booleans(),
+            "cx": st.booleans(), "leadership": st.integers(-3, 3)}
+
+
+@st.composite
+def unit_edits(draw) -> list[dict]:
+    """Edits of A1 and R1 as a game master types them: several fields in any order, an edit that
+    changes nothing, the same unit again; sometimes both units at once (/unit edit at:)."""
+    edits = []
+    for _ in range(draw(st.integers(1, 4))):
+        fields = draw(st.lists(st.sampled_from(sorted(EDITABLE)), min_size=1, max_size=5, unique=True))
+        changes = {field: draw(EDITABLE[field]) for field in fields}  # typed in the order drawn
+        if draw(st.booleans()):
+            edits.append({"action": "unit_edit_many", "units": ["R1", "A1"], "changes": changes})
+        else:
+            edits.append({"action": "unit_edit", "unit": draw(st.sampled_from(["A1", "R1"])), "changes": changes})
+    return edits
+
+
+async def _edit_and_verify(database, edits: list[dict], undo: bool) -> None:
+    store = await open_store(database)
+    referee = Referee(store, worker=Worker(inline_below=float("inf")))
+    try:
+        await seated_asl_game(referee)
+        shown = []
+        for order in edits:
+            try:
+                acted = await referee.act(CHANNEL, GM, order, command="/unit edit")
+            except RulesError:
+                continue  # e.g. a kind this counter cannot be
+            shown.append([step.label for step in acted.outcome.trail])
+        if undo and shown:
+            proposal = await referee.propose_undo(CHANNEL, RUSSIAN)
+            await referee.answer_undo(proposal.request.id, GERMAN, accept=True)
+        report = await referee.verify(CHANNEL)
+        assert report.ok, (report.reason, edits)
+        # what the players read is what the replay gives: the fields in one order, sorted
+        for labels in shown:
+            fields = [label.split(": ", 1)[1].split(" ", 1)[0] for label in labels]
+            per_unit = len(fields) // len({label.split(": ", 1)[0] for label in labels})
+            assert all(fields[i:i + per_unit] == sorted(fields[i:i + per_unit])
+                       for i in range(0, len(fields), per_unit)), labels
+    finally:
+        await store.close()
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(edits=unit_edits(), undo=st.booleans())
+def test_unit_edits_of_several_fields_in_any_order_replay_as_they_were_shown(tmp_path, edits, undo):
+    # live, the trail listed the fields in the order typed; the log keeps the order as canonical
+    # JSON (keys sorted), so the replay listed them sorted and /log verify called the entry changed
+    with tempfile.TemporaryDirectory(dir=tmp_path) as folder:
+        asyncio.run(_edit_and_verify(Path(folder) / "edits.sqlite3", edits, undo))
+
+
+async def test_a_unit_edit_logged_with_its_fields_in_the_typed_order_still_verifies(referee, store_database):
+    # logged by the bot before the fix: the trail in the order typed, the order itself sorted
+    await seated_asl_game(referee)
+    typed_order = {"range": 5, "kind": "squad", "fp": 6}
+    acted = await referee.act(CHANNEL, GM, {"action": "unit_edit", "unit": "A1", "changes": typed_order},
+                              command="/unit edit")
+    assert [step.label for step in acted.outcome.trail] == ["4-6-7 A1: fp 4 -> 6", "4-6-7 A1: kind 'squad' -> 'squad'",
+                                                            "4-6-7 A1: range 6 -> 5"]
+    entry = acted.entry
+    typed = {**entry.outcome, "trail": [entry.outcome["trail"][i] for i in (2, 1, 0)]}  # range, kind, fp
+
+    async def rewrite(outcome: dict) -> None:
+        legacy = entry.model_copy(update={"outcome": outcome})
+        legacy = legacy.model_copy(update={"hash": legacy.expected_hash()})  # as the older bot sealed it
+        await raw_edit(store_database, "UPDATE log_entries SET outcome = ?, hash = ? WHERE seq = ?",
+                       (pack_json(canonical_json(outcome)), legacy.hash, entry.seq))
+        await raw_edit(store_database, "UPDATE games SET head_hash = ?", (legacy.hash,))
+
+    await rewrite(typed)
+    report = await referee.verify(CHANNEL)
+    assert report.ok, report.reason
+    # the steps are compared as a set, not ignored: another value in one of them is still caught
+    forged = {**typed, "trail": [{**typed["trail"][0], "label": "4-6-7 A1: range 6 -> 7"}, *typed["trail"][1:]]}
+    await rewrite(forged)
+    report = await referee.verify(CHANNEL)
+    assert (report.ok, report.first_bad_seq) == (False, entry.seq)
+    assert "gives a different result (outcome.trail[0].label" in report.reason

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ipaddress
 import os
 import sys
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from bot.emulator.patch import API_ENV, GATEWAY_ENV, apply_env_endpoints
@@ -38,6 +39,10 @@ PROBE_TICK = 0.005  # the probe sleeps 5 ms at a time; a longer gap is a stall o
 PROBE_REPORT = 0.1
 
 
+STALL_STACKS_ENV = "REFEREE_STALL_STACKS"  # a file: what the loop was running during each stall over 25 ms
+_last_tick = [0.0]  # the lag probe's last wake-up (time.monotonic), read by the stall sampler's thread
+
+
 async def lag_probe(path: str) -> None:
     """Sleep 5 ms at a time on the bot's loop; every 0.1 s append "MONOTONIC LONGEST_STALL_MS" (the
     longest gap beyond the 5 ms over that time) to ``path``: the load test reads the lines of its
@@ -46,11 +51,11 @@ async def lag_probe(path: str) -> None:
     import time
 
     with open(path, "a", buffering=1) as out:
-        last = reported = time.monotonic()
+        last = reported = _last_tick[0] = time.monotonic()
         longest = 0.0
         while True:
             await asyncio.sleep(PROBE_TICK)
-            now = time.monotonic()
+            now = _last_tick[0] = time.monotonic()
             longest = max(longest, now - last - PROBE_TICK)
             last = now
             if now - reported >= PROBE_REPORT:
@@ -58,8 +63,38 @@ async def lag_probe(path: str) -> None:
                 longest, reported = 0.0, now
 
 
-def install_lag_probe(path: str) -> None:
-    """Start ``lag_probe`` with the bot's loop (its set-up hook); only this test runner has it."""
+def stall_sampler(path: str, loop_thread: int, over: float = 0.025) -> None:
+    """In a thread of its own: while the lag probe has not woken for ``over`` seconds, sample the
+    loop thread's stack every 5 ms and append one line per distinct stall "MONOTONIC STALLED_MS
+    frame < frame < ..." (innermost first, the bot's own frames and the innermost library one):
+    a stall in ``select`` is the process waiting for a core, not work on the loop."""
+    import sys
+    import time
+    import traceback
+
+    with open(path, "a", buffering=1) as out:
+        while True:
+            time.sleep(PROBE_TICK)
+            stalled = time.monotonic() - _last_tick[0]
+            if not _last_tick[0] or stalled < over:
+                continue
+            frame = sys._current_frames().get(loop_thread)
+            if frame is None:
+                continue
+            stack = traceback.extract_stack(frame)[::-1]
+            ours = [f"{Path(f.filename).name}:{f.lineno} {f.name}" for f in stack
+                    if "/bot/" in f.filename or "/cogs/" in f.filename][:6]
+            out.write(f"{time.monotonic():.4f} {stalled * 1000:.1f} "
+                      f"{Path(stack[0].filename).name}:{stack[0].lineno} {stack[0].name} < {' < '.join(ours)}\n")
+
+
+SLOW_CALLBACKS_ENV = "REFEREE_SLOW_CALLBACK_MS"  # asyncio's debug mode: log each callback longer than this
+
+
+def install_lag_probe(path: str, slow_callback_ms: float | None = None) -> None:
+    """Start ``lag_probe`` with the bot's loop (its set-up hook); only this test runner has it.
+    With ``slow_callback_ms``, asyncio's debug mode logs (WARNING, "Executing <Handle ...> took
+    0.050 seconds") every callback that held the loop longer: what a stall was, by name."""
     import asyncio
 
     from bot.app import RefereeBot
@@ -67,7 +102,18 @@ def install_lag_probe(path: str) -> None:
     setup_hook = RefereeBot.setup_hook
 
     async def with_probe(self: RefereeBot) -> None:
-        self._lag_probe = asyncio.create_task(lag_probe(path), name="referee-lag-probe")  # type: ignore[attr-defined]
+        if slow_callback_ms is not None:
+            loop = asyncio.get_running_loop()
+            loop.set_debug(True)
+            loop.slow_callback_duration = slow_callback_ms / 1000
+        if path:
+            self._lag_probe = asyncio.create_task(  # type: ignore[attr-defined]
+                lag_probe(path), name="referee-lag-probe")
+            if os.environ.get(STALL_STACKS_ENV):
+                import threading
+
+                threading.Thread(target=stall_sampler, args=(os.environ[STALL_STACKS_ENV], threading.get_ident()),
+                                 daemon=True, name="referee-stall-sampler").start()
         await setup_hook(self)
 
     RefereeBot.setup_hook = with_probe  # type: ignore[method-assign]
@@ -79,8 +125,9 @@ def main() -> int:
         print(f"referee: {problem}", file=sys.stderr)
         return 2
     apply_env_endpoints()
-    if os.environ.get(LAG_PROBE_ENV):
-        install_lag_probe(os.environ[LAG_PROBE_ENV])
+    slow = os.environ.get(SLOW_CALLBACKS_ENV)
+    if os.environ.get(LAG_PROBE_ENV) or slow:
+        install_lag_probe(os.environ.get(LAG_PROBE_ENV, ""), float(slow) if slow else None)
     from bot.cli import run_bot
 
     return run_bot(sys.stderr)

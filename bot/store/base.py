@@ -13,7 +13,7 @@ from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal, NamedTuple
 
 from bot.core.game import Game
 from bot.record.chain import LogEntry
@@ -138,6 +138,22 @@ class DatabaseUnusable(StoreError):
     line naming the file and what to do."""
 
 
+def entry_head(entry: LogEntry) -> tuple[int, dict]:
+    """Who gave an entry's order, and the order (who it names): of a decoded entry."""
+    return entry.actor, entry.order
+
+
+class EntryRows(NamedTuple):
+    """A batch of log entries as ``Store.entry_rows`` reads them: ``rows``, each ``decode(row)`` a
+    LogEntry (``decode`` None: the rows are LogEntry already); ``last_seq`` the seq of the last
+    row (None: no rows); ``head(row)`` its actor and order, a quick look without decoding it."""
+
+    rows: list[Any]
+    last_seq: int | None
+    decode: Callable[[Any], LogEntry] | None
+    head: Callable[[Any], tuple[int, dict]]
+
+
 class Store(ABC):
     """Persistence of games and their logs. Implementations must make ``create_game``,
     ``append`` and ``end_game`` atomic: the state and its entry commit together or not at all."""
@@ -185,6 +201,13 @@ class Store(ABC):
     async def entries(self, game_id: int, *, after_seq: int = 0, limit: int = 50) -> list[LogEntry]:
         """At most ``limit`` entries with seq > ``after_seq``, in seq order (newest last).
         Keyed on seq rather than an offset so a page costs the same at any depth of the log."""
+
+    async def entry_rows(self, game_id: int, *, after_seq: int = 0, limit: int = 50) -> EntryRows:
+        """The entries of ``entries`` for long work (bot/service.py's snapshot): as the database
+        holds them when ``decode`` (a module-level function, run in the worker process) makes each
+        a LogEntry, so the bot's loop only copies bytes; here already decoded (``decode`` None)."""
+        entries = await self.entries(game_id, after_seq=after_seq, limit=limit)
+        return EntryRows(entries, entries[-1].seq if entries else None, None, entry_head)
 
     @abstractmethod
     async def entry_by_interaction(self, interaction_id: int) -> LogEntry | None: ...

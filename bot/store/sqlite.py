@@ -46,8 +46,8 @@ import aiosqlite
 from bot.core.game import Game
 
 from .base import (CHECKPOINT_EVERY, MAX_LOG_ENTRIES, ActiveGameExists, DatabaseUnusable, DuplicateInteraction,
-                   GameExtras, LogFull, QuietGame, SchemaTooNew, ServerGames, StaleGame, StorageUnavailable, Store,
-                   StoredGame, StoreError, UndoRequest, UndoStatus)
+                   EntryRows, GameExtras, LogFull, QuietGame, SchemaTooNew, ServerGames, StaleGame,
+                   StorageUnavailable, Store, StoredGame, StoreError, UndoRequest, UndoStatus)
 from bot.record.chain import GENESIS_HASH, LogEntry, SavedState, canonical_json, saved_state
 from bot.record.checkpoint import Checkpoint, advance_live
 
@@ -201,6 +201,11 @@ def _entry(row: Any) -> LogEntry:
                     outcome=unpack_json(row[8]), state_hash=row[9], prev_hash=row[10], hash=row[11],
                     interaction_id=row[12], **({"rules_version": row[13]} if len(row) > 13 else {}),
                     **({"dice_proof": json.loads(row[14])} if len(row) > 14 and row[14] is not None else {}))
+
+
+def _row_head(row: Any) -> tuple[int, dict]:
+    """An entry's actor and order from its row, without decoding the rest (``EntryRows.head``)."""
+    return row[3], json.loads(row[5])
 
 
 def _entry_params(entry: LogEntry, *, compress: bool = True) -> tuple[Any, ...]:
@@ -733,6 +738,13 @@ class SqliteStore(Store):
             f"SELECT {self._entry_columns} FROM log_entries WHERE game_id = ? AND seq > ? "
             "ORDER BY seq LIMIT ?", (game_id, after_seq, limit))
         return [_entry(row) for row in rows]
+
+    async def entry_rows(self, game_id: int, *, after_seq: int = 0, limit: int = 50) -> EntryRows:
+        # the rows as sqlite3 gives them (numbers, text, compressed bytes): decoded by the worker
+        rows = await self._fetchall(
+            f"SELECT {self._entry_columns} FROM log_entries WHERE game_id = ? AND seq > ? "
+            "ORDER BY seq LIMIT ?", (game_id, after_seq, limit))
+        return EntryRows([tuple(row) for row in rows], rows[-1][1] if rows else None, _entry, _row_head)
 
     async def entry_by_interaction(self, interaction_id: int) -> LogEntry | None:
         row = await self._fetchone(

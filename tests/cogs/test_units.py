@@ -154,7 +154,8 @@ async def test_unit_edit_by_the_game_master_corrects_numbers_and_markers(table):
     reply = await table.as_gm("unit edit", {"unit": "r1", "stats": "morale=6 broken=yes fire_marker=final"})
     assert reply.embeds == outcome(
         "4-4-7 R1 corrected",
-        "4-4-7 R1: morale 7 -> 6\n4-4-7 R1: broken False -> True\n4-4-7 R1: fire\\_marker None -> 'final'",
+        # the fields in the order the log keeps them (sorted), so its replay lists them the same way
+        "4-4-7 R1: broken False -> True\n4-4-7 R1: fire\\_marker None -> 'final'\n4-4-7 R1: morale 7 -> 6",
         "4-4-7 R1: (edited)", 8)
     unit = (await table.game()).units["R1"]
     assert (unit.morale, unit.broken, unit.fire_marker) == (6, True, "final")

@@ -9,8 +9,12 @@ sent again and again in 20 other channels. Measured with Discord's own clock (th
 the interaction's creation to its initial response):
 
 - every command in every channel gets its first response within 2.5 s (Discord's limit is 3 s);
-- ``/game status`` in the other channels answers within 100 ms at the 99th percentile (beyond
-  what the same probes get from the machine for a few seconds before, without the long work);
+- ``/game status`` in the other channels answers within 100 ms at the 99th percentile, whenever
+  the machine can give that: the same probes are first sent for a few seconds without the long
+  work, and when this machine's own p99 is over 50 ms (its cores shared with other runs) the
+  bound is 100 ms beyond twice it, with a warning saying the fixed bound was not measurable (the
+  default run, a few hundred probes among the suite's other tests, warns when it misses the
+  fixed bound and holds the same relaxed one; the full run, or REFEREE_STRICT_LOAD=1, fails);
 - the bot's event loop never stalls longer than MAX_STALL (a probe in the bot sleeping 5 ms at a
   time: REFEREE_LAG_PROBE, bot/emulator/run_bot.py); the longest stall is printed;
 - each long command ends with its answer, or, past the time budget (REFEREE_LONG_WORK_SECONDS),
@@ -24,11 +28,15 @@ docs/reliability.md.
 from __future__ import annotations
 
 import asyncio
+import os
+import re
 import time
+import warnings
 
 import pytest
 
 from bot.emulator import FakeDiscord
+from bot.emulator.run_bot import SLOW_CALLBACKS_ENV, STALL_STACKS_ENV, lag_probe
 from tests.reliability.audit import FULL, size
 from tests.reliability.load_game import ALICE, BIG_CHANNEL, BOB, CHANNELS, FIRE, LOAD_GUILD, copy_of
 from tests.reliability.process import BotProcess
@@ -78,8 +86,16 @@ async def test_long_work_in_one_channel_stalls_no_other_channel(tmp_path):
             "REFEREE_ROLL_LIMIT": "10000", "REFEREE_QUOTA_USER": "off", "REFEREE_QUOTA_CHANNEL": "off",
             "REFEREE_QUOTA_SERVER": "off", "REFEREE_QUOTA_HEAVY_USER": "off", "REFEREE_QUOTA_HEAVY_CHANNEL": "off",
             "REFEREE_QUOTA_HEAVY_SERVER": "off", "REFEREE_MAX_LOG_ENTRIES": str(max(1000, ENTRIES * 2)),
-            "REFEREE_LONG_WORK_SECONDS": str(BUDGET), "REFEREE_LAG_PROBE": str(lag_file)})
+            "REFEREE_LONG_WORK_SECONDS": str(BUDGET), "REFEREE_LAG_PROBE": str(lag_file),
+            # REFEREE_SLOW_CALLBACK_MS=20 in the test's environment: the bot logs each callback that
+            # held its loop longer (asyncio's debug mode; slower, so not by default);
+            # REFEREE_STALL_STACKS=FILE: what the loop ran during each stall (bot/emulator/run_bot.py)
+            **{name: os.environ[name] for name in (SLOW_CALLBACKS_ENV, STALL_STACKS_ENV) if os.environ.get(name)}})
         await bot.start()
+        # the same probe on this process's loop: the fake Discord stamps the latencies here, so a
+        # stall of this loop (e.g. reading a large upload) would count against the bot
+        own_lag_file = tmp_path / "own-lag.txt"
+        own_probe = asyncio.create_task(lag_probe(str(own_lag_file)))
 
         async def probe(channel: int, done: asyncio.Event, into: list) -> None:
             await asyncio.sleep(STATUS_EVERY * (channel - BIG_CHANNEL) / len(others))  # spread out
@@ -123,14 +139,26 @@ async def test_long_work_in_one_channel_stalls_no_other_channel(tmp_path):
             await asyncio.gather(*probes)
             window_end = time.monotonic()
         finally:
+            own_probe.cancel()
             await bot.stop()
     assert bot.error_lines() == []
+    slow_callbacks = sorted((float(m.group(2)), m.group(1)[:150]) for path in bot.log_files
+                            for m in re.finditer(r"Executing (.*) took (\d+\.\d+) seconds", path.read_text()))
+    if slow_callbacks:
+        print(f"{len(slow_callbacks)} slow callbacks in the bot; the longest: "
+              + " | ".join(f"{seconds:.3f} s {what}" for seconds, what in slow_callbacks[-8:]))
+    if os.environ.get(STALL_STACKS_ENV) and os.path.exists(os.environ[STALL_STACKS_ENV]):
+        sampled = [line.split(" ", 3) for line in open(os.environ[STALL_STACKS_ENV]).read().splitlines()]
+        waiting = [s for s in sampled if s[2].startswith("selectors.py")]  # the loop idle: waiting for a core
+        print(f"stall samples over 25 ms: {len(sampled)}, {len(waiting)} of them with the loop idle in select")
 
     first = {name: latency(reply.record) for name, reply in replies.items()}
     status_latencies = [latency(reply.record) for reply in statuses]
     quiet_latencies = [latency(reply.record) for reply in baseline]
     stalls = [float(line.split()[1]) / 1000 for line in lag_file.read_text().splitlines()
               if window_start <= float(line.split()[0]) <= window_end]
+    own_stalls = [float(line.split()[1]) / 1000 for line in own_lag_file.read_text().splitlines()
+                  if window_start <= float(line.split()[0]) <= window_end]
     answers = {name: final_text(reply) for name, reply in replies.items()}
     figures = (f"load test ({ENTRIES:,} entries, {UNITS} units; {'full' if FULL else 'reduced'} size): "
                f"game built/copied in {built:.1f} s, long work for {window_end - window_start:.1f} s; "
@@ -141,16 +169,34 @@ async def test_long_work_in_one_channel_stalls_no_other_channel(tmp_path):
                f"p99 {percentile(quiet_latencies, 99) * 1000:.1f} ms; then during it: {len(status_latencies)} answers, "
                f"p50 {percentile(status_latencies, 50) * 1000:.1f} ms, p99 {percentile(status_latencies, 99) * 1000:.1f} ms, "
                f"max {max(status_latencies) * 1000:.1f} ms; loop stalls over {len(stalls)} probe reports: "
-               f"max {max(stalls, default=0) * 1000:.1f} ms, p99 {percentile(stalls or [0], 99) * 1000:.1f} ms; "
+               f"max {max(stalls, default=0) * 1000:.1f} ms, p99 {percentile(stalls or [0], 99) * 1000:.1f} ms "
+               f"(the test's own loop: max {max(own_stalls, default=0) * 1000:.1f} ms, "
+               f"p99 {percentile(own_stalls or [0], 99) * 1000:.1f} ms); "
                "answers: " + " | ".join(f"{name}: {text[:110]}" for name, text in answers.items()))
     print(figures)
     assert status_latencies and stalls, figures
     assert max(first.values()) <= FIRST_RESPONSE, figures
     assert max(status_latencies) <= FIRST_RESPONSE, figures
-    # within 100 ms at p99, beyond what the machine gives the same probes without the long work,
-    # twice (on a quiet machine a few ms; other test runs sharing the cores make it far more, and
-    # more again while two more processes work)
-    assert percentile(status_latencies, 99) <= STATUS_P99 + 2 * percentile(quiet_latencies, 99), figures
+    # the bound: within 100 ms at p99. It is held whenever the machine can give it: when
+    # the same probes got their answers within half of it at p99 without the long work. On a
+    # machine whose other load already costs more than that (cores shared with other test runs),
+    # the bot's part cannot be told from the machine's: then the bound is 100 ms beyond twice what
+    # the machine gave, and the test says so (a warning, and in its figures)
+    quiet_p99, busy_p99 = percentile(quiet_latencies, 99), percentile(status_latencies, 99)
+    # the default run (a few hundred probes, among the suite's other tests on the same cores) says
+    # when it missed the fixed bound; the full run (or REFEREE_STRICT_LOAD=1) fails on it
+    strict = FULL or os.environ.get("REFEREE_STRICT_LOAD") == "1"
+    if quiet_p99 <= STATUS_P99 / 2 and (strict or busy_p99 <= STATUS_P99):
+        assert busy_p99 <= STATUS_P99, figures
+    elif quiet_p99 <= STATUS_P99 / 2:
+        warnings.warn(f"/game status missed the fixed 100 ms bound at p99 in the default run: {busy_p99 * 1000:.0f} "
+                      f"ms ({quiet_p99 * 1000:.0f} ms without the long work); the full run fails on it. {figures}")
+        assert busy_p99 <= STATUS_P99 + 2 * quiet_p99, figures
+    else:
+        warnings.warn(f"the fixed 100 ms bound of /game status at p99 was not measurable: this machine gave "
+                      f"{quiet_p99 * 1000:.0f} ms at p99 without the long work, {busy_p99 * 1000:.0f} ms with it "
+                      f"(held to 100 ms beyond twice the former). {figures}")
+        assert busy_p99 <= STATUS_P99 + 2 * quiet_p99, figures
     for name, reply in replies.items():  # each ended with its answer or a clear refusal, nothing late
         assert not reply.record.late and reply.record.refused == [], f"{name}: {reply.record.refused} {figures}"
         text = answers[name]
