@@ -42,7 +42,6 @@ import asyncio
 import contextlib
 import json
 import os
-import statistics
 import sys
 import tempfile
 import time

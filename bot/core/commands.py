@@ -27,7 +27,6 @@ from .orders import OrderBase
 
 if TYPE_CHECKING:
     from .game import Game
-    from .ruleset import Ruleset
 
 OptionType = Literal["id", "ids", "text", "integer", "boolean"]
 OPTIONS, DICE, PREVIEW = "options", "dice", "preview"  # the bot's own options of an order command

@@ -6,7 +6,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ...context import ResolutionContext
-from ...errors import IllegalOrder
 from ...outcome import Outcome, TableCell
 from .models import CdStand
 from .tables import Mod
