@@ -216,8 +216,8 @@ class GameCog(commands.Cog):
         stored = await interaction.client.referee.game_id(interaction.channel_id)
         await send_embeds(interaction, game_status_embed(game), ephemeral=False, view=map_view(stored))
 
-    @game.command(name="map", description="A picture of the battlefield: hexes, terrain, every stack and the "
-                                          "latest fire (Command Decision: the stands by position or company)")
+    @game.command(name="map", description="A picture of the battlefield: terrain, every stack or stand, and the "
+                                          "latest fire")
     async def map(self, interaction: Interaction) -> None:
         field, picture = await battlefield_picture(interaction.client.referee, interaction.channel_id)
         await interaction.response.send_message(embed=map_embed(field.game, MAP_FILE), file=map_file(picture))

@@ -9,6 +9,7 @@ real client would never see. Failures are AssertionErrors: they are the test's m
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -150,3 +151,90 @@ def _mark_focused(path: str, schema: dict[str, Any], typed: list[dict[str, Any]]
         raise AssertionError(f"/{path} option '{focused}' has no autocomplete")
     if not any(o.get("name") == focused for o in typed):
         typed.append({"name": focused, "type": spec["type"], "value": "", "focused": True})
+
+
+# --- what Discord refuses at registration (PUT .../commands: 400, code 50035 Invalid Form Body) ---------
+# Limits from Discord's documentation of application commands: a chat-input name matches NAME_PATTERN
+# (lower case where the letter has one), 1-32 characters; a description 1-100; at most 25 options
+# and 25 choices; a choice's name 1-100 and a string value at most 100; required options before
+# optional ones; at most 100 chat-input commands per scope; names unique in their scope; and the
+# name, description and value properties of a command, its options and choices at most 4,000
+# characters together.
+NAME_PATTERN = re.compile(r"^[-_'\w]{1,32}$")
+MAX_DESCRIPTION, MAX_OPTIONS, MAX_CHOICES, MAX_CHOICE_TEXT, MAX_COMMANDS, MAX_COMBINED = 100, 25, 25, 100, 100, 4000
+
+
+def registration_errors(commands: list[dict[str, Any]]) -> dict[str, Any]:
+    """Discord's ``errors`` object for a bulk overwrite it would refuse (empty: accepted), keyed by
+    the JSON path of each bad field as Discord nests them (``"3": {"description": {"_errors": …}}``)."""
+    errors: dict[str, Any] = {}
+    names = [c.get("name") for c in commands if c.get("type", 1) == 1]
+    if len(names) > MAX_COMMANDS:
+        errors["_errors"] = [_refusal("BASE_TYPE_MAX_LENGTH", f"Must be {MAX_COMMANDS} or fewer in length.")]
+    for index, command in enumerate(commands):
+        found: dict[str, Any] = {}
+        if command.get("type", 1) == 1:
+            _registered_name(command, found)
+            if names.count(command.get("name")) > 1:
+                found.setdefault("name", {"_errors": []})["_errors"].append(
+                    _refusal("APPLICATION_COMMANDS_DUPLICATE_NAME", "Application command names must be unique"))
+            _registered_options(command.get("options") or [], found)
+            if _combined_length(command) > MAX_COMBINED:
+                found.setdefault("_errors", []).append(_refusal(
+                    "APPLICATION_COMMAND_TOO_LARGE", f"Command exceeds maximum size ({MAX_COMBINED})"))
+        if found:
+            errors[str(index)] = found
+    return errors
+
+
+def _refusal(code: str, message: str) -> dict[str, str]:
+    return {"code": code, "message": message}
+
+
+def _registered_name(item: dict[str, Any], found: dict[str, Any]) -> None:
+    name, description = item.get("name"), item.get("description")
+    if not isinstance(name, str) or not NAME_PATTERN.match(name) or name != name.lower():
+        found["name"] = {"_errors": [_refusal("APPLICATION_COMMAND_INVALID_NAME", "Command name is invalid")]}
+    if not isinstance(description, str) or not 1 <= len(description) <= MAX_DESCRIPTION:
+        found["description"] = {"_errors": [_refusal(
+            "BASE_TYPE_BAD_LENGTH", f"Must be between 1 and {MAX_DESCRIPTION} in length.")]}
+
+
+def _registered_options(options: list[dict[str, Any]], found: dict[str, Any]) -> None:
+    bad: dict[str, Any] = {}
+    if len(options) > MAX_OPTIONS:
+        bad["_errors"] = [_refusal("BASE_TYPE_MAX_LENGTH", f"Must be {MAX_OPTIONS} or fewer in length.")]
+    seen_optional = False
+    for index, option in enumerate(options):
+        mine: dict[str, Any] = {}
+        _registered_name(option, mine)
+        if option.get("type") in (SUB_COMMAND, SUB_COMMAND_GROUP):
+            _registered_options(option.get("options") or [], mine)
+        elif option.get("required"):
+            if seen_optional:
+                mine.setdefault("required", {"_errors": []})["_errors"].append(_refusal(
+                    "APPLICATION_COMMAND_OPTIONS_REQUIRED_INVALID",
+                    "Required options must be placed before non-required options"))
+        else:
+            seen_optional = True
+        choices = option.get("choices") or []
+        if len(choices) > MAX_CHOICES or (choices and option.get("autocomplete")):
+            mine.setdefault("choices", {"_errors": []})["_errors"].append(_refusal(
+                "BASE_TYPE_MAX_LENGTH", f"Must be {MAX_CHOICES} or fewer in length, without autocomplete."))
+        for number, choice in enumerate(choices):
+            value = choice.get("value")
+            if not 1 <= len(str(choice.get("name", ""))) <= MAX_CHOICE_TEXT or (
+                    isinstance(value, str) and len(value) > MAX_CHOICE_TEXT):
+                mine.setdefault("choices", {})[str(number)] = {"_errors": [_refusal(
+                    "BASE_TYPE_BAD_LENGTH", f"Must be between 1 and {MAX_CHOICE_TEXT} in length.")]}
+        if mine:
+            bad[str(index)] = mine
+    if bad:
+        found["options"] = bad
+
+
+def _combined_length(item: dict[str, Any]) -> int:
+    total = len(str(item.get("name", ""))) + len(str(item.get("description", "")))
+    for choice in item.get("choices") or []:
+        total += len(str(choice.get("name", ""))) + len(str(choice.get("value", "")))
+    return total + sum(_combined_length(option) for option in item.get("options") or [])

@@ -36,7 +36,7 @@ from bot.emulator.records import (
     CHANNEL_MESSAGE, DEFERRED_CHANNEL_MESSAGE, DEFERRED_UPDATE_MESSAGE, UPDATE_MESSAGE,
     Callback, InteractionRecord, Reply, SentFile, StoredMessage,
 )
-from bot.emulator.schema import ATTACHMENT, USER, build_command
+from bot.emulator.schema import ATTACHMENT, USER, build_command, registration_errors
 
 log = logging.getLogger(__name__)
 
@@ -109,6 +109,7 @@ class FakeDiscord:
         self.messages = MessageStore(self.app, self._ids, base_url="")
         self.commands: dict[int | None, list[dict[str, Any]]] = {}  # guild id (None: global) -> synced
         self.syncs: list[tuple[int | None, list[dict[str, Any]]]] = []
+        self.refused_syncs: list[tuple[int | None, dict[str, Any]]] = []  # bulk overwrites Discord would refuse (50035)
         self.interactions: dict[str, InteractionRecord] = {}  # by token
         self._by_id: dict[int, InteractionRecord] = {}  # the same, by interaction id (bot_received)
         self.requests: list[RequestLog] = []
@@ -286,6 +287,10 @@ class FakeDiscord:
         guild = request.match_info.get("guild")
         guild_id = int(guild) if guild else None
         body, _ = await read_body(request)
+        errors = registration_errors(body)
+        if errors:  # Discord keeps the commands it had and says which field is wrong
+            self.refused_syncs.append((guild_id, errors))
+            return json_response({"message": "Invalid Form Body", "code": 50035, "errors": errors}, 400)
         synced = [self._registered(command, guild_id) for command in body]
         self.commands[guild_id] = synced
         self.syncs.append((guild_id, synced))

@@ -391,3 +391,52 @@ async def test_uploaded_files_pair_with_their_attachments_by_part_name_and_are_t
         assert "width" not in notes
         assert (image["filename"], image["content_type"], image["width"], image["height"], image["description"]) == (
             "map.png", "image/png", 30, 20, "the map")
+
+
+async def test_a_command_discord_would_refuse_at_registration_fails_the_sync_and_changes_nothing(bot):
+    # real Discord answers a bulk overwrite with a 101-character description 400/50035 and keeps the
+    # old commands: a bot must not pass here with a command set it could never register
+    async with running(bot) as (fake, bot):
+        before = fake.commands[None]
+
+        @bot.tree.command(name="map", description="x" * 101)
+        async def too_long(interaction: discord.Interaction) -> None:
+            await interaction.response.send_message("never")
+
+        with pytest.raises(app_commands.CommandSyncFailure) as refused:
+            await bot.tree.sync()
+        assert refused.value.status == 400 and refused.value.code == 50035
+        assert "Must be between 1 and 100 in length" in str(refused.value)
+        assert fake.commands[None] == before and len(fake.refused_syncs) == 1
+
+
+@pytest.mark.parametrize("command, where", [
+    ({"name": "Fire", "description": "upper case"}, ["name"]),
+    ({"name": "x" * 33, "description": "too long a name"}, ["name"]),
+    ({"name": "fire", "description": ""}, ["description"]),
+    ({"name": "fire", "description": "d", "options": [
+        {"type": 3, "name": f"o{i}", "description": "d"} for i in range(26)]}, ["options", "_errors"]),
+    ({"name": "fire", "description": "d", "options": [
+        {"type": 3, "name": "a", "description": "d"},
+        {"type": 3, "name": "b", "description": "d", "required": True}]}, ["options", "1", "required"]),
+    ({"name": "fire", "description": "d", "options": [
+        {"type": 3, "name": "a", "description": "d", "choices": [
+            {"name": str(i), "value": str(i)} for i in range(26)]}]}, ["options", "0", "choices"]),
+    ({"name": "fire", "description": "d", "options": [
+        {"type": 3, "name": "a", "description": "d", "choices": [{"name": "c" * 101, "value": "c"}]}]},
+     ["options", "0", "choices", "0"]),
+    ({"name": "fire", "description": "d", "options": [
+        {"type": 1, "name": "sub", "description": "y" * 101}]}, ["options", "0", "description"]),
+    ({"name": "fire", "description": "d" * 100, "options": [
+        {"type": 3, "name": f"o{i}", "description": "d" * 100, "choices": [
+            {"name": "c" * 100, "value": "v" * 100} for _ in range(2)]} for i in range(25)]}, ["_errors"]),
+])
+def test_registration_refuses_what_discord_refuses_naming_the_field(command, where):
+    from bot.emulator.schema import registration_errors
+    errors = registration_errors([{"name": "ok", "description": "fine"}, command])
+    assert list(errors) == ["1"]
+    node = errors["1"]
+    for key in where:
+        node = node[key]
+    assert node  # the path Discord would name holds an error
+    assert registration_errors([{"name": "ok", "description": "fine"}]) == {}

@@ -71,7 +71,7 @@ async def test_a_full_disk_refuses_orders_clearly_loses_nothing_and_logs_one_lin
         reply = await table.send("morale", {"unit": unit}, user=ALICE)
         assert reply.ephemeral and reply.content == (
             "The bot's disk is full, so this order was not saved (nothing changed). The bot's host has been told; "
-            "give the order again once there is room.")
+            "give the order again once there is room."), (unit, reply.content, reply.embeds)  # seen once: empty
     assert await total(table) == before and await table.game() == game
     assert errors(logged_lines) == ["storage: the disk holding the database is full; 1 command(s) refused, "
                                     "nothing of them saved (said once a minute at most)"]
