@@ -96,6 +96,7 @@ class Acted:
     entry: LogEntry
     replayed: bool = False  # True: a re-delivered interaction, answered from the log
     hand_off: int | None = None  # the side now to act, when this action passed the turn to it
+    sealed: tuple["Sealed", ...] = ()  # a scenario file's hidden parts, sealed with the new game (entries 2..)
 
     @property
     def seq(self) -> int:
@@ -177,6 +178,25 @@ class Sealed:
     acted: Acted
     text: str
     nonce: str
+
+
+@dataclass(frozen=True)
+class _HeldPart:
+    """A scenario file's hidden part, held before the new game's creation seals it (``order``)."""
+
+    order: dict[str, Any]
+    text: str
+    nonce: str
+
+
+def _quiet_proof(state: DiceState | None) -> dict[str, Any] | None:
+    """The dice proof of an entry that draws no die and reveals nothing: the state in force."""
+    if state is None or state.commitment is None:
+        return None
+    proof: dict[str, Any] = {"commitment": state.commitment, "contributions": list(state.contributions)}
+    if state.secret:
+        proof["secret"] = list(state.secret)
+    return proof
 
 
 @dataclass(frozen=True)
@@ -385,11 +405,9 @@ class Referee:
         """An entry's dice proof: the state in force, the faces drawn from the seed, and at the end of a
         game turn (``reveal``) or of the game (``last``) the seed revealed with the next commitment, and
         the secret rolls of the turn opened (``opened``: text and nonce of each, from the store)."""
-        if state is None or state.commitment is None:
+        proof = _quiet_proof(state)
+        if proof is None:
             return None
-        proof: dict[str, Any] = {"commitment": state.commitment, "contributions": list(state.contributions)}
-        if state.secret:
-            proof["secret"] = list(state.secret)
         if isinstance(source, CommittedDice) and source.sides:
             proof["sides"] = list(source.sides)
         if reveal or last:
@@ -541,19 +559,49 @@ class Referee:
             # the first game turn's seed: its commitment is in entry 1, posted with the new game
             proof = ({"commitment": await self._commit_seed(), "contributions": [""] * len(game.sides)}
                      if self._store.holds_secrets else None)
+            hidden = await self._hold_hidden(game, actor, setup)
+            made: list[LogEntry] = []
 
-            def first_entry(game_id: int) -> LogEntry:
-                return self._seal(game_id, 0, GENESIS_HASH, actor=actor, command="/game new", order=order,
-                                  outcome=outcome, game=game, manual=False, interaction_id=interaction_id,
-                                  dice_proof=proof)
+            def first_entries(game_id: int) -> list[LogEntry]:
+                made.clear()  # the callback runs once per transaction: its entries only
+                made.append(self._seal(game_id, 0, GENESIS_HASH, actor=actor, command="/game new", order=order,
+                                       outcome=outcome, game=game, manual=False, interaction_id=interaction_id,
+                                       dice_proof=proof))
+                for held in hidden:  # each hidden part's seal entry, as /seal would write it for its side
+                    last = made[-1]
+                    state = state_after(last.order, last.dice_proof, last.seq) if last.dice_proof is not None else None
+                    made.append(self._seal(game_id, last.seq, last.hash, actor=actor, command=HIDDEN_SEAL,
+                                           order=held.order, outcome=seal_outcome(game, last.seq + 1, held.order),
+                                           game=game, manual=False, interaction_id=None,
+                                           dice_proof=_quiet_proof(state)))
+                return made
             try:
-                _stored, entry = await self._store.create_game(channel_id, guild_id, game, first_entry)
+                _stored, entry = await self._store.create_game(channel_id, guild_id, game, first_entries)
             except ActiveGameExists:  # another process created one since the check above
                 existing = await self._store.load_active(channel_id)
                 raise GameExists(self._exists_message(existing.game if existing else game)) from None
             except DuplicateInteraction:
                 return await self.recorded(interaction_id)  # type: ignore[return-value]
-            return Acted(outcome, game, entry)
+            self._saved(entry.game_id, made[-1])
+            return Acted(outcome, game, entry, sealed=tuple(
+                Sealed(Acted(seal_entry.outcome_model(), game, seal_entry), held.text, held.nonce)
+                for held, seal_entry in zip(hidden, made[1:])))
+
+    async def _hold_hidden(self, game: Game, actor: Actor, setup: Scenario | None) -> list[_HeldPart]:
+        """A scenario file's hidden parts, each to be sealed for its side in the new game's creation:
+        its nonce and commitment, the text and nonce held by the store *before* the transaction that
+        publishes the commitment. A secret kept for a commitment that never lands (the creation
+        failed, or lost a race) is harmless: nothing points to it, nothing ever reads it."""
+        held = []
+        for side, text in (hidden_parts(setup) if setup is not None else {}).items():
+            self._acting_side(game, actor, side, "seals orders")  # the loader is the new game's master
+            if not 1 <= len(text) <= SEALED_MAX:
+                raise InvalidOrder(f"a sealed order is 1 to {SEALED_MAX} characters", field="text")
+            nonce = secrets.token_bytes(NONCE_BYTES)
+            published = seal_commitment(nonce, text)
+            await self._store.keep_secret(published, json.dumps({"nonce": nonce.hex(), "text": text}).encode())
+            held.append(_HeldPart({"action": SEAL, "side": side, "commitment": published}, text, nonce.hex()))
+        return held
 
     def _server_lock(self, guild_id: int) -> asyncio.Lock:
         lock = self._server_locks.get(guild_id)
@@ -830,9 +878,11 @@ class Referee:
             return Sealed(recorded or Acted(outcome, after, entry), text, nonce.hex())
 
     async def seal_hidden(self, channel_id: int, actor: Actor, setup: Scenario, created: Acted) -> list[Sealed]:
-        """Seal each side's hidden part of a scenario file just loaded (``created``: its entry 1), one
-        seal entry per side right after it, as /seal would for that side (the loader is the game
-        master). A re-delivered load seals only the parts not sealed yet, so none is sealed twice."""
+        """Seal the hidden parts of a scenario file just loaded (``created``: its entry 1) that its game
+        does not hold yet, as /seal would for each side (the loader is the game master); returns those
+        sealed now. ``new_game`` seals them all in the creation's own transaction, so this seals
+        nothing for its games: it mends a game created before that (the bot stopped between its
+        entry 1 and its seals), and a re-delivered load seals nothing twice."""
         parts = hidden_parts(setup)
         if not parts:
             return []

@@ -49,11 +49,12 @@ async def scenario_file(attachment: discord.Attachment, **given: Any) -> Scenari
 
 
 async def load_scenario(interaction: Interaction, setup: Scenario, acted: Any) -> None:
-    """After a scenario file set a game up (``acted``, already saved): the reply, then each side's
-    hidden part sealed for that side as /seal would (the channel sees the commitment, never the
-    text), and the loader alone gets the nonces to check them."""
+    """After a scenario file set a game up (``acted``, already saved with each side's hidden part
+    sealed for that side as /seal would): the reply, the seals (the channel sees the commitment,
+    never the text), and the loader alone gets the nonces to check them."""
     await reply_outcome(interaction, acted)
-    sealed = await interaction.client.referee.seal_hidden(interaction.channel_id, actor_of(interaction), setup, acted)
+    referee = interaction.client.referee  # seal_hidden: only what an older game's creation lacks
+    sealed = [*acted.sealed, *await referee.seal_hidden(interaction.channel_id, actor_of(interaction), setup, acted)]
     for part in sealed:
         await reply_outcome(interaction, part.acted)
     if sealed:

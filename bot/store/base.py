@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
@@ -138,6 +138,7 @@ class DatabaseUnusable(StoreError):
     line naming the file and what to do."""
 
 
+<<<<<<< HEAD
 def entry_head(entry: LogEntry) -> tuple[int, dict]:
     """Who gave an entry's order, and the order (who it names): of a decoded entry."""
     return entry.actor, entry.order
@@ -152,6 +153,24 @@ class EntryRows(NamedTuple):
     last_seq: int | None
     decode: Callable[[Any], LogEntry] | None
     head: Callable[[Any], tuple[int, dict]]
+=======
+FirstEntries = Callable[[int], "LogEntry | Sequence[LogEntry]"]
+"""``Store.create_game``'s callback: the new game's id -> entry 1, or entries 1..n in order."""
+
+
+def creation_entries(made: LogEntry | Sequence[LogEntry], max_entries: int) -> list[LogEntry]:
+    """The entries a new game is created with (``FirstEntries``' answer), checked: entry 1 first
+    (on the genesis hash), then each the next seq, chained on the one before it."""
+    entries = [made] if isinstance(made, LogEntry) else list(made)
+    if not entries or len(entries) > max_entries:
+        raise LogFull(f"a new game is created with 1 to {max_entries} entries, not {len(entries)}")
+    for before, entry in zip(entries, entries[1:]):
+        if entry.seq != before.seq + 1 or entry.prev_hash != before.hash or entry.game_id != before.game_id:
+            raise ValueError(f"entry {entry.seq} does not follow entry {before.seq} of the new game")
+    if entries[0].seq != 1:
+        raise ValueError(f"a new game's first entry is entry 1, not {entries[0].seq}")
+    return entries
+>>>>>>> j16b
 
 
 class Store(ABC):
@@ -179,9 +198,12 @@ class Store(ABC):
 
     @abstractmethod
     async def create_game(self, channel_id: int, guild_id: int | None, game: Game,
-                          first_entry: Callable[[int], LogEntry]) -> tuple[StoredGame, LogEntry]:
-        """Create a game and its entry 1 in one transaction. ``first_entry`` receives the new
-        game's id (the entry's hash covers it) and returns the sealed entry."""
+                          first_entry: FirstEntries) -> tuple[StoredGame, LogEntry]:
+        """Create a game and its first entries in one transaction. ``first_entry`` receives the new
+        game's id (the entries' hashes cover it) and returns the sealed entry 1, or entry 1 and the
+        entries that follow it in the same command, hash-chained (a scenario file's hidden parts,
+        sealed at load): all land or none. Returns the game as saved (``last_seq``: the last of them)
+        and entry 1."""
 
     async def append(self, stored: StoredGame, game: Game, entry: LogEntry) -> StoredGame:
         """Save ``game`` as the new state of ``stored`` and append ``entry``, in one transaction.

@@ -40,8 +40,8 @@ from bot.record.chain import GENESIS_HASH, LogEntry, canonical_json, saved_state
 from bot.record.checkpoint import Checkpoint, advance_live
 
 from .base import (CHECKPOINT_EVERY, MAX_LOG_ENTRIES, ActiveGameExists, DatabaseUnusable, DuplicateInteraction,
-                   GameExtras, LogFull, QuietGame, SchemaTooNew, ServerGames, StaleGame, StorageUnavailable, Store,
-                   StoredGame, StoreError, UndoRequest, UndoStatus)
+                   FirstEntries, GameExtras, LogFull, QuietGame, SchemaTooNew, ServerGames, StaleGame,
+                   StorageUnavailable, Store, StoredGame, StoreError, UndoRequest, UndoStatus, creation_entries)
 from .sqlite import (_entry, _entry_params, _live, _runs, _stored, _undo, _undo_params, _utc_now, migrations,
                      pack_state, remind_due, unpack_state)
 
@@ -323,7 +323,7 @@ class PostgresStore(Store):
         return None, (_stored(tuple(rows[0])[_ENTRY_COUNT:]) if rows else None)
 
     async def create_game(self, channel_id: int, guild_id: int | None, game: Game,
-                          first_entry: Callable[[int], LogEntry]) -> tuple[StoredGame, LogEntry]:
+                          first_entry: FirstEntries) -> tuple[StoredGame, LogEntry]:
         state, created_at = self._state(game), _utc_now()
         sealed: list[LogEntry] = []
         try:
@@ -332,20 +332,22 @@ class PostgresStore(Store):
                     "INSERT INTO games (channel_id, guild_id, ruleset, created_at, state, head_hash) "
                     "VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
                     channel_id, guild_id, game.ruleset, created_at, state, GENESIS_HASH)
-                # sealed here, inside the transaction: the entry's hash covers the new game's id
-                sealed.append(entry := first_entry(game_id))
-                await self._insert_entry(conn, entry)
+                # sealed here, inside the transaction: the entries' hashes cover the new game's id
+                sealed.extend(creation_entries(first_entry(game_id), self.max_entries))
+                for entry in sealed:
+                    await self._insert_entry(conn, entry)
+                last = sealed[-1]
                 if self.checkpoint_every is None:
                     await conn.execute("UPDATE games SET last_seq = $1, head_hash = $2 WHERE id = $3",
-                                       entry.seq, entry.hash, game_id)
+                                       last.seq, last.hash, game_id)
                 else:
                     await conn.execute("UPDATE games SET last_seq = $1, head_hash = $2, remind_due = $3 WHERE id = $4",
-                                       entry.seq, entry.hash, remind_due(game, entry.time), game_id)
+                                       last.seq, last.hash, remind_due(game, last.time), game_id)
         except asyncpg.UniqueViolationError as exc:
             raise self._unique(exc, sealed[0].interaction_id if sealed else None) from None
-        return StoredGame(id=entry.game_id, channel_id=channel_id, guild_id=guild_id, ruleset=game.ruleset,
-                          status="active", created_at=created_at, game=game, last_seq=entry.seq,
-                          head_hash=entry.hash), entry
+        return StoredGame(id=last.game_id, channel_id=channel_id, guild_id=guild_id, ruleset=game.ruleset,
+                          status="active", created_at=created_at, game=game, last_seq=last.seq,
+                          head_hash=last.hash), sealed[0]
 
     async def _write(self, stored: StoredGame, game: Game, entry: LogEntry, *, end: bool,
                      undo: tuple[int, int] | None = None) -> StoredGame:

@@ -46,8 +46,8 @@ import aiosqlite
 from bot.core.game import Game
 
 from .base import (CHECKPOINT_EVERY, MAX_LOG_ENTRIES, ActiveGameExists, DatabaseUnusable, DuplicateInteraction,
-                   EntryRows, GameExtras, LogFull, QuietGame, SchemaTooNew, ServerGames, StaleGame,
-                   StorageUnavailable, Store, StoredGame, StoreError, UndoRequest, UndoStatus)
+                   EntryRows, FirstEntries, GameExtras, LogFull, QuietGame, SchemaTooNew, ServerGames, StaleGame,
+                   StorageUnavailable, Store, StoredGame, StoreError, UndoRequest, UndoStatus, creation_entries)
 from bot.record.chain import GENESIS_HASH, LogEntry, SavedState, canonical_json, saved_state
 from bot.record.checkpoint import Checkpoint, advance_live
 
@@ -561,7 +561,7 @@ class SqliteStore(Store):
         return (_entry(logged) if logged else None), (_stored(game) if game else None)
 
     async def create_game(self, channel_id: int, guild_id: int | None, game: Game,
-                          first_entry: Callable[[int], LogEntry]) -> tuple[StoredGame, LogEntry]:
+                          first_entry: FirstEntries) -> tuple[StoredGame, LogEntry]:
         state, created_at = self._state(game), _utc_now()
         sealed: list[LogEntry] = []
 
@@ -572,21 +572,23 @@ class SqliteStore(Store):
                 (channel_id, guild_id, game.ruleset, created_at,
                  pack_state(state) if isinstance(state, SavedState) else state, GENESIS_HASH))
             game_id = cursor.lastrowid
-            # sealed here, inside the transaction: the entry's hash covers the new game's id
-            sealed.append(entry := first_entry(game_id))
-            self._insert_entry(conn, entry)
+            # sealed here, inside the transaction: the entries' hashes cover the new game's id
+            sealed.extend(creation_entries(first_entry(game_id), self.max_entries))
+            for entry in sealed:
+                self._insert_entry(conn, entry)
+            last = sealed[-1]
             conn.execute(f"UPDATE games SET last_seq = ?, head_hash = ?{self._remind_column} WHERE id = ?",
-                         (entry.seq, entry.hash, *self._remind_param(game, entry), game_id))
-            return entry
+                         (last.seq, last.hash, *self._remind_param(game, last), game_id))
+            return last
 
         try:
-            entry = await self._transact(create)
+            last = await self._transact(create)
         except sqlite3.IntegrityError as exc:
             raise self._integrity(exc, entry_interaction=sealed[0].interaction_id if sealed else None) from None
         # the row just committed, without reading it back
-        return StoredGame(id=entry.game_id, channel_id=channel_id, guild_id=guild_id, ruleset=game.ruleset,
-                          status="active", created_at=created_at, game=game, last_seq=entry.seq,
-                          head_hash=entry.hash), entry
+        return StoredGame(id=last.game_id, channel_id=channel_id, guild_id=guild_id, ruleset=game.ruleset,
+                          status="active", created_at=created_at, game=game, last_seq=last.seq,
+                          head_hash=last.hash), sealed[0]
 
     async def _write(self, stored: StoredGame, game: Game, entry: LogEntry, *, end: bool,
                      also: Callable[[Connection], None] | None = None) -> StoredGame:
