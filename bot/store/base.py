@@ -138,7 +138,6 @@ class DatabaseUnusable(StoreError):
     line naming the file and what to do."""
 
 
-<<<<<<< HEAD
 def entry_head(entry: LogEntry) -> tuple[int, dict]:
     """Who gave an entry's order, and the order (who it names): of a decoded entry."""
     return entry.actor, entry.order
@@ -153,7 +152,8 @@ class EntryRows(NamedTuple):
     last_seq: int | None
     decode: Callable[[Any], LogEntry] | None
     head: Callable[[Any], tuple[int, dict]]
-=======
+
+
 FirstEntries = Callable[[int], "LogEntry | Sequence[LogEntry]"]
 """``Store.create_game``'s callback: the new game's id -> entry 1, or entries 1..n in order."""
 
@@ -170,7 +170,6 @@ def creation_entries(made: LogEntry | Sequence[LogEntry], max_entries: int) -> l
     if entries[0].seq != 1:
         raise ValueError(f"a new game's first entry is entry 1, not {entries[0].seq}")
     return entries
->>>>>>> j16b
 
 
 class Store(ABC):
