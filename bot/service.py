@@ -818,6 +818,12 @@ class Referee:
                              f"{game.side_name(side)} {what} for itself")
         return side
 
+    async def _sealed_again(self, acted: Acted) -> Sealed:
+        """A re-delivered seal or secret roll: the entry from the log, the text and nonce from the store."""
+        held = await self._store.held_secret(acted.entry.order.get("commitment", ""))
+        opened = json.loads(held) if held else {"text": "", "nonce": ""}
+        return Sealed(acted, opened["text"], opened["nonce"])
+
     async def seal(self, channel_id: int, actor: Actor, text: str, side: int | None = None, *,
                    interaction_id: int | None = None, command: str = "/seal") -> Sealed:
         """Seal a hidden order: the log gets its commitment and who sealed it, never the text."""
@@ -826,9 +832,7 @@ class Referee:
         async with self._lock(channel_id):
             stored = await self._recorded_or_active(channel_id, interaction_id)
             if isinstance(stored, Acted):  # a re-delivery: the sealer's copy comes from the store again
-                held = await self._store.held_secret(stored.entry.order.get("commitment", ""))
-                opened = json.loads(held) if held else {"text": "", "nonce": ""}
-                return Sealed(stored, opened["text"], opened["nonce"])
+                return await self._sealed_again(stored)
             self._check_room(stored)
             game = stored.game
             side = self._acting_side(game, actor, side, "seals orders")
@@ -852,9 +856,7 @@ class Referee:
         async with self._lock(channel_id):
             stored = await self._recorded_or_active(channel_id, interaction_id)
             if isinstance(stored, Acted):  # a re-delivery: the sealer's copy comes from the store again
-                held = await self._store.held_secret(stored.entry.order.get("commitment", ""))
-                opened = json.loads(held) if held else {"text": "", "nonce": ""}
-                return Sealed(stored, opened["text"], opened["nonce"])
+                return await self._sealed_again(stored)
             self._check_room(stored)
             game = stored.game
             plain = _plain_order(order(game) if callable(order) else order)
@@ -915,10 +917,8 @@ class Referee:
             raise InvalidOrder("say in 1 to 100 characters what the roll is for", field="purpose")
         async with self._lock(channel_id):
             stored = await self._recorded_or_active(channel_id, interaction_id)
-            if isinstance(stored, Acted):
-                held = await self._store.held_secret(stored.entry.order.get("commitment", ""))
-                opened = json.loads(held) if held else {"text": "", "nonce": ""}
-                return Sealed(stored, opened["text"], opened["nonce"])
+            if isinstance(stored, Acted):  # a re-delivery: the sealer's copy comes from the store again
+                return await self._sealed_again(stored)
             self._check_room(stored)
             game = stored.game
             side = self._acting_side(game, actor, None, "rolls")
