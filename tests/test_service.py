@@ -311,6 +311,19 @@ async def test_a_game_creation_delivered_twice_creates_one_game(referee):
     assert again.replayed and again.entry == first.entry
 
 
+async def test_a_seal_and_a_secret_roll_delivered_twice_are_sealed_once_and_give_the_same_copy(referee):
+    await seated_asl_game(referee)
+    first = await referee.seal(CHANNEL, GERMAN, "ambush from the orchard", interaction_id=8001)
+    again = await referee.seal(CHANNEL, GERMAN, "another text entirely", interaction_id=8001)
+    assert again.acted.replayed and again.acted.entry == first.acted.entry
+    assert (again.text, again.nonce) == ("ambush from the orchard", first.nonce)  # the sealer's copy, from the store
+    rolled = await referee.secret_roll(CHANNEL, GERMAN, "dr", "spotting", interaction_id=8002)
+    rerolled = await referee.secret_roll(CHANNEL, GERMAN, "dr", "spotting", interaction_id=8002)
+    # the same entry, and the same text and nonce (a second seal would have drawn a new nonce)
+    assert rerolled.acted.entry == rolled.acted.entry and (rerolled.text, rerolled.nonce) == (rolled.text, rolled.nonce)
+    assert (await referee.log(CHANNEL)).total == rolled.acted.entry.seq
+
+
 # --- one command, one transaction; one channel at a time -----------------------------------
 
 
