@@ -189,6 +189,11 @@ class _HeldPart:
     nonce: str
 
 
+def _dice_state_after(entry: LogEntry) -> DiceState | None:
+    """The dice state in force after ``entry`` (None: a game started before committed dice)."""
+    return state_after(entry.order, entry.dice_proof, entry.seq) if entry.dice_proof is not None else None
+
+
 def _quiet_proof(state: DiceState | None) -> dict[str, Any] | None:
     """The dice proof of an entry that draws no die and reveals nothing: the state in force."""
     if state is None or state.commitment is None:
@@ -355,9 +360,7 @@ class Referee:
         if known is not None and known[0] == stored.last_seq and known[1] == stored.head_hash:
             return known[2]
         head = await self._store.entries(stored.id, after_seq=stored.last_seq - 1, limit=1)
-        state = None
-        if head and head[0].dice_proof is not None:
-            state = state_after(head[0].order, head[0].dice_proof, head[0].seq)
+        state = _dice_state_after(head[0]) if head else None
         self._remember_dice(stored.id, stored.last_seq, stored.head_hash, state)
         return state
 
@@ -525,8 +528,7 @@ class Referee:
 
     def _saved(self, game_id: int, entry: LogEntry) -> None:
         """Keep the dice state in force after ``entry``, the game's newest (the next command's)."""
-        state = state_after(entry.order, entry.dice_proof, entry.seq) if entry.dice_proof is not None else None
-        self._remember_dice(game_id, entry.seq, entry.hash, state)
+        self._remember_dice(game_id, entry.seq, entry.hash, _dice_state_after(entry))
 
     async def new_game(self, channel_id: int, guild_id: int | None, actor: Actor, ruleset: str,
                        sides: list[str], scenario: str = "", variant: str | None = None,
@@ -569,11 +571,10 @@ class Referee:
                                        dice_proof=proof))
                 for held in hidden:  # each hidden part's seal entry, as /seal would write it for its side
                     last = made[-1]
-                    state = state_after(last.order, last.dice_proof, last.seq) if last.dice_proof is not None else None
                     made.append(self._seal(game_id, last.seq, last.hash, actor=actor, command=HIDDEN_SEAL,
                                            order=held.order, outcome=seal_outcome(game, last.seq + 1, held.order),
                                            game=game, manual=False, interaction_id=None,
-                                           dice_proof=_quiet_proof(state)))
+                                           dice_proof=_quiet_proof(_dice_state_after(last))))
                 return made
             try:
                 _stored, entry = await self._store.create_game(channel_id, guild_id, game, first_entries)
@@ -597,10 +598,8 @@ class Referee:
             self._acting_side(game, actor, side, "seals orders")  # the loader is the new game's master
             if not 1 <= len(text) <= SEALED_MAX:
                 raise InvalidOrder(f"a sealed order is 1 to {SEALED_MAX} characters", field="text")
-            nonce = secrets.token_bytes(NONCE_BYTES)
-            published = seal_commitment(nonce, text)
-            await self._store.keep_secret(published, json.dumps({"nonce": nonce.hex(), "text": text}).encode())
-            held.append(_HeldPart({"action": SEAL, "side": side, "commitment": published}, text, nonce.hex()))
+            published, nonce = await self._keep_sealed(text)
+            held.append(_HeldPart({"action": SEAL, "side": side, "commitment": published}, text, nonce))
         return held
 
     def _server_lock(self, guild_id: int) -> asyncio.Lock:
@@ -818,6 +817,14 @@ class Referee:
                              f"{game.side_name(side)} {what} for itself")
         return side
 
+    async def _keep_sealed(self, text: str) -> tuple[str, str]:
+        """A fresh nonce for ``text`` and its commitment (SHA-256 of nonce and text), the text and the
+        nonce kept by the store until the reveal: returns the commitment and the nonce (hex)."""
+        nonce = secrets.token_bytes(NONCE_BYTES)
+        published = seal_commitment(nonce, text)
+        await self._store.keep_secret(published, json.dumps({"nonce": nonce.hex(), "text": text}).encode())
+        return published, nonce.hex()
+
     async def _sealed_again(self, acted: Acted) -> Sealed:
         """A re-delivered seal or secret roll: the entry from the log, the text and nonce from the store."""
         held = await self._store.held_secret(acted.entry.order.get("commitment", ""))
@@ -825,7 +832,7 @@ class Referee:
         return Sealed(acted, opened["text"], opened["nonce"])
 
     async def seal(self, channel_id: int, actor: Actor, text: str, side: int | None = None, *,
-                   interaction_id: int | None = None, command: str = "/seal") -> Sealed:
+                   interaction_id: int | None = None) -> Sealed:
         """Seal a hidden order: the log gets its commitment and who sealed it, never the text."""
         if not 1 <= len(text) <= SEALED_MAX:
             raise InvalidOrder(f"a sealed order is 1 to {SEALED_MAX} characters", field="text")
@@ -836,17 +843,15 @@ class Referee:
             self._check_room(stored)
             game = stored.game
             side = self._acting_side(game, actor, side, "seals orders")
-            nonce = secrets.token_bytes(NONCE_BYTES)
-            published = seal_commitment(nonce, text)
-            await self._store.keep_secret(published, json.dumps({"nonce": nonce.hex(), "text": text}).encode())
+            published, nonce = await self._keep_sealed(text)
             order = {"action": SEAL, "side": side, "commitment": published}
             outcome = seal_outcome(game, stored.last_seq + 1, order)
             proof = await self._proof(await self._dice_state(stored), None, reveal=False)
-            entry = self._seal(stored.id, stored.last_seq, stored.head_hash, actor=actor, command=command,
+            entry = self._seal(stored.id, stored.last_seq, stored.head_hash, actor=actor, command="/seal",
                                order=order, outcome=outcome, game=game, manual=False,
                                interaction_id=interaction_id, dice_proof=proof)
             recorded = await self._save(stored, game, entry)
-            return Sealed(recorded or Acted(outcome, game, entry), text, nonce.hex())
+            return Sealed(recorded or Acted(outcome, game, entry), text, nonce)
 
     async def seal_order(self, channel_id: int, actor: Actor, order: dict[str, Any] | OrderBuilder, *,
                          interaction_id: int | None = None) -> Sealed:
@@ -866,9 +871,7 @@ class Referee:
                 raise InvalidOrder("a sealed order is given for the stands of one side", field="units")
             check_sealable(game, plain)
             text = sealed_text(plain)
-            nonce = secrets.token_bytes(NONCE_BYTES)
-            published = seal_commitment(nonce, text)
-            await self._store.keep_secret(published, json.dumps({"nonce": nonce.hex(), "text": text}).encode())
+            published, nonce = await self._keep_sealed(text)
             logged = {"action": SEAL, "side": sides[0], "commitment": published, "applies": plain["action"]}
             after, notes = note_sealed(game, stored.last_seq + 1, sides[0])
             outcome = seal_outcome(game, stored.last_seq + 1, logged, notes)
@@ -877,21 +880,7 @@ class Referee:
                                order=logged, outcome=outcome, game=after, manual=False,
                                interaction_id=interaction_id, dice_proof=proof)
             recorded = await self._save(stored, after, entry)
-            return Sealed(recorded or Acted(outcome, after, entry), text, nonce.hex())
-
-    async def seal_hidden(self, channel_id: int, actor: Actor, setup: Scenario, created: Acted) -> list[Sealed]:
-        """Seal the hidden parts of a scenario file just loaded (``created``: its entry 1) that its game
-        does not hold yet, as /seal would for each side (the loader is the game master); returns those
-        sealed now. ``new_game`` seals them all in the creation's own transaction, so this seals
-        nothing for its games: it mends a game created before that (the bot stopped between its
-        entry 1 and its seals), and a re-delivered load seals nothing twice."""
-        parts = hidden_parts(setup)
-        if not parts:
-            return []
-        done = {entry.order.get("side") async for entry in self._store.iter_entries(created.entry.game_id)
-                if entry.command == HIDDEN_SEAL and entry.order.get("action") == SEAL}
-        return [await self.seal(channel_id, actor, text, side, command=HIDDEN_SEAL)
-                for side, text in parts.items() if side not in done]
+            return Sealed(recorded or Acted(outcome, after, entry), text, nonce)
 
     async def revealed_hidden(self, channel_id: int) -> tuple[Game, dict[int, str], list[int]]:
         """The channel's game with its scenario's hidden parts: the revealed ones' texts by side, and
@@ -929,9 +918,7 @@ class Referee:
                                    interaction_id=interaction_id, contributions=state.contributions)
             roll = getattr(Roller(source), SECRET_KINDS[kind])(purpose)
             text = roll_text(kind, purpose, list(roll.dice))
-            nonce = secrets.token_bytes(NONCE_BYTES)
-            published = seal_commitment(nonce, text)
-            await self._store.keep_secret(published, json.dumps({"nonce": nonce.hex(), "text": text}).encode())
+            published, nonce = await self._keep_sealed(text)
             order = {"action": SEAL, "side": side, "commitment": published,
                      "roll": {"kind": kind, "purpose": purpose, "sides": list(source.sides), "turn_end": True}}
             outcome = seal_outcome(game, stored.last_seq + 1, order)
@@ -939,7 +926,7 @@ class Referee:
                                order=order, outcome=outcome, game=game, manual=False, interaction_id=interaction_id,
                                dice_proof=await self._proof(state, None, reveal=False))
             recorded = await self._save(stored, game, entry)
-            return Sealed(recorded or Acted(outcome, game, entry), text, nonce.hex())
+            return Sealed(recorded or Acted(outcome, game, entry), text, nonce)
 
     async def peek(self, channel_id: int, actor: Actor, sealed_seq: int) -> tuple[LogEntry, str]:
         """The game master's private look at a sealed order or a secret roll before its reveal (the

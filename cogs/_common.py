@@ -48,13 +48,12 @@ async def scenario_file(attachment: discord.Attachment, **given: Any) -> Scenari
     return await asyncio.to_thread(read, data, **given)  # a big file takes tens of ms: not on the loop
 
 
-async def load_scenario(interaction: Interaction, setup: Scenario, acted: Any) -> None:
-    """After a scenario file set a game up (``acted``, already saved with each side's hidden part
-    sealed for that side as /seal would): the reply, the seals (the channel sees the commitment,
-    never the text), and the loader alone gets the nonces to check them."""
+async def reply_new_game(interaction: Interaction, acted: Any) -> None:
+    """The answer to a new game (``acted``, already saved; from a scenario file, with each side's
+    hidden part sealed for that side as /seal would): the game, each seal (the channel sees the
+    commitment, never the text), and the loader alone gets the nonces to check them."""
     await reply_outcome(interaction, acted)
-    referee = interaction.client.referee  # seal_hidden: only what an older game's creation lacks
-    sealed = [*acted.sealed, *await referee.seal_hidden(interaction.channel_id, actor_of(interaction), setup, acted)]
+    sealed = acted.sealed  # none when the load was re-delivered: answered from the log, sealed once
     for part in sealed:
         await reply_outcome(interaction, part.acted)
     if sealed:

@@ -29,7 +29,7 @@ from bot.maps import MAP_FILE, battlefield_picture, map_file, map_view
 from bot.render import error_embed, game_status_embed, map_embed, options_embed, seat_embed
 from bot.replies import reply_and_close, reply_outcome, send_embeds, send_ephemeral
 from bot.service import NotAllowed, is_game_master
-from cogs._common import (act_and_reply, actor_of, load_scenario, phase_autocomplete, scenario_file,
+from cogs._common import (act_and_reply, actor_of, phase_autocomplete, reply_new_game, scenario_file,
                           side_autocomplete, side_index)
 from cogs._slash import Param, build_command
 
@@ -166,10 +166,7 @@ class GameCog(commands.Cog):
             interaction.channel_id, interaction.guild_id, actor_of(interaction), ruleset.name,
             split_sides(values["sides"]), scenario=values.get("scenario") or "", variant=values.get("variant"),
             options=game_options, interaction_id=interaction.id, setup=setup)
-        if setup is not None:
-            await load_scenario(interaction, setup, acted)
-        else:
-            await reply_outcome(interaction, acted)
+        await reply_new_game(interaction, acted)
 
     @game.command(name="join", description="Take a side: ask the game master for a seat (or invite a player)")
     @app_commands.describe(side="The side you play",

@@ -17,7 +17,7 @@ from discord.ext import commands
 
 from bot.client import Interaction, RefereeClient
 from bot.scenario import write
-from cogs._common import actor_of, load_scenario, scenario_file
+from cogs._common import actor_of, reply_new_game, scenario_file
 
 
 class ScenarioCog(commands.Cog):
@@ -37,7 +37,7 @@ class ScenarioCog(commands.Cog):
         acted = await interaction.client.referee.new_game(
             interaction.channel_id, interaction.guild_id, actor_of(interaction), setup.ruleset,
             [side.name for side in setup.sides], interaction_id=interaction.id, setup=setup)
-        await load_scenario(interaction, setup, acted)
+        await reply_new_game(interaction, acted)
 
     @scenario.command(name="export", description="Attach this channel's game as a scenario file that sets it up "
                                                  "again", extras={"heavy": True})

@@ -120,25 +120,7 @@ async def test_a_redelivered_load_answers_from_the_log_and_seals_nothing_twice(s
     first = await load(referee)
     again = await load(referee)
     assert again.replayed and again.entry == first.entry and again.sealed == ()
-    assert await referee.seal_hidden(CHANNEL, GM, with_hidden(), again) == []
     assert await rows(store) == (1, 3)
-
-
-async def test_seal_hidden_still_mends_a_game_created_without_its_seals(store, monkeypatch):
-    """A game an older bot created, then stopped before its seals: the load given again seals them."""
-    referee = Referee(store)
-
-    async def nothing_held(game, actor, setup):
-        return []
-    monkeypatch.setattr(referee, "_hold_hidden", nothing_held)
-    created = await load(referee)
-    assert created.sealed == () and await rows(store) == (1, 1)
-    monkeypatch.undo()
-    again = await load(referee)
-    mended = await referee.seal_hidden(CHANNEL, GM, with_hidden(), again)
-    assert [(s.acted.seq, s.text) for s in mended] == [(2, US_SECRET), (3, GER_SECRET)]
-    assert await referee.seal_hidden(CHANNEL, GM, with_hidden(), again) == []
-    assert await rows(store) == (1, 3) and (await referee.verify(CHANNEL)).ok
 
 
 async def test_create_game_refuses_entries_that_do_not_chain(store):
