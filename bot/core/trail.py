@@ -44,25 +44,14 @@ class Step(BaseModel):
 
 _STEP_KINDS = frozenset(get_args(StepKind))
 _ALL_SET = shared_fields_set(Step)  # every field given: one fields-set for every Step (built.py)
-
-
-def _exact(kind: object, label: object, value: object, total: object, rule: object, unit: object) -> bool:
-    """True when validating a Step from these values would keep each of them exactly as it is:
-    a known kind, plain str, int and float (not bool, not a subclass), and None."""
-    value_type, total_type = type(value), type(total)
-    return (kind in _STEP_KINDS and type(label) is str
-            and (value is None or value_type is int or value_type is float or value_type is str)
-            and (total is None or total_type is int or total_type is float)
-            and (rule is None or type(rule) is str) and (unit is None or type(unit) is str))
-
-
 _VALUE_TYPES = frozenset({int, float, str, type(None)})  # what a Step's value keeps as it is
 _TOTAL_TYPES = frozenset({int, float, type(None)})
 _TEXT_TYPES = frozenset({str, type(None)})
 # Steps already built, by what they were built from (kind, label, value, its type, total, its type,
-# rule, unit): a frozen Step is a value, so two equal ones may be one object (issue 14, item 4). The
-# types are part of the key because 1 == 1.0 (a Step of 1 and one of 1.0 dump differently). Bounded:
-# emptied when full, so a long-running bot keeps at most STEP_CACHE_SIZE of them.
+# rule, unit; a float's repr too): a frozen Step is a value, so two equal ones may be one object
+# (issue 14, item 4). The types are part of the key because 1 == 1.0, and a float's repr because
+# -0.0 == 0.0 (each pair dumps differently). Bounded: emptied when full, so a long-running bot keeps
+# at most STEP_CACHE_SIZE of them.
 STEP_CACHE_SIZE = 20_000
 _STEPS: dict[tuple[object, ...], Step] = {}
 
@@ -72,10 +61,10 @@ class Trail:
 
     A fire resolution adds ~45 steps, and building each was the largest single cost of the rules
     core after the working copy (docs/performance.md). When validation would leave every value as
-    it is (``_exact``), the Step is built directly, with the same fields and fields-set that
-    ``Step(...)`` gives, once: the same values again give the same (frozen) Step from ``_STEPS``.
-    Anything else (a bool, a Fraction, an unknown kind) goes through the validator as before, which
-    converts it or refuses it, and is not kept.
+    it is (a known kind; plain str, int and float, not bool nor a subclass; None), the Step is built
+    directly, with the same fields and fields-set that ``Step(...)`` gives, once: the same values
+    again give the same (frozen) Step from ``_STEPS``. Anything else (a bool, a Fraction, an unknown
+    kind) goes through the validator as before, which converts it or refuses it, and is not kept.
     """
 
     __slots__ = ("steps",)
@@ -93,11 +82,13 @@ class Trail:
         rule: str | None = None,
         unit: str | None = None,
     ) -> Step:
-        # _exact and built.built inlined: two calls less on the commonest call of a resolution
+        # the exactness check and built.built inlined: two calls less on the commonest call of a resolution
         value_type, total_type = type(value), type(total)
         if (kind in _STEP_KINDS and type(label) is str and value_type in _VALUE_TYPES
                 and total_type in _TOTAL_TYPES and type(rule) in _TEXT_TYPES and type(unit) in _TEXT_TYPES):
             key = (kind, label, value, value_type, total, total_type, rule, unit)
+            if value_type is float or total_type is float:  # -0.0 == 0.0, but they dump differently
+                key += (repr(value), repr(total))
             step = _STEPS.get(key)
             if step is None:
                 step = _new(Step)

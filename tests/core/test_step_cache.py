@@ -46,6 +46,16 @@ def test_values_equal_across_types_never_share_a_step():
     assert steps[0].model_dump_json() != steps[1].model_dump_json()
 
 
+def test_signed_zeros_never_share_a_step():
+    # -0.0 == 0.0 (and hashes alike), but a Step of each dumps differently: "-0.0" against "0.0"
+    trail_module._STEPS.clear()
+    steps = [Trail().add("modifier", "DRM", v, total=t) for v, t in [(0.0, 1), (-0.0, 1), (1, 0.0), (1, -0.0)]]
+    assert [s.model_dump_json() for s in steps] == [
+        Step(kind="modifier", label="DRM", value=v, total=t).model_dump_json()
+        for v, t in [(0.0, 1), (-0.0, 1), (1, 0.0), (1, -0.0)]]
+    assert len({id(s) for s in steps}) == 4
+
+
 def test_what_validation_converts_or_refuses_is_not_kept():
     trail_module._STEPS.clear()
     with pytest.raises(ValidationError):
