@@ -301,13 +301,14 @@ class Referee:
         self.worker = worker or Worker()  # long work (replays, previews, exports) off the event loop
         self.caps = caps
         self._server_locks: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
-        # None: committed dice (docs/dice.md), derived from each game's seed; a factory instead makes a
-        # fresh source per command (tests count with one; such dice fail /log verify's dice check)
-        self._dice = dice
-        self._seeds = seeds  # each game turn's secret seed: ``secrets`` (tests give a fixed one)
+        # each command's dice: None, committed dice (docs/dice.md) derived from each game's seed; a
+        # factory instead makes a fresh source per command (tests count with one; such dice fail
+        # /log verify's dice check)
+        self.dice = dice
+        self.seeds = seeds  # each game turn's secret seed: ``secrets`` (tests give fixed ones)
         self._dice_states: dict[int, tuple[int, str, DiceState | None]] = {}  # game -> (seq, hash, state)
         self._seed_cache: dict[str, bytes] = {}
-        self._clock = clock
+        self.clock = clock  # where "now" comes from (UTC): log times, undo expiry, pacing; tests fix it
         self.undo_minutes = UNDO_MINUTES
         # one lock per channel, dropped once no command holds or awaits it
         self._locks: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
@@ -323,33 +324,6 @@ class Referee:
             self._locks[channel_id] = lock
         async with lock, self._store.channel_lock(channel_id):
             yield
-
-    @property
-    def clock(self) -> Callable[[], datetime]:
-        """Where "now" comes from (UTC): log times, undo expiry, pacing; tests set a fixed one."""
-        return self._clock
-
-    @clock.setter
-    def clock(self, clock: Callable[[], datetime]) -> None:
-        self._clock = clock
-
-    @property
-    def dice(self) -> Callable[[], DiceSource] | None:
-        """The factory of each command's dice source; None (production): committed dice."""
-        return self._dice
-
-    @dice.setter
-    def dice(self, factory: Callable[[], DiceSource] | None) -> None:
-        self._dice = factory
-
-    @property
-    def seeds(self) -> Callable[[], bytes]:
-        """Where each game turn's secret dice seed comes from (``secrets``; tests give fixed ones)."""
-        return self._seeds
-
-    @seeds.setter
-    def seeds(self, factory: Callable[[], bytes]) -> None:
-        self._seeds = factory
 
     # --- committed dice (issue 12, docs/dice.md) ---
 
@@ -384,7 +358,7 @@ class Referee:
 
     async def _commit_seed(self) -> str:
         """A new secret seed, held by the store before the entry that publishes its commitment."""
-        seed = self._seeds()
+        seed = self.seeds()
         published = commitment(seed)
         await self._store.keep_secret(published, seed)
         self._seed_cache[published] = seed
@@ -396,8 +370,8 @@ class Referee:
         (``secrets`` for a game started before committed dice)."""
         if dice:
             return ScriptedDice(dice)
-        if self._dice is not None:
-            return self._dice()
+        if self.dice is not None:
+            return self.dice()
         if state is None or state.commitment is None:
             return SystemDice()
         return CommittedDice(await self._seed(state.commitment), game_id=stored.id, seq=stored.last_seq + 1,
@@ -496,7 +470,7 @@ class Referee:
               interaction_id: int | None, dice_proof: dict[str, Any] | None = None) -> LogEntry:
         return LogEntry.seal(
             prev_hash=head_hash, game_id=stored_id, seq=last_seq + 1,
-            time=self._clock().isoformat(timespec="milliseconds"), actor=actor.user_id,
+            time=self.clock().isoformat(timespec="milliseconds"), actor=actor.user_id,
             command=command, order=order, dice=consumed_dice(outcome), manual=manual,
             outcome=outcome.model_dump(mode="json"), state_hash=sealed_state(game),
             interaction_id=interaction_id, dice_proof=dice_proof)
@@ -1101,7 +1075,7 @@ class Referee:
                                                                              stored.head_hash):
                 raise NotAllowed("the game moved on while this undo was being prepared; nothing was proposed: "
                                  "propose it again if it is still wanted")
-            now = self._clock()
+            now = self.clock()
             request = UndoRequest(
                 id=0, game_id=stored.id, target_seq=target, head_seq=stored.last_seq, head_hash=stored.head_hash,
                 proposer=actor.user_id, proposed_at=now.isoformat(timespec="milliseconds"),
@@ -1136,7 +1110,7 @@ class Referee:
     async def expire_undos(self) -> list[tuple[UndoProposal, UndoAnswer]]:
         """Close the proposals whose time ran out unanswered; each with its answer, so the
         caller can take the buttons off their messages."""
-        now = self._clock().isoformat(timespec="milliseconds")
+        now = self.clock().isoformat(timespec="milliseconds")
         expired = []
         for request in await self._store.overdue_undos(now):
             if await self._store.settle_undo(request.id, "expired", None, now):
@@ -1160,11 +1134,11 @@ class Referee:
         if status is None:
             raise NotAllowed(f"an undo of entry #{pending.target_seq} is already waiting for an answer "
                              f"(until <t:{int(datetime.fromisoformat(pending.expires_at).timestamp())}:f>)")
-        await self._store.settle_undo(pending.id, status, None, self._clock().isoformat(timespec="milliseconds"))
+        await self._store.settle_undo(pending.id, status, None, self.clock().isoformat(timespec="milliseconds"))
 
     def _lapse(self, request: UndoRequest, stored: StoredGame) -> str | None:
         """"expired" or "lapsed" (the game moved on, or ended) when the proposal can no longer be accepted."""
-        if self._clock() >= datetime.fromisoformat(request.expires_at):
+        if self.clock() >= datetime.fromisoformat(request.expires_at):
             return "expired"
         if stored.status != "active" or stored.last_seq != request.head_seq or stored.head_hash != request.head_hash:
             return "lapsed"
@@ -1188,7 +1162,7 @@ class Referee:
             assert request is not None and stored is not None
             if request.status != "pending":
                 raise NotAllowed(f"this undo proposal is closed: it was {request.status}")
-            now = self._clock().isoformat(timespec="milliseconds")
+            now = self.clock().isoformat(timespec="milliseconds")
             if (status := self._lapse(request, stored)) is not None:
                 await self._store.settle_undo(request.id, status, None, now)  # type: ignore[arg-type]
                 return UndoAnswer(status, await self._store.undo_request(request.id))  # type: ignore[arg-type]
