@@ -569,7 +569,7 @@ class Referee:
         failed, or lost a race) is harmless: nothing points to it, nothing ever reads it."""
         held = []
         for side, text in (hidden_parts(setup) if setup is not None else {}).items():
-            self._acting_side(game, actor, side, "seals orders")  # the loader is the new game's master
+            self._acting_side(game, actor, side, "seal orders")  # the loader is the new game's master
             if not 1 <= len(text) <= SEALED_MAX:
                 raise InvalidOrder(f"a sealed order is 1 to {SEALED_MAX} characters", field="text")
             published, nonce = await self._keep_sealed(text)
@@ -783,12 +783,12 @@ class Referee:
                 return mine[0]
             if is_game_master(game, actor):
                 return None  # the game master's own
-            raise NotAllowed(f"only the players of this game and its game master {what}: join a side first")
+            raise NotAllowed(f"only the players of this game and its game master may {what}: join a side first")
         if not 0 <= side < len(game.sides):
             raise InvalidOrder(f"this game has {len(game.sides)} sides", field="side")
         if side not in mine and not is_game_master(game, actor):
             raise NotAllowed(f"you play {' and '.join(game.side_name(i) for i in mine) or 'no side'}; "
-                             f"{game.side_name(side)} {what} for itself")
+                             f"only the players of {game.side_name(side)} and the game master may {what} for it")
         return side
 
     async def _keep_sealed(self, text: str) -> tuple[str, str]:
@@ -816,7 +816,7 @@ class Referee:
                 return await self._sealed_again(stored)
             self._check_room(stored)
             game = stored.game
-            side = self._acting_side(game, actor, side, "seals orders")
+            side = self._acting_side(game, actor, side, "seal orders")
             published, nonce = await self._keep_sealed(text)
             order = {"action": SEAL, "side": side, "commitment": published}
             outcome = seal_outcome(game, stored.last_seq + 1, order)
@@ -884,7 +884,7 @@ class Referee:
                 return await self._sealed_again(stored)
             self._check_room(stored)
             game = stored.game
-            side = self._acting_side(game, actor, None, "rolls")
+            side = self._acting_side(game, actor, None, "roll in secret")
             state = await self._dice_state(stored)
             if state is None or state.commitment is None:
                 raise NotAllowed("this game was started before committed dice: it has no secret rolls")

@@ -324,6 +324,17 @@ async def test_a_seal_and_a_secret_roll_delivered_twice_are_sealed_once_and_give
     assert (await referee.log(CHANNEL)).total == rolled.acted.entry.seq
 
 
+async def test_who_may_seal_and_roll_in_secret_is_said_in_plain_words(referee):
+    await seated_asl_game(referee)
+    with pytest.raises(NotAllowed, match="^only the players of this game and its game master may seal orders: join"):
+        await referee.seal(CHANNEL, STRANGER, "a hidden text")
+    with pytest.raises(NotAllowed, match="^only the players of this game and its game master may roll in secret: "):
+        await referee.secret_roll(CHANNEL, STRANGER, "dr", "spotting")
+    with pytest.raises(NotAllowed, match="^you play Germans; only the players of Russians and the game master may "
+                                         "seal orders for it$"):
+        await referee.seal(CHANNEL, GERMAN, "a hidden text", 1)
+
+
 # --- one command, one transaction; one channel at a time -----------------------------------
 
 
