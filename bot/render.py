@@ -13,7 +13,6 @@ never push a field over its limit. The bot also sends with ``AllowedMentions.non
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -31,6 +30,7 @@ from bot.core.api import BOOKKEEPING_ACTIONS
 from bot.core.trail import Step
 from bot.record import LogEntry
 from bot.record.dice_audit import opened_of
+from bot.record.sealing import rolled, roll_words
 from bot.pace import SideWaits, spoken
 from bot.stats import DiceStats, FamilyStats, rollers, summary, tally
 
@@ -374,10 +374,10 @@ def dice_note(entry: LogEntry | None) -> str:
         note = f"dice seed revealed: {proof['reveal']}"
         note += f" · next dice commitment: {proof['next']}" if proof.get("next") else ""
         for item in opened_of(proof):  # the turn's secret rolls, opened with its seed
-            roll = json.loads(str(item.get("text") or "{}"))
-            dice = [int(d) for d in roll.get("dice", ())]
-            note += (f" · secret roll #{item.get('sealed')} revealed: {roll.get('kind')} for {roll.get('purpose')}: "
-                     f"{' + '.join(map(str, dice))} = {sum(dice)}")
+            roll = rolled(str(item.get("text") or ""))
+            if roll is not None:
+                words = roll_words(roll.get("kind"), roll.get("purpose"), roll["dice"])
+                note += f" · secret roll #{item.get('sealed')} revealed: {words}"
         return note
     if entry is not None and entry.seq == 1 and proof.get("commitment"):
         return f"dice commitment (SHA-256 of this turn's secret seed): {proof['commitment']}"

@@ -57,14 +57,26 @@ def roll_text(kind: str, purpose: str, dice: list[int]) -> str:
     return json.dumps({"dice": list(dice), "kind": kind, "purpose": purpose}, sort_keys=True, separators=(",", ":"))
 
 
-def rolled_dice(text: str) -> list[int] | None:
-    """The dice of a secret roll's sealed text (None when the text is not a roll's)."""
+def rolled(text: str) -> dict[str, Any] | None:
+    """A secret roll's sealed text read back (``roll_text``'s kind, purpose and dice), or None when
+    the text is not a roll's."""
     try:
         data = json.loads(text)
     except ValueError:
         return None
     dice = data.get("dice") if isinstance(data, dict) else None
-    return dice if isinstance(dice, list) and all(type(d) is int for d in dice) else None
+    return data if isinstance(dice, list) and all(type(d) is int for d in dice) else None
+
+
+def rolled_dice(text: str) -> list[int] | None:
+    """The dice of a secret roll's sealed text (None when the text is not a roll's)."""
+    roll = rolled(text)
+    return None if roll is None else roll["dice"]
+
+
+def roll_words(kind: Any, purpose: Any, dice: list[int]) -> str:
+    """A secret roll as players read it: "dr for spotting: 3 = 3"."""
+    return f"{kind} for {purpose}: {' + '.join(map(str, dice))} = {sum(dice)}"
 
 
 def reveal_outcome(game: Game, order: dict[str, Any], applied: Outcome | None = None) -> Outcome:
@@ -75,7 +87,7 @@ def reveal_outcome(game: Game, order: dict[str, Any], applied: Outcome | None = 
     trail = Trail()
     dice = rolled_dice(str(order.get("text", ""))) if isinstance(roll, dict) else None
     if dice is not None:
-        trail.note(f"Secret {roll.get('kind')} for {roll.get('purpose')}: {' + '.join(map(str, dice))} = {sum(dice)}")
+        trail.note(f"Secret {roll_words(roll.get('kind'), roll.get('purpose'), dice)}")
     else:
         trail.note(f"Sealed text: {order.get('text')}")
     trail.note(f"Nonce {order.get('nonce')}: SHA-256 of the nonce and the text matches the commitment of "
