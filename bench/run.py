@@ -15,6 +15,7 @@ figures of the 2-core machine.
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import importlib.util
 import inspect
@@ -94,16 +95,22 @@ def machine() -> str:
             if hasattr(os, "getloadavg") else f"Python {platform.python_version()}, {cpus} CPU(s)")
 
 
+def parser() -> argparse.ArgumentParser:
+    made = argparse.ArgumentParser(prog="bench/run.py", description=__doc__,
+                                   formatter_class=argparse.RawDescriptionHelpFormatter)
+    made.add_argument("suites", nargs="*", metavar="SUITE",
+                      help=f"only these benchmarks, of: {', '.join(SUITES)} (default: all)")
+    made.add_argument("--quick", action="store_true", help="tiny sizes: checks the benchmarks run, measures nothing")
+    return made
+
+
 def main(argv: list[str]) -> int:
-    if {"-h", "--help"} & set(argv):
-        print(__doc__.strip())
-        return 0
-    unknown_flags = [a for a in argv if a.startswith("-") and a != "--quick"]
-    if unknown_flags:
-        print(f"unknown option(s): {', '.join(unknown_flags)} (see --help)", file=sys.stderr)
-        return 2
-    quick = "--quick" in argv
-    chosen = [a for a in argv if not a.startswith("--")] or list(SUITES)
+    try:
+        args = parser().parse_args(argv)
+    except SystemExit as exc:  # --help (0) or a wrong option (2): argparse has said why
+        return int(exc.code or 0)
+    quick = args.quick
+    chosen = args.suites or list(SUITES)
     unknown = [s for s in chosen if s not in SUITES]
     if unknown:
         print(f"unknown benchmark(s): {', '.join(unknown)} (choose from: {', '.join(SUITES)})", file=sys.stderr)
