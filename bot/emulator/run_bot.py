@@ -13,6 +13,7 @@ import ipaddress
 import os
 import sys
 from pathlib import Path
+from typing import Callable
 from urllib.parse import urlsplit
 
 from bot.emulator.patch import API_ENV, GATEWAY_ENV, apply_env_endpoints
@@ -43,6 +44,11 @@ STALL_STACKS_ENV = "REFEREE_STALL_STACKS"  # a file: what the loop was running d
 _last_tick = [0.0]  # the lag probe's last wake-up (time.monotonic), read by the stall sampler's thread
 
 
+def gc_pauses_file(lag_file: str) -> str:
+    """Where the lag probe's process times its garbage collections (``gc_timer``): beside its file."""
+    return f"{lag_file}.gc"
+
+
 async def lag_probe(path: str) -> None:
     """Sleep 5 ms at a time on the bot's loop; every 0.1 s append "MONOTONIC LONGEST_STALL_MS" (the
     longest gap beyond the 5 ms over that time) to ``path``: the load test reads the lines of its
@@ -61,6 +67,33 @@ async def lag_probe(path: str) -> None:
             if now - reported >= PROBE_REPORT:
                 out.write(f"{now:.4f} {longest * 1000:.2f}\n")
                 longest, reported = 0.0, now
+
+
+def gc_timer(path: str, over_ms: float = 1.0) -> Callable[[], None]:
+    """Time every garbage collection of this process (whichever thread runs it, the loop waits: a
+    collection holds the interpreter's lock) and append "MONOTONIC PAUSE_MS GENERATION" to ``path``
+    for each of ``over_ms`` or more, and for every full one (generation 2). Returns what stops it."""
+    import gc
+    import time
+
+    out = open(path, "a", buffering=1)
+    started: list[float] = []
+
+    def on_gc(phase: str, info: dict) -> None:
+        if phase == "start":
+            started[:] = [time.perf_counter()]
+        elif started:
+            pause = (time.perf_counter() - started.pop()) * 1000
+            if pause >= over_ms or info.get("generation") == 2:
+                out.write(f"{time.monotonic():.4f} {pause:.2f} {info.get('generation')}\n")
+
+    gc.callbacks.append(on_gc)
+
+    def stop() -> None:
+        gc.callbacks.remove(on_gc)
+        out.close()
+
+    return stop
 
 
 def stall_sampler(path: str, loop_thread: int, over: float = 0.025) -> None:
@@ -109,6 +142,7 @@ def install_lag_probe(path: str, slow_callback_ms: float | None = None) -> None:
         if path:
             self._lag_probe = asyncio.create_task(  # type: ignore[attr-defined]
                 lag_probe(path), name="referee-lag-probe")
+            gc_timer(gc_pauses_file(path))
             if os.environ.get(STALL_STACKS_ENV):
                 import threading
 
