@@ -13,7 +13,7 @@ import ipaddress
 import os
 import sys
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 from urllib.parse import urlsplit
 
 from bot.emulator.patch import API_ENV, GATEWAY_ENV, apply_env_endpoints
@@ -96,17 +96,18 @@ def gc_timer(path: str, over_ms: float = 1.0) -> Callable[[], None]:
     return stop
 
 
-def stall_sampler(path: str, loop_thread: int, over: float = 0.025) -> None:
+def stall_sampler(path: str, loop_thread: int, over: float = 0.025, stop: Any = None) -> None:
     """In a thread of its own: while the lag probe has not woken for ``over`` seconds, sample the
     loop thread's stack every 5 ms and append one line per distinct stall "MONOTONIC STALLED_MS
     frame < frame < ..." (innermost first, the bot's own frames and the innermost library one):
-    a stall in ``select`` is the process waiting for a core, not work on the loop."""
+    a stall in ``select`` is the process waiting for a core, not work on the loop. Until ``stop``
+    (a threading.Event) is set, if given."""
     import sys
     import time
     import traceback
 
     with open(path, "a", buffering=1) as out:
-        while True:
+        while stop is None or not stop.is_set():
             time.sleep(PROBE_TICK)
             stalled = time.monotonic() - _last_tick[0]
             if not _last_tick[0] or stalled < over:
@@ -116,7 +117,7 @@ def stall_sampler(path: str, loop_thread: int, over: float = 0.025) -> None:
                 continue
             stack = traceback.extract_stack(frame)[::-1]
             ours = [f"{Path(f.filename).name}:{f.lineno} {f.name}" for f in stack
-                    if "/bot/" in f.filename or "/cogs/" in f.filename][:6]
+                    if "/bot/" in f.filename or "/cogs/" in f.filename or "/tests/" in f.filename][:6]
             out.write(f"{time.monotonic():.4f} {stalled * 1000:.1f} "
                       f"{Path(stack[0].filename).name}:{stack[0].lineno} {stack[0].name} < {' < '.join(ours)}\n")
 

@@ -31,6 +31,7 @@ import asyncio
 import gc
 import os
 import re
+import threading
 import time
 import warnings
 from pathlib import Path
@@ -38,7 +39,8 @@ from pathlib import Path
 import pytest
 
 from bot.emulator import FakeDiscord
-from bot.emulator.run_bot import SLOW_CALLBACKS_ENV, STALL_STACKS_ENV, gc_pauses_file, gc_timer, lag_probe
+from bot.emulator.run_bot import (SLOW_CALLBACKS_ENV, STALL_STACKS_ENV, gc_pauses_file, gc_timer, lag_probe,
+                                  stall_sampler)
 from tests.reliability.audit import FULL, size
 from tests.reliability.load_game import ALICE, BIG_CHANNEL, BOB, CHANNELS, FIRE, LOAD_GUILD, copy_of
 from tests.reliability.process import BotProcess
@@ -118,6 +120,10 @@ async def test_long_work_in_one_channel_stalls_no_other_channel(tmp_path):
         own_lag_file = tmp_path / "own-lag.txt"
         own_probe = asyncio.create_task(lag_probe(str(own_lag_file)))
         stop_own_gc_timer = gc_timer(gc_pauses_file(str(own_lag_file)))
+        stop_own_sampler = threading.Event()
+        if os.environ.get(STALL_STACKS_ENV):  # this process's stalls too, beside the bot's: FILE.test
+            threading.Thread(target=stall_sampler, daemon=True, name="load-test-stall-sampler", args=(
+                f"{os.environ[STALL_STACKS_ENV]}.test", threading.get_ident(), 0.025, stop_own_sampler)).start()
 
         async def probe(channel: int, done: asyncio.Event, into: list) -> None:
             await asyncio.sleep(STATUS_EVERY * (channel - BIG_CHANNEL) / len(others))  # spread out
@@ -169,6 +175,7 @@ async def test_long_work_in_one_channel_stalls_no_other_channel(tmp_path):
         finally:
             own_probe.cancel()
             stop_own_gc_timer()
+            stop_own_sampler.set()
             gc.enable()
             gc.unfreeze()
             if ahead is not None:
