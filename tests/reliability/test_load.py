@@ -20,6 +20,11 @@ the interaction's creation to its initial response):
 - each long command ends with its answer, or, past the time budget (REFEREE_LONG_WORK_SECONDS),
   with a refusal saying what was too big and what to do instead.
 
+The measuring side: the loopback Discord stamps those times on this process's loop, which, unlike
+Discord's servers, shares the bot's cores; so while it measures it collects no garbage and, where
+the host allows it (root), runs at niceness -10 (``ahead_of_the_machine``: the bot, started before,
+keeps the machine's priority). Its deadlines and its one initial response are Discord's as ever.
+
 Reduced size by default; REFEREE_FULL_RELIABILITY=1 runs the full 15,000 entries and 300 units
 (the game is written once and cached: tests/reliability/.cache). The figures are printed for
 docs/reliability.md.
@@ -239,8 +244,13 @@ async def test_long_work_in_one_channel_stalls_no_other_channel(tmp_path):
     # the bot's part cannot be told from the machine's: then the bound is 100 ms beyond twice what
     # the machine gave, and the test says so (a warning, and in its figures)
     quiet_p99, busy_p99 = percentile(quiet_latencies, 99), percentile(status_latencies, 99)
-    # the default run (a few hundred probes, among the suite's other tests on the same cores) says
-    # when it missed the fixed bound; the full run (or REFEREE_STRICT_LOAD=1) fails on it
+    # the default run says when it missed the fixed bound; the full run (or REFEREE_STRICT_LOAD=1)
+    # fails on it. Why not the default run too: its long work lasts 3-5 s, so its 70-250 answers
+    # make a p99 that is their second or third slowest, one moment the machine gave to another
+    # process. On the 2-core machine shared with three other engineers' runs (load average 5.5-8)
+    # seven default runs in a row (2026-11-25) gave 10.7, 24.2, 35.1, 44.0, 69.3, 76.7 and 119.0
+    # ms: not reliably within 100 ms, while the full run (2,350-2,400 answers) gave 55.9-68.6 ms
+    # (docs/reliability.md, section 12)
     strict = FULL or os.environ.get("REFEREE_STRICT_LOAD") == "1"
     if quiet_p99 <= STATUS_P99 / 2 and (strict or busy_p99 <= STATUS_P99):
         assert busy_p99 <= STATUS_P99, figures
