@@ -33,6 +33,7 @@ from bot.core.game import Game
 from .chain import canonical_json, sha256
 
 _PLAIN = frozenset({str, int, bool, type(None)})  # equal values of one of these exact types dump alike
+_CONTAINERS = frozenset({list, dict, tuple})
 _PIECEWISE = ("locations", "units")  # the Game's fields kept member by member, in key order
 
 
@@ -74,8 +75,11 @@ class _Member:
         self.fields: dict[str, Any] = kept.__dict__
         self.names = tuple(self.fields)  # with ``types``: each field's type, by name
         self.types = tuple(map(type, self.fields.values()))
-        # the fields whose equality does not say their JSON is the same (floats, containers, models)
-        self.deep = tuple(name for name, held in self.fields.items() if type(held) not in _PLAIN)
+        # the fields whose equality does not say their JSON is the same (floats, containers, models):
+        # an empty list, dict or tuple is equal only to an empty one, and its exact type is checked
+        # with the others' (``types``), so it needs no deeper look
+        self.deep = tuple(name for name, held in self.fields.items()
+                          if type(held) not in _PLAIN and not (type(held) in _CONTAINERS and not held))
         self.extra = kept.__pydantic_extra__
         self.text = f"{canonical_json(key)}:{canonical_json(value.model_dump(mode='json'))}"
 
@@ -83,10 +87,7 @@ class _Member:
         """Whether the fields that are not plain values (``deep``) are strictly the kept ones."""
         kept = self.fields
         for name in self.deep:
-            held, was = fields[name], kept[name]
-            if held == [] and type(held) is list and was == [] and type(was) is list:
-                continue  # two empty lists (an ASL unit's recovery attempts, as a rule)
-            if not _strictly_same(held, was):
+            if not _strictly_same(fields[name], kept[name]):
                 return False
         return True
 
