@@ -130,8 +130,14 @@ class SeededDice:
     def __init__(self, seed: int | str):
         self.seed = seed
         self._rng = random.Random(seed)
+        # ``randint(1, sides)`` is ``randrange(1, sides + 1)``, which is ``1 + _randbelow(sides)``: the
+        # same draw from the same generator without the two calls that check their arguments (the
+        # benchmark's and the replays' dice; tests/core/test_dice.py compares them over every die)
+        self._below = self._rng._randbelow
 
     def draw(self, sides: int) -> int:
+        if type(sides) is int and sides > 0:
+            return self._below(sides) + 1
         return self._rng.randint(1, sides)
 
 
@@ -208,6 +214,10 @@ class Roll(BaseModel):
 
 
 _ROLL_KINDS = frozenset(get_args(RollKind))
+# Rolls already built, by (kind, purpose, faces): plain str and ints only, so equal keys are equal
+# values of the same types. Bounded like the trail's Steps: emptied when full.
+ROLL_CACHE_SIZE = 20_000
+_ROLLS: dict[tuple[str, str, tuple[int, ...]], Roll] = {}
 
 
 class Roller:
@@ -226,7 +236,15 @@ class Roller:
     def _record(self, kind: RollKind, purpose: str, dice: Sequence[int]) -> Roll:
         faces = tuple(dice)
         if kind in _ROLL_KINDS and type(purpose) is str and plain_ints(faces):
-            roll = built(Roll, {"kind": kind, "purpose": purpose, "dice": faces})  # as validated (built.py)
+            # a frozen Roll is a value: the same kind, purpose and faces again give the same object
+            # (as trail Steps, trail.py), built as validation builds it (built.py) the first time
+            key = (kind, purpose, faces)
+            roll = _ROLLS.get(key)
+            if roll is None:
+                roll = built(Roll, {"kind": kind, "purpose": purpose, "dice": faces})
+                if len(_ROLLS) >= ROLL_CACHE_SIZE:
+                    _ROLLS.clear()
+                _ROLLS[key] = roll
         else:
             roll = Roll(kind=kind, purpose=purpose, dice=faces)
         self.rolls.append(roll)
@@ -234,9 +252,11 @@ class Roller:
 
     def _draw(self, kind: RollKind, purpose: str, sides: int, count: int) -> Roll:
         faces: list[int] = []
+        draw, append = self.source.draw, faces.append
         try:
-            for _ in range(count):
-                faces.append(self.source.draw(sides))
+            append(draw(sides))
+            for _ in range(count - 1):
+                append(draw(sides))
         except DiceRanOut:
             given = len(getattr(self.source, "values", ()))
             more = count - len(faces)
