@@ -56,11 +56,25 @@ class ResolutionContext:
         return tuple(out)
 
 
+# UnitEffects already built, by their values (all plain str and int: equal keys, equal values of the
+# same types); bounded like the trail's Steps (trail.py): emptied when full
+EFFECT_CACHE_SIZE = 20_000
+_EFFECTS: dict[tuple[object, ...], UnitEffect] = {}
+
+
 def _unit_effect(unit: str, name: str, side: int | None, before: str, after: str,
                  effects: tuple[str, ...]) -> UnitEffect:
     """``UnitEffect(...)``, built directly when validation would keep every value as it is."""
     if (type(unit) is str and type(name) is str and (side is None or type(side) is int) and type(before) is str
             and type(after) is str and plain_strs(effects)):
-        return built(UnitEffect, {"unit": unit, "name": name, "side": side, "before": before, "after": after,
-                                  "effects": effects})
+        # a frozen UnitEffect is a value: equal plain values (exact types, checked above) give one object
+        key = (unit, name, side, before, after, effects)
+        found = _EFFECTS.get(key)
+        if found is None:
+            found = built(UnitEffect, {"unit": unit, "name": name, "side": side, "before": before, "after": after,
+                                       "effects": effects})
+            if len(_EFFECTS) >= EFFECT_CACHE_SIZE:
+                _EFFECTS.clear()
+            _EFFECTS[key] = found
+        return found
     return UnitEffect(unit=unit, name=name, side=side, before=before, after=after, effects=effects)

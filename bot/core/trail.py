@@ -82,15 +82,23 @@ class Trail:
         rule: str | None = None,
         unit: str | None = None,
     ) -> Step:
-        # the exactness check and built.built inlined: two calls less on the commonest call of a resolution
+        # built.built inlined, and the Step looked up before the exactness check: a Step in ``_STEPS``
+        # was built from values that passed it, and a key equal to its key (the value's and the
+        # total's types in it) holds values validation turns into the same Step (a str subclass
+        # equal to a str becomes that str). Only a value and a total of the kept types are looked up
+        # (both hashable then); an unhashable kind, label, rule or unit goes to validation, which refuses it.
         value_type, total_type = type(value), type(total)
-        if (kind in _STEP_KINDS and type(label) is str and value_type in _VALUE_TYPES
-                and total_type in _TOTAL_TYPES and type(rule) in _TEXT_TYPES and type(unit) in _TEXT_TYPES):
+        step = None
+        if value_type in _VALUE_TYPES and total_type in _TOTAL_TYPES:
             key = (kind, label, value, value_type, total, total_type, rule, unit)
             if value_type is float or total_type is float:  # -0.0 == 0.0, but they dump differently
                 key += (repr(value), repr(total))
-            step = _STEPS.get(key)
-            if step is None:
+            try:
+                step = _STEPS.get(key)
+            except TypeError:
+                key = None
+            if (step is None and key is not None and type(kind) is str and kind in _STEP_KINDS and type(label) is str
+                    and type(rule) in _TEXT_TYPES and type(unit) in _TEXT_TYPES):
                 step = _new(Step)
                 _set_dict(step, {"kind": kind, "label": label, "value": value, "total": total, "rule": rule,
                                  "unit": unit})
@@ -100,7 +108,7 @@ class Trail:
                 if len(_STEPS) >= STEP_CACHE_SIZE:
                     _STEPS.clear()
                 _STEPS[key] = step
-        else:
+        if step is None:
             step = Step(kind=kind, label=label, value=value, total=total, rule=rule, unit=unit)
         self.steps.append(step)
         return step
