@@ -168,7 +168,7 @@ def test_an_unhashable_label_is_refused_as_validation_refuses_it():
     assert trail_module._STEPS == {}
 
 
-def test_a_shared_unit_effect_is_the_one_validation_builds_and_sides_never_mix_types(monkeypatch):
+def test_a_shared_unit_effect_is_the_one_validation_builds(monkeypatch):
     from bot.core.context import _unit_effect
     from bot.core.outcome import UnitEffect
 
@@ -180,9 +180,19 @@ def test_a_shared_unit_effect_is_the_one_validation_builds_and_sides_never_mix_t
     assert list(first.__dict__.items()) == list(validated.__dict__.items())
     assert first.model_fields_set == validated.model_fields_set
     assert (repr(first), first.model_dump_json()) == (repr(validated), validated.model_dump_json())
-    # False == 0 and hashes alike: validated (side 0) and never kept nor shared
+    # False == 0 and hashes alike: it finds side 0's UnitEffect, which is what validation makes of it;
+    # not in the cache, it is validated (side 0, an int) and not kept
     other = _unit_effect("A1", "4-6-7", False, "Good Order", "broken, DM", ("broken",))  # type: ignore[arg-type]
-    assert other is not first and type(other.side) is int and len(context_module._EFFECTS) == 1
+    of_false = UnitEffect(unit="A1", name="4-6-7", side=False, before="Good Order", after="broken, DM",
+                          effects=("broken",))
+    assert type(other.side) is int and repr(other) == repr(of_false)
+    assert other.model_dump_json() == of_false.model_dump_json()
+    context_module._EFFECTS.clear()
+    fresh = _unit_effect("A2", "4-6-7", False, "Good Order", "", ())  # type: ignore[arg-type]
+    assert type(fresh.side) is int and fresh.side == 0 and context_module._EFFECTS == {}
+    with pytest.raises(ValidationError):
+        _unit_effect("A2", "4-6-7", 0, "Good Order", "", (["unhashable"],))  # type: ignore[arg-type]
+    assert context_module._EFFECTS == {}
     monkeypatch.setattr(context_module, "EFFECT_CACHE_SIZE", 5)
     for i in range(40):
         _unit_effect(f"U{i}", "x", 1, "", "", ())
