@@ -235,18 +235,24 @@ class Roller:
 
     def _record(self, kind: RollKind, purpose: str, dice: Sequence[int]) -> Roll:
         faces = tuple(dice)
-        if kind in _ROLL_KINDS and type(purpose) is str and plain_ints(faces):
-            # a frozen Roll is a value: the same kind, purpose and faces again give the same object
-            # (as trail Steps, trail.py), built as validation builds it (built.py) the first time
-            key = (kind, purpose, faces)
+        # a frozen Roll is a value: the same kind, purpose and faces again give the same object (as
+        # trail Steps, trail.py), built as validation builds it (built.py) the first time. Looked up
+        # before the exactness check: only what passed it is kept, and an equal key holds values
+        # validation turns into the same Roll (a face True becomes 1, a str subclass its str)
+        key = (kind, purpose, faces)
+        try:
             roll = _ROLLS.get(key)
-            if roll is None:
+        except TypeError:  # something unhashable: validation refuses it
+            roll, key = None, None
+        if roll is None:
+            if key is not None and type(kind) is str and kind in _ROLL_KINDS and type(purpose) is str \
+                    and plain_ints(faces):
                 roll = built(Roll, {"kind": kind, "purpose": purpose, "dice": faces})
                 if len(_ROLLS) >= ROLL_CACHE_SIZE:
                     _ROLLS.clear()
                 _ROLLS[key] = roll
-        else:
-            roll = Roll(kind=kind, purpose=purpose, dice=faces)
+            else:
+                roll = Roll(kind=kind, purpose=purpose, dice=faces)
         self.rolls.append(roll)
         return roll
 

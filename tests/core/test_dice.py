@@ -111,3 +111,29 @@ def test_a_shared_roll_is_the_roll_validation_builds_and_the_cache_stays_bounded
     for face in range(1, 11):
         Roller(ScriptedDice([face])).d10("hit")
     assert len(dice_module._ROLLS) <= 3
+
+
+def test_a_face_true_or_a_str_subclass_purpose_finds_the_roll_validation_builds():
+    # the Roll is looked up before its exactness check: True == 1 and a str subclass equals its str,
+    # and validation makes a face True into 1 and the purpose into a plain str: the same Roll
+    from bot.core import dice as dice_module
+    from bot.core.dice import Roll
+
+    class Purpose(str):
+        pass
+
+    dice_module._ROLLS.clear()
+    shared = Roller(ScriptedDice([1])).dr("x")
+    roller = Roller(ScriptedDice([1]))
+    found = roller._record("dr", Purpose("x"), [True])
+    assert found is shared and roller.rolls == [shared]
+    validated = Roll(kind="dr", purpose=Purpose("x"), dice=(True,))
+    assert (repr(found), found.model_dump_json()) == (repr(validated), validated.model_dump_json())
+    # not in the cache: validated, not kept; something unhashable refused
+    dice_module._ROLLS.clear()
+    fresh = Roller(ScriptedDice([]))._record("dr", Purpose("y"), [True])
+    assert type(fresh.purpose) is str and fresh.dice == (1,) and type(fresh.dice[0]) is int
+    assert dice_module._ROLLS == {}
+    with pytest.raises(Exception):
+        Roller(ScriptedDice([]))._record("dr", "z", [[1]])
+    assert dice_module._ROLLS == {}
