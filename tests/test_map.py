@@ -24,8 +24,8 @@ from bot.core.game import Location
 from bot.core.rulesets.cd.models import CdStand
 from bot.core.rulesets.nhis.models import NhisUnit
 from bot.pictures import MapCache, Shot, chart_png, hex_layout, latest_fire, map_png
-from bot.pictures.battlefield import (EMPTY_HEX, HEX_H, LINE, MARKER_RGB, MAX_OTHERS, MAX_ROWS, RADIUS, STAND_W,
-                                      STEP_X, STEP_Y, TERRAIN_RGB, Row, counter_text, hex_position, label_rows,
+from bot.pictures.battlefield import (EMPTY_HEX, HEX_H, LINE, MARKER_RGB, MAX_OTHERS, MAX_ROWS, RADIUS, STAND_H,
+                                      STAND_W, STEP_X, STEP_Y, TERRAIN_RGB, Row, counter_text, hex_position, label_rows,
                                       location_markers, markers, terrain_rgb)
 from bot.pictures.draw import SIDE_RGB
 from bot.render import SIDE_COLOURS
@@ -338,6 +338,25 @@ def test_command_decision_stands_are_laid_out_by_position_when_they_have_one():
     assert SIDE_RGB[1] in set(image.crop((x0, y0, x1, y1)).get_flattened_data())
 
 
+def inside(point, box) -> bool:
+    return box[0] <= point[0] <= box[2] and box[1] <= point[1] <= box[3]
+
+
+def along(path, part=None):
+    """Points every pixel along a drawn line (``part`` None), or the point that far along it (0-1)."""
+    pieces = list(zip(path, path[1:]))
+    total = sum(math.dist(a, b) for a, b in pieces)
+    if part is None:
+        return [(a[0] + (b[0] - a[0]) * i / steps, a[1] + (b[1] - a[1]) * i / steps)
+                for a, b in pieces for steps in [max(1, math.ceil(math.dist(a, b)))] for i in range(steps + 1)]
+    left = total * part
+    for a, b in pieces:
+        if left <= math.dist(a, b):
+            return (a[0] + (b[0] - a[0]) * left / math.dist(a, b), a[1] + (b[1] - a[1]) * left / math.dist(a, b))
+        left -= math.dist(a, b)
+    return path[-1]
+
+
 def test_the_latest_command_decision_fire_is_an_arrow_from_the_firing_stand_to_each_target():
     game = cd_game(with_positions=True)
     entries = [{"seq": 2, "order": {"action": "fire", "firer": "P2", "targets": ["G1"]}, "outcome": {"actor_side": 0}},
@@ -356,17 +375,25 @@ def test_the_latest_command_decision_fire_is_an_arrow_from_the_firing_stand_to_e
         assert plain.getpixel((round(x - STAND_W / 2 + 3), round(y))) == SIDE_RGB[game.units[stand].side]
     g1 = picture.stands["G1"]
     assert picture.arrows == [(g1, picture.stands["S1"]), (g1, picture.stands["P1"])]
+    # the arrow to S1 is straight; the one to P1 bends round S1 (straight, it would cross S1's name and state)
+    assert picture.paths[0] == [g1, picture.stands["S1"]] and len(picture.paths[1]) > 2
+    sx, sy = picture.stands["S1"]
+
+    s1_base = (sx - STAND_W / 2, sy - STAND_H / 2, sx + STAND_W / 2, sy + STAND_H / 2)
+    straight_to_p1 = [(g1[0] + (picture.stands["P1"][0] - g1[0]) * i / 100, g1[1]) for i in range(101)]
+    assert any(inside(point, s1_base) for point in straight_to_p1)  # what a straight arrow would have done
     germans = SIDE_RGB[1]
-    for start, end in picture.arrows:
+    for path, (start, end) in zip(picture.paths, picture.arrows):
+        assert path[0] == start and path[-1] == end
+        assert not any(inside(point, s1_base) for point in along(path) if path is picture.paths[1])
         assert near(image, start, germans)  # the dot on the firing stand
-        length = math.dist(start, end)
-        ux, uy = (end[0] - start[0]) / length, (end[1] - start[1]) / length
         for part in (0.25, 0.5, 0.75):
-            point = (start[0] + (end[0] - start[0]) * part, start[1] + (end[1] - start[1]) * part)
+            point = along(path, part)
             assert near(image, point, germans, reach=1) and not near(plain, point, germans, reach=1)
+        last = path[-2]
+        ux, uy = (end[0] - last[0]) / math.dist(last, end), (end[1] - last[1]) / math.dist(last, end)
         assert near(image, (end[0] - ux * 3, end[1] - uy * 3), germans, reach=1)  # the head's tip on the target
-    # and not beyond it (the arrow to P1: the one to P1 passes over S1's base, so S1's has that beyond it)
-    assert not near(image, (end[0] + ux * 12, end[1] + uy * 12), germans, reach=0)
+        assert not near(image, (end[0] + ux * 12, end[1] + uy * 12), germans, reach=0)  # and not beyond it
     assert map_png(game, None).arrows == []
 
 

@@ -7,7 +7,7 @@ centre (a chip in the side's colour, the counter's name and values, its id, its 
 latest fire drawn as an arrow from each firing Location to the target's centre. CD: a table-top
 sketch, one box per position (the stands' Locations) or, when no stand has one, per company, each
 stand a base in its side's colour with its states, and the latest fire (direct or a battery's) an
-arrow from the firing stand to each target stand. The sides' colours are the embeds'
+arrow from the firing stand to each target stand, bent round any stand between. The sides' colours are the embeds'
 (``bot.render.SIDE_COLOURS``).
 
 Hex ids. ``B5`` is column B, row 5 (an ASL board's letters: A..Z, then AA, BB, ... for the 27th
@@ -285,6 +285,7 @@ class MapPicture:
     centres: dict[str, Point] = field(default_factory=dict)  # Location (or CD group) -> centre
     labels: dict[str, Box] = field(default_factory=dict)  # Location (or CD group) -> its label box
     arrows: list[tuple[Point, Point]] = field(default_factory=list)  # (from, to), the fire
+    paths: list[list[Point]] = field(default_factory=list)  # each arrow's line as drawn (CD: bent round stands)
     stands: dict[str, Point] = field(default_factory=dict)  # CD: each stand's centre on the table top
 
 
@@ -370,19 +371,66 @@ def _draw_label(draw: ImageDraw.ImageDraw, centre: Point, rows: list[Row]) -> Bo
     return box
 
 
-def _arrow(draw: ImageDraw.ImageDraw, start: Point, end: Point, colour: tuple[int, int, int]) -> None:
+def _arrow(draw: ImageDraw.ImageDraw, start: Point, end: Point, colour: tuple[int, int, int],
+           path: list[Point] | None = None) -> None:
+    """An arrow from ``start`` to ``end``: straight, or along ``path`` (its points, start to end)."""
+    points = path or [start, end]
     length = math.dist(start, end)
     if length < 1:
         draw.ellipse((end[0] - 14, end[1] - 14, end[0] + 14, end[1] + 14), outline=colour, width=4)
         return
-    ux, uy = (end[0] - start[0]) / length, (end[1] - start[1]) / length
+    last = points[-2]
+    step = math.dist(last, end)
+    ux, uy = (end[0] - last[0]) / step, (end[1] - last[1]) / step  # the head points along the line's last piece
     head = 16
     neck = (end[0] - ux * head, end[1] - uy * head)
-    draw.line((start, neck), fill=colour, width=5)
+    draw.line([*points[:-1], neck], fill=colour, width=5, joint="curve")
     left = (neck[0] - uy * head * 0.55, neck[1] + ux * head * 0.55)
     right = (neck[0] + uy * head * 0.55, neck[1] - ux * head * 0.55)
     draw.polygon((end, left, right), fill=colour)
     draw.ellipse((start[0] - 5, start[1] - 5, start[0] + 5, start[1] + 5), fill=colour)
+
+
+ARROW_CLEARANCE = 4  # pixels kept between a bent arrow's line and a stand it passes
+ARROW_BENDS = (0.05, 0.08, 0.12, 0.18, 0.25, 0.35, 0.5)  # how far a bent arrow bows out, as a share of its length
+
+
+def _crosses(points: list[Point], box: Box) -> bool:
+    """Whether the line through ``points`` passes over ``box`` (widened by the line's half-width)."""
+    x0, y0, x1, y1 = (box[0] - ARROW_CLEARANCE, box[1] - ARROW_CLEARANCE,
+                      box[2] + ARROW_CLEARANCE, box[3] + ARROW_CLEARANCE)
+    for a, b in zip(points, points[1:]):
+        samples = max(1, math.ceil(math.dist(a, b) / 3))
+        for i in range(samples + 1):
+            x, y = a[0] + (b[0] - a[0]) * i / samples, a[1] + (b[1] - a[1]) * i / samples
+            if x0 <= x <= x1 and y0 <= y <= y1:
+                return True
+    return False
+
+
+def clear_path(start: Point, end: Point, others: Iterable[Box], inside: Box) -> list[Point]:
+    """The line of an arrow from ``start`` to ``end`` that crosses none of ``others`` (the stands
+    between and the writing: a straight arrow over a stand hides its name and state): straight
+    when it can be, else a curve bowing out above (then below) the straight line, the least bent
+    that is clear and stays ``inside`` the picture; straight when none is."""
+    others = list(others)
+    straight = [start, end]
+    if not any(_crosses(straight, box) for box in others):
+        return straight
+    length = math.dist(start, end)
+    ux, uy = (end[0] - start[0]) / length, (end[1] - start[1]) / length
+    middle = ((start[0] + end[0]) / 2, (start[1] + end[1]) / 2)
+    for bend in ARROW_BENDS:
+        for side in (1, -1):  # (uy, -ux) is "up" for an arrow drawn left to right
+            # a quadratic Bezier curve whose control point is twice as far out as the curve's peak
+            cx, cy = middle[0] + side * uy * bend * length * 2, middle[1] - side * ux * bend * length * 2
+            curve = [((1 - t) ** 2 * start[0] + 2 * (1 - t) * t * cx + t ** 2 * end[0],
+                      (1 - t) ** 2 * start[1] + 2 * (1 - t) * t * cy + t ** 2 * end[1])
+                     for t in (i / 24 for i in range(25))]
+            within = all(inside[0] <= x <= inside[2] and inside[1] <= y <= inside[3] for x, y in curve)
+            if within and not any(_crosses(curve, box) for box in others):
+                return curve
+    return straight
 
 
 def _hex_map(game: Game, shot: Shot | None) -> MapPicture:
@@ -423,6 +471,7 @@ def _hex_map(game: Game, shot: Shot | None) -> MapPicture:
             if start is not None:
                 _arrow(draw, start, end, side_rgb(shot.side))
                 picture.arrows.append((start, end))
+                picture.paths.append([start, end])
     off = [f"{u.id}" for u in units if u.location is None]
     left_out = len(set(in_play) - set(layout.centres))
     notes = (["Off board: " + ", ".join(off)] if off else []) + (
@@ -479,12 +528,15 @@ def _table_top(game: Game, shot: Shot | None = None) -> MapPicture:
     _header(draw, game, width)
     picture = MapPicture(b"", (width, height))
     label_font, small = font(LABEL_SIZE), font(SMALL_SIZE)
+    bases: dict[str, Box] = {}  # each stand's base, which the fire's arrows go round
+    writing: list[Box] = [(0, 0, width, HEADER)]  # and the title, the legend and the groups' names
     for name, box in boxes.items():
         location = game.locations.get(name) if kind == "position" else None
         fill = terrain_rgb(location.terrain) if location else (245, 245, 240)
         draw.rounded_rectangle(box, radius=8, fill=fill, outline=HEX_EDGE)
         title = name if location is None or location.terrain == "open" else f"{name} ({location.terrain})"
         draw.text((box[0] + GROUP_PAD, box[1] + 6), title, fill=INK, font=label_font)
+        writing.append(draw.textbbox((box[0] + GROUP_PAD, box[1] + 6), title, font=label_font))
         picture.centres[name] = ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
         picture.labels[name] = box
         for j, stand in enumerate(groups[name]):
@@ -500,13 +552,17 @@ def _table_top(game: Game, shot: Shot | None = None) -> MapPicture:
             draw.text((sx + 13, sy + 22), fit(states, SMALL_SIZE, STAND_W - 18), fill=MARKER_RGB if marks else INK,
                       font=small)
             picture.stands[stand.id] = (sx + STAND_W / 2, sy + STAND_H / 2)
-    if shot is not None:  # the latest fire: from the firing stand to each target, over the stands
+            bases[stand.id] = (sx, sy, sx + STAND_W - 1, sy + STAND_H - 1)
+    if shot is not None:  # the latest fire: from the firing stand to each target, round the stands between
         for firer in shot.firers:
             for target in shot.targets:
                 start, end = picture.stands.get(firer), picture.stands.get(target)
                 if start is not None and end is not None:
-                    _arrow(draw, start, end, side_rgb(shot.side))
+                    others = [box for stand, box in bases.items() if stand not in (firer, target)]
+                    path = clear_path(start, end, others + writing, (MARGIN, 0, width - MARGIN, height - MARGIN))
+                    _arrow(draw, start, end, side_rgb(shot.side), path)
                     picture.arrows.append((start, end))
+                    picture.paths.append(path)
     picture.png = png(image, MAP_PALETTE)
     return picture
 

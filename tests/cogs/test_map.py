@@ -9,7 +9,7 @@ from bot.pictures.battlefield import TERRAIN_RGB
 from bot.pictures.draw import SIDE_RGB
 from tests.cogs.conftest import BOB, CAROL
 from tests.cogs.helpers import GM_ACTOR, asl_game, cd_game, nhis_game
-from tests.test_map import decode, near
+from tests.test_map import along, decode, near
 
 
 def picture_of(reply):
@@ -115,6 +115,5 @@ async def test_cd_table_top_draws_the_latest_fire_from_the_firing_stand_to_its_t
     assert (shot.side, shot.firers, shot.targets) == (0, ("P1",), ("G2",))  # from the fire's log entry
     picture = map_png(game, shot)
     assert data == picture.png and picture.arrows == [(picture.stands["P1"], picture.stands["G2"])]
-    start, end = picture.arrows[0]
-    middle = ((start[0] + end[0]) / 2, (start[1] + end[1]) / 2)
+    middle = along(picture.paths[0], 0.5)  # half way along the line drawn (bent round any stand between)
     assert near(decode(data), middle, SIDE_RGB[0], reach=1)  # the fire, P1 -> G2, in the Americans' colour
