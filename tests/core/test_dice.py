@@ -105,8 +105,8 @@ def test_a_shared_roll_is_the_roll_validation_builds_and_the_cache_stays_bounded
     others = [Roller(ScriptedDice([5, 3])).DR("IFT attack"), Roller(ScriptedDice([3, 5])).two_d6("IFT attack"),
               Roller(ScriptedDice([3, 5])).DR("MC A1")]
     assert len({id(r) for r in [first, *others]}) == 4
-    assert [(r.kind, r.purpose, r.dice) for r in others] == [("DR", "IFT attack", (5, 3)), ("2d6", "IFT attack", (3, 5)),
-                                                             ("DR", "MC A1", (3, 5))]
+    assert [(r.kind, r.purpose, r.dice) for r in others] == [
+        ("DR", "IFT attack", (5, 3)), ("2d6", "IFT attack", (3, 5)), ("DR", "MC A1", (3, 5))]
     monkeypatch.setattr(dice_module, "ROLL_CACHE_SIZE", 3)
     for face in range(1, 11):
         Roller(ScriptedDice([face])).d10("hit")
