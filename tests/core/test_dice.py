@@ -65,18 +65,6 @@ def test_dice_source_is_manual_only_when_dice_are_given():
     assert dice_source([]).manual is False
 
 
-@pytest.mark.parametrize("seed", [42, "game-1", 20260523])
-def test_seeded_dice_draw_what_their_generators_randint_draws(seed):
-    # SeededDice draws through Random._randbelow directly (the benchmark's and the replays' dice):
-    # the faces must be randint's, die for die, whatever the mix of d6 and d10 (and other faces)
-    import random
-
-    reference, dice = random.Random(seed), SeededDice(seed)
-    faces = [6, 6, 10, 6, 1, 2, 20, 6, 10, 3, 100, 6] * 500
-    assert [dice.draw(s) for s in faces] == [reference.randint(1, s) for s in faces]
-    assert dice._rng.getstate() == reference.getstate()
-
-
 def test_a_die_running_out_in_the_middle_of_a_dr_names_the_dice_still_needed():
     roller = Roller(ScriptedDice([4]))
     roller.d6("first")
