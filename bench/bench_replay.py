@@ -2,7 +2,7 @@
 game (tests/reliability/load_game.py: one ASL game of ENTRIES log entries with UNITS units), timed
 as the worker process runs them (the entries decoded from the database's rows, then the replay).
 
-    .venv/bin/python bench/bench_replay.py [ENTRIES [UNITS]] [--profile verify|export] [--help]
+    .venv/bin/python bench/bench_replay.py [ENTRIES [UNITS]] [--profile verify|export]
 
 Both must answer within the 60 s long-work budget (bot/work.py) at the full size (15,000 entries,
 300 units): the target here is 30 s each, on a 2-core machine, run alone.
@@ -10,6 +10,7 @@ Both must answer within the 60 s long-work budget (bot/work.py) at the full size
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import sys
 import tempfile
@@ -20,7 +21,7 @@ from typing import Any
 if __package__ in (None, ""):  # run as a script: make the checkout importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import Metric, arguments, at_most
+from bench.common import Metric, at_most
 
 FULL = (15_000, 300)
 QUICK = (200, 30)
@@ -91,20 +92,20 @@ def run(quick: bool = False, sizes: tuple[int, int] | None = None) -> list[Metri
 
 
 def main(argv: list[str]) -> None:
-    def add(parser: Any) -> None:
-        parser.add_argument("entries", nargs="?", type=int, default=FULL[0], help="log entries (15,000)")
-        parser.add_argument("units", nargs="?", type=int, default=FULL[1], help="units (300)")
-        parser.add_argument("--profile", choices=sorted(JOBS), help="print a cProfile of one job instead")
-
-    options = arguments(argv, __doc__, "bench/bench_replay.py", add)
-    sizes = (options.entries, options.units)
-    if options.profile:
+    parser = argparse.ArgumentParser(description="Time /log verify and the Markdown export of the load test's "
+                                     "long game (issue 17): each must answer within the long-work budget.")
+    parser.add_argument("entries", type=int, nargs="?", default=FULL[0], help="log entries (default %(default)s)")
+    parser.add_argument("units", type=int, nargs="?", default=FULL[1], help="units (default %(default)s)")
+    parser.add_argument("--profile", choices=sorted(JOBS), help="print a cProfile of one job instead of timing")
+    args = parser.parse_args(argv)
+    profile, sizes = args.profile, (args.entries, args.units)
+    if profile:
         import cProfile
         import pstats
 
         stored, rows = snapshot(*sizes)
         profiler = cProfile.Profile()
-        profiler.runcall(JOBS[options.profile], stored, rows)
+        profiler.runcall(JOBS[profile], stored, rows)
         pstats.Stats(profiler).sort_stats("cumulative").print_stats(45)
         pstats.Stats(profiler).sort_stats("tottime").print_stats(30)
         return
