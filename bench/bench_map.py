@@ -75,6 +75,11 @@ def run(quick: bool = False) -> list[Metric]:
 
 
 if __name__ == "__main__":
+    import sys
+
+    from bench.common import arguments
+
+    arguments(sys.argv[1:], __doc__, "bench/bench_map.py")
     times = render_times(30)
     print(f"60-counter map: min {min(times):.1f} ms, median {statistics.median(times):.1f} ms, "
           f"max {max(times):.1f} ms (target <= {TARGET_MS:g} ms, {len(times)} rounds)")

@@ -77,5 +77,8 @@ def run(quick: bool = False) -> list[Metric]:
 
 
 if __name__ == "__main__":
+    from bench.common import arguments
+
+    arguments(sys.argv[1:], __doc__, "bench/bench_odds.py")
     for metric in run():
         print(f"{metric.name:55} {metric.value:12,.1f} {metric.unit:10} {metric.target or '':>10} {metric.verdict}")

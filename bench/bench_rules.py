@@ -158,7 +158,11 @@ def run(quick: bool = False) -> list[Metric]:
 def main(argv: list[str]) -> None:
     """``--against=REV``: only the ASL fire, this checkout against the commit REV, alternating
     rounds (how each change of the rules core is measured back to back before it is kept)."""
-    against = next((a.split("=", 1)[1] for a in argv if a.startswith("--against=")), None)
+    from bench.common import arguments
+
+    against = arguments(argv, __doc__, "bench/bench_rules.py", lambda p: p.add_argument(
+        "--against", metavar="REV", help="only the ASL fire: this checkout against commit REV, "
+        "in alternating rounds (best of 7)")).against
     if against is not None:
         now, before = fire_now_and_before(scenarios.build("asl"), seconds=0.75, minimum=1_000, rounds=7,
                                           commit=against)

@@ -448,5 +448,9 @@ def run(quick: bool = False, verbose: bool = False) -> list[Metric]:
 
 
 if __name__ == "__main__":
-    for metric in run(verbose=True):
+    from bench.common import arguments
+
+    options = arguments(sys.argv[1:], __doc__, "bench/bench_store.py", lambda p: p.add_argument(
+        "--quick", action="store_true", help="tiny sizes: checks it runs, measures nothing"))
+    for metric in run(quick=options.quick, verbose=True):
         print(f"{metric.name:55} {metric.value:12,.2f} {metric.unit:4} {metric.target or '':>10} {metric.verdict}")

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import argparse
 import math
 import statistics
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -64,6 +66,17 @@ def over_rounds(name: str, values: list[float], unit: str, *, at_least: float | 
     if at_most is not None:
         return Metric(name, value, unit, f"<= {at_most:g}", value <= at_most, spread, item)
     return Metric(name, value, unit, spread=spread, item=item)
+
+
+def arguments(argv: list[str], doc: str | None, prog: str,
+              add: Callable[[argparse.ArgumentParser], None] | None = None) -> argparse.Namespace:
+    """A benchmark script's command line (issue 14 item 6): ``--help`` prints its docstring and
+    options and exits 0 before anything is measured; a wrong option exits 2 saying why."""
+    parser = argparse.ArgumentParser(prog=prog, description=doc,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    if add is not None:
+        add(parser)
+    return parser.parse_args(argv)
 
 
 def percentile(samples: list[float], pct: float) -> float:

@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/run.py            (or: .venv/bin/python -m bench)
     .venv/bin/python bench/run.py --quick    (tiny sizes: checks the benchmarks run, measures nothing)
-    .venv/bin/python bench/run.py rules e2e  (only some of: rules, odds, e2e, store, scale, map)
+    .venv/bin/python bench/run.py rules e2e  (only some of: rules, odds, e2e, store, scale, map, replay)
     .venv/bin/python bench/run.py --help
 
 The ratios (deep copy / working copy, load 10,000 / 100 entries, our figures / the floor bot's)
@@ -15,6 +15,7 @@ figures of the 2-core machine.
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import importlib.util
 import inspect
@@ -34,7 +35,7 @@ from bench.common import NOT_YET_ADDRESSED, Metric
 # name -> module; bench_odds is written separately (exact odds) and may not be there yet
 SUITES = {"rules": "bench.bench_rules", "odds": "bench.bench_odds", "e2e": "bench.bench_e2e",
           "store": "bench.bench_store", "scale": "bench.bench_scale",
-          "map": "bench.bench_map"}
+          "map": "bench.bench_map", "replay": "bench.bench_replay"}
 
 
 def _as_metrics(suite: str, result: Any) -> list[Metric]:
@@ -94,16 +95,22 @@ def machine() -> str:
             if hasattr(os, "getloadavg") else f"Python {platform.python_version()}, {cpus} CPU(s)")
 
 
+def parser() -> argparse.ArgumentParser:
+    made = argparse.ArgumentParser(prog="bench/run.py", description=__doc__,
+                                   formatter_class=argparse.RawDescriptionHelpFormatter)
+    made.add_argument("suites", nargs="*", metavar="SUITE",
+                      help=f"only these benchmarks, of: {', '.join(SUITES)} (default: all)")
+    made.add_argument("--quick", action="store_true", help="tiny sizes: checks the benchmarks run, measures nothing")
+    return made
+
+
 def main(argv: list[str]) -> int:
-    if {"-h", "--help"} & set(argv):
-        print(__doc__.strip())
-        return 0
-    unknown_flags = [a for a in argv if a.startswith("-") and a != "--quick"]
-    if unknown_flags:
-        print(f"unknown option(s): {', '.join(unknown_flags)} (see --help)", file=sys.stderr)
-        return 2
-    quick = "--quick" in argv
-    chosen = [a for a in argv if not a.startswith("--")] or list(SUITES)
+    try:
+        args = parser().parse_args(argv)
+    except SystemExit as exc:  # --help (0) or a wrong option (2): argparse has said why
+        return int(exc.code or 0)
+    quick = args.quick
+    chosen = args.suites or list(SUITES)
     unknown = [s for s in chosen if s not in SUITES]
     if unknown:
         print(f"unknown benchmark(s): {', '.join(unknown)} (choose from: {', '.join(SUITES)})", file=sys.stderr)

@@ -81,3 +81,16 @@ def counter():
     from tests.store.helpers import CountingDice
 
     return CountingDice()
+
+
+# --- the kept Games (bot/store/base.py KeptGames): every kept Game handed out is checked -----------
+@pytest.fixture(autouse=True, scope="session")
+def check_kept_games():
+    """Every Game a store hands out again from its last write is re-dumped and compared with what
+    that write saved (``KeptGames.check``): a Game changed after it was saved fails the test that
+    changed it, wherever in the suite."""
+    from bot.store.base import KeptGames
+
+    KeptGames.check = True
+    yield
+    KeptGames.check = False

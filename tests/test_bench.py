@@ -123,3 +123,25 @@ def test_a_save_is_timed_by_part_against_a_bare_update_and_over_rounds(quick_run
     assert any(re.match(r"store: save floor, \d+ units: bare UPDATE of the row's bytes, no fsync", row) for row in rows)
     save = next(row for row in rows if re.match(r"store: save, \d+ units \(state \+ entry, fsync\), by rounds", row))
     assert re.search(r"[\d.,]+-[\d.,]+\s+ms", save), save
+
+
+# every script of bench/ and how it is run (issue 14 item 6): --help prints its help and measures nothing
+SCRIPTS = {"run.py": ["bench/run.py"], "__main__.py": ["-m", "bench"], "bench_rules.py": ["bench/bench_rules.py"],
+           "bench_store.py": ["bench/bench_store.py"], "bench_odds.py": ["bench/bench_odds.py"],
+           "bench_map.py": ["bench/bench_map.py"], "bench_e2e.py": ["bench/bench_e2e.py"],
+           "bench_scale.py": ["bench/bench_scale.py"], "e2e_bot.py": ["-m", "bench.e2e_bot"]}
+
+
+def test_every_benchmark_script_is_in_the_help_test():
+    scripts = {path.name for path in (ROOT / "bench").glob("*.py")
+               if path.name == "__main__.py" or 'if __name__ == "__main__":' in path.read_text()}
+    assert scripts == set(SCRIPTS)
+
+
+@pytest.mark.parametrize("script", sorted(SCRIPTS))
+def test_each_benchmark_script_prints_its_help_and_exits_0_without_measuring(script):
+    done = subprocess.run([sys.executable, *SCRIPTS[script], "--help"], cwd=ROOT, capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.startswith("usage: "), done.stdout[:500]
+    assert "--help" in done.stdout and not done.stderr  # nothing measured, nothing started

@@ -24,6 +24,10 @@ from bot.config import CHECKPOINT_EVERY, MAX_LOG_ENTRIES
 
 GameStatus = Literal["active", "ended"]
 
+# how many games' newest states a store keeps parsed for their next command (``KeptGames``): more
+# than the channels that play at once on one bot process (50 in bench/bench_e2e.py)
+KEPT_GAMES = 256
+
 
 @dataclass(frozen=True)
 class StoredGame:
@@ -38,6 +42,55 @@ class StoredGame:
     game: Game
     last_seq: int
     head_hash: str
+
+
+class KeptGames:
+    """The Game each game's newest write saved, kept for the next command of its channel (issue 14:
+    a command no longer decompresses and parses the state the one before it saved).
+
+    A kept Game is handed out only for a row that is the very one it was saved as: the same game,
+    seq, head hash and stored state (bytes or text, compared whole; a few microseconds). Anything
+    else that wrote the row (another process or shard, an undo, a restore, an edit by hand) changed
+    one of them, and the row is parsed as before. A Game is never changed once resolved (the core
+    resolves a working copy, ``bot.core.copying.tree_copy``), so one object may serve several
+    commands; ``check`` (the test suite sets it) re-dumps every kept Game when it is handed out and
+    fails if it no longer is what was saved. ``row`` may run on a database thread: it only reads."""
+
+    check = False
+
+    def __init__(self, most: int = KEPT_GAMES):
+        self.most = most
+        self._kept: dict[int, tuple[int, str, bytes | str, Game]] = {}  # id -> (seq, head hash, stored, game)
+
+    def keep(self, game_id: int, seq: int, head_hash: str, stored: bytes | str, game: Game) -> None:
+        """On the event loop, once the write of ``stored`` (the state's column as written) committed."""
+        self._kept.pop(game_id, None)  # the newest write last: the least recently written goes first
+        while len(self._kept) >= self.most:
+            del self._kept[next(iter(self._kept))]
+        self._kept[game_id] = (seq, head_hash, stored, game)
+
+    def forget(self, game_id: int) -> None:
+        self._kept.pop(game_id, None)
+
+    def game(self, game_id: int, seq: int, head_hash: str, stored: bytes | str) -> Game | None:
+        """The kept Game of this row, if the row is the one it was saved as; else None."""
+        kept = self._kept.get(game_id)
+        if kept is None or kept[0] != seq or kept[1] != head_hash or kept[2] != stored:
+            return None
+        if self.check:
+            from bot.store.sqlite import unpack_state  # noqa: PLC0415 (the check is the tests')
+            dump = Game.__pydantic_serializer__.to_json  # not model_dump_json: tests count its calls
+            if dump(kept[3]) != dump(unpack_state(stored)):
+                raise AssertionError(f"the kept Game of game {game_id} was changed after it was saved (seq {seq})")
+        return kept[3]
+
+    def row(self, row: Any, at: int = 6) -> Any:
+        """A game row (``_GAME_COLUMNS``: id first, the state at ``at``, then last_seq and head_hash)
+        with the kept Game in place of its state when the row is the one kept; else as it was."""
+        if row is None:
+            return None
+        game = self.game(row[0], row[at + 1], row[at + 2], row[at])
+        return row if game is None else (*row[:at], game, *row[at + 1:])
 
 
 UndoStatus = Literal["pending", "accepted", "refused", "withdrawn", "expired", "lapsed"]

@@ -40,7 +40,7 @@ from bot.record.chain import GENESIS_HASH, LogEntry, canonical_json, saved_state
 from bot.record.checkpoint import Checkpoint, advance_live
 
 from .base import (CHECKPOINT_EVERY, MAX_LOG_ENTRIES, ActiveGameExists, DatabaseUnusable, DuplicateInteraction,
-                   FirstEntries, GameExtras, LogFull, QuietGame, SchemaTooNew, ServerGames, StaleGame,
+                   FirstEntries, GameExtras, KeptGames, LogFull, QuietGame, SchemaTooNew, ServerGames, StaleGame,
                    StorageUnavailable, Store, StoredGame, StoreError, UndoRequest, UndoStatus, creation_entries)
 from .sqlite import (_entry, _entry_params, _live, _runs, _stored, _undo, _undo_params, _utc_now, migrations,
                      pack_state, remind_due, unpack_state)
@@ -169,6 +169,7 @@ class PostgresStore(Store):
         self._shown: list[tuple[int, int]] = []
         self._shown_flush: asyncio.TimerHandle | None = None
         self._flushing: set[asyncio.Task[None]] = set()
+        self.kept = KeptGames()  # the Game each game's newest write saved, for its next command
 
     @classmethod
     async def open(cls, dsn: str, *, max_entries: int = MAX_LOG_ENTRIES, upto: int | None = None,
@@ -294,18 +295,22 @@ class PostgresStore(Store):
         async with self._connection() as conn:
             row = await conn.fetchrow(f"SELECT {_GAME_COLUMNS} FROM games WHERE channel_id = $1 AND status = 'active'",
                                       channel_id)
-        return _stored(row) if row else None
+        return self._stored(row)
 
     async def load_latest(self, channel_id: int) -> StoredGame | None:
         async with self._connection() as conn:
             row = await conn.fetchrow(f"SELECT {_GAME_COLUMNS} FROM games WHERE channel_id = $1 "
                                       "ORDER BY status = 'active' DESC, id DESC LIMIT 1", channel_id)
-        return _stored(row) if row else None
+        return self._stored(row)
 
     async def load_game(self, game_id: int) -> StoredGame | None:
         async with self._connection() as conn:
             row = await conn.fetchrow(f"SELECT {_GAME_COLUMNS} FROM games WHERE id = $1", game_id)
-        return _stored(row) if row else None
+        return self._stored(row)
+
+    def _stored(self, row: Any) -> StoredGame | None:
+        """A game row as a StoredGame, with the Game its last write kept when the row is still that write's."""
+        return _stored(self.kept.row(tuple(row))) if row else None
 
     async def load_for_command(self, channel_id: int,
                                interaction_id: int | None) -> tuple[LogEntry | None, StoredGame | None]:
@@ -314,13 +319,13 @@ class PostgresStore(Store):
         async with self._connection() as conn:
             if interaction_id is None:
                 row = await conn.fetchrow(_ACTIVE_GAME, channel_id)
-                return None, (_stored(row) if row else None)
+                return None, self._stored(row)
             rows = await conn.fetch(_LOGGED_OR_ACTIVE, channel_id, interaction_id)
         for row in rows:
             if row[0] is not None:
                 values = tuple(row)
-                return _entry(values[:_ENTRY_COUNT]), _stored(values[_ENTRY_COUNT:])
-        return None, (_stored(tuple(rows[0])[_ENTRY_COUNT:]) if rows else None)
+                return _entry(values[:_ENTRY_COUNT]), self._stored(values[_ENTRY_COUNT:])
+        return None, (self._stored(tuple(rows[0])[_ENTRY_COUNT:]) if rows else None)
 
     async def create_game(self, channel_id: int, guild_id: int | None, game: Game,
                           first_entry: FirstEntries) -> tuple[StoredGame, LogEntry]:
@@ -388,7 +393,12 @@ class PostgresStore(Store):
                         log.warning("game %s: the checkpoint after entry %s was not written (%s): the next entry's "
                                     "write tries again", stored.id, entry.seq, exc)
         except asyncpg.UniqueViolationError as exc:
+            self.kept.forget(stored.id)
             raise self._unique(exc, entry.interaction_id) from None
+        except BaseException:
+            self.kept.forget(stored.id)
+            raise
+        self.kept.keep(stored.id, entry.seq, entry.hash, saved.ordered, game)
         return StoredGame(id=stored.id, channel_id=stored.channel_id, guild_id=stored.guild_id,
                           ruleset=stored.ruleset, status="ended" if end else stored.status,
                           created_at=stored.created_at, game=game, last_seq=entry.seq, head_hash=entry.hash)
@@ -543,6 +553,7 @@ class PostgresStore(Store):
     async def restore_game(self, stored: StoredGame, entries: list[LogEntry], undos: list[UndoRequest],
                            extras: GameExtras = GameExtras()) -> None:
         ended_at = entries[-1].time if stored.status == "ended" and entries else None
+        self.kept.forget(stored.id)
         try:
             async with self._connection() as conn, conn.transaction():
                 if await conn.fetchval("SELECT 1 FROM games WHERE id = $1", stored.id):

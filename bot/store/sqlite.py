@@ -46,8 +46,9 @@ import aiosqlite
 from bot.core.game import Game
 
 from .base import (CHECKPOINT_EVERY, MAX_LOG_ENTRIES, ActiveGameExists, DatabaseUnusable, DuplicateInteraction,
-                   EntryRows, FirstEntries, GameExtras, LogFull, QuietGame, SchemaTooNew, ServerGames, StaleGame,
-                   StorageUnavailable, Store, StoredGame, StoreError, UndoRequest, UndoStatus, creation_entries)
+                   EntryRows, FirstEntries, GameExtras, KeptGames, LogFull, QuietGame, SchemaTooNew, ServerGames,
+                   StaleGame, StorageUnavailable, Store, StoredGame, StoreError, UndoRequest, UndoStatus,
+                   creation_entries)
 from bot.record.chain import GENESIS_HASH, LogEntry, SavedState, canonical_json, saved_state
 from bot.record.checkpoint import Checkpoint, advance_live
 
@@ -184,15 +185,21 @@ def _inflated(row: Any, at: int = 6) -> Any:
     return (*row[:at], zlib.decompress(row[at]).decode("utf-8"), *row[at + 1:])
 
 
-def _game_row(conn: Connection, sql: str, params: tuple[Any, ...]) -> Any:
-    """One game's row, its state decompressed (``_inflated``), on the connection's thread."""
-    return _inflated(_fetchone(conn, sql, params))
+def _game_row(conn: Connection, sql: str, params: tuple[Any, ...], kept: KeptGames | None = None) -> Any:
+    """One game's row on the connection's thread: with the Game its last write kept (``kept``) when
+    the row is still that write's, else its state decompressed (``_inflated``)."""
+    row = _fetchone(conn, sql, params)
+    if kept is not None:
+        row = kept.row(row)
+    return _inflated(row)
 
 
 def _stored(row: Any) -> StoredGame:
+    """A game row as a StoredGame: its state parsed, or the kept Game in its place (``KeptGames.row``)."""
+    state = row[6]
     return StoredGame(id=row[0], channel_id=row[1], guild_id=row[2], ruleset=row[3], status=row[4],
-                      created_at=row[5], game=unpack_state(row[6]), last_seq=row[7],
-                      head_hash=row[8])
+                      created_at=row[5], game=state if isinstance(state, Game) else unpack_state(state),
+                      last_seq=row[7], head_hash=row[8])
 
 
 def _entry(row: Any) -> LogEntry:
@@ -344,6 +351,7 @@ class SqliteStore(Store):
         # group commit: the writes waiting for the next transaction, and the task committing them
         self._queued: list[tuple[Callable[[Connection], Any], asyncio.Future[Any]]] = []
         self._committing: asyncio.Task[None] | None = None
+        self.kept = KeptGames()  # the Game each game's newest write saved, for its next command
 
     @classmethod
     async def open(cls, path: str | Path, *, max_entries: int = MAX_LOG_ENTRIES,
@@ -529,17 +537,18 @@ class SqliteStore(Store):
 
     async def load_active(self, channel_id: int) -> StoredGame | None:
         row = await self._read(
-            _game_row, f"SELECT {_GAME_COLUMNS} FROM games WHERE channel_id = ? AND status = 'active'", (channel_id,))
+            _game_row, f"SELECT {_GAME_COLUMNS} FROM games WHERE channel_id = ? AND status = 'active'", (channel_id,),
+            self.kept)
         return _stored(row) if row else None
 
     async def load_latest(self, channel_id: int) -> StoredGame | None:
         row = await self._read(
             _game_row, f"SELECT {_GAME_COLUMNS} FROM games WHERE channel_id = ? "
-            "ORDER BY status = 'active' DESC, id DESC LIMIT 1", (channel_id,))
+            "ORDER BY status = 'active' DESC, id DESC LIMIT 1", (channel_id,), self.kept)
         return _stored(row) if row else None
 
     async def load_game(self, game_id: int) -> StoredGame | None:
-        row = await self._read(_game_row, f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?", (game_id,))
+        row = await self._read(_game_row, f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?", (game_id,), self.kept)
         return _stored(row) if row else None
 
     async def load_for_command(self, channel_id: int,
@@ -547,15 +556,16 @@ class SqliteStore(Store):
         """One trip: the entry already logged for ``interaction_id`` with its game, else the
         channel's active game (or None)."""
         entry_sql = f"SELECT {self._entry_columns} FROM log_entries WHERE interaction_id = ?"
+        kept = self.kept
 
         def read(conn: Connection) -> tuple[Any, Any]:
             if interaction_id is not None:
                 logged = _fetchone(conn, entry_sql, (interaction_id,))
                 if logged is not None:
                     return logged, _game_row(conn, f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?",
-                                             (logged[0],))
+                                             (logged[0],), kept)
             return None, _game_row(conn, f"SELECT {_GAME_COLUMNS} FROM games WHERE channel_id = ? "
-                                   "AND status = 'active'", (channel_id,))
+                                   "AND status = 'active'", (channel_id,), kept)
 
         logged, game = await self._read(read)
         return (_entry(logged) if logged else None), (_stored(game) if game else None)
@@ -597,9 +607,11 @@ class SqliteStore(Store):
         if entry.seq > self.max_entries + (1 if end else 0):
             raise LogFull(f"the log holds {self.max_entries} entries, the most one game may have")
         state = self._state(game)
+        written: list[bytes | str] = []  # the state's column as written (for ``kept``)
 
         def write(conn: Connection) -> None:
             packed = pack_state(state) if isinstance(state, SavedState) else state  # zlib here, off the event loop
+            written.append(packed)
             # the WHERE is an optimistic lock: it matches only if nobody wrote since the load
             cursor = conn.execute(
                 f"UPDATE games SET state = ?, last_seq = ?, head_hash = ?{self._remind_column}, "
@@ -618,7 +630,12 @@ class SqliteStore(Store):
         try:
             await self._transact(write)
         except sqlite3.IntegrityError as exc:
+            self.kept.forget(stored.id)
             raise self._integrity(exc, entry_interaction=entry.interaction_id) from None
+        except BaseException:
+            self.kept.forget(stored.id)
+            raise
+        self.kept.keep(stored.id, entry.seq, entry.hash, written[-1], game)
         return StoredGame(id=stored.id, channel_id=stored.channel_id, guild_id=stored.guild_id,
                           ruleset=stored.ruleset, status="ended" if end else stored.status,
                           created_at=stored.created_at, game=game,
@@ -807,6 +824,7 @@ class SqliteStore(Store):
                     conn.execute("UPDATE games SET remind_due = ? WHERE id = ?",
                                  (remind_due(stored.game, entries[-1].time), stored.id))
 
+        self.kept.forget(stored.id)
         try:
             await self._transact(restore)
         except sqlite3.IntegrityError as exc:

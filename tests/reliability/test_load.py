@@ -18,7 +18,8 @@ the interaction's creation to its initial response):
 - the bot's event loop never stalls longer than MAX_STALL (a probe in the bot sleeping 5 ms at a
   time: REFEREE_LAG_PROBE, bot/emulator/run_bot.py); the longest stall is printed;
 - each long command ends with its answer, or, past the time budget (REFEREE_LONG_WORK_SECONDS),
-  with a refusal saying what was too big and what to do instead.
+  with a refusal saying what was too big and what to do instead; verify and the Markdown export
+  answer at the full size too.
 
 The measuring side: the loopback Discord stamps those times on this process's loop, which, unlike
 Discord's servers, shares the bot's cores; so while it measures it collects no garbage and, where
@@ -269,5 +270,8 @@ async def test_long_work_in_one_channel_stalls_no_other_channel(tmp_path):
         over = "needs more than the" in text or "busy with other long work" in text
         expected = {"export": "log entries as Markdown", "verify": "The log checks out",
                     "undo": "proposes to undo entry", "odds": "Odds", "preview": "Odds: "}[name]
-        assert expected in text or (over and FULL), f"{name}: {text} {figures}"
+        # verify and the Markdown export replay the whole log: at the full size too they answer
+        # within the budget (issue 17: the state after each entry hashed from the parts that
+        # changed, bot/record/state_text.py; bench/bench_replay.py); the others may be refused past it
+        assert expected in text or (over and FULL and name not in ("verify", "export")), f"{name}: {text} {figures}"
     assert max(stalls) <= MAX_STALL, figures
