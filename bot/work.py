@@ -34,6 +34,7 @@ import multiprocessing.connection
 import os
 import time
 import pickle
+import threading
 from collections.abc import Awaitable, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Generic, TypeVar
@@ -206,8 +207,11 @@ class Worker:
 
     async def warm(self) -> None:
         """Start the server process the jobs fork from (it loads the modules and tables: a second
-        or two of one core) now, with one empty job, rather than at the first long command."""
+        or two of one core) now, with one empty job, rather than at the first long command; and
+        every thread of the pool that starts the jobs and reads their answers (``_start_threads``)."""
         self._setup()
+        assert self._threads is not None
+        await asyncio.get_running_loop().run_in_executor(None, _start_threads, self._threads, 2 * self.at_once)
         try:
             await self._in_process(len, ((),), self.budget, "warming up", "", 0)
         except Exception:  # the first long command will say what is wrong
@@ -216,6 +220,20 @@ class Worker:
     def close(self) -> None:
         if self._threads is not None:
             self._threads.shutdown(wait=False)
+
+
+def _start_threads(pool: ThreadPoolExecutor, count: int) -> None:
+    """Make ``pool`` start its ``count`` threads now: each waits at a barrier until all are up,
+    so every submission finds none idle and starts one more. A pool starts a thread at a
+    submission that finds none idle, and ``Thread.start`` waits until the new thread runs: on the
+    event loop, when several long commands came at once, that wait held every channel (100 ms
+    sampled on the load test's busy machine). Run it off the loop (it waits for the threads)."""
+    barrier = threading.Barrier(count, timeout=30)
+    for future in [pool.submit(barrier.wait) for _ in range(count)]:
+        try:
+            future.result(timeout=30)
+        except (threading.BrokenBarrierError, TimeoutError):  # the pool starts the rest when needed
+            return
 
 
 def _child(sender: multiprocessing.connection.Connection, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:

@@ -26,3 +26,17 @@ async def test_a_long_job_runs_only_on_an_idle_core():
         worker.close()
     assert (policy, niceness) == (os.SCHED_IDLE, NICENESS)
     assert os.sched_getscheduler(0) != os.SCHED_IDLE  # the bot's own process is not
+
+
+async def test_warming_up_starts_every_thread_of_the_pool_before_the_first_long_command():
+    # a pool starts a thread when a submission finds none idle, and Thread.start waits until the
+    # thread runs: on the event loop, with several long commands at once, that held every channel
+    worker = Worker(inline_below=0, at_once=3)
+    try:
+        await worker.warm()
+        assert worker._threads is not None and len(worker._threads._threads) == 6  # 2 per process at once
+        threads = set(worker._threads._threads)
+        assert await worker.run(len, (1, 2), cost=1, what="a test job", instead="") == 2
+        assert set(worker._threads._threads) == threads  # the job found them idle: none started then
+    finally:
+        worker.close()
