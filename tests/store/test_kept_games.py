@@ -138,3 +138,19 @@ def test_the_kept_games_are_bounded_and_the_oldest_written_goes_first(monkeypatc
     assert kept.game(1, 5, "h", b"s") is game and kept.game(3, 5, "h", b"s") is game
     assert kept.game(1, 6, "h", b"s") is None and kept.game(1, 5, "x", b"s") is None
     assert kept.game(1, 5, "h", b"t") is None
+
+
+async def test_the_roll_limit_asks_whether_an_order_rolled_without_a_trip_to_the_store(store, monkeypatch):
+    referee = Referee(store)
+    await seated_asl_game(referee)
+    await referee.act(CHANNEL, GM, {"action": "phase", "to": "PFPh"}, command="/phase", interaction_id=501)
+    await referee.act(CHANNEL, GERMAN, {"action": "morale", "unit": "A1", "check": "PTC"}, command="/morale",
+                      interaction_id=502)
+    other = Referee(store)  # another process: it did not save them, so it reads the log
+    assert (await other.rolled(502), await other.rolled(501), await other.rolled(503)) == (True, False, None)
+
+    async def no_trip(interaction_id):
+        raise AssertionError("read the store")
+
+    monkeypatch.setattr(store, "entry_by_interaction", no_trip)
+    assert (await referee.rolled(502), await referee.rolled(501)) == (True, False)
