@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/run.py            (or: .venv/bin/python -m bench)
     .venv/bin/python bench/run.py --quick    (tiny sizes: checks the benchmarks run, measures nothing)
-    .venv/bin/python bench/run.py rules e2e  (only some of: rules, odds, e2e, store, scale, map)
+    .venv/bin/python bench/run.py rules e2e  (only some of: rules, odds, e2e, store, scale, map, replay)
     .venv/bin/python bench/run.py --help
 
 The ratios (deep copy / working copy, load 10,000 / 100 entries, our figures / the floor bot's)
@@ -35,7 +35,7 @@ from bench.common import NOT_YET_ADDRESSED, Metric
 # name -> module; bench_odds is written separately (exact odds) and may not be there yet
 SUITES = {"rules": "bench.bench_rules", "odds": "bench.bench_odds", "e2e": "bench.bench_e2e",
           "store": "bench.bench_store", "scale": "bench.bench_scale",
-          "map": "bench.bench_map"}
+          "map": "bench.bench_map", "replay": "bench.bench_replay"}
 
 
 def _as_metrics(suite: str, result: Any) -> list[Metric]:

@@ -17,7 +17,7 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from bot.core.errors import RulesError
 from bot.core.game import Game
@@ -86,17 +86,42 @@ def csv_text(record: dict[str, Any], names: Names = plain_name) -> str:
 # --- Markdown ----------------------------------------------------------------------------------
 
 
-def _phase_name(game: Game) -> str:
-    return get_ruleset(game.ruleset).phase_names.get(game.phase, game.phase)
+class Position(NamedTuple):
+    """What the report reads of a game at one point: taken as the replay passes it (the replay
+    plays on the same game object, bot/record/replay.py)."""
+
+    ruleset: str
+    scenario: str
+    turn: int
+    phase: str
+    active_side: int
+    sides: tuple[tuple[str, tuple[Any, ...]], ...]  # (name, players)
+    gm: int | None
+
+    @classmethod
+    def of(cls, game: Game) -> "Position":
+        return cls(game.ruleset, game.scenario, game.turn, game.phase, game.active_side,
+                   tuple((side.name, tuple(side.players)) for side in game.sides), game.gm)
+
+    @property
+    def heading(self) -> tuple[int, str, int]:
+        return self.turn, self.phase, self.active_side
+
+    def side_name(self, index: int) -> str:
+        return self.sides[index][0] if 0 <= index < len(self.sides) else f"side {index}"
 
 
-def _players(game: Game, names: Names) -> str:
+def _phase_name(at: Position) -> str:
+    return get_ruleset(at.ruleset).phase_names.get(at.phase, at.phase)
+
+
+def _players(at: Position, names: Names) -> str:
     parts = []
-    for side in game.sides:
-        who = ", ".join(safe(names(p)) for p in side.players) or "no player"
-        parts.append(f"{safe(side.name)}: {who}")
-    if game.gm is not None:
-        parts.append(f"game master: {safe(names(game.gm))}")
+    for name, players in at.sides:
+        who = ", ".join(safe(names(p)) for p in players) or "no player"
+        parts.append(f"{safe(name)}: {who}")
+    if at.gm is not None:
+        parts.append(f"game master: {safe(names(at.gm))}")
     return "; ".join(parts)
 
 
@@ -133,6 +158,11 @@ def _entry_markdown(entry: dict[str, Any], names: Names, undone: dict[int, int])
     return lines
 
 
+def _logged_hash(entry: dict[str, Any]) -> str | None:
+    logged = entry.get("state_hash")
+    return logged if isinstance(logged, str) else None
+
+
 def markdown_text(record: dict[str, Any], names: Names = plain_name) -> str:
     """An after-action report: the game, then each turn and phase with every action and its trail."""
     entries = record["entries"]
@@ -142,31 +172,34 @@ def markdown_text(record: dict[str, Any], names: Names = plain_name) -> str:
     body: list[str] = []
     heading: tuple[int, str, int] | None = None
     turn: int | None = None
-    first: Game | None = None
+    first: Position | None = None
+    at: Position | None = None  # the game before the entry, then after the last one replayed
     for entry in entries:
-        before = replayer.game
+        before = at
         if stopped is None:
             try:
-                replayer.apply(entry["seq"], entry.get("order") or {}, entry.get("dice") or [],
-                               bool(entry.get("manual")))
+                # the logged state hash stands for the replayed one (an undo is checked against
+                # it): the report needs the turn and phase, not the check /log verify makes
+                game, _outcome = replayer.apply(entry["seq"], entry.get("order") or {}, entry.get("dice") or [],
+                                                bool(entry.get("manual")), _logged_hash(entry))
+                at = Position.of(game)
             except (ReplayRefused, RulesError) as exc:
                 stopped = f"From #{entry['seq']} on the log does not replay ({exc}); see /log verify."
                 body += [f"> {safe(stopped)}", ""]
         if before is None:  # the creation: it opens the report instead
-            first = replayer.game
+            first = at
             continue
-        if stopped is None and (before.turn, before.phase, before.active_side) != heading:
+        if stopped is None and before.heading != heading:
             if before.turn != turn:
                 body += [f"## Turn {before.turn}", ""]
                 turn = before.turn
             body += [f"### {safe(_phase_name(before))} ({safe(before.side_name(before.active_side))})", ""]
-            heading = (before.turn, before.phase, before.active_side)
+            heading = before.heading
         body += _entry_markdown(entry, names, undone)
-    final = replayer.game or first
-    return "\n".join(_header(record, first, final, names) + body).rstrip("\n") + "\n"
+    return "\n".join(_header(record, first, at or first, names) + body).rstrip("\n") + "\n"
 
 
-def _header(record: dict[str, Any], first: Game | None, final: Game | None, names: Names) -> list[str]:
+def _header(record: dict[str, Any], first: Position | None, final: Position | None, names: Names) -> list[str]:
     title = title_of(record["ruleset"])
     if first is None or final is None:
         return [f"# After-action report: {title}", ""]
@@ -177,7 +210,7 @@ def _header(record: dict[str, Any], first: Game | None, final: Game | None, name
                 f"({safe(final.side_name(final.active_side))})")
     checks = (f"- The log holds {len(record['entries'])} entries: `/log verify`, or `python -m bot rules replay` "
               "on the JSON export, checks every one.")
-    game_line = (f"{title} · {safe(first.sides[0].name)} vs {safe(first.sides[1].name)} · game {record['game_id']} "
+    game_line = (f"{title} · {safe(first.side_name(0))} vs {safe(first.side_name(1))} · game {record['game_id']} "
                  f"({record['status']})")
     lines = [f"# After-action report: {name}", "", game_line, "", started,
              f"- Players: {_players(final, names)}", position, checks, ""]

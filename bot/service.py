@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import math
 import secrets
 import weakref
@@ -18,7 +19,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from datetime import datetime, timedelta, timezone
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
@@ -40,7 +41,7 @@ from bot.core.odds import size as odds_size
 from bot.core.outcome import Outcome
 from bot.core.rulesets import title_of
 from bot.record import GENESIS_HASH, LogEntry, consumed_dice, sealed_state
-from bot.record.checkpoint import newest_live
+from bot.record.checkpoint import Checkpoint, newest_live
 from bot.record.dice_audit import CONTRIBUTE, DiceState, opened_of, state_after
 from bot.record.replay import (END_GAME, UNDO, ChainVerifier, ReplayRefused, contribution_outcome, creation_order,
                                creation_outcome, ending_outcome, game_from_creation, undo_outcome)
@@ -50,10 +51,13 @@ from bot.store import (ActiveGameExists, DuplicateInteraction, LogFull, StaleGam
                        UndoRequest)
 from bot.work import Pickled, Worker
 
+log = logging.getLogger(__name__)
+T = TypeVar("T")
 OnLong = Callable[[], Awaitable[Any]] | None  # awaited when the work goes to a process: the cog defers then
 READ_BATCH = 100  # entries read per trip to the database when long work reads the log: each batch is only
 # copied on the loop (the worker decodes it: bot/work.py's Pickled), a fraction of a millisecond
 REPLAY_STEPS = 150  # work steps per replayed entry besides one per unit (bot/work.py): ~3 ms, measured
+HASH_STEPS_PER_UNIT = 2  # work steps of hashing a state, per unit: 12 ms for 300 units, measured
 
 MAX_PER_PAGE = 50
 DIGEST_LOOK_BACK = 200  # entries read back to find a side's last one, for the hand-off digest
@@ -426,6 +430,11 @@ class Referee:
     async def game(self, channel_id: int) -> Game:
         return (await self._active(channel_id)).game
 
+    async def active(self, channel_id: int) -> StoredGame:
+        """The channel's active game as stored: its id and its Game in one read of the database
+        (``game`` and ``game_id`` one after the other are two: /game status, the busiest command)."""
+        return await self._active(channel_id)
+
     async def game_id(self, channel_id: int) -> int:
         """The id of the channel's active game (buttons name it, so an old game's button says so)."""
         return (await self._active(channel_id)).id
@@ -638,10 +647,10 @@ class Referee:
             check_permission(stored.game, actor, plain)
         estimate = odds_size(stored.game, plain)  # refused now, before anything is enumerated
         cost = estimate * PREVIEW_STEPS
-        report = await self.worker.run(
-            odds_preview, stored.game, plain, cost=cost, on_long=on_long, what="this preview",
+        report, plan = await self.worker.run(
+            preview_with_plan, stored.game, plain, cost=cost, on_long=on_long, what="this preview",
             instead="preview an attack on a smaller stack, or roll it")
-        return Odds(report, stored.game, plan=dice_plan(stored.game, plain))
+        return Odds(report, stored.game, plan=plan)
 
     async def entry(self, game_id: int, seq: int) -> LogEntry:
         """One entry of a game's log, as logged (the Details button of a result)."""
@@ -663,12 +672,9 @@ class Referee:
         model = order_model(entry.outcome.get("ruleset", ""), entry.order.get("action"))
         if model is None or not model.previewable:
             raise NotAllowed(f"entry #{seq} ({entry.command}) is not an attack or a check: it has no odds")
-        stored = await self._store.load_game(game_id)
-        assert stored is not None  # the entry references its game
-        start, earlier = await self._replay_start(game_id, seq - 1, stored.game, on_long)
-        found = await self.worker.run(
-            odds_before, start, earlier, entry, cost=replay_cost(len(earlier), stored.game),
-            what=f"working out the odds of entry #{seq} (a replay of the {len(earlier):,} entries before it)",
+        found = await self._replayed(
+            odds_before, game_id, seq - 1, entry, game=None, on_long=on_long,
+            what=lambda count: f"working out the odds of entry #{seq} (a replay of the {count:,} entries before it)",
             instead="ask for the odds of a newer entry, or export the log (/log export format:JSON) and "
                     "replay it on your own computer with python -m bot rules replay")
         self._entry_odds[key] = found
@@ -682,16 +688,34 @@ class Referee:
         if on_long is not None and self.worker.is_long(cost):
             await on_long()
 
-    async def _replay_start(self, game_id: int, upto_seq: int, game: Game,
-                            on_long: OnLong) -> tuple[ChainVerifier, Pickled[LogEntry]]:
-        """Where a replay up to entry ``upto_seq`` begins: a verifier resumed from the newest
-        checkpoint at or before it that checks out (issue 14; its state hashed here, once), else
-        one that starts at entry 1; and the entries after that up to ``upto_seq``. So an undo or an
-        Odds press replays at most a checkpoint interval of entries."""
-        start = ChainVerifier.resume(await self._store.checkpoint_before(game_id, upto_seq), until=upto_seq,
-                                     hash_once=True)
-        await self._before_long(replay_cost(upto_seq - start.resumed_at, game), on_long)  # "thinking..." first
-        return start, await self._snapshot(game_id, upto_seq, after_seq=start.resumed_at)
+    async def _replayed(self, fn: Callable[..., T | None], game_id: int, upto_seq: int, *args: Any, game: Game | None,
+                        what: Callable[[int], str], instead: str, on_long: OnLong) -> T:
+        """``fn(start, entries, *args)`` within the time budget (in a worker process when long): a
+        replay up to entry ``upto_seq`` from ``start`` (``ReplayStart``: the newest checkpoint at or
+        before it, issue 14, else entry 1) through the entries after it. So an undo or an Odds press
+        replays at most a checkpoint interval of entries. The checkpoint's state is hashed in the
+        job, off the loop (12 ms for 300 units); a job whose checkpoint does not check out answers
+        None, and the replay is done again from entry 1. ``game`` (else the checkpoint's state, else
+        the stored game) sizes the work; ``what(entries)`` says what was too long."""
+        checkpoint = await self._store.checkpoint_before(game_id, upto_seq)
+        if checkpoint is not None and not checkpoint.reaches(upto_seq):
+            checkpoint = None  # its kept stack does not reach every undo up to there
+        for start in (ReplayStart(checkpoint, upto_seq), ReplayStart(None, upto_seq)):
+            if game is None and start.checkpoint is not None:
+                game = start.checkpoint.state
+            elif game is None:
+                stored = await self._store.load_game(game_id)
+                assert stored is not None  # a checkpoint or an entry references its game
+                game = stored.game
+            await self._before_long(replay_cost(upto_seq - start.after, game), on_long)  # "thinking..." first
+            entries = await self._snapshot(game_id, upto_seq, after_seq=start.after)
+            found = await self.worker.run(fn, start, entries, *args, cost=replay_cost(len(entries), game, hashed=True),
+                                          what=what(len(entries)), instead=instead)
+            if found is not None or start.checkpoint is None:
+                return found
+            log.warning("checkpoint at entry #%s of game %s does not match its entry: replaying from entry 1",
+                        start.after, game_id)
+        raise AssertionError("unreachable: the replay from entry 1 answers")
 
     async def _snapshot(self, game_id: int, upto_seq: int, each: Callable[[int, dict], None] | None = None, *,
                         after_seq: int = 0) -> Pickled[LogEntry]:
@@ -1082,10 +1106,9 @@ class Referee:
         if len(live) < 2:
             raise NotAllowed("there is nothing to undo: the game's creation cannot be undone")
         before, target = live
-        start, entries = await self._replay_start(stored.id, before, stored.game, on_long)
-        state_before = await self.worker.run(
-            state_before_undo, start, entries, cost=replay_cost(len(entries), stored.game),
-            what=f"preparing this undo (a replay of the {len(entries):,} entries before entry #{target})",
+        state_before = await self._replayed(
+            state_before_undo, stored.id, before, game=stored.game, on_long=on_long,
+            what=lambda count: f"preparing this undo (a replay of the {count:,} entries before entry #{target})",
             instead="the game master can correct the game with /unit edit and /unit move instead")
         async with self._lock(channel_id):
             now_stored = await self._undoable(channel_id, actor)
@@ -1104,7 +1127,7 @@ class Referee:
             except DuplicateInteraction:
                 request = await self._store.undo_by_interaction(interaction_id)  # type: ignore[arg-type]
                 return await self._proposal(request, replayed=True)  # type: ignore[arg-type]
-            return await self._proposal(request)
+            return await self._proposal(request, stored=now_stored)
 
     async def _undoable(self, channel_id: int, actor: Actor) -> StoredGame:
         """The channel's active game when ``actor`` may propose an undo in it now (under the lock)."""
@@ -1137,8 +1160,10 @@ class Referee:
                 expired.append((await self._proposal(closed), UndoAnswer("expired", closed)))
         return expired
 
-    async def _proposal(self, request: UndoRequest, *, replayed: bool = False) -> UndoProposal:
-        stored = await self._store.load_game(request.game_id)
+    async def _proposal(self, request: UndoRequest, *, replayed: bool = False,
+                        stored: StoredGame | None = None) -> UndoProposal:
+        """The proposal with its target entry and game (``stored``, when just read: not read again)."""
+        stored = stored or await self._store.load_game(request.game_id)
         target = (await self._store.entries(request.game_id, after_seq=request.target_seq - 1, limit=1))[0]
         assert stored is not None
         return UndoProposal(request, target, stored.game, replayed=replayed)
@@ -1243,9 +1268,29 @@ class Referee:
 PREVIEW_STEPS = 2  # work steps per outcome-and-unit of a preview's estimated size (bot.core.odds.size)
 
 
-def replay_cost(entries: int, game: Game) -> float:
-    """Work steps of replaying ``entries`` entries of a game about this size (bot/work.py)."""
-    return entries * (len(game.units) + REPLAY_STEPS)
+def replay_cost(entries: int, game: Game, *, hashed: bool = False) -> float:
+    """Work steps of replaying ``entries`` entries of a game about this size (bot/work.py); ``hashed``:
+    and of hashing its state once (a checkpoint's, ``ReplayStart``)."""
+    return entries * (len(game.units) + REPLAY_STEPS) + (HASH_STEPS_PER_UNIT * len(game.units) if hashed else 0)
+
+
+@dataclass(frozen=True)
+class ReplayStart:
+    """Where a replay up to entry ``until`` begins, as a job is given it: ``checkpoint`` (unchecked:
+    its state is hashed in the job) or, None, entry 1. Feed ``verifier()`` the entries after ``after``."""
+
+    checkpoint: Checkpoint | None
+    until: int
+
+    @property
+    def after(self) -> int:
+        return 0 if self.checkpoint is None else self.checkpoint.seq
+
+    def verifier(self) -> ChainVerifier | None:
+        """A verifier (``hash_once``) resumed from the checkpoint, or from entry 1 without one; None
+        when the checkpoint does not check out against its entry (the replay must start at entry 1)."""
+        verifier = ChainVerifier.resume(self.checkpoint, until=self.until, hash_once=True)
+        return verifier if verifier.resumed_at == self.after else None
 
 
 def export_record(stored: StoredGame, entries: Iterable[LogEntry]) -> dict[str, Any]:
@@ -1268,10 +1313,13 @@ def verify_log(entries: Iterable[LogEntry], stored: StoredGame) -> VerifyReport:
     return VerifyReport(True, verifier.checked, None, verifier.summary())
 
 
-def state_before_undo(verifier: ChainVerifier, entries: Iterable[LogEntry]) -> str:
+def state_before_undo(start: ReplayStart, entries: Iterable[LogEntry]) -> str | None:
     """The game after the last of ``entries`` (the entry below the one undone), as JSON, once the
-    log verifies up to there from where ``verifier`` (``hash_once``) resumed; refused when it does
-    not."""
+    log verifies up to there from ``start``; refused when it does not; None when ``start``'s
+    checkpoint does not check out."""
+    verifier = start.verifier()
+    if verifier is None:
+        return None
     for entry in entries:
         if (problem := verifier.check(entry)) is not None:
             break
@@ -1284,11 +1332,21 @@ def state_before_undo(verifier: ChainVerifier, entries: Iterable[LogEntry]) -> s
     return verifier.game.model_dump_json()
 
 
-def odds_before(start: ChainVerifier, earlier: Iterable[LogEntry], entry: LogEntry) -> Odds:
-    """The odds ``entry``'s order had, in the game replayed from where ``start`` resumed (a
-    checkpoint, or entry 1) through ``earlier``, the entries after it up to ``entry``."""
+def preview_with_plan(game: Game, order: dict[str, Any]) -> tuple[OddsReport, DicePlan]:
+    """The odds of ``order`` and the dice it would roll (the plan is a resolution too: 20 ms for a
+    300-unit game, measured, so in the job with the odds rather than on the loop after them)."""
+    return odds_preview(game, order), dice_plan(game, order)
+
+
+def odds_before(start: ReplayStart, earlier: Iterable[LogEntry], entry: LogEntry) -> Odds | None:
+    """The odds ``entry``'s order had, in the game replayed from ``start`` (a checkpoint, or entry
+    1) through ``earlier``, the entries after it up to ``entry``; None when ``start``'s checkpoint
+    does not check out."""
     seq = entry.seq
-    replayer, last = start.replayer, start.last_state_hash
+    verifier = start.verifier()
+    if verifier is None:
+        return None
+    replayer, last = verifier.replayer, verifier.last_state_hash
     try:
         for logged in earlier:
             # the logged state hashes for the undos' checks; the state at the end is hashed once

@@ -105,8 +105,9 @@ class SeatButton(Guarded, discord.ui.DynamicItem[discord.ui.Button],
     async def callback(self, interaction: Interaction) -> None:  # type: ignore[override]
         referee, actor = interaction.client.referee, actor_of(interaction)
         try:
-            game = await referee.game(interaction.channel_id)
-            if await referee.game_id(interaction.channel_id) != self.game_id:
+            stored = await referee.active(interaction.channel_id)
+            game = stored.game
+            if stored.id != self.game_id:
                 raise NotAllowed("this seat was offered in an earlier game of this channel")
             if self.verb in ("decline", "refuse"):
                 answerer = is_game_master(game, actor) if self.verb == "decline" else actor.user_id == self.user
@@ -209,9 +210,8 @@ class GameCog(commands.Cog):
     @game.command(name="status", description="Show the turn, the phase, the players and every unit on the map")
     async def status(self, interaction: Interaction) -> None:
         # anyone may look, players or not: it changes nothing; the Map button draws the picture
-        game = await interaction.client.referee.game(interaction.channel_id)
-        stored = await interaction.client.referee.game_id(interaction.channel_id)
-        await send_embeds(interaction, game_status_embed(game), ephemeral=False, view=map_view(stored))
+        stored = await interaction.client.referee.active(interaction.channel_id)  # one read of the database
+        await send_embeds(interaction, game_status_embed(stored.game), ephemeral=False, view=map_view(stored.id))
 
     @game.command(name="map", description="A picture of the battlefield: terrain, every stack or stand, and the "
                                           "latest fire")

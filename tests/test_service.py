@@ -623,3 +623,41 @@ async def test_a_unit_edit_logged_with_its_fields_in_the_typed_order_still_verif
     report = await referee.verify(CHANNEL)
     assert (report.ok, report.first_bad_seq) == (False, entry.seq)
     assert "gives a different result (outcome.trail[0].label" in report.reason
+
+
+async def test_a_unit_add_logged_with_its_custom_numbers_in_the_typed_order_still_verifies(referee, store_database):
+    # logged by the bot between custom numbers being noted in the trail (436e610) and orders' keys
+    # being sorted live (8296eec): the note in the order typed, the order itself sorted
+    await seated_asl_game(referee)
+    acted = await referee.act(CHANNEL, GM, {"action": "unit_add", "id": "G9", "side": 0, "location": "B5",
+                                            "type": "ger-467", "stats": {"morale": 8, "fp": 5, "range": 5}},
+                              command="/unit add")
+    entry = acted.entry
+    notes = [i for i, step in enumerate(entry.outcome["trail"]) if step["label"].startswith("Set by the game master")]
+    assert [entry.outcome["trail"][i]["label"] for i in notes] == [
+        "Set by the game master, not the library counter's: fp 5, morale 8, range 5"]
+
+    def noted(label: str) -> dict:
+        trail = list(entry.outcome["trail"])
+        trail[notes[0]] = {**trail[notes[0]], "label": f"Set by the game master, not the library counter's: {label}"}
+        return {**entry.outcome, "trail": trail}
+
+    async def rewrite(outcome: dict) -> None:
+        legacy = entry.model_copy(update={"outcome": outcome})
+        legacy = legacy.model_copy(update={"hash": legacy.expected_hash()})  # as the older bot sealed it
+        await raw_edit(store_database, "UPDATE log_entries SET outcome = ?, hash = ? WHERE seq = ?",
+                       (pack_json(canonical_json(outcome)), legacy.hash, entry.seq))
+        await raw_edit(store_database, "UPDATE games SET head_hash = ?", (legacy.hash,))
+
+    await rewrite(noted("morale 8, range 5, fp 5"))  # as typed
+    report = await referee.verify(CHANNEL)
+    assert report.ok, report.reason
+    # the numbers are compared, not their order ignored wholesale: another number, one left out or
+    # one added, or another step changed, is still caught
+    for forged in (noted("morale 9, range 5, fp 5"), noted("morale 8, fp 5"), noted("morale 8, range 5, fp 5, fp 5"),
+                   noted("morale 8, range 5 fp 5"),
+                   {**noted("morale 8, range 5, fp 5"), "headline": entry.outcome["headline"] + "!"}):
+        await rewrite(forged)
+        report = await referee.verify(CHANNEL)
+        assert (report.ok, report.first_bad_seq) == (False, entry.seq), forged
+        assert "gives a different result" in report.reason

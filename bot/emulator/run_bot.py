@@ -13,6 +13,7 @@ import ipaddress
 import os
 import sys
 from pathlib import Path
+from typing import Any, Callable
 from urllib.parse import urlsplit
 
 from bot.emulator.patch import API_ENV, GATEWAY_ENV, apply_env_endpoints
@@ -43,6 +44,11 @@ STALL_STACKS_ENV = "REFEREE_STALL_STACKS"  # a file: what the loop was running d
 _last_tick = [0.0]  # the lag probe's last wake-up (time.monotonic), read by the stall sampler's thread
 
 
+def gc_pauses_file(lag_file: str) -> str:
+    """Where the lag probe's process times its garbage collections (``gc_timer``): beside its file."""
+    return f"{lag_file}.gc"
+
+
 async def lag_probe(path: str) -> None:
     """Sleep 5 ms at a time on the bot's loop; every 0.1 s append "MONOTONIC LONGEST_STALL_MS" (the
     longest gap beyond the 5 ms over that time) to ``path``: the load test reads the lines of its
@@ -63,17 +69,45 @@ async def lag_probe(path: str) -> None:
                 longest, reported = 0.0, now
 
 
-def stall_sampler(path: str, loop_thread: int, over: float = 0.025) -> None:
+def gc_timer(path: str, over_ms: float = 1.0) -> Callable[[], None]:
+    """Time every garbage collection of this process (whichever thread runs it, the loop waits: a
+    collection holds the interpreter's lock) and append "MONOTONIC PAUSE_MS GENERATION" to ``path``
+    for each of ``over_ms`` or more, and for every full one (generation 2). Returns what stops it."""
+    import gc
+    import time
+
+    out = open(path, "a", buffering=1)
+    started: list[float] = []
+
+    def on_gc(phase: str, info: dict) -> None:
+        if phase == "start":
+            started[:] = [time.perf_counter()]
+        elif started:
+            pause = (time.perf_counter() - started.pop()) * 1000
+            if pause >= over_ms or info.get("generation") == 2:
+                out.write(f"{time.monotonic():.4f} {pause:.2f} {info.get('generation')}\n")
+
+    gc.callbacks.append(on_gc)
+
+    def stop() -> None:
+        gc.callbacks.remove(on_gc)
+        out.close()
+
+    return stop
+
+
+def stall_sampler(path: str, loop_thread: int, over: float = 0.025, stop: Any = None) -> None:
     """In a thread of its own: while the lag probe has not woken for ``over`` seconds, sample the
     loop thread's stack every 5 ms and append one line per distinct stall "MONOTONIC STALLED_MS
     frame < frame < ..." (innermost first, the bot's own frames and the innermost library one):
-    a stall in ``select`` is the process waiting for a core, not work on the loop."""
+    a stall in ``select`` is the process waiting for a core, not work on the loop. Until ``stop``
+    (a threading.Event) is set, if given."""
     import sys
     import time
     import traceback
 
     with open(path, "a", buffering=1) as out:
-        while True:
+        while stop is None or not stop.is_set():
             time.sleep(PROBE_TICK)
             stalled = time.monotonic() - _last_tick[0]
             if not _last_tick[0] or stalled < over:
@@ -83,7 +117,7 @@ def stall_sampler(path: str, loop_thread: int, over: float = 0.025) -> None:
                 continue
             stack = traceback.extract_stack(frame)[::-1]
             ours = [f"{Path(f.filename).name}:{f.lineno} {f.name}" for f in stack
-                    if "/bot/" in f.filename or "/cogs/" in f.filename][:6]
+                    if "/bot/" in f.filename or "/cogs/" in f.filename or "/tests/" in f.filename][:6]
             out.write(f"{time.monotonic():.4f} {stalled * 1000:.1f} "
                       f"{Path(stack[0].filename).name}:{stack[0].lineno} {stack[0].name} < {' < '.join(ours)}\n")
 
@@ -109,6 +143,7 @@ def install_lag_probe(path: str, slow_callback_ms: float | None = None) -> None:
         if path:
             self._lag_probe = asyncio.create_task(  # type: ignore[attr-defined]
                 lag_probe(path), name="referee-lag-probe")
+            gc_timer(gc_pauses_file(path))
             if os.environ.get(STALL_STACKS_ENV):
                 import threading
 

@@ -87,8 +87,14 @@ def sealed_state(game: Game) -> str:
 
 
 def state_hash(game: Game) -> str:
-    """The hash of a game's whole state, as saved after an entry."""
-    return sha256(saved_state(game).text)
+    """The hash of a game's whole state, as saved after an entry: its canonical JSON (the state
+    sealed last in this process is not dumped again; else only the canonical text is encoded, not
+    the ordered one the store saves). A replay hashes its states with ``StateHasher``
+    (bot/record/state_text.py): the same hash, from the parts that did not change."""
+    sealed = _SEALED_STATES.get(id(game))
+    if sealed is not None and sealed[0] is game:
+        return sha256(sealed[1].text)
+    return sha256(canonical_json(game.model_dump(mode="json")))
 
 
 class LogEntry(BaseModel):

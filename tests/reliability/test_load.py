@@ -18,7 +18,13 @@ the interaction's creation to its initial response):
 - the bot's event loop never stalls longer than MAX_STALL (a probe in the bot sleeping 5 ms at a
   time: REFEREE_LAG_PROBE, bot/emulator/run_bot.py); the longest stall is printed;
 - each long command ends with its answer, or, past the time budget (REFEREE_LONG_WORK_SECONDS),
-  with a refusal saying what was too big and what to do instead.
+  with a refusal saying what was too big and what to do instead; verify and the Markdown export
+  answer at the full size too.
+
+The measuring side: the loopback Discord stamps those times on this process's loop, which, unlike
+Discord's servers, shares the bot's cores; so while it measures it collects no garbage and, where
+the host allows it (root), runs at niceness -10 (``ahead_of_the_machine``: the bot, started before,
+keeps the machine's priority). Its deadlines and its one initial response are Discord's as ever.
 
 Reduced size by default; REFEREE_FULL_RELIABILITY=1 runs the full 15,000 entries and 300 units
 (the game is written once and cached: tests/reliability/.cache). The figures are printed for
@@ -28,15 +34,19 @@ docs/reliability.md.
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import re
+import threading
 import time
 import warnings
+from pathlib import Path
 
 import pytest
 
 from bot.emulator import FakeDiscord
-from bot.emulator.run_bot import SLOW_CALLBACKS_ENV, STALL_STACKS_ENV, lag_probe
+from bot.emulator.run_bot import (SLOW_CALLBACKS_ENV, STALL_STACKS_ENV, gc_pauses_file, gc_timer, lag_probe,
+                                  stall_sampler)
 from tests.reliability.audit import FULL, size
 from tests.reliability.load_game import ALICE, BIG_CHANNEL, BOB, CHANNELS, FIRE, LOAD_GUILD, copy_of
 from tests.reliability.process import BotProcess
@@ -49,9 +59,25 @@ STATUS_P99 = 0.100  # seconds, /game status in the other channels
 # shared 2-core machine (the figures are in docs/reliability.md); a replay on the loop is seconds
 MAX_STALL = 0.5
 BASELINE_SECONDS = 3.0
+DISCORD_NICENESS = -10  # the loopback Discord's priority while it measures (ahead_of_the_machine)
+EARLY_SECONDS = 5.0  # the start of the long work, whose /game status figures are also given apart
 STATUS_EVERY = 0.5  # each probe channel sends /game status this often (40 a second in all)
 BUDGET = 60.0  # REFEREE_LONG_WORK_SECONDS (the default)
 LONG_TIMEOUT = BUDGET * 2 + 30  # the long commands' final answers: two budgets (a queue of two) and more
+
+
+def ahead_of_the_machine() -> int | None:
+    """Raise this thread's priority (the loopback Discord's loop) to DISCORD_NICENESS; return the
+    niceness it had (None: not allowed here, and nothing changed). Discord's servers do not share
+    the bot's cores: the loopback Discord does, and when another process held the core it needed,
+    its clock stamped a prompt answer late (the test's own loop stalled up to 339 ms at full size).
+    Only the measuring side goes first: the bot, started before, keeps the machine's priority."""
+    try:
+        before = os.getpriority(os.PRIO_PROCESS, 0)
+        os.setpriority(os.PRIO_PROCESS, 0, DISCORD_NICENESS)
+    except (AttributeError, OSError):  # not root (nor CAP_SYS_NICE), or not Linux
+        return None
+    return before
 
 
 def latency(record) -> float:
@@ -92,10 +118,18 @@ async def test_long_work_in_one_channel_stalls_no_other_channel(tmp_path):
             # REFEREE_STALL_STACKS=FILE: what the loop ran during each stall (bot/emulator/run_bot.py)
             **{name: os.environ[name] for name in (SLOW_CALLBACKS_ENV, STALL_STACKS_ENV) if os.environ.get(name)}})
         await bot.start()
+        # the loopback Discord ahead of the machine's other processes (after the bot started: the
+        # bot and its workers keep the machine's own priority), when the host lets it
+        ahead = ahead_of_the_machine()
         # the same probe on this process's loop: the fake Discord stamps the latencies here, so a
         # stall of this loop (e.g. reading a large upload) would count against the bot
         own_lag_file = tmp_path / "own-lag.txt"
         own_probe = asyncio.create_task(lag_probe(str(own_lag_file)))
+        stop_own_gc_timer = gc_timer(gc_pauses_file(str(own_lag_file)))
+        stop_own_sampler = threading.Event()
+        if os.environ.get(STALL_STACKS_ENV):  # this process's stalls too, beside the bot's: FILE.test
+            threading.Thread(target=stall_sampler, daemon=True, name="load-test-stall-sampler", args=(
+                f"{os.environ[STALL_STACKS_ENV]}.test", threading.get_ident(), 0.025, stop_own_sampler)).start()
 
         async def probe(channel: int, done: asyncio.Event, into: list) -> None:
             await asyncio.sleep(STATUS_EVERY * (channel - BIG_CHANNEL) / len(others))  # spread out
@@ -111,6 +145,12 @@ async def test_long_work_in_one_channel_stalls_no_other_channel(tmp_path):
             newest = fake.messages.create(BIG_CHANNEL, {"components": [{"type": 1, "components": [
                 {"type": 2, "style": 2, "label": "Odds", "custom_id": f"odds:1:{ENTRIES}"}]}]}, [],
                 guild_id=LOAD_GUILD.id)
+            # the loopback Discord stands for Discord's servers, which pause no answer for this
+            # process's garbage collections: none while it measures (a full one, over the records of
+            # thousands of interactions, paused this loop 267 ms in the middle of a full-size run)
+            gc.collect()
+            gc.freeze()
+            gc.disable()
             # the same probes for a few seconds without the long work: what this machine gives now
             baseline: list = []
             quiet = asyncio.Event()
@@ -140,6 +180,12 @@ async def test_long_work_in_one_channel_stalls_no_other_channel(tmp_path):
             window_end = time.monotonic()
         finally:
             own_probe.cancel()
+            stop_own_gc_timer()
+            stop_own_sampler.set()
+            gc.enable()
+            gc.unfreeze()
+            if ahead is not None:
+                os.setpriority(os.PRIO_PROCESS, 0, ahead)
             await bot.stop()
     assert bot.error_lines() == []
     slow_callbacks = sorted((float(m.group(2)), m.group(1)[:150]) for path in bot.log_files
@@ -154,13 +200,24 @@ async def test_long_work_in_one_channel_stalls_no_other_channel(tmp_path):
 
     first = {name: latency(reply.record) for name, reply in replies.items()}
     status_latencies = [latency(reply.record) for reply in statuses]
+    # the start of the long work (reading the snapshots, starting the processes) apart from the rest
+    # (the long work computing in its processes): which of the two the slow answers came in
+    start_on_clock = min(reply.record.created_at for reply in statuses)
+    early = [latency(r.record) for r in statuses if r.record.created_at < start_on_clock + EARLY_SECONDS]
+    late = [latency(r.record) for r in statuses if r.record.created_at >= start_on_clock + EARLY_SECONDS]
     quiet_latencies = [latency(reply.record) for reply in baseline]
     stalls = [float(line.split()[1]) / 1000 for line in lag_file.read_text().splitlines()
               if window_start <= float(line.split()[0]) <= window_end]
     own_stalls = [float(line.split()[1]) / 1000 for line in own_lag_file.read_text().splitlines()
                   if window_start <= float(line.split()[0]) <= window_end]
+    gc_pauses = {who: [(float(ms), generation) for at, ms, generation in
+                       (line.split() for line in Path(gc_pauses_file(str(path))).read_text().splitlines())
+                       if window_start <= float(at) <= window_end]
+                 for who, path in (("bot", lag_file), ("test", own_lag_file))}
     answers = {name: final_text(reply) for name, reply in replies.items()}
-    figures = (f"load test ({ENTRIES:,} entries, {UNITS} units; {'full' if FULL else 'reduced'} size): "
+    figures = (f"load test ({ENTRIES:,} entries, {UNITS} units; {'full' if FULL else 'reduced'} size; load average "
+               f"{' '.join(f'{a:.2f}' for a in os.getloadavg())}; the loopback Discord "
+               f"{'at niceness %d' % DISCORD_NICENESS if ahead is not None else 'at the machine priority'}): "
                f"game built/copied in {built:.1f} s, long work for {window_end - window_start:.1f} s; "
                f"first responses of the long commands (s): "
                + ", ".join(f"{name} {seconds:.3f}" for name, seconds in first.items())
@@ -168,10 +225,15 @@ async def test_long_work_in_one_channel_stalls_no_other_channel(tmp_path):
                f"{BASELINE_SECONDS:g} s: {len(quiet_latencies)} answers, p50 {percentile(quiet_latencies, 50) * 1000:.1f} ms, "
                f"p99 {percentile(quiet_latencies, 99) * 1000:.1f} ms; then during it: {len(status_latencies)} answers, "
                f"p50 {percentile(status_latencies, 50) * 1000:.1f} ms, p99 {percentile(status_latencies, 99) * 1000:.1f} ms, "
-               f"max {max(status_latencies) * 1000:.1f} ms; loop stalls over {len(stalls)} probe reports: "
+               f"max {max(status_latencies) * 1000:.1f} ms (its first {EARLY_SECONDS:g} s: {len(early)} answers, p99 "
+               f"{percentile(early or [0], 99) * 1000:.1f} ms; after: {len(late)} answers, p99 "
+               f"{percentile(late or [0], 99) * 1000:.1f} ms); loop stalls over {len(stalls)} probe reports: "
                f"max {max(stalls, default=0) * 1000:.1f} ms, p99 {percentile(stalls or [0], 99) * 1000:.1f} ms "
                f"(the test's own loop: max {max(own_stalls, default=0) * 1000:.1f} ms, "
-               f"p99 {percentile(own_stalls or [0], 99) * 1000:.1f} ms); "
+               f"p99 {percentile(own_stalls or [0], 99) * 1000:.1f} ms); garbage collections of 1 ms or more "
+               "(and full ones): " + ", ".join(
+                   f"{who} {len(pauses)}, max {max((ms for ms, _ in pauses), default=0):.1f} ms, "
+                   f"{sum(g == '2' for _, g in pauses)} full" for who, pauses in gc_pauses.items()) + "; "
                "answers: " + " | ".join(f"{name}: {text[:110]}" for name, text in answers.items()))
     print(figures)
     assert status_latencies and stalls, figures
@@ -183,8 +245,13 @@ async def test_long_work_in_one_channel_stalls_no_other_channel(tmp_path):
     # the bot's part cannot be told from the machine's: then the bound is 100 ms beyond twice what
     # the machine gave, and the test says so (a warning, and in its figures)
     quiet_p99, busy_p99 = percentile(quiet_latencies, 99), percentile(status_latencies, 99)
-    # the default run (a few hundred probes, among the suite's other tests on the same cores) says
-    # when it missed the fixed bound; the full run (or REFEREE_STRICT_LOAD=1) fails on it
+    # the default run says when it missed the fixed bound; the full run (or REFEREE_STRICT_LOAD=1)
+    # fails on it. Why not the default run too: its long work lasts 3-5 s, so its 70-250 answers
+    # make a p99 that is their second or third slowest, one moment the machine gave to another
+    # process. On the 2-core machine shared with three other engineers' runs (load average 5.5-8)
+    # seven default runs in a row (2026-11-25) gave 10.7, 24.2, 35.1, 44.0, 69.3, 76.7 and 119.0
+    # ms: not reliably within 100 ms, while the full run (2,350-2,400 answers) gave 55.9-68.6 ms
+    # (docs/reliability.md, section 12)
     strict = FULL or os.environ.get("REFEREE_STRICT_LOAD") == "1"
     if quiet_p99 <= STATUS_P99 / 2 and (strict or busy_p99 <= STATUS_P99):
         assert busy_p99 <= STATUS_P99, figures
@@ -203,5 +270,8 @@ async def test_long_work_in_one_channel_stalls_no_other_channel(tmp_path):
         over = "needs more than the" in text or "busy with other long work" in text
         expected = {"export": "log entries as Markdown", "verify": "The log checks out",
                     "undo": "proposes to undo entry", "odds": "Odds", "preview": "Odds: "}[name]
-        assert expected in text or (over and FULL), f"{name}: {text} {figures}"
+        # verify and the Markdown export replay the whole log: at the full size too they answer
+        # within the budget (issue 17: the state after each entry hashed from the parts that
+        # changed, bot/record/state_text.py; bench/bench_replay.py); the others may be refused past it
+        assert expected in text or (over and FULL and name not in ("verify", "export")), f"{name}: {text} {figures}"
     assert max(stalls) <= MAX_STALL, figures
