@@ -91,9 +91,16 @@ def run(quick: bool = False, sizes: tuple[int, int] | None = None) -> list[Metri
 
 
 def main(argv: list[str]) -> None:
-    profile = argv[argv.index("--profile") + 1] if "--profile" in argv else None
-    numbers = [int(a) for a in argv if a.isdigit()]
-    sizes = (numbers[0], numbers[1] if len(numbers) > 1 else FULL[1]) if numbers else FULL
+    from bench.common import arguments
+
+    def add(parser: Any) -> None:
+        parser.add_argument("entries", type=int, nargs="?", default=FULL[0],
+                            help=f"log entries of the game (default {FULL[0]:,})")
+        parser.add_argument("units", type=int, nargs="?", default=FULL[1], help=f"its units (default {FULL[1]})")
+        parser.add_argument("--profile", choices=sorted(JOBS), help="cProfile one job instead of timing both")
+
+    options = arguments(argv, __doc__, "bench/bench_replay.py", add)
+    profile, sizes = options.profile, (options.entries, options.units)
     if profile:
         import cProfile
         import pstats

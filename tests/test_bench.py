@@ -129,7 +129,8 @@ def test_a_save_is_timed_by_part_against_a_bare_update_and_over_rounds(quick_run
 SCRIPTS = {"run.py": ["bench/run.py"], "__main__.py": ["-m", "bench"], "bench_rules.py": ["bench/bench_rules.py"],
            "bench_store.py": ["bench/bench_store.py"], "bench_odds.py": ["bench/bench_odds.py"],
            "bench_map.py": ["bench/bench_map.py"], "bench_e2e.py": ["bench/bench_e2e.py"],
-           "bench_scale.py": ["bench/bench_scale.py"], "e2e_bot.py": ["-m", "bench.e2e_bot"]}
+           "bench_scale.py": ["bench/bench_scale.py"], "e2e_bot.py": ["-m", "bench.e2e_bot"],
+           "bench_replay.py": ["bench/bench_replay.py"]}
 
 
 def test_every_benchmark_script_is_in_the_help_test():
