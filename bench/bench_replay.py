@@ -10,6 +10,7 @@ Both must answer within the 60 s long-work budget (bot/work.py) at the full size
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import sys
 import tempfile
@@ -91,16 +92,13 @@ def run(quick: bool = False, sizes: tuple[int, int] | None = None) -> list[Metri
 
 
 def main(argv: list[str]) -> None:
-    from bench.common import arguments
-
-    def add(parser: Any) -> None:
-        parser.add_argument("entries", type=int, nargs="?", default=FULL[0],
-                            help=f"log entries of the game (default {FULL[0]:,})")
-        parser.add_argument("units", type=int, nargs="?", default=FULL[1], help=f"its units (default {FULL[1]})")
-        parser.add_argument("--profile", choices=sorted(JOBS), help="cProfile one job instead of timing both")
-
-    options = arguments(argv, __doc__, "bench/bench_replay.py", add)
-    profile, sizes = options.profile, (options.entries, options.units)
+    parser = argparse.ArgumentParser(description="Time /log verify and the Markdown export of the load test's "
+                                     "long game (issue 17): each must answer within the long-work budget.")
+    parser.add_argument("entries", type=int, nargs="?", default=FULL[0], help="log entries (default %(default)s)")
+    parser.add_argument("units", type=int, nargs="?", default=FULL[1], help="units (default %(default)s)")
+    parser.add_argument("--profile", choices=sorted(JOBS), help="print a cProfile of one job instead of timing")
+    args = parser.parse_args(argv)
+    profile, sizes = args.profile, (args.entries, args.units)
     if profile:
         import cProfile
         import pstats

@@ -79,8 +79,6 @@ def plain_ints(values: tuple[Any, ...]) -> bool:
 
 
 def all_of(values: tuple[Any, ...], cls: type) -> bool:
-    """Every item an instance of exactly ``cls`` (a model validation passes through unchanged)."""
-    for value in values:
-        if type(value) is not cls:
-            return False
-    return True
+    """Every item an instance of exactly ``cls`` (a model validation passes through unchanged).
+    The types are gathered in C (a fire's trail is ~45 Steps, asked once per resolution)."""
+    return not values or set(map(type, values)) == {cls}

@@ -56,11 +56,31 @@ class ResolutionContext:
         return tuple(out)
 
 
+# UnitEffects already built, by their values (all plain str and int: equal keys, equal values of the
+# same types); bounded like the trail's Steps (trail.py): emptied when full
+EFFECT_CACHE_SIZE = 20_000
+_EFFECTS: dict[tuple[object, ...], UnitEffect] = {}
+
+
 def _unit_effect(unit: str, name: str, side: int | None, before: str, after: str,
                  effects: tuple[str, ...]) -> UnitEffect:
-    """``UnitEffect(...)``, built directly when validation would keep every value as it is."""
-    if (type(unit) is str and type(name) is str and (side is None or type(side) is int) and type(before) is str
-            and type(after) is str and plain_strs(effects)):
-        return built(UnitEffect, {"unit": unit, "name": name, "side": side, "before": before, "after": after,
-                                  "effects": effects})
+    """``UnitEffect(...)``, built directly when validation would keep every value as it is, and
+    once: a frozen UnitEffect is a value, so equal values give the same object. It is looked up
+    before the exactness check (only what passed it is kept; an equal key holds values validation
+    turns into the same UnitEffect: False becomes side 0, a str subclass its plain str)."""
+    key = (unit, name, side, before, after, effects)
+    try:
+        found = _EFFECTS.get(key)
+    except TypeError:  # something unhashable: validation refuses it
+        found, key = None, None
+    if found is not None:
+        return found
+    if (key is not None and type(unit) is str and type(name) is str and (side is None or type(side) is int)
+            and type(before) is str and type(after) is str and type(effects) is tuple and plain_strs(effects)):
+        found = built(UnitEffect, {"unit": unit, "name": name, "side": side, "before": before, "after": after,
+                                   "effects": effects})
+        if len(_EFFECTS) >= EFFECT_CACHE_SIZE:
+            _EFFECTS.clear()
+        _EFFECTS[key] = found
+        return found
     return UnitEffect(unit=unit, name=name, side=side, before=before, after=after, effects=effects)

@@ -69,6 +69,18 @@ def tree_copy(value: T) -> T:
     return copy.deepcopy(value)
 
 
+_PLAIN: dict[type, bool] = {}  # model class -> its instances never hold extra nor private attributes
+
+
+def _plain(cls: type[BaseModel]) -> bool:
+    """A model class whose instances always have ``__pydantic_extra__`` and ``__pydantic_private__``
+    None: it forbids or ignores extra fields and declares no private attributes."""
+    found = _PLAIN.get(cls)
+    if found is None:
+        found = _PLAIN[cls] = cls.model_config.get("extra") != "allow" and not cls.__private_attributes__
+    return found
+
+
 def _copy_model(model: BaseModel) -> BaseModel:
     # the same four attributes pydantic's own __deepcopy__ sets on the new instance
     cls = type(model)
@@ -83,9 +95,14 @@ def _copy_model(model: BaseModel) -> BaseModel:
         elif kind not in _IMMUTABLE:
             fields[name] = tree_copy(held)
     set_dict(new, fields)
+    set_fields_set(new, model.__pydantic_fields_set__.copy())
+    plain = _PLAIN.get(cls)
+    if plain or (plain is None and _plain(cls)):  # both None, as on the model copied
+        set_extra(new, None)
+        set_private(new, None)
+        return new
     extra = model.__pydantic_extra__
     set_extra(new, None if extra is None else tree_copy(extra))
-    set_fields_set(new, model.__pydantic_fields_set__.copy())
     private = getattr(model, "__pydantic_private__", None)
     set_private(new, None if private is None else tree_copy(private))
     return new

@@ -132,6 +132,8 @@ class SeededDice:
         self._rng = random.Random(seed)
 
     def draw(self, sides: int) -> int:
+        # randint, not the generator's private _randbelow: only the benchmarks roll these dice, so a
+        # faster draw here would make the rules core's figure better and no player's command faster
         return self._rng.randint(1, sides)
 
 
@@ -208,6 +210,10 @@ class Roll(BaseModel):
 
 
 _ROLL_KINDS = frozenset(get_args(RollKind))
+# Rolls already built, by (kind, purpose, faces): plain str and ints only, so equal keys are equal
+# values of the same types. Bounded like the trail's Steps: emptied when full.
+ROLL_CACHE_SIZE = 20_000
+_ROLLS: dict[tuple[str, str, tuple[int, ...]], Roll] = {}
 
 
 class Roller:
@@ -225,18 +231,34 @@ class Roller:
 
     def _record(self, kind: RollKind, purpose: str, dice: Sequence[int]) -> Roll:
         faces = tuple(dice)
-        if kind in _ROLL_KINDS and type(purpose) is str and plain_ints(faces):
-            roll = built(Roll, {"kind": kind, "purpose": purpose, "dice": faces})  # as validated (built.py)
-        else:
-            roll = Roll(kind=kind, purpose=purpose, dice=faces)
+        # a frozen Roll is a value: the same kind, purpose and faces again give the same object (as
+        # trail Steps, trail.py), built as validation builds it (built.py) the first time. Looked up
+        # before the exactness check: only what passed it is kept, and an equal key holds values
+        # validation turns into the same Roll (a face True becomes 1, a str subclass its str)
+        key = (kind, purpose, faces)
+        try:
+            roll = _ROLLS.get(key)
+        except TypeError:  # something unhashable: validation refuses it
+            roll, key = None, None
+        if roll is None:
+            if key is not None and type(kind) is str and kind in _ROLL_KINDS and type(purpose) is str \
+                    and plain_ints(faces):
+                roll = built(Roll, {"kind": kind, "purpose": purpose, "dice": faces})
+                if len(_ROLLS) >= ROLL_CACHE_SIZE:
+                    _ROLLS.clear()
+                _ROLLS[key] = roll
+            else:
+                roll = Roll(kind=kind, purpose=purpose, dice=faces)
         self.rolls.append(roll)
         return roll
 
     def _draw(self, kind: RollKind, purpose: str, sides: int, count: int) -> Roll:
         faces: list[int] = []
+        draw, append = self.source.draw, faces.append
         try:
-            for _ in range(count):
-                faces.append(self.source.draw(sides))
+            append(draw(sides))
+            for _ in range(count - 1):
+                append(draw(sides))
         except DiceRanOut:
             given = len(getattr(self.source, "values", ()))
             more = count - len(faces)

@@ -47,8 +47,8 @@ _ALL_SET = shared_fields_set(Step)  # every field given: one fields-set for ever
 _VALUE_TYPES = frozenset({int, float, str, type(None)})  # what a Step's value keeps as it is
 _TOTAL_TYPES = frozenset({int, float, type(None)})
 _TEXT_TYPES = frozenset({str, type(None)})
-# Steps already built, by what they were built from (kind, label, value, its type, total, its type,
-# rule, unit; a float's repr too): a frozen Step is a value, so two equal ones may be one object
+# Steps already built, by what they were built from (kind, label, value, total, rule, unit; with a
+# float, the value's and the total's types and reprs too): a frozen Step is a value, so two equal ones may be one object
 # (issue 14, item 4). The types are part of the key because 1 == 1.0, and a float's repr because
 # -0.0 == 0.0 (each pair dumps differently). Bounded: emptied when full, so a long-running bot keeps
 # at most STEP_CACHE_SIZE of them.
@@ -82,15 +82,26 @@ class Trail:
         rule: str | None = None,
         unit: str | None = None,
     ) -> Step:
-        # the exactness check and built.built inlined: two calls less on the commonest call of a resolution
+        # built.built inlined, and the Step looked up before the exactness check: a Step in ``_STEPS``
+        # was built from values that passed it, and a key equal to its key (the value's and the
+        # total's types in it) holds values validation turns into the same Step (a str subclass
+        # equal to a str becomes that str). Only a value and a total of the kept types are looked up
+        # (both hashable then); an unhashable kind, label, rule or unit goes to validation, which refuses it.
         value_type, total_type = type(value), type(total)
-        if (kind in _STEP_KINDS and type(label) is str and value_type in _VALUE_TYPES
-                and total_type in _TOTAL_TYPES and type(rule) in _TEXT_TYPES and type(unit) in _TEXT_TYPES):
-            key = (kind, label, value, value_type, total, total_type, rule, unit)
-            if value_type is float or total_type is float:  # -0.0 == 0.0, but they dump differently
-                key += (repr(value), repr(total))
-            step = _STEPS.get(key)
-            if step is None:
+        step = None
+        if value_type in _VALUE_TYPES and total_type in _TOTAL_TYPES:
+            if value_type is float or total_type is float:
+                # 1 == 1.0 and -0.0 == 0.0, but they dump differently: the types and reprs are part of
+                # the key (ten items: never equal to a six-item key)
+                key = (kind, label, value, total, rule, unit, value_type, total_type, repr(value), repr(total))
+            else:  # int, str or None (never a bool): values of different types are never equal
+                key = (kind, label, value, total, rule, unit)
+            try:
+                step = _STEPS.get(key)
+            except TypeError:
+                key = None
+            if (step is None and key is not None and type(kind) is str and kind in _STEP_KINDS and type(label) is str
+                    and type(rule) in _TEXT_TYPES and type(unit) in _TEXT_TYPES):
                 step = _new(Step)
                 _set_dict(step, {"kind": kind, "label": label, "value": value, "total": total, "rule": rule,
                                  "unit": unit})
@@ -100,7 +111,7 @@ class Trail:
                 if len(_STEPS) >= STEP_CACHE_SIZE:
                     _STEPS.clear()
                 _STEPS[key] = step
-        else:
+        if step is None:
             step = Step(kind=kind, label=label, value=value, total=total, rule=rule, unit=unit)
         self.steps.append(step)
         return step

@@ -63,3 +63,65 @@ def test_dice_source_is_manual_only_when_dice_are_given():
     assert dice_source([3, 4]).manual is True
     assert dice_source(None).manual is False
     assert dice_source([]).manual is False
+
+
+def test_a_die_running_out_in_the_middle_of_a_dr_names_the_dice_still_needed():
+    roller = Roller(ScriptedDice([4]))
+    roller.d6("first")
+    with pytest.raises(InvalidOrder, match=r"\(1 given\) at roll 2, the DR for IFT attack: give at least 2 more"):
+        roller.DR("IFT attack")
+    roller = Roller(ScriptedDice([4, 5, 6]))
+    roller.DR("first")
+    with pytest.raises(InvalidOrder, match=r"\(3 given\) at roll 2, the DR for IFT attack: give at least 1 more"):
+        roller.DR("IFT attack")
+
+
+def test_a_shared_roll_is_the_roll_validation_builds_and_the_cache_stays_bounded(monkeypatch):
+    # equal Rolls are one (frozen) object: the same fields, types, fields-set, JSON and repr as Roll(...)
+    from bot.core import dice as dice_module
+    from bot.core.dice import Roll
+
+    dice_module._ROLLS.clear()
+    first, again = Roller(ScriptedDice([3, 5])).DR("IFT attack"), Roller(ScriptedDice([3, 5])).DR("IFT attack")
+    assert again is first
+    validated = Roll(kind="DR", purpose="IFT attack", dice=(3, 5))
+    assert list(first.__dict__.items()) == list(validated.__dict__.items())
+    assert [type(v) for v in first.dice] == [int, int]
+    assert first.model_fields_set == validated.model_fields_set
+    assert (repr(first), first.model_dump_json()) == (repr(validated), validated.model_dump_json())
+    # the faces, the kind and the purpose all tell Rolls apart
+    others = [Roller(ScriptedDice([5, 3])).DR("IFT attack"), Roller(ScriptedDice([3, 5])).two_d6("IFT attack"),
+              Roller(ScriptedDice([3, 5])).DR("MC A1")]
+    assert len({id(r) for r in [first, *others]}) == 4
+    assert [(r.kind, r.purpose, r.dice) for r in others] == [
+        ("DR", "IFT attack", (5, 3)), ("2d6", "IFT attack", (3, 5)), ("DR", "MC A1", (3, 5))]
+    monkeypatch.setattr(dice_module, "ROLL_CACHE_SIZE", 3)
+    for face in range(1, 11):
+        Roller(ScriptedDice([face])).d10("hit")
+    assert len(dice_module._ROLLS) <= 3
+
+
+def test_a_face_true_or_a_str_subclass_purpose_finds_the_roll_validation_builds():
+    # the Roll is looked up before its exactness check: True == 1 and a str subclass equals its str,
+    # and validation makes a face True into 1 and the purpose into a plain str: the same Roll
+    from bot.core import dice as dice_module
+    from bot.core.dice import Roll
+
+    class Purpose(str):
+        pass
+
+    dice_module._ROLLS.clear()
+    shared = Roller(ScriptedDice([1])).dr("x")
+    roller = Roller(ScriptedDice([1]))
+    found = roller._record("dr", Purpose("x"), [True])
+    assert found is shared and roller.rolls == [shared]
+    validated = Roll(kind="dr", purpose=Purpose("x"), dice=(True,))
+    assert (repr(found), found.model_dump_json()) == (repr(validated), validated.model_dump_json())
+    # not in the cache: validated, not kept; something unhashable refused
+    dice_module._ROLLS.clear()
+    fresh = Roller(ScriptedDice([]))._record("dr", Purpose("y"), [True])
+    assert type(fresh.purpose) is str and fresh.dice == (1,) and type(fresh.dice[0]) is int
+    assert dice_module._ROLLS == {}
+    with pytest.raises(Exception):
+        Roller(ScriptedDice([]))._record("dr", "z", [[1]])
+    assert dice_module._ROLLS == {}

@@ -12,6 +12,8 @@ import pytest
 from pydantic import ValidationError
 
 from bench import scenarios
+from bot.core import context as context_module
+from bot.core import dice as dice_module
 from bot.core import trail as trail_module
 from bot.core.api import resolve
 from bot.core.dice import SeededDice
@@ -83,12 +85,16 @@ def test_the_cache_stays_bounded(monkeypatch):
 
 
 def test_outcomes_are_the_same_built_fresh_or_from_the_cache(monkeypatch):
-    """The reference path: every Step built anew (a cache of one entry, emptied before each Step);
+    """The reference path: every Step, Roll and UnitEffect built anew (caches of one entry, emptied before each);
     then the same orders from a warm cache, outcomes and games compared to the byte."""
     records = []
-    for size in (1, trail_module.STEP_CACHE_SIZE):
-        monkeypatch.setattr(trail_module, "STEP_CACHE_SIZE", size)
-        trail_module._STEPS.clear()
+    # the Steps, and the Rolls (dice.py) and UnitEffects (context.py) shared the same way
+    caches = [(trail_module, "STEP_CACHE_SIZE", "_STEPS"), (dice_module, "ROLL_CACHE_SIZE", "_ROLLS"),
+              (context_module, "EFFECT_CACHE_SIZE", "_EFFECTS")]
+    for warm in (False, True):
+        for module, size_name, cache_name in caches:
+            monkeypatch.setattr(module, size_name, 20_000 if warm else 1)
+            getattr(module, cache_name).clear()
         record = []
         for ruleset in ("asl", "nhis", "cd"):
             game = scenarios.build(ruleset)
@@ -127,3 +133,79 @@ def test_units_keep_their_order_through_resolutions_and_replacements():
         assert list(result.locations) == list(game.locations)
         replaced += any(result.units[k].type != game.units[k].type for k in game.units)
     assert replaced  # the seeds reach ELR replacements and Casualty Reduction
+
+
+def test_a_str_subclass_equal_to_a_cached_label_gets_the_step_validation_builds():
+    # the lookup comes before the exactness check: an equal str subclass (or str enum) finds the Step
+    # built from the plain str, which is what validation makes of it (a plain str)
+    import enum
+
+    class Label(str):
+        pass
+
+    class Kind(str, enum.Enum):
+        NOTE = "note"
+
+    trail_module._STEPS.clear()
+    plain = Trail().add("note", "x", 1, rule="A1", unit="G1")
+    for kind, label, rule, unit in [("note", Label("x"), "A1", "G1"), (Kind.NOTE, "x", Label("A1"), Label("G1"))]:
+        found = Trail().add(kind, label, 1, rule=rule, unit=unit)
+        assert found is plain
+        _same(found, Step(kind=kind, label=label, value=1, total=None, rule=rule, unit=unit))
+    # not in the cache: validated, and not kept
+    trail_module._STEPS.clear()
+    for kind, label in [(Kind.NOTE, "y"), ("note", Label("y"))]:
+        _same(Trail().add(kind, label), Step(kind=kind, label=label, value=None, total=None, rule=None, unit=None))
+    assert trail_module._STEPS == {}
+
+
+def test_an_unhashable_label_is_refused_as_validation_refuses_it():
+    trail_module._STEPS.clear()
+    with pytest.raises(ValidationError):
+        Trail().add("note", ["not", "a", "label"])  # type: ignore[arg-type]
+    with pytest.raises(ValidationError):
+        Trail().add("note", "x", rule={"a": 1})  # type: ignore[arg-type]
+    assert trail_module._STEPS == {}
+
+
+def test_a_shared_unit_effect_is_the_one_validation_builds(monkeypatch):
+    from bot.core.context import _unit_effect
+    from bot.core.outcome import UnitEffect
+
+    context_module._EFFECTS.clear()
+    first = _unit_effect("A1", "4-6-7", 0, "Good Order", "broken, DM", ("broken",))
+    assert _unit_effect("A1", "4-6-7", 0, "Good Order", "broken, DM", ("broken",)) is first
+    validated = UnitEffect(unit="A1", name="4-6-7", side=0, before="Good Order", after="broken, DM",
+                           effects=("broken",))
+    assert list(first.__dict__.items()) == list(validated.__dict__.items())
+    assert first.model_fields_set == validated.model_fields_set
+    assert (repr(first), first.model_dump_json()) == (repr(validated), validated.model_dump_json())
+    # False == 0 and hashes alike: it finds side 0's UnitEffect, which is what validation makes of it;
+    # not in the cache, it is validated (side 0, an int) and not kept
+    other = _unit_effect("A1", "4-6-7", False, "Good Order", "broken, DM", ("broken",))  # type: ignore[arg-type]
+    of_false = UnitEffect(unit="A1", name="4-6-7", side=False, before="Good Order", after="broken, DM",
+                          effects=("broken",))
+    assert type(other.side) is int and repr(other) == repr(of_false)
+    assert other.model_dump_json() == of_false.model_dump_json()
+    context_module._EFFECTS.clear()
+    fresh = _unit_effect("A2", "4-6-7", False, "Good Order", "", ())  # type: ignore[arg-type]
+    assert type(fresh.side) is int and fresh.side == 0 and context_module._EFFECTS == {}
+    with pytest.raises(ValidationError):
+        _unit_effect("A2", "4-6-7", 0, "Good Order", "", (["unhashable"],))  # type: ignore[arg-type]
+    assert context_module._EFFECTS == {}
+    monkeypatch.setattr(context_module, "EFFECT_CACHE_SIZE", 5)
+    for i in range(40):
+        _unit_effect(f"U{i}", "x", 1, "", "", ())
+        assert len(context_module._EFFECTS) <= 5
+
+
+def test_all_of_tells_a_tuple_of_one_exact_type():
+    from bot.core.built import all_of
+
+    class Sub(Step):
+        pass
+
+    step = Step(kind="note", label="x")
+    assert all_of((), Step) and all_of((step, step), Step)
+    assert not all_of((step, Sub(kind="note", label="y")), Step)
+    assert not all_of((step, "x"), Step) and not all_of(("x",), Step)

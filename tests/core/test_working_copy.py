@@ -92,3 +92,32 @@ def test_resolve_results_are_the_same_as_before_the_optimisations(monkeypatch, r
     monkeypatch.setattr(api, "tree_copy", lambda game: game.model_copy(deep=True))
     monkeypatch.setattr(trail, "_STEP_KINDS", frozenset())  # every Step through validation, none cached
     assert run() == now
+
+
+def test_extra_and_private_attributes_are_copied_apart_and_plain_models_get_none():
+    # models that forbid extra fields and have no private attributes take a shortcut (both None):
+    # a model that allows extra fields or declares private ones still has them copied, apart
+    from pydantic import BaseModel, ConfigDict, PrivateAttr
+
+    class Open(BaseModel):
+        model_config = ConfigDict(extra="allow")
+        notes: list[str] = []
+        _seen: list[int] = PrivateAttr(default_factory=list)
+
+    class Closed(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        inner: Open
+        tags: list[str] = []
+
+    original = Closed(inner=Open(notes=["a"], more=[1, 2]), tags=["t"])
+    original.inner._seen.append(7)
+    copied = tree_copy(original)
+    assert copied == original and copied.model_dump() == original.model_dump()
+    assert copied.__pydantic_extra__ is None and copied.__pydantic_private__ is None
+    assert copied.inner.__pydantic_extra__ == {"more": [1, 2]} and copied.inner._seen == [7]
+    copied.inner.more.append(3)
+    copied.inner._seen.append(8)
+    copied.inner.notes.append("b")
+    assert (original.inner.more, original.inner._seen, original.inner.notes) == ([1, 2], [7], ["a"])
+    assert copied.model_fields_set == original.model_fields_set
+    assert copied.model_fields_set is not original.model_fields_set
