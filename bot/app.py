@@ -117,10 +117,10 @@ class RefereeTree(app_commands.CommandTree):
         if not is_application_command(interaction) or not is_rolling(command_of(interaction)):
             return
         try:
-            acted = await self.client.referee.recorded(interaction.id)
+            rolled = await self.client.referee.rolled(interaction.id)
         except StorageUnavailable:
             return  # cannot tell: it stays counted
-        if acted is None or not acted.entry.dice:
+        if not rolled:
             self.client.roll_limiter.refund(interaction.user.id, interaction.id)
 
     async def on_error(self, interaction: discord.Interaction, error: app_commands.AppCommandError) -> None:

@@ -65,6 +65,7 @@ DIGEST_MOST = 15  # entries a digest shows at most (the newest)
 MAP_LOOK_BACK = 50  # entries read back for the latest fire the map draws
 OrderBuilder = Callable[[Game], "dict[str, Any] | BaseModel"]
 ENTRY_ODDS_CACHED = 64  # answers of the "Odds" button kept, so pressing it again replays nothing
+SAVED_BY_INTERACTION = 512  # entries kept by their interaction for the roll limit's question (``rolled``)
 DICE_STATES_CACHED = 4096  # games whose dice state (commitment, contributions) is kept in memory
 SEEDS_CACHED = 4096  # dice seeds kept in memory (each also held in the store until revealed)
 CONTRIBUTION_MAX = 200  # characters of a side's dice contribution
@@ -317,6 +318,9 @@ class Referee:
         # one lock per channel, dropped once no command holds or awaits it
         self._locks: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
         self._entry_odds: dict[tuple[int, int], Odds] = {}  # (game id, seq) -> odds before that entry
+        # the entries this process saved last, by their interaction: ``rolled`` answers the roll limit
+        # from here without a trip to the store (a logged entry never changes)
+        self._saved_by_interaction: dict[int, LogEntry] = {}
 
     @contextlib.asynccontextmanager
     async def _lock(self, channel_id: int) -> AsyncIterator[None]:
@@ -446,6 +450,15 @@ class Referee:
         entry, stored = found
         return Acted(entry.outcome_model(), stored.game, entry, replayed=True)
 
+    async def rolled(self, interaction_id: int) -> bool | None:
+        """Whether this interaction's order is in the log with dice (None: it is not logged), for
+        the roll limit after each rolling command: an entry this process just saved is answered
+        without reading the store (issue 14: two trips to the database thread a command fewer)."""
+        entry = self._saved_by_interaction.get(interaction_id)
+        if entry is None:
+            entry = await self._store.entry_by_interaction(interaction_id)
+        return None if entry is None else bool(entry.dice)
+
     async def shown(self, acted: Acted) -> None:
         """``acted``'s result reached its channel (the reply, or the channel post standing in)."""
         await self._store.entry_shown(acted.entry.game_id, acted.entry.seq)
@@ -510,8 +523,13 @@ class Referee:
         return None
 
     def _saved(self, game_id: int, entry: LogEntry) -> None:
-        """Keep the dice state in force after ``entry``, the game's newest (the next command's)."""
+        """Keep the dice state in force after ``entry``, the game's newest (the next command's), and
+        the entry by its interaction (``rolled``)."""
         self._remember_dice(game_id, entry.seq, entry.hash, _dice_state_after(entry))
+        if entry.interaction_id is not None:
+            while len(self._saved_by_interaction) >= SAVED_BY_INTERACTION:
+                del self._saved_by_interaction[next(iter(self._saved_by_interaction))]  # the oldest first
+            self._saved_by_interaction[entry.interaction_id] = entry
 
     async def new_game(self, channel_id: int, guild_id: int | None, actor: Actor, ruleset: str,
                        sides: list[str], scenario: str = "", variant: str | None = None,

@@ -25,8 +25,10 @@ from bot.config import CHECKPOINT_EVERY, MAX_LOG_ENTRIES
 GameStatus = Literal["active", "ended"]
 
 # how many games' newest states a store keeps parsed for their next command (``KeptGames``): more
-# than the channels that play at once on one bot process (50 in bench/bench_e2e.py)
+# than the channels that play at once on one bot process (50 in bench/bench_e2e.py); and how many
+# units they may hold in all (a unit is ~3.7 KB of Python objects: ~75 MB at most)
 KEPT_GAMES = 256
+KEPT_UNITS = 20_000
 
 
 @dataclass(frozen=True)
@@ -58,19 +60,26 @@ class KeptGames:
 
     check = False
 
-    def __init__(self, most: int = KEPT_GAMES):
-        self.most = most
+    def __init__(self, most: int = KEPT_GAMES, units: int = KEPT_UNITS):
+        self.most, self.units = most, units
         self._kept: dict[int, tuple[int, str, bytes | str, Game]] = {}  # id -> (seq, head hash, stored, game)
+        self._units = 0  # the units of the kept Games, in all
 
     def keep(self, game_id: int, seq: int, head_hash: str, stored: bytes | str, game: Game) -> None:
         """On the event loop, once the write of ``stored`` (the state's column as written) committed."""
-        self._kept.pop(game_id, None)  # the newest write last: the least recently written goes first
-        while len(self._kept) >= self.most:
-            del self._kept[next(iter(self._kept))]
+        self.forget(game_id)  # the newest write last: the least recently written goes first
+        size = len(game.units)
+        if size > self.units:
+            return  # a game bigger than the whole budget is parsed each time
+        while self._kept and (len(self._kept) >= self.most or self._units + size > self.units):
+            self.forget(next(iter(self._kept)))
         self._kept[game_id] = (seq, head_hash, stored, game)
+        self._units += size
 
     def forget(self, game_id: int) -> None:
-        self._kept.pop(game_id, None)
+        kept = self._kept.pop(game_id, None)
+        if kept is not None:
+            self._units -= len(kept[3].units)
 
     def game(self, game_id: int, seq: int, head_hash: str, stored: bytes | str) -> Game | None:
         """The kept Game of this row, if the row is the one it was saved as; else None."""

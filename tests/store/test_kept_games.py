@@ -138,3 +138,37 @@ def test_the_kept_games_are_bounded_and_the_oldest_written_goes_first(monkeypatc
     assert kept.game(1, 5, "h", b"s") is game and kept.game(3, 5, "h", b"s") is game
     assert kept.game(1, 6, "h", b"s") is None and kept.game(1, 5, "x", b"s") is None
     assert kept.game(1, 5, "h", b"t") is None
+
+
+async def test_the_kept_games_hold_at_most_so_many_units(store, monkeypatch):
+    referee = Referee(store)
+    for channel in (CHANNEL, CHANNEL + 1, CHANNEL + 2):
+        await seated_asl_game(referee, channel)  # two units each
+    ids = [await referee.game_id(channel) for channel in (CHANNEL, CHANNEL + 1, CHANNEL + 2)]
+    monkeypatch.setattr(store, "kept", KeptGames(units=5))
+    for channel in (CHANNEL, CHANNEL + 1, CHANNEL + 2):
+        await referee.act(channel, GM, MOVE, command="/unit move")
+    assert [game_id in store.kept._kept for game_id in ids] == [False, True, True] and store.kept._units == 4
+    await referee.act(CHANNEL + 1, GM, asl_squad("A2", 0, "C5"), command="/unit add")  # 3 units: 5 in all
+    assert [game_id in store.kept._kept for game_id in ids] == [False, True, True] and store.kept._units == 5
+    await referee.act(CHANNEL + 1, GM, asl_squad("A3", 0, "C5"), command="/unit add")  # 4: the other one goes
+    assert [game_id in store.kept._kept for game_id in ids] == [False, True, False] and store.kept._units == 4
+    store.kept.units = 2
+    await referee.act(CHANNEL + 1, GM, {**MOVE, "location": "B5"}, command="/unit move")  # bigger than all of it
+    assert store.kept._kept == {} and store.kept._units == 0
+
+
+async def test_the_roll_limit_asks_whether_an_order_rolled_without_a_trip_to_the_store(store, monkeypatch):
+    referee = Referee(store)
+    await seated_asl_game(referee)
+    await referee.act(CHANNEL, GM, {"action": "phase", "to": "PFPh"}, command="/phase", interaction_id=501)
+    await referee.act(CHANNEL, GERMAN, {"action": "morale", "unit": "A1", "check": "PTC"}, command="/morale",
+                      interaction_id=502)
+    other = Referee(store)  # another process: it did not save them, so it reads the log
+    assert (await other.rolled(502), await other.rolled(501), await other.rolled(503)) == (True, False, None)
+
+    async def no_trip(interaction_id):
+        raise AssertionError("read the store")
+
+    monkeypatch.setattr(store, "entry_by_interaction", no_trip)
+    assert (await referee.rolled(502), await referee.rolled(501)) == (True, False)
