@@ -596,6 +596,15 @@ def test_unit_edits_of_several_fields_in_any_order_replay_as_they_were_shown(tmp
         asyncio.run(_edit_and_verify(Path(folder) / "edits.sqlite3", edits, undo))
 
 
+async def logged_as_before(store_database, entry, outcome: dict) -> None:
+    """The newest entry's outcome written as an older bot sealed it (its hash, and the game's head, over it)."""
+    legacy = entry.model_copy(update={"outcome": outcome})
+    legacy = legacy.model_copy(update={"hash": legacy.expected_hash()})
+    await raw_edit(store_database, "UPDATE log_entries SET outcome = ?, hash = ? WHERE seq = ?",
+                   (pack_json(canonical_json(outcome)), legacy.hash, entry.seq))
+    await raw_edit(store_database, "UPDATE games SET head_hash = ?", (legacy.hash,))
+
+
 async def test_a_unit_edit_logged_with_its_fields_in_the_typed_order_still_verifies(referee, store_database):
     # logged by the bot before the fix: the trail in the order typed, the order itself sorted
     await seated_asl_game(referee)
@@ -607,19 +616,12 @@ async def test_a_unit_edit_logged_with_its_fields_in_the_typed_order_still_verif
     entry = acted.entry
     typed = {**entry.outcome, "trail": [entry.outcome["trail"][i] for i in (2, 1, 0)]}  # range, kind, fp
 
-    async def rewrite(outcome: dict) -> None:
-        legacy = entry.model_copy(update={"outcome": outcome})
-        legacy = legacy.model_copy(update={"hash": legacy.expected_hash()})  # as the older bot sealed it
-        await raw_edit(store_database, "UPDATE log_entries SET outcome = ?, hash = ? WHERE seq = ?",
-                       (pack_json(canonical_json(outcome)), legacy.hash, entry.seq))
-        await raw_edit(store_database, "UPDATE games SET head_hash = ?", (legacy.hash,))
-
-    await rewrite(typed)
+    await logged_as_before(store_database, entry, typed)
     report = await referee.verify(CHANNEL)
     assert report.ok, report.reason
     # the steps are compared as a set, not ignored: another value in one of them is still caught
     forged = {**typed, "trail": [{**typed["trail"][0], "label": "4-6-7 A1: range 6 -> 7"}, *typed["trail"][1:]]}
-    await rewrite(forged)
+    await logged_as_before(store_database, entry, forged)
     report = await referee.verify(CHANNEL)
     assert (report.ok, report.first_bad_seq) == (False, entry.seq)
     assert "gives a different result (outcome.trail[0].label" in report.reason
@@ -642,14 +644,7 @@ async def test_a_unit_add_logged_with_its_custom_numbers_in_the_typed_order_stil
         trail[notes[0]] = {**trail[notes[0]], "label": f"Set by the game master, not the library counter's: {label}"}
         return {**entry.outcome, "trail": trail}
 
-    async def rewrite(outcome: dict) -> None:
-        legacy = entry.model_copy(update={"outcome": outcome})
-        legacy = legacy.model_copy(update={"hash": legacy.expected_hash()})  # as the older bot sealed it
-        await raw_edit(store_database, "UPDATE log_entries SET outcome = ?, hash = ? WHERE seq = ?",
-                       (pack_json(canonical_json(outcome)), legacy.hash, entry.seq))
-        await raw_edit(store_database, "UPDATE games SET head_hash = ?", (legacy.hash,))
-
-    await rewrite(noted("morale 8, range 5, fp 5"))  # as typed
+    await logged_as_before(store_database, entry, noted("morale 8, range 5, fp 5"))  # as typed
     report = await referee.verify(CHANNEL)
     assert report.ok, report.reason
     # the numbers are compared, not their order ignored wholesale: another number, one left out or
@@ -657,7 +652,7 @@ async def test_a_unit_add_logged_with_its_custom_numbers_in_the_typed_order_stil
     for forged in (noted("morale 9, range 5, fp 5"), noted("morale 8, fp 5"), noted("morale 8, range 5, fp 5, fp 5"),
                    noted("morale 8, range 5 fp 5"),
                    {**noted("morale 8, range 5, fp 5"), "headline": entry.outcome["headline"] + "!"}):
-        await rewrite(forged)
+        await logged_as_before(store_database, entry, forged)
         report = await referee.verify(CHANNEL)
         assert (report.ok, report.first_bad_seq) == (False, entry.seq), forged
         assert "gives a different result" in report.reason
