@@ -397,6 +397,21 @@ def test_the_latest_command_decision_fire_is_an_arrow_from_the_firing_stand_to_e
     assert map_png(game, None).arrows == []
 
 
+def test_a_command_decision_fire_from_the_right_bends_round_the_nearer_target_even_past_a_group_name():
+    # the firer right of its targets (P2 in X2 at S1 and P1 in X1): the least bent curve that clears P1
+    # passes over X2's name, which is allowed when nothing else clears every stand
+    game = cd_game(with_positions=True)
+    entries = [{"seq": 3, "order": {"action": "fire", "firer": "P2", "targets": ["S1", "P1"]},
+                "outcome": {"actor_side": 0}}]
+    picture = map_png(game, latest_fire(game, entries))
+    to_s1, to_p1 = picture.paths
+    px, py = picture.stands["P1"]
+    p1_base = (px - STAND_W / 2, py - STAND_H / 2, px + STAND_W / 2, py + STAND_H / 2)
+    assert len(to_s1) > 2 and not any(inside(point, p1_base) for point in along(to_s1))
+    assert to_p1 == [picture.stands["P2"], picture.stands["P1"]]  # nothing between: straight
+    assert near(decode(picture.png), along(to_s1, 0.5), SIDE_RGB[0], reach=1)
+
+
 # --- the README's picture ------------------------------------------------------------------------------
 
 

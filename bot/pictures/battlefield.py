@@ -408,18 +408,20 @@ def _crosses(points: list[Point], box: Box) -> bool:
     return False
 
 
-def clear_path(start: Point, end: Point, others: Iterable[Box], inside: Box) -> list[Point]:
-    """The line of an arrow from ``start`` to ``end`` that crosses none of ``others`` (the stands
-    between and the writing: a straight arrow over a stand hides its name and state): straight
-    when it can be, else a curve bowing out above (then below) the straight line, the least bent
-    that is clear and stays ``inside`` the picture; straight when none is."""
-    others = list(others)
+def clear_path(start: Point, end: Point, stands: Iterable[Box], writing: Iterable[Box], inside: Box) -> list[Point]:
+    """The line of an arrow from ``start`` to ``end`` that crosses none of ``stands`` (the stands
+    between: a straight arrow over a stand hides its name and state): straight when it can be,
+    else a curve bowing out above (then below) the straight line, the least bent that stays
+    ``inside`` the picture and crosses no stand, and crosses no ``writing`` (the title, a group's
+    name) if one can; straight when none is."""
+    stands, writing = list(stands), list(writing)
     straight = [start, end]
-    if not any(_crosses(straight, box) for box in others):
+    if not any(_crosses(straight, box) for box in stands + writing):
         return straight
     length = math.dist(start, end)
     ux, uy = (end[0] - start[0]) / length, (end[1] - start[1]) / length
     middle = ((start[0] + end[0]) / 2, (start[1] + end[1]) / 2)
+    curves = []
     for bend in ARROW_BENDS:
         for side in (1, -1):  # (uy, -ux) is "up" for an arrow drawn left to right
             # a quadratic Bezier curve whose control point is twice as far out as the curve's peak
@@ -428,9 +430,12 @@ def clear_path(start: Point, end: Point, others: Iterable[Box], inside: Box) -> 
                       (1 - t) ** 2 * start[1] + 2 * (1 - t) * t * cy + t ** 2 * end[1])
                      for t in (i / 24 for i in range(25))]
             within = all(inside[0] <= x <= inside[2] and inside[1] <= y <= inside[3] for x, y in curve)
-            if within and not any(_crosses(curve, box) for box in others):
-                return curve
-    return straight
+            if within and not any(_crosses(curve, box) for box in stands):
+                curves.append(curve)
+    clear = [curve for curve in curves if not any(_crosses(curve, box) for box in writing)]
+    if not any(_crosses(straight, box) for box in stands):
+        return clear[0] if clear else straight  # over writing only: bent only to keep it readable
+    return (clear or curves or [straight])[0]
 
 
 def _hex_map(game: Game, shot: Shot | None) -> MapPicture:
@@ -559,7 +564,7 @@ def _table_top(game: Game, shot: Shot | None = None) -> MapPicture:
                 start, end = picture.stands.get(firer), picture.stands.get(target)
                 if start is not None and end is not None:
                     others = [box for stand, box in bases.items() if stand not in (firer, target)]
-                    path = clear_path(start, end, others + writing, (MARGIN, 0, width - MARGIN, height - MARGIN))
+                    path = clear_path(start, end, others, writing, (MARGIN, 0, width - MARGIN, height - MARGIN))
                     _arrow(draw, start, end, side_rgb(shot.side), path)
                     picture.arrows.append((start, end))
                     picture.paths.append(path)
