@@ -92,6 +92,13 @@ _SAFE_CACHE_SIZE = 4096
 _SAFE_CACHE_TEXT_MAX = 80
 
 
+def unmentioned(text: object) -> str:
+    """Text that may come from a player, for a place Discord shows as plain text (a footer: markdown
+    escapes would show): only its mentions broken, so that none reads as one or pings."""
+    text = str(text)
+    return _MENTIONS.sub("@\u200b\\1", text) if "@" in text else text
+
+
 def safe(text: object) -> str:
     """Escape markdown and mentions in text that may come from a player."""
     text = str(text)
@@ -376,7 +383,8 @@ def dice_note(entry: LogEntry | None) -> str:
         for item in opened_of(proof):  # the turn's secret rolls, opened with its seed
             roll = rolled(str(item.get("text") or ""))
             if roll is not None:
-                words = roll_words(roll.get("kind"), roll.get("purpose"), roll["dice"])
+                # the purpose is the roller's own words, shown in a footer: no mention in it may ping
+                words = unmentioned(roll_words(roll.get("kind"), roll.get("purpose"), roll["dice"]))
                 note += f" · secret roll #{item.get('sealed')} revealed: {words}"
         return note
     if entry is not None and entry.seq == 1 and proof.get("commitment"):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from discord.utils import escape_markdown, escape_mentions
 from hypothesis import HealthCheck, given, settings
@@ -72,3 +74,21 @@ def test_help_shows_side_names_escaped(ruleset: str) -> None:
         shown = f"{embed.title}\n{embed.description}\n" + "\n".join(f"{f.name}\n{f.value}" for f in embed.fields)
         assert "@everyone" not in shown.replace("@\u200beveryone", "") and "**x**" not in shown, shown
         assert "<@&123456789012345678>" not in shown and " _y_" not in shown, shown
+
+
+def test_a_secret_roll_opened_at_turn_end_pings_nobody_from_the_footer() -> None:
+    # the roll's purpose is the roller's own words; the turn end shows it in the result's footer, where
+    # Discord renders no markdown: the mention is broken, nothing else changed (found by the full run's fuzzer)
+    from types import SimpleNamespace
+
+    from bot.record.sealing import roll_text
+    from bot.render import dice_note
+    from tests.reliability.test_hostile_input import MENTION_RAW
+
+    purpose = "spotting @everyone and @here, <@123456789012345678> *as typed*"
+    proof = {"reveal": "ab" * 32, "next": "cd" * 32,
+             "opened": [{"sealed": 13, "text": roll_text("d6", purpose, [4]), "nonce": "ef" * 16}]}
+    note = dice_note(SimpleNamespace(dice_proof=proof, seq=15))
+    assert "secret roll #13 revealed: d6 for spotting @\u200beveryone and @\u200bhere, <@\u200b123456789012345678> " \
+           "*as typed*: 4 = 4" in note
+    assert not MENTION_RAW.search(note) and not re.search(r"<@\d", note)
