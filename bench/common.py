@@ -17,11 +17,6 @@ if str(ROOT) not in sys.path:  # ``python bench/run.py`` from the checkout, with
 
 # The work items of issue 14 ("Flat costs") whose targets this tree does not address yet: their
 # figures are printed as they are today, and a missed target says so. Remove an item once it lands.
-NOT_YET_ADDRESSED = {
-    2: "nothing long on the event loop",
-}
-
-
 @dataclass(frozen=True)
 class Metric:
     """One measured figure; ``target`` and ``passed`` stay None for figures without a target.
@@ -42,8 +37,6 @@ class Metric:
             return "-"
         if self.passed:
             return "pass"
-        if self.item in NOT_YET_ADDRESSED:
-            return f"FAIL (item {self.item}, not yet addressed)"
         return "FAIL"
 
 

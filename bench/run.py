@@ -7,8 +7,7 @@
 
 The ratios (deep copy / working copy, load 10,000 / 100 entries, our figures / the floor bot's)
 are measured in the same run as the figures they compare; the end-to-end figures are the median
-of three rounds, with their min and max. Every target of issue 14 is a row with pass or FAIL; a
-FAIL of a work item this tree does not address yet says so (bench/common.py NOT_YET_ADDRESSED).
+of three rounds, with their min and max. Every target of issue 14 is a row with pass or FAIL.
 The exit status is 1 when a target is missed, so CI can run it; docs/performance.md holds the
 figures of the 2-core machine.
 """
@@ -30,7 +29,7 @@ from typing import Any
 if __package__ in (None, ""):  # run as a script: make the checkout importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import NOT_YET_ADDRESSED, Metric
+from bench.common import Metric
 
 # name -> module; bench_odds is written separately (exact odds) and may not be there yet
 SUITES = {"rules": "bench.bench_rules", "odds": "bench.bench_odds", "e2e": "bench.bench_e2e",
@@ -128,10 +127,6 @@ def main(argv: list[str]) -> int:
     missed = [m for m in rows if m.passed is False]
     print(f"\n{len(rows)} figures; {sum(m.passed is True for m in rows)} targets met, {len(missed)} missed"
           + (f": {', '.join(m.name for m in missed)}" if missed else ""))
-    waiting = sorted({m.item for m in rows if m.item in NOT_YET_ADDRESSED})
-    if waiting:
-        print("not yet addressed in this tree (issue 14), their figures as they are today: "
-              + "; ".join(f"item {i}, {NOT_YET_ADDRESSED[i]}" for i in waiting))
     return 1 if missed and not quick else 0
 
 
