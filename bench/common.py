@@ -15,8 +15,6 @@ if str(ROOT) not in sys.path:  # ``python bench/run.py`` from the checkout, with
     sys.path.insert(0, str(ROOT))
 
 
-# The work items of issue 14 ("Flat costs") whose targets this tree does not address yet: their
-# figures are printed as they are today, and a missed target says so. Remove an item once it lands.
 @dataclass(frozen=True)
 class Metric:
     """One measured figure; ``target`` and ``passed`` stay None for figures without a target.
