@@ -847,6 +847,24 @@ class Referee:
         opened = json.loads(held) if held else {"text": "", "nonce": ""}
         return Sealed(acted, opened["text"], opened["nonce"])
 
+    async def _save_sealed(self, stored: StoredGame, actor: Actor, text: str, side: int | None,
+                           more: dict[str, Any], *, command: str, state: DiceState | None,
+                           interaction_id: int | None, after: Game | None = None,
+                           notes: list[tuple[str, str]] = ()) -> Sealed:
+        """Log a seal (``/seal``, a sealed order of the sequence of play, a secret roll): ``text`` kept
+        with a fresh nonce until its reveal, the entry naming the side and the commitment (then
+        ``more`` of the order), under the dice ``state`` in force; ``after``: the game as the seal
+        leaves it (the same game when None), ``notes`` for its outcome. Under the channel's lock."""
+        published, nonce = await self._keep_sealed(text)
+        order = {"action": SEAL, "side": side, "commitment": published, **more}
+        game = stored.game if after is None else after
+        outcome = seal_outcome(stored.game, stored.last_seq + 1, order, notes)
+        entry = self._seal(stored.id, stored.last_seq, stored.head_hash, actor=actor, command=command,
+                           order=order, outcome=outcome, game=game, manual=False, interaction_id=interaction_id,
+                           dice_proof=await self._proof(state, None, reveal=False))
+        recorded = await self._save(stored, game, entry)
+        return Sealed(recorded or Acted(outcome, game, entry), text, nonce)
+
     async def seal(self, channel_id: int, actor: Actor, text: str, side: int | None = None, *,
                    interaction_id: int | None = None) -> Sealed:
         """Seal a hidden order: the log gets its commitment and who sealed it, never the text."""
@@ -859,15 +877,8 @@ class Referee:
             self._check_room(stored)
             game = stored.game
             side = self._acting_side(game, actor, side, "seal orders")
-            published, nonce = await self._keep_sealed(text)
-            order = {"action": SEAL, "side": side, "commitment": published}
-            outcome = seal_outcome(game, stored.last_seq + 1, order)
-            proof = await self._proof(await self._dice_state(stored), None, reveal=False)
-            entry = self._seal(stored.id, stored.last_seq, stored.head_hash, actor=actor, command="/seal",
-                               order=order, outcome=outcome, game=game, manual=False,
-                               interaction_id=interaction_id, dice_proof=proof)
-            recorded = await self._save(stored, game, entry)
-            return Sealed(recorded or Acted(outcome, game, entry), text, nonce)
+            return await self._save_sealed(stored, actor, text, side, {}, command="/seal",
+                                           state=await self._dice_state(stored), interaction_id=interaction_id)
 
     async def seal_order(self, channel_id: int, actor: Actor, order: dict[str, Any] | OrderBuilder, *,
                          interaction_id: int | None = None) -> Sealed:
@@ -886,17 +897,10 @@ class Referee:
             if len(sides) != 1:
                 raise InvalidOrder("a sealed order is given for the stands of one side", field="units")
             check_sealable(game, plain)
-            text = sealed_text(plain)
-            published, nonce = await self._keep_sealed(text)
-            logged = {"action": SEAL, "side": sides[0], "commitment": published, "applies": plain["action"]}
             after, notes = note_sealed(game, stored.last_seq + 1, sides[0])
-            outcome = seal_outcome(game, stored.last_seq + 1, logged, notes)
-            proof = await self._proof(await self._dice_state(stored), None, reveal=False)
-            entry = self._seal(stored.id, stored.last_seq, stored.head_hash, actor=actor, command="/seal",
-                               order=logged, outcome=outcome, game=after, manual=False,
-                               interaction_id=interaction_id, dice_proof=proof)
-            recorded = await self._save(stored, after, entry)
-            return Sealed(recorded or Acted(outcome, after, entry), text, nonce)
+            return await self._save_sealed(stored, actor, sealed_text(plain), sides[0], {"applies": plain["action"]},
+                                           command="/seal", state=await self._dice_state(stored),
+                                           interaction_id=interaction_id, after=after, notes=notes)
 
     async def revealed_hidden(self, channel_id: int) -> tuple[Game, dict[int, str], list[int]]:
         """The channel's game with its scenario's hidden parts: the revealed ones' texts by side, and
@@ -933,16 +937,10 @@ class Referee:
             source = CommittedDice(await self._seed(state.commitment), game_id=stored.id, seq=stored.last_seq + 1,
                                    interaction_id=interaction_id, contributions=state.contributions)
             roll = getattr(Roller(source), SECRET_KINDS[kind])(purpose)
-            text = roll_text(kind, purpose, list(roll.dice))
-            published, nonce = await self._keep_sealed(text)
-            order = {"action": SEAL, "side": side, "commitment": published,
-                     "roll": {"kind": kind, "purpose": purpose, "sides": list(source.sides), "turn_end": True}}
-            outcome = seal_outcome(game, stored.last_seq + 1, order)
-            entry = self._seal(stored.id, stored.last_seq, stored.head_hash, actor=actor, command="/roll secret",
-                               order=order, outcome=outcome, game=game, manual=False, interaction_id=interaction_id,
-                               dice_proof=await self._proof(state, None, reveal=False))
-            recorded = await self._save(stored, game, entry)
-            return Sealed(recorded or Acted(outcome, game, entry), text, nonce)
+            roll_order = {"kind": kind, "purpose": purpose, "sides": list(source.sides), "turn_end": True}
+            return await self._save_sealed(stored, actor, roll_text(kind, purpose, list(roll.dice)), side,
+                                           {"roll": roll_order}, command="/roll secret", state=state,
+                                           interaction_id=interaction_id)
 
     async def peek(self, channel_id: int, actor: Actor, sealed_seq: int) -> tuple[LogEntry, str]:
         """The game master's private look at a sealed order or a secret roll before its reveal (the

@@ -134,13 +134,19 @@ async def test_the_secret_rolls_of_a_game_turn_are_revealed_with_its_seed_at_its
     assert (await audit(table, tmp_path)).returncode == 0
 
 
-async def test_a_turn_end_that_leaves_out_a_secret_roll_or_opens_another_text_is_named(table):
+async def secret_roll_opened_at_turn_end(table) -> tuple[int, int]:
+    """A CD game where the Americans rolled a d6 in secret and the game turn then ended (opening it):
+    the seqs of the secret roll and of the turn's end."""
     fixed_seeds(table)
     await cd_game(table)
     await table.send("roll secret", {"kind": "d6", "purpose": "hidden unit check"})
     sealed = (await last_entry(table)).seq
     await end_turn(table)
-    turn_end = (await last_entry(table)).seq
+    return sealed, (await last_entry(table)).seq
+
+
+async def test_a_turn_end_that_leaves_out_a_secret_roll_or_opens_another_text_is_named(table):
+    sealed, turn_end = await secret_roll_opened_at_turn_end(table)
 
     def left_out(fields):  # the host keeps the roll hidden past the turn's end, and re-seals the chain
         del fields[turn_end - 1]["dice_proof"]["opened"]
@@ -154,12 +160,7 @@ async def test_a_turn_end_that_leaves_out_a_secret_roll_or_opens_another_text_is
 
 
 async def test_a_secret_roll_opened_with_another_text_at_the_turn_end_is_named(table):
-    fixed_seeds(table)
-    await cd_game(table)
-    await table.send("roll secret", {"kind": "d6", "purpose": "hidden unit check"})
-    sealed = (await last_entry(table)).seq
-    await end_turn(table)
-    turn_end = (await last_entry(table)).seq
+    sealed, turn_end = await secret_roll_opened_at_turn_end(table)
 
     def other_purpose(fields):  # same dice, another text: the commitment does not match
         item = fields[turn_end - 1]["dice_proof"]["opened"][0]
