@@ -18,6 +18,13 @@ the bot's own threads):
 - at most ``at_once`` jobs run together (REFEREE_LONG_WORK_PROCESSES); the others wait their
   turn, and the wait counts against their budget; work estimated quick (a preview, a short
   replay: under ~2 s) has one more process of its own, so it never waits behind long replays;
+- the quick lane's process is kept running between jobs (``_Kept``): it takes one job at a time
+  over its pipe, so a quick job (an undo proposal, the Odds button: a replay of at most one
+  checkpoint interval) does not pay a process's start (the fork, and the child's start-up before
+  the job runs: 70-100 ms measured, more than the job). A job over its budget still gets the
+  process killed, and a process that died (a crash, out of memory) is replaced, before the next
+  quick job; after ``KEPT_JOBS`` jobs it is replaced too (its memory returned). A job writes
+  nothing, so killing it mid-job leaves nothing half-written;
 - work estimated small (``cost`` under ``inline_below``: a few milliseconds) runs on the loop
   as before: a process costs more than a short game's replay.
 
@@ -50,6 +57,7 @@ INLINE_BELOW = 1_000  # steps (~20 ms): smaller work runs on the loop, as it cos
 QUICK_BELOW = 100_000  # steps (~2 s): such work has a lane of its own, not queued behind long replays
 NICENESS = 19  # long work yields the processor to the bot's event loop
 STEP_SECONDS = 20e-6  # what one step costs, for the estimates said in refusals
+KEPT_JOBS = 1_000  # jobs the quick lane's kept process runs before it is replaced (its memory returned)
 PRELOAD = ["bot.work_preload"]  # the modules and tables every job needs, loaded once
 # modules the rules import only when first needed (the odds engines: a preview, the Odds button),
 # imported by the bot's own process at start-up: imported at a first command, each held the event
@@ -113,6 +121,25 @@ class TooLong(RulesError):
     """Long work that did not fit its budget (or the queue of long work): nothing was changed."""
 
 
+class _Kept:
+    """The quick lane's process, kept running between jobs (``_serve``), and the parent's end of its
+    pipe (both ways: a job in, its answer back)."""
+
+    def __init__(self, process: Any, conn: multiprocessing.connection.Connection) -> None:
+        self.process = process
+        self.conn = conn
+        self.jobs = 0
+
+    def end(self) -> None:
+        """Kill the process (a job writes nothing: nothing is left half-done) and wait for it; run
+        off the loop (the wait is a system call)."""
+        if self.process.pid is not None and self.process.is_alive():
+            self.process.kill()
+        if self.process.pid is not None:
+            self.process.join()
+        self.conn.close()
+
+
 class Worker:
     """Runs jobs in child processes with a time budget; see the module's docstring."""
 
@@ -125,13 +152,19 @@ class Worker:
         self._quick: asyncio.Semaphore | None = None  # one more process, for quick work only
         self._threads: ThreadPoolExecutor | None = None  # starting a child and reading its answer
         self._context: Any = None
+        self._kept: _Kept | None = None  # the quick lane's process, kept between jobs
+        self._starting: asyncio.Future[_Kept] | None = None  # its replacement, being started
+        self._kept_lock: asyncio.Lock | None = None  # one job at a time in it (the warm-up's too)
+        self._jobs = 0  # numbers the kept process's jobs: an answer must carry its job's
         self.ran = 0  # jobs run in a process (tests read it)
         self.inline = 0  # jobs run on the loop
+        self.kept_started = 0  # kept processes started (tests read it)
 
     def _setup(self) -> None:
         if self._slots is None:
             self._slots = asyncio.Semaphore(self.at_once)
             self._quick = asyncio.Semaphore(1)
+            self._kept_lock = asyncio.Lock()
             self._threads = ThreadPoolExecutor(max_workers=2 * self.at_once, thread_name_prefix="referee-work")
             self._context = multiprocessing.get_context("forkserver")
             self._context.set_forkserver_preload(PRELOAD)
@@ -161,11 +194,106 @@ class Worker:
             raise TooLong(f"the bot is busy with other long work ({self.at_once} at once, each up to "
                           f"{self.budget:g} s): try {what} again in a minute") from None
         self.ran += 1
+        left = self.budget - (time.monotonic() - started)
         try:
-            return await self._in_process(fn, args, self.budget - (time.monotonic() - started), what, instead,
-                                          cost)
+            if slots is self._quick:
+                return await self._in_kept(fn, args, left, what, instead, cost)
+            return await self._in_process(fn, args, left, what, instead, cost)
         finally:
             slots.release()
+
+    def _start_kept(self) -> _Kept:
+        """Start a kept process (in a thread: the fork server's answer is a system call)."""
+        conn, child = self._context.Pipe(duplex=True)
+        process = self._context.Process(target=_serve, args=(child,), daemon=True, name="referee-work-kept")
+        try:
+            process.start()
+        finally:
+            child.close()  # the child holds its own end: its death is then an end of file here
+        self.kept_started += 1
+        return _Kept(process, conn)
+
+    async def _kept_process(self) -> _Kept:
+        """The kept process, started (or replaced) when there is none or it died between jobs."""
+        loop = asyncio.get_running_loop()
+        kept = self._kept
+        if kept is not None and kept.process.is_alive():
+            return kept
+        self._kept = None
+        if kept is not None:  # it died between jobs (killed from outside, out of memory)
+            log.warning("the kept long-work process ended (exit code %s): replaced", kept.process.exitcode)
+            await loop.run_in_executor(self._threads, kept.end)
+        if self._starting is None:
+            self._starting = loop.run_in_executor(self._threads, self._start_kept)
+        starting = self._starting
+        try:
+            kept = await asyncio.shield(starting)  # a cancelled caller leaves the start to the next one
+        finally:
+            if starting.done() and self._starting is starting:
+                self._starting = None
+        self._kept = kept
+        return kept
+
+    def _replace_kept(self, kept: _Kept) -> None:
+        """Forget ``kept`` (killed off the loop) and start its replacement now, for the next job."""
+        loop = asyncio.get_running_loop()
+        if self._kept is kept:
+            self._kept = None
+        loop.run_in_executor(self._threads, kept.end)
+        if self._starting is None:
+            self._starting = loop.run_in_executor(self._threads, self._start_kept)
+
+    async def _in_kept(self, fn: Callable[..., T], args: tuple[Any, ...], budget: float, what: str,
+                       instead: str, cost: float) -> T:
+        """``_in_process`` in the kept process: the job and its answer go over its pipe, one job at
+        a time; each answer carries its job's number, checked."""
+        loop = asyncio.get_running_loop()
+        assert self._kept_lock is not None
+        started = time.monotonic()
+        self._jobs += 1
+        number = self._jobs
+        # pickled in a thread (a long log's batches are bytes already): a job that cannot be
+        # pickled is refused before anything reaches the process
+        data = await loop.run_in_executor(self._threads, _dumps, (number, fn, args))
+        async with self._kept_lock:
+            kept = await self._kept_process()
+            done = False
+            try:
+                await loop.run_in_executor(self._threads, kept.conn.send_bytes, data)
+                answered, answer = await self._answer(kept.conn, kept.process,
+                                                      budget - (time.monotonic() - started), what, instead, cost)
+                if answered != number:  # never expected: the process is not trusted with another job
+                    raise RuntimeError(f"the worker for {what} answered job {answered} instead of job {number}")
+                done = True
+            finally:
+                if not done:  # over budget, died, or cancelled: the job is stopped with its process
+                    self._replace_kept(kept)
+            kept.jobs += 1
+            if kept.jobs >= KEPT_JOBS:
+                self._replace_kept(kept)
+        return _unwrap(answer, what)
+
+    async def _answer(self, receiver: multiprocessing.connection.Connection, process: Any, budget: float,
+                      what: str, instead: str, cost: float) -> Any:
+        """The job's answer read from ``receiver`` within ``budget`` seconds: TooLong past it, a
+        RuntimeError when the process ended without answering."""
+        loop = asyncio.get_running_loop()
+        answered = loop.create_future()
+        loop.add_reader(receiver.fileno(), lambda: answered.done() or answered.set_result(None))
+        try:
+            await asyncio.wait_for(answered, max(0.0, budget))
+        except asyncio.TimeoutError:
+            raise TooLong(f"{what} needs more than the {self.budget:g} seconds the bot gives one command "
+                          f"(about {cost * STEP_SECONDS:,.0f} s of work estimated): {instead}") from None
+        finally:
+            loop.remove_reader(receiver.fileno())
+        try:
+            # the bytes are read in a thread (no lock held), unpickled here: a small result
+            return pickle.loads(await loop.run_in_executor(self._threads, receiver.recv_bytes))  # type: ignore
+        except (EOFError, OSError):  # the child died without answering (killed, out of memory)
+            process.join(0.1)  # it has ended: its exit code is there at once
+            raise RuntimeError(f"the worker for {what} ended without an answer "
+                               f"(exit code {process.exitcode})") from None
 
     async def _in_process(self, fn: Callable[..., T], args: tuple[Any, ...], budget: float, what: str,
                           instead: str, cost: float) -> T:
@@ -177,33 +305,14 @@ class Worker:
             # pickling the arguments for the child takes a moment on a long log: not on the loop
             await loop.run_in_executor(self._threads, process.start)
             sender.close()  # the child holds its own end
-            answered = loop.create_future()
-            loop.add_reader(receiver.fileno(), lambda: answered.done() or answered.set_result(None))
-            try:
-                await asyncio.wait_for(answered, max(0.0, budget))
-            except asyncio.TimeoutError:
-                raise TooLong(f"{what} needs more than the {self.budget:g} seconds the bot gives one command "
-                              f"(about {cost * STEP_SECONDS:,.0f} s of work estimated): {instead}") from None
-            finally:
-                loop.remove_reader(receiver.fileno())
-            try:
-                # the bytes are read in a thread (no lock held), unpickled here: a small result
-                kind, value = pickle.loads(await loop.run_in_executor(self._threads, receiver.recv_bytes))
-            except EOFError:  # the child died without answering (killed, out of memory)
-                raise RuntimeError(f"the worker for {what} ended without an answer "
-                                   f"(exit code {process.exitcode})") from None
+            answer = await self._answer(receiver, process, budget, what, instead, cost)
         finally:
             if process.pid is not None and process.is_alive():
                 process.kill()  # over budget, or cancelled: the job writes nothing, so nothing is left half-done
             if process.pid is not None:
                 await loop.run_in_executor(self._threads, process.join)
             receiver.close()
-        if kind == "ok":
-            return value  # type: ignore[no-any-return]
-        if kind == "refused":
-            message, rule = value
-            raise IllegalOrder(message, rule=rule)
-        raise RuntimeError(f"the worker for {what} failed: {value}")
+        return _unwrap(answer, what)
 
     async def warm(self) -> None:
         """Start the server process the jobs fork from (it loads the modules and tables: a second
@@ -212,14 +321,33 @@ class Worker:
         self._setup()
         assert self._threads is not None
         await asyncio.get_running_loop().run_in_executor(None, _start_threads, self._threads, 2 * self.at_once)
-        try:
-            await self._in_process(len, ((),), self.budget, "warming up", "", 0)
+        try:  # the fork server and the quick lane's kept process, with an empty job
+            await self._in_kept(len, ((),), self.budget, "warming up", "", 0)
         except Exception:  # the first long command will say what is wrong
             log.warning("the long-work processes could not be started", exc_info=True)
 
     def close(self) -> None:
+        kept, self._kept = self._kept, None
+        if kept is not None:
+            kept.end()  # killed at once: a wait of a millisecond or two
         if self._threads is not None:
             self._threads.shutdown(wait=False)
+
+
+def _unwrap(answer: tuple[str, Any], what: str) -> Any:
+    """A job's answer as the caller sees it: its result, its refusal raised in players' words, or
+    its failure."""
+    kind, value = answer
+    if kind == "ok":
+        return value
+    if kind == "refused":
+        message, rule = value
+        raise IllegalOrder(message, rule=rule)
+    raise RuntimeError(f"the worker for {what} failed: {value}")
+
+
+def _dumps(value: Any) -> bytes:
+    return pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def _start_threads(pool: ThreadPoolExecutor, count: int) -> None:
@@ -236,14 +364,19 @@ def _start_threads(pool: ThreadPoolExecutor, count: int) -> None:
             return
 
 
-def _child(sender: multiprocessing.connection.Connection, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
-    """In the child process: run the job, send its result (or its refusal) back. It runs niced:
-    the bot's loop (every channel's commands) goes first when the cores are busy."""
+def _give_way() -> None:
+    """In a job's process: run niced, so the bot's loop (every channel's commands) goes first when
+    the cores are busy."""
     os.nice(NICENESS)
     try:  # Linux: scheduled only when a core is idle, and preempted at once when the bot wakes
         os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))  # type: ignore[attr-defined]
     except (AttributeError, OSError):  # elsewhere the niceness above is what there is
         pass
+
+
+def _job(fn: Callable[..., Any], args: tuple[Any, ...], number: int | None = None) -> bytes:
+    """Run one job; its result (or its refusal, or its failure) pickled, to be sent back; with its
+    ``number`` first when the kept process runs it."""
     try:
         answer: tuple[str, Any] = ("ok", fn(*args))
     except RulesError as exc:
@@ -251,12 +384,42 @@ def _child(sender: multiprocessing.connection.Connection, fn: Callable[..., Any]
     except BaseException as exc:  # reported by the parent, which logs it with the command
         answer = ("error", f"{type(exc).__name__}: {exc}")
     try:
-        data = pickle.dumps(answer, protocol=pickle.HIGHEST_PROTOCOL)
+        return pickle.dumps(answer if number is None else (number, answer), protocol=pickle.HIGHEST_PROTOCOL)
     except Exception as exc:  # a result that cannot be sent back: said so, not a traceback here
-        data = pickle.dumps(("error", f"its result could not be sent back: {type(exc).__name__}: {exc}"))
+        failed = ("error", f"its result could not be sent back: {type(exc).__name__}: {exc}")
+        return pickle.dumps(failed if number is None else (number, failed))
+
+
+def _child(sender: multiprocessing.connection.Connection, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
+    """In a long job's own process: run the job, send its result (or its refusal) back."""
+    _give_way()
+    data = _job(fn, args)
     try:
         sender.send_bytes(data)
         sender.close()
     except OSError:  # the bot stopped waiting (it was killed, or gave up): nobody to tell
         pass
     os._exit(0)  # no clean-up to run: the job wrote nothing
+
+
+def _serve(conn: multiprocessing.connection.Connection) -> None:
+    """In the quick lane's kept process: take one job at a time from ``conn`` (``fn`` and its
+    arguments, pickled), send each answer back, until the bot closes its end (or kills it)."""
+    _give_way()
+    while True:
+        try:
+            data = conn.recv_bytes()
+        except (EOFError, OSError):  # the bot closed its end, or ended
+            break
+        try:
+            number, fn, args = pickle.loads(data)
+        except BaseException as exc:  # not sent by the bot's Worker: said so, and the process is replaced
+            answer = pickle.dumps((None, ("error", f"the job could not be read: {type(exc).__name__}: {exc}")))
+        else:
+            answer = _job(fn, args, number)
+            del fn, args  # the job's data goes before the next one comes
+        try:
+            conn.send_bytes(answer)
+        except OSError:  # the bot stopped waiting: nobody to tell
+            break
+    os._exit(0)  # no clean-up to run: no job writes anything

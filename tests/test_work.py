@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
+import signal
 import sys
+import time
 
 import pytest
 
-from bot.work import NICENESS, Worker
+from bot.core.errors import IllegalOrder
+from bot.work import NICENESS, QUICK_BELOW, TooLong, Worker
 
 
 def scheduling() -> tuple[int, int]:
@@ -38,5 +42,133 @@ async def test_warming_up_starts_every_thread_of_the_pool_before_the_first_long_
         threads = set(worker._threads._threads)
         assert await worker.run(len, (1, 2), cost=1, what="a test job", instead="") == 2
         assert set(worker._threads._threads) == threads  # the job found them idle: none started then
+    finally:
+        worker.close()
+
+
+# --- the quick lane's process, kept running between jobs ---
+
+def pid() -> int:
+    return os.getpid()
+
+
+def sleep_then_pid(seconds: float) -> int:
+    time.sleep(seconds)
+    return os.getpid()
+
+
+def crash() -> None:
+    os._exit(3)  # as an out-of-memory kill would end it: no answer at all
+
+
+def refuse() -> None:
+    raise IllegalOrder("4-6-7 A1 is marked Final Fire and may not fire in the DFPh", rule="A8.4")
+
+
+def fail() -> None:
+    raise ValueError("a bug in a job")
+
+
+def gone(process_id: int) -> bool:
+    """Whether the process ``process_id`` has ended (and was reaped)."""
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        try:
+            os.kill(process_id, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.01)
+    return False
+
+
+async def quick(worker: Worker, fn, *args):
+    return await worker.run(fn, *args, cost=1, what="a test job", instead="try a smaller one")
+
+
+async def test_quick_jobs_run_one_after_another_in_one_kept_process():
+    worker = Worker(inline_below=0)
+    try:
+        first = await quick(worker, pid)
+        assert await quick(worker, pid) == first and await quick(worker, pid) == first
+        assert first != os.getpid() and worker.kept_started == 1 and worker.ran == 3
+        # long work still has a process of its own each time
+        assert await worker.run(pid, cost=QUICK_BELOW, what="a long job", instead="") not in (first, os.getpid())
+        assert await quick(worker, pid) == first
+    finally:
+        worker.close()
+    assert gone(first)  # closing the worker ends it
+
+
+async def test_a_kept_process_over_its_budget_is_killed_and_replaced():
+    worker = Worker(inline_below=0, budget=0.5)
+    try:
+        first = await quick(worker, pid)
+        with pytest.raises(TooLong) as refused:
+            await quick(worker, sleep_then_pid, 30)
+        assert "a test job needs more than the 0.5 seconds" in refused.value.message
+        assert refused.value.message.endswith("try a smaller one")
+        assert gone(first)  # the job was stopped with its process
+        second = await quick(worker, pid)
+        assert second != first and worker.kept_started == 2
+        assert await quick(worker, sleep_then_pid, 0.01) == second  # the budget is per job
+    finally:
+        worker.close()
+
+
+async def test_a_kept_process_that_crashed_is_replaced():
+    worker = Worker(inline_below=0)
+    try:
+        first = await quick(worker, pid)
+        with pytest.raises(RuntimeError, match="the worker for a test job ended without an answer"):
+            await quick(worker, crash)
+        second = await quick(worker, pid)
+        assert second != first and gone(first)
+        os.kill(second, signal.SIGKILL)  # killed between jobs (the host's out-of-memory killer)
+        assert gone(second)
+        third = await quick(worker, pid)
+        assert third not in (first, second) and worker.kept_started == 3
+    finally:
+        worker.close()
+
+
+async def test_a_refusal_in_a_kept_process_is_said_in_players_words_and_the_process_stays():
+    worker = Worker(inline_below=0)
+    try:
+        first = await quick(worker, pid)
+        with pytest.raises(IllegalOrder) as refused:
+            await quick(worker, refuse)
+        assert refused.value.message == "4-6-7 A1 is marked Final Fire and may not fire in the DFPh"
+        assert refused.value.rule == "A8.4"
+        with pytest.raises(RuntimeError, match="the worker for a test job failed: ValueError: a bug in a job"):
+            await quick(worker, fail)
+        assert await quick(worker, pid) == first and worker.kept_started == 1
+    finally:
+        worker.close()
+
+
+async def test_a_cancelled_quick_job_ends_with_its_process():
+    worker = Worker(inline_below=0)
+    try:
+        first = await quick(worker, pid)
+        job = asyncio.ensure_future(quick(worker, sleep_then_pid, 30))
+        await asyncio.sleep(0.3)
+        job.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await job
+        assert gone(first)
+        assert await quick(worker, pid) != first
+    finally:
+        worker.close()
+
+
+async def test_the_warm_up_and_the_first_quick_jobs_at_once_each_get_their_own_answer():
+    # the warm-up's empty job once shared the kept process with a first command's: the command was
+    # handed the warm-up's answer (0)
+    worker = Worker(inline_below=0)
+    try:
+        warming = asyncio.ensure_future(worker.warm())
+        answers = await asyncio.gather(*(quick(worker, len, (1,) * n) for n in range(1, 5)))
+        await warming
+        assert answers == [1, 2, 3, 4] and worker.kept_started == 1
     finally:
         worker.close()
