@@ -1,5 +1,5 @@
 """Replay benchmark (issue 17): ``/log verify`` and the Markdown export of the load test's long
-game (tests/reliability/load_game.py: one ASL game of ENTRIES log entries with UNITS units), timed
+game (bench/load_game.py: one ASL game of ENTRIES log entries with UNITS units), timed
 as the worker process runs them (the entries decoded from the database's rows, then the replay).
 
     .venv/bin/python bench/bench_replay.py [ENTRIES [UNITS]] [--profile verify|export]
@@ -31,7 +31,7 @@ TARGET_S = 30.0  # each of verify and the Markdown export at the full size (issu
 async def _snapshot(path: Path) -> tuple[Any, Any]:
     from bot.service import Referee
     from bot.store import SqliteStore
-    from tests.reliability.load_game import BIG_CHANNEL
+    from bench.load_game import BIG_CHANNEL
 
     store = await SqliteStore.open(path)
     try:
@@ -42,7 +42,7 @@ async def _snapshot(path: Path) -> tuple[Any, Any]:
 
 def snapshot(entries: int, units: int) -> tuple[Any, Any]:
     """The long game's stored row and its entries as the worker is given them (``Pickled`` rows)."""
-    from tests.reliability import load_game
+    from bench import load_game
 
     with tempfile.TemporaryDirectory() as folder:
         path = load_game.copy_of(entries, units, Path(folder))

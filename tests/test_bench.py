@@ -121,7 +121,7 @@ SCRIPTS = {"run.py": ["bench/run.py"], "__main__.py": ["-m", "bench"], "bench_ru
            "bench_store.py": ["bench/bench_store.py"], "bench_odds.py": ["bench/bench_odds.py"],
            "bench_map.py": ["bench/bench_map.py"], "bench_e2e.py": ["bench/bench_e2e.py"],
            "bench_scale.py": ["bench/bench_scale.py"], "e2e_bot.py": ["-m", "bench.e2e_bot"],
-           "bench_replay.py": ["bench/bench_replay.py"]}
+           "bench_replay.py": ["bench/bench_replay.py"], "load_game.py": ["-m", "bench.load_game"]}
 
 
 def test_every_benchmark_script_is_in_the_help_test():

@@ -1,7 +1,7 @@
 """One channel working hard stalls no other (issue 17, "Done when"): the bot as its own process
 (tests/reliability/process.py) against the strict loopback Discord.
 
-A long game in one channel (tests/reliability/load_game.py: ENTRIES entries, UNITS units), where
+A long game in one channel (bench/load_game.py: ENTRIES entries, UNITS units), where
 at once a player exports it as Markdown (a replay of the whole log), verifies it, proposes an undo
 (a replay up to the entry before the newest), presses the Odds button of the newest result (a
 replay up to it) and previews the largest attack a preview accepts; meanwhile ``/game status`` is
@@ -27,7 +27,7 @@ the host allows it (root), runs at niceness -10 (``ahead_of_the_machine``: the b
 keeps the machine's priority). Its deadlines and its one initial response are Discord's as ever.
 
 Reduced size by default; REFEREE_FULL_RELIABILITY=1 runs the full 15,000 entries and 300 units
-(the game is written once and cached: tests/reliability/.cache). The figures are printed for
+(the game is written once and cached: bench/.cache). The figures are printed for
 docs/reliability.md.
 """
 
@@ -48,7 +48,7 @@ from bot.emulator import FakeDiscord
 from bot.emulator.run_bot import (SLOW_CALLBACKS_ENV, STALL_STACKS_ENV, gc_pauses_file, gc_timer, lag_probe,
                                   stall_sampler)
 from tests.reliability.audit import FULL, size
-from tests.reliability.load_game import ALICE, BIG_CHANNEL, BOB, CHANNELS, FIRE, LOAD_GUILD, copy_of
+from bench.load_game import ALICE, BIG_CHANNEL, BOB, CHANNELS, FIRE, LOAD_GUILD, copy_of
 from tests.reliability.process import BotProcess
 
 ENTRIES = size(400, 15_000)

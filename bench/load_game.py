@@ -1,5 +1,6 @@
-"""The long game of the load test (tests/reliability/test_load.py), written straight through the
-store: ``python -m tests.reliability.load_game PATH ENTRIES UNITS`` (or ``build``).
+"""The long game of the load test (tests/reliability/test_load.py) and of the replay benchmark
+(bench/bench_replay.py), written straight through the store: ``python -m bench.load_game ENTRIES
+UNITS`` (or ``build``, ``cached``).
 
 One ASL game in BIG_CHANNEL with UNITS units (squads three to a hex and side, the stacking limit
 of A5.1) and ENTRIES log entries of real play (moves and Pin Task Checks, each resolved and
@@ -10,8 +11,8 @@ accepts (bot.core.odds.asl.fire_size): two leaders of different morale with thre
 newest entry is a fire (its result's Odds button replays the whole log). Every
 other channel of LOAD_GUILD gets a small game, for the ``/game status`` probes.
 
-The full size (15,000 entries, 300 units) takes minutes to write, so it is kept in CACHE_DIR and
-reused while this module's version line is unchanged.
+The full size (15,000 entries, 300 units) takes minutes to write, so it is kept in CACHE_DIR
+(bench/.cache) and reused while this module's version line is unchanged.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import shutil
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from bot.core.errors import RulesError
 from bot.emulator.payloads import ChannelSpec, GuildSpec, UserSpec
@@ -28,7 +30,7 @@ from bot.service import Actor, Referee
 from bot.store import SqliteStore
 
 VERSION = 3  # change it when the game built changes: cached files of another version are rebuilt
-CACHE_DIR = Path(__file__).resolve().parent / ".cache"
+CACHE_DIR = Path(__file__).resolve().parent / ".cache"  # bench/.cache (ignored by git)
 PLAYERS = (UserSpec(2_000_000_000_000_000_001, "alice"), UserSpec(2_000_000_000_000_000_002, "bob"),
            UserSpec(2_000_000_000_000_000_003, "gm"))
 ALICE, BOB, GM_ID = (p.id for p in PLAYERS)
@@ -116,7 +118,18 @@ def copy_of(entries: int, units: int, folder: Path) -> Path:
     return target
 
 
-if __name__ == "__main__":
+def main(argv: list[str]) -> None:
+    from bench.common import arguments
+
+    def add(parser: Any) -> None:
+        parser.add_argument("entries", type=int, help="log entries of the long game (the load test's full size: 15000)")
+        parser.add_argument("units", type=int, help="units of the long game (the full size: 300)")
+
+    options = arguments(argv, __doc__, "python -m bench.load_game", add)
     started = time.perf_counter()
-    built = cached(int(sys.argv[1]), int(sys.argv[2]))
+    built = cached(options.entries, options.units)
     print(f"{built} in {time.perf_counter() - started:.1f} s")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
