@@ -368,6 +368,7 @@ class PostgresStore(Store):
         sql, extra = (_WRITE, (remind_due(game, entry.time),)) if remind else (_WRITE_BEFORE_3, ())
         try:
             async with self._connection() as conn:
+                await self._send_shown(conn)  # the results seen meanwhile go off the list just before
                 if undo is None:
                     moved, since = await conn.fetchrow(sql, *moved_params, *_entry_row(entry), *extra)
                 else:
@@ -470,7 +471,10 @@ class PostgresStore(Store):
     # --- results saved but not yet seen ---
 
     async def entry_shown(self, game_id: int, seq: int) -> None:
-        """Off the unshown list within SHOWN_FLUSH_SECONDS, in one statement for all seen meanwhile."""
+        """Off the unshown list with this process's next command write (``_send_shown``, on the
+        write's connection just before its statement: after a crash only the results seen since
+        the last write are posted again), or within SHOWN_FLUSH_SECONDS when no write comes; one
+        statement for all seen meanwhile."""
         self._shown.append((game_id, seq))
         if self._shown_flush is None:
             self._shown_flush = asyncio.get_running_loop().call_later(SHOWN_FLUSH_SECONDS, self._flush_shown)
@@ -484,12 +488,20 @@ class PostgresStore(Store):
             "results seen stay listed as unshown: %s", t.exception()))
 
     async def _flush_shown_now(self) -> None:
+        if self._shown:
+            async with self._pool.acquire() as conn:
+                await self._send_shown(conn)
+
+    async def _send_shown(self, conn: Any) -> None:
+        """Take the results seen off the unshown list on ``conn``: one statement, one round trip,
+        committed on its own (a mark is safe to send twice). A failure keeps them for the next try."""
         shown, self._shown = self._shown, []
         if not shown:
             return
         try:
-            async with self._pool.acquire() as conn:
-                await conn.executemany("DELETE FROM unshown_entries WHERE game_id = $1 AND seq = $2", shown)
+            await conn.execute("DELETE FROM unshown_entries u USING unnest($1::bigint[], $2::integer[]) "
+                               "AS s(game_id, seq) WHERE u.game_id = s.game_id AND u.seq = s.seq",
+                               [game for game, _ in shown], [seq for _, seq in shown])
         except BaseException:
             self._shown[:0] = shown
             raise

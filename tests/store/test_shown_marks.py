@@ -1,0 +1,66 @@
+"""A result seen in the channel goes off the unshown list (bot/store: ``entry_shown``) with the next
+write of the same bot process, not only when a timer fires: after a crash the bot posts again only
+the results seen since its last write (docs/reliability.md: PostgreSQL re-posted 439 results over
+25 kills where SQLite re-posted 13, its marks waiting for the 0.25 s timer). Each test runs on both
+stores (an SQLite file, a PostgreSQL schema of its own); the timer is pushed out of reach, so only
+the write can have sent the mark, and the list is read by a second store on the same database, as
+the bot started after a crash would read it."""
+
+from __future__ import annotations
+
+import pytest
+
+import bot.store.postgres
+import bot.store.sqlite
+from bot.service import Referee
+from bot.store import open_store
+
+from .helpers import CHANNEL, GM, asl_squad, seated_asl_game
+
+OTHER = CHANNEL + 1
+
+
+@pytest.fixture
+async def stores(store_database, monkeypatch):
+    """The bot's store, and another on the same database: the process that starts after a crash."""
+    for module in (bot.store.sqlite, bot.store.postgres):
+        monkeypatch.setattr(module, "SHOWN_FLUSH_SECONDS", 3600)  # no timer sends a mark in a test
+    store = await open_store(store_database)
+    later = await open_store(store_database)
+    yield store, later
+    await later.close()
+    await store.close()
+
+
+async def unshown(store) -> list[tuple[int, int]]:
+    return [(channel, entry.seq) for channel, entry in await store.unshown_entries()]
+
+
+async def test_a_result_seen_is_off_the_unshown_list_once_the_next_write_commits(stores):
+    store, later = stores
+    referee = Referee(store)
+    await seated_asl_game(referee)
+    await seated_asl_game(referee, OTHER)
+    acted = await referee.act(CHANNEL, GM, asl_squad("A2", 0), command="/unit add", interaction_id=9_001)
+    assert await unshown(later) == [(CHANNEL, acted.entry.seq)]  # saved, its answer not yet seen
+    await store.entry_shown(acted.entry.game_id, acted.entry.seq)
+    assert await unshown(later) == [(CHANNEL, acted.entry.seq)]  # seen, but nothing written since
+    # the next write of this process (another channel's command) takes the mark with it
+    await referee.act(OTHER, GM, asl_squad("A2", 0), command="/unit add")
+    assert await unshown(later) == []  # a crash now posts nothing again
+
+
+async def test_marks_of_several_results_go_with_one_write_and_a_newer_result_stays_listed(stores):
+    store, later = stores
+    referee = Referee(store)
+    await seated_asl_game(referee)
+    await seated_asl_game(referee, OTHER)
+    first = await referee.act(CHANNEL, GM, asl_squad("A2", 0), command="/unit add", interaction_id=9_001)
+    second = await referee.act(OTHER, GM, asl_squad("A2", 0), command="/unit add", interaction_id=9_002)
+    await store.entry_shown(first.entry.game_id, first.entry.seq)
+    await store.entry_shown(second.entry.game_id, second.entry.seq)
+    third = await referee.act(CHANNEL, GM, asl_squad("A3", 0), command="/unit add", interaction_id=9_003)
+    assert await unshown(later) == [(CHANNEL, third.entry.seq)]  # its own answer is not yet out
+    await store.entry_shown(third.entry.game_id, third.entry.seq)
+    await referee.act(OTHER, GM, asl_squad("A3", 0), command="/unit add")
+    assert await unshown(later) == []
