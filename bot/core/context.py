@@ -32,6 +32,13 @@ class ResolutionContext:
         if unit.id not in self._touched:
             self._touched[unit.id] = (type(self).status_text(unit), [])
 
+    def put_unit(self, unit: Any) -> Any:
+        """Put a new or replacement unit model into the game; returns the object the game now holds
+        for it, which the ruleset goes on changing (inside a working game, bot/core/working.py, a
+        working object made from the model; in a plain game the model itself)."""
+        self.game.units[unit.id] = unit
+        return self.game.units[unit.id]
+
     def effect(self, unit: Any, what: str, *, rule: str | None = None) -> None:
         """Record that ``what`` happened to ``unit`` (call ``touch`` before changing it)."""
         touched = self._touched.get(unit.id)

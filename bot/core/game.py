@@ -129,9 +129,12 @@ class Game(BaseModel):
         raise InvalidOrder(f"no location '{location_id}' in this game (locations: {known})", field=field)
 
     def units_at(self, location_id: str, *, include_eliminated: bool = False) -> list[Unit]:
+        # the units read as the game holds them and each one found taken through ``units[...]``: in
+        # a working game (bot/core/working.py) only those become working objects
+        units = self.units
         return [
-            u
-            for u in self.units.values()
+            units[u.id]
+            for u in dict.values(units)
             if u.location == location_id and (include_eliminated or not u.eliminated)
         ]
 

@@ -113,6 +113,10 @@ class Ruleset:
         """Whether ``action`` is one of the ruleset's own actions (no list made: asked per order)."""
         return action in _actions(type(self))
 
+    # the actions whose orders are resolved on a working game (bot/core/working.py): the units plain
+    # slotted objects made as the ruleset reads them, the game's unchanged units kept as they were
+    working_actions: ClassVar[frozenset[str]] = frozenset()
+
     def resolve(self, game: Game, order: BaseModel, roller: Roller) -> Outcome:
         """Apply ``order`` to ``game`` (a working copy, mutated in place) and describe it."""
         if isinstance(order, PhaseOrder):

@@ -20,7 +20,7 @@ from ...outcome import Outcome, TableCell, UnitEffect, fire_outcome, table_cell
 from ...trail import Trail
 from . import morale, tables
 from .context import AslContext
-from .models import AslUnit, FireMarker
+from .models import ASL_UNITS, AslUnit, FireMarker
 from .orders import AslFire, FireKind
 from .weapons import MgShot, check_breakdowns, is_mg, keeps_rof
 
@@ -597,7 +597,8 @@ def place_markers(ctx: AslContext, group: FireGroup, attack: Attack | None, kept
     units = [m.unit for m in group.members if m.unit.id not in kept_rof] + group.personnel()
     if group.kind == "sff":  # every SW of the firers is marked too, fired or not (seed 003)
         holders = {p.id for p in group.personnel()}
-        units += [u for u in ctx.game.units.values() if u.is_sw and u.owner in holders]
+        held = ctx.game.units  # read as held, only the SWs found made working objects (working.py)
+        units += [held[u.id] for u in dict.values(held) if u.is_sw and u.owner in holders]
     done: set[str] = set()
     for unit in units:
         if unit.id not in done:
@@ -704,7 +705,7 @@ def phase_end(game: Game, trail: Trail, effects: list[UnitEffect]) -> None:
     if game.phase == "MPh":
         _clear_residual(game, trail)
         for unit in game.units.values():
-            if isinstance(unit, AslUnit):
+            if isinstance(unit, ASL_UNITS):
                 unit.moving = False
                 unit.assault_moving = False
     if game.phase == "DFPh":
@@ -713,7 +714,7 @@ def phase_end(game: Game, trail: Trail, effects: list[UnitEffect]) -> None:
         _clear_markers(game, trail, effects, ("prep",), "seed 003")
     if game.phase in ("PFPh", "DFPh", "AFPh"):
         for unit in game.units.values():
-            if isinstance(unit, AslUnit):
+            if isinstance(unit, ASL_UNITS):
                 unit.led_group = None  # a leader's direction lasts one fire phase (A7.53)
 
 
@@ -726,7 +727,7 @@ def _clear_residual(game: Game, trail: Trail) -> None:
 
 def _clear_markers(game: Game, trail: Trail, effects: list[UnitEffect], markers: tuple[str, ...], rule: str) -> None:
     for unit in game.units.values():
-        if isinstance(unit, AslUnit) and unit.fire_marker in markers:
+        if isinstance(unit, ASL_UNITS) and unit.fire_marker in markers:
             name = MARKER_NAMES[unit.fire_marker]
             trail.add("marker", f"{unit.label}: {name} marker removed", rule=rule, unit=unit.id)
             effects.append(UnitEffect(unit=unit.id, name=unit.name, side=unit.side,

@@ -196,8 +196,7 @@ def _new_unit(ctx: AslContext, beside: AslUnit, type_name: str, new_id: str) -> 
     fields = entry.model_dump(exclude={"assumed"})
     fields.update(id=new_id, type=type_name, side=beside.side, location=beside.location)
     new = AslUnit.model_validate(fields)
-    ctx.game.units[new.id] = new
-    return new
+    return ctx.put_unit(new)
 
 
 def _free_id(ctx: AslContext, base: str) -> str:

@@ -21,7 +21,7 @@ from ...outcome import Outcome
 from . import heat
 from .context import AslContext
 from .effects import break_unit, casualty_reduction, eliminate, elr_replacement, give_dm, pin, rules
-from .models import AslUnit
+from .models import ASL_UNITS, AslUnit
 from .orders import AslMorale
 from .selection import random_selection
 
@@ -76,8 +76,11 @@ def good_order_leaders(ctx: AslContext, unit: AslUnit) -> list[AslUnit]:
         return []
     # asked before every check: one pass over the units (Game.units_at's conditions included),
     # and no sort for the usual none or one
-    found = [u for u in ctx.game.units.values()
-             if u.location == location and isinstance(u, AslUnit) and not u.eliminated and u.kind == "leader"
+    # (the units as the game holds them, read only: in a working game only the leaders found are made
+    # working objects, bot/core/working.py)
+    units = ctx.game.units
+    found = [units[u.id] for u in dict.values(units)
+             if u.location == location and isinstance(u, ASL_UNITS) and not u.eliminated and u.kind == "leader"
              and u.side == side and u.id != own and not u.broken]
     return sorted(found, key=_leader_rank) if len(found) > 1 else found
 
@@ -253,7 +256,7 @@ def resolve_leader_losses(ctx: AslContext, losses: list[LeaderLoss]) -> None:
 
 def _leader_loss(ctx: AslContext, leader: AslUnit, eliminated: bool, losses: list[LeaderLoss]) -> None:
     kind = "LLMC" if eliminated else "LLTC"
-    takers = [u for u in ctx.game.units_at(leader.location) if isinstance(u, AslUnit) and not u.is_sw
+    takers = [u for u in ctx.game.units_at(leader.location) if isinstance(u, ASL_UNITS) and not u.is_sw
               and u.side == leader.side and u.id != leader.id and u.morale < leader.morale
               and (eliminated or not u.broken)] if leader.location else []
     if not takers:

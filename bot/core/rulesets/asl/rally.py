@@ -17,7 +17,7 @@ from ...trail import Trail
 from . import heat, morale
 from .context import AslContext, status_text
 from .effects import casualty_reduction, rules
-from .models import AslUnit
+from .models import ASL_UNITS, AslUnit
 from .orders import AslRally
 
 RULE = "A10.6"
@@ -181,7 +181,7 @@ def phase_end(game: Game, trail: Trail, effects: list[UnitEffect]) -> None:
 def _remove_dm(game: Game, trail: Trail, effects: list[UnitEffect]) -> None:
     removed = False
     for unit in game.units.values():
-        if isinstance(unit, AslUnit) and unit.dm and not unit.eliminated:
+        if isinstance(unit, ASL_UNITS) and unit.dm and not unit.eliminated:
             before = status_text(unit)
             unit.dm = False
             removed = True
@@ -196,7 +196,7 @@ def _remove_dm(game: Game, trail: Trail, effects: list[UnitEffect]) -> None:
 def _reset_player_turn(game: Game) -> None:
     game.options.pop(SELF_RALLY_OPTION, None)
     for unit in game.units.values():
-        if isinstance(unit, AslUnit):
+        if isinstance(unit, ASL_UNITS):
             unit.rallied_turn = None
             unit.rph_action_turn = None
             unit.recovery_attempts = []

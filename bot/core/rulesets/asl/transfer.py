@@ -15,7 +15,7 @@ from ...game import Game
 from ...outcome import Outcome
 from .context import AslContext
 from .effects import carried, rules
-from .models import AslUnit
+from .models import ASL_UNITS, AslUnit
 from .orders import AslRecover, AslTransfer
 from .rally import player_turn
 
@@ -63,7 +63,7 @@ def _together(a: AslUnit, b: AslUnit, rule: str) -> None:
 
 
 def _no_armed_enemy(ctx: AslContext, unit: AslUnit) -> None:
-    enemy = [u for u in ctx.game.units_at(unit.location) if isinstance(u, AslUnit) and not u.is_sw
+    enemy = [u for u in ctx.game.units_at(unit.location) if isinstance(u, ASL_UNITS) and not u.is_sw
              and u.side != unit.side and not u.broken]
     if enemy:
         raise IllegalOrder(f"{enemy[0].label}, an armed enemy unit, is in {unit.location}: no recovery there "
