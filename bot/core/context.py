@@ -45,7 +45,7 @@ class ResolutionContext:
         if touched is None:  # touch(unit), inlined: every effect of a resolution comes here
             touched = self._touched[unit.id] = (type(self).status_text(unit), [])
         touched[1].append(what)
-        self.trail.add("effect", f"{unit.label}: {what}", rule=rule, unit=unit.id)
+        self.trail.put("effect", f"{unit.label}: {what}", rule=rule, unit=unit.id)
 
     def outcome_of(self, action: str, headline: str, actor_side: int | None) -> Outcome:
         """The action's Outcome: its trail and the effects on each unit touched."""

@@ -124,36 +124,36 @@ def check(ctx: AslContext, unit: AslUnit, *, kind: str, n: int, rule: str, roll:
 
     Three of these run in a standard fire (a third of its time, docs/performance.md): the title,
     the unit's current morale and the modifiers are taken here in one straight line."""
-    add, uid, label = ctx.trail.add, unit.id, unit.label
+    # the trail's lines as (kind, label, value, total, rule, unit), made Steps by Trail.freeze
+    add, uid, label = ctx.trail.steps.append, unit.id, unit.label
     heading = _TITLES.get((kind, n))
     if heading is None:
         heading = _TITLES[(kind, n)] = title(kind, n)
-    add("section", f"{heading}: {label}", rule=rule, unit=uid)
+    add(("section", f"{heading}: {label}", None, None, rule, uid))
     broken = unit.broken
     # unit.current_morale and the word for it
     morale = unit.broken_morale if broken and unit.broken_morale is not None else unit.morale
     word = "broken-side morale" if broken else "morale"
-    add("base", word, morale, rule="A10.1", unit=uid)
+    add(("base", word, morale, None, "A10.1", uid))
     total = 0
     if n and kind in ("MC", "LLMC"):
-        add("modifier", "the lost leader's modifier reversed" if kind == "LLMC" else f"{n}MC", n, rule=rule,
-            unit=uid)
+        add(("modifier", "the lost leader's modifier reversed" if kind == "LLMC" else f"{n}MC", n, None, rule, uid))
         total += n
     if leader is not None:
-        add("modifier", leader[0], leader[1], rule=RULE_LEADERSHIP, unit=uid)
+        add(("modifier", leader[0], leader[1], None, RULE_LEADERSHIP, uid))
         total += leader[1]
     if drm:
-        add("modifier", f"agreed: {drm_reason or 'no reason given'}", drm, unit=uid)
+        add(("modifier", f"agreed: {drm_reason or 'no reason given'}", drm, None, None, uid))
         total += drm
     if roll is None:
         roll = ctx.roller.DR(f"{kind} {label}")
         white, colored = roll.dice  # a DR: (white, colored)
         original = white + colored
-        add("dice", f"DR: white {white}, colored {colored}", original, rule=rule, unit=uid)
+        add(("dice", f"DR: white {white}, colored {colored}", original, None, rule, uid))
     else:
         original = roll.total
-        add("dice", f"the attack's Original DR: white {roll.white}, colored {roll.colored}", original, rule=rule,
-            unit=uid)
+        add(("dice", f"the attack's Original DR: white {roll.white}, colored {roll.colored}", original, None, rule,
+             uid))
     final = original + total
     result = CheckResult(passed=final <= morale, final=final, morale=morale, roll=roll)
     return _outcome_of(ctx, unit, kind, rule, result, after_ift, losses, word, original)
@@ -164,7 +164,7 @@ def _outcome_of(ctx: AslContext, unit: AslUnit, kind: str, rule: str, result: Ch
     data = rules()
     hob = data.heat_of_battle
     if original == hob.original and kind in hob.kinds and ctx.full:
-        ctx.trail.add("check", f"Final DR {result.final} vs {word} {result.morale}", "Heat of Battle",
+        ctx.trail.put("check", f"Final DR {result.final} vs {word} {result.morale}", "Heat of Battle",
                       total=result.final, rule=hob.rule, unit=unit.id)
         heat.heat_of_battle(ctx, unit, was_broken=unit.broken,
                             mark_note=f"Original {original}: Heat of Battle (A15): the check passes; the players "
@@ -172,7 +172,7 @@ def _outcome_of(ctx: AslContext, unit: AslUnit, kind: str, rule: str, result: Ch
                                       "data/asl/heat_of_battle.yaml)")
         return CheckResult(True, result.final, result.morale, result.roll)
     passed = result.passed
-    ctx.trail.add("check", f"Final DR {result.final} vs {word} {result.morale}",
+    ctx.trail.put("check", f"Final DR {result.final} vs {word} {result.morale}",
                   "passes" if passed else "fails", total=result.final, rule=rule, unit=unit.id)
     if original == data.check.casualty_original and kind in data.check.casualty_kinds:
         _original_12(ctx, unit, losses)

@@ -223,14 +223,14 @@ def _recovery_roll(ctx: AslContext, unit: AslUnit) -> bool:
     total = 0
     for label, value, applies in drms:
         if applies:
-            ctx.trail.add("modifier", label, value, rule=f"{RULE_RECOVERY} *2", unit=unit.id)
+            ctx.trail.put("modifier", label, value, rule=f"{RULE_RECOVERY} *2", unit=unit.id)
             total += value
     ctx.trail.note("leadership does not modify a recovery dr", rule=f"{RULE_RECOVERY} *2")
     roll = ctx.roller.dr(f"recovery by {unit.label}")
-    ctx.trail.add("dice", "recovery dr", roll.total, rule=RULE_RECOVERY, unit=unit.id)
+    ctx.trail.put("dice", "recovery dr", roll.total, rule=RULE_RECOVERY, unit=unit.id)
     final = roll.total + total
     passed = final <= data.max_final_dr
-    ctx.trail.add("check", f"Final dr {final} vs {data.max_final_dr}", "recovered" if passed else "fails",
+    ctx.trail.put("check", f"Final dr {final} vs {data.max_final_dr}", "recovered" if passed else "fails",
                   total=final, rule=RULE_RECOVERY, unit=unit.id)
     return passed
 
