@@ -116,6 +116,9 @@ class Ruleset:
     # the actions whose orders are resolved on a working game (bot/core/working.py): the units plain
     # slotted objects made as the ruleset reads them, the game's unchanged units kept as they were
     working_actions: ClassVar[frozenset[str]] = frozenset()
+    # of those, the actions that read nearly every unit of a small game: its units all made working
+    # objects at once (``working.EAGER_UNITS``)
+    eager_actions: ClassVar[frozenset[str]] = frozenset()
 
     def resolve(self, game: Game, order: BaseModel, roller: Roller) -> Outcome:
         """Apply ``order`` to ``game`` (a working copy, mutated in place) and describe it."""

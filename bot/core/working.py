@@ -29,6 +29,11 @@ from .copying import _container_fields, _plain, tree_copy
 
 _WORK_CLASSES: dict[type, type] = {}  # unit model -> its working class (work_class)
 _WORKING: set[type] = set()  # the working classes
+# For an order that reads nearly every unit of a small game (a fire: the firers, the targets, the
+# leaders and weapons in their Locations), a game of at most this many units has them all made working
+# objects at once, in a plain dict: a dict subclass's lookups run in Python (~15 a fire). Any other order,
+# or a larger game, gets a WorkUnits, which makes only the units read (a morale check reads one or two).
+EAGER_UNITS = 16
 _set_attribute = object.__setattr__
 
 
@@ -177,19 +182,27 @@ class WorkUnits(dict):  # type: ignore[type-arg]
         return dict.__iter__(self)
 
     def models(self) -> dict[str, Any]:
-        """The units as models again, in the same order (``to_model`` of each working object)."""
+        """The units as models again, in the same order (``to_model`` of each working object); also
+        called on the plain dict of a small game's working units."""
         return {k: v.to_model() if type(v) in _WORKING else v for k, v in dict.items(self)}
 
 
-def working_game(game: BaseModel) -> Any:
+def working_game(game: BaseModel, *, eager: bool = False) -> Any:
     """A working copy of a Game whose units are a ``WorkUnits`` of the game's own unit models (its
-    other containers copied as ``tree_copy`` copies them)."""
+    other containers copied as ``tree_copy`` copies them); with ``eager`` (an order that reads nearly
+    every unit, as a fire does) and at most ``EAGER_UNITS`` units, a plain dict of working objects."""
     cls = type(game)
     new = new_instance(cls)
     fields = game.__dict__.copy()
     for name in _container_fields(cls):
         if name == "units":
-            fields[name] = WorkUnits(fields[name])
+            units = fields[name]
+            if not eager or len(units) > EAGER_UNITS:
+                fields[name] = WorkUnits(units)
+            else:  # a small game: every unit made a working object now, in a plain dict (no lookup in Python)
+                made = _WORK_CLASSES
+                fields[name] = {k: (made.get(type(u)) or work_class(type(u))).from_model(u)  # type: ignore
+                                for k, u in units.items()}
         else:
             fields[name] = tree_copy(fields[name])
     set_dict(new, fields)
@@ -200,8 +213,7 @@ def working_game(game: BaseModel) -> Any:
 
 
 def finished_game(work: Any) -> Any:
-    """The working game as a Game again: its units models (``WorkUnits.models``)."""
+    """The working game as a Game again: its units models (``WorkUnits.models``), in their order."""
     units = work.__dict__["units"]
-    if type(units) is WorkUnits:
-        work.__dict__["units"] = units.models()
+    work.__dict__["units"] = WorkUnits.models(units)
     return work

@@ -14,7 +14,7 @@ from bot.core.errors import IllegalOrder, RulesError
 from bot.core.game import Game
 from bot.core.rulesets import get_ruleset
 from bot.core.rulesets.asl.models import AslUnit, AslUnitWork
-from bot.core.working import WorkUnits, finished_game, work_class, working_game
+from bot.core.working import EAGER_UNITS, WorkUnits, finished_game, work_class, working_game
 
 
 def _unit(**given) -> AslUnit:
@@ -98,7 +98,7 @@ def _snapshot(game: Game):
             [(k, sorted(u.model_fields_set)) for k, u in game.units.items()])
 
 
-@pytest.mark.parametrize("built_from", ["orders", "json"])
+@pytest.mark.parametrize("built_from", ["orders", "json", "large"])
 def test_working_units_resolve_as_the_working_copy_did(monkeypatch, built_from):
     """Each order resolved on a working game and on the deep working copy it replaced: the same
     Outcome and the same new Game (dumps, fields-set of every unit, reprs), from a game built by
@@ -107,6 +107,11 @@ def test_working_units_resolve_as_the_working_copy_did(monkeypatch, built_from):
     asl = get_ruleset("asl")
     base = scenarios.build("asl")
     if built_from == "json":
+        base = Game.model_validate_json(base.model_dump_json())
+    if built_from == "large":  # more units than EAGER_UNITS: a fire's units made as read (WorkUnits)
+        for i in range(EAGER_UNITS + 4):
+            base.units[f"X{i}"] = AslUnit(id=f"X{i}", type="custom", name="4-6-7", side=i % 2, kind="squad",
+                                          location=("A1", "B3", "Z9")[i % 3], fp=4, range=6, morale=7)
         base = Game.model_validate_json(base.model_dump_json())
     shared = 0
     for seed, order in _orders():
@@ -165,4 +170,15 @@ def test_a_working_game_reads_units_lazily_and_finishes_as_a_plain_dict():
     done = finished_game(work)
     assert type(done.units) is dict and list(done.units) == list(game.units)
     assert done.units["G1"].pinned and not game.units["G1"].pinned
+    assert all(done.units[k] is game.units[k] for k in game.units if k != "G1")
+
+
+def test_a_fire_in_a_small_game_makes_every_unit_a_working_object_at_once():
+    game = scenarios.build("asl")
+    assert len(game.units) <= EAGER_UNITS
+    work = working_game(game, eager=True)
+    assert type(work.units) is dict and all(type(u) is AslUnitWork for u in work.units.values())
+    work.units["G1"].broken = True
+    done = finished_game(work)
+    assert done.units["G1"].broken and not game.units["G1"].broken
     assert all(done.units[k] is game.units[k] for k in game.units if k != "G1")
