@@ -339,7 +339,7 @@ class Ruleset:
                 at_start = game.step == 0 or steps[game.step - 1].phase != game.phase  # type: ignore[operator]
                 if at_start and (order.to is None or game.phase == order.to):
                     break
-            trail.add("note", f"Phase: {start[0]} -> {game.phase}; turn {game.turn}, "
+            trail.put("note", f"Phase: {start[0]} -> {game.phase}; turn {game.turn}, "
                               f"{play.step_name(game, self)}: {game.side_name(game.to_act)} to act "
                               "(moved on by the game master)")
             return Outcome(ruleset=self.name, action="phase",
@@ -355,7 +355,7 @@ class Ruleset:
             steps += 1
             if order.to is None or game.phase == order.to or steps > len(self.phases) * 2:
                 break
-        trail.add("note", f"Phase: {start[0]} -> {game.phase}; turn {game.turn}, "
+        trail.put("note", f"Phase: {start[0]} -> {game.phase}; turn {game.turn}, "
                           f"player turn of {game.side_name(game.active_side)}")
         return Outcome(
             ruleset=self.name, action="phase",
