@@ -150,7 +150,11 @@ def saved_state(game: Game, *, take: bool = False) -> SavedState:
     if sealed is not None and sealed[0] is game:
         return sealed[1]
     data = game.model_dump(mode="json")
-    return SavedState(game_json(data), game_json(data, ordered=True))
+    text = _fast(data, _FAST_SORTED, finite=_GAME_FINITE)
+    if text is None:
+        return SavedState(_CANONICAL.encode(data), _ORDERED.encode(data))
+    # the same values orjson just wrote as the standard library does, in another order: unguarded
+    return SavedState(text, orjson.dumps(data, option=_FAST_ORDERED).decode("utf-8"))
 
 
 def sealed_state(game: Game) -> str:
