@@ -1,8 +1,9 @@
 """The one entry point of the rules core: ``resolve(game, order, dice) -> Resolution``.
 
 Validation of the raw order (a dict from a slash command, the CLI or a replay), the working
-copy of the game, and the record of the dice all happen here, once, for every ruleset. If
-anything raises, the caller's game is untouched: the copy is simply dropped.
+copy of the game (or the working game of working.py, for a ruleset's ``working_actions``), and the
+record of the dice all happen here, once, for every ruleset. If anything raises, the caller's game is
+untouched: the copy is simply dropped.
 """
 
 from __future__ import annotations
