@@ -20,6 +20,8 @@ History:
   3. an ASL fire naming a support weapon but not its possessor says in the trail that the possessor
      fires with it (its own FP joins the group); an undo names the units' markers in the ruleset's
      words ("DM", "Unshakable"), not by their field names
+  4. a secret roll's seal says it is hidden until its reveal or the end of its game turn, whichever
+     comes first (it said "until /reveal" only, though the turn's end opens it too)
 """
 
 from __future__ import annotations
@@ -27,4 +29,4 @@ from __future__ import annotations
 # Entries logged before the version was recorded read as this one.
 LEGACY_RULES_VERSION = 1
 
-RULES_VERSION = 3
+RULES_VERSION = 4

@@ -47,7 +47,11 @@ def seal_outcome(game: Game, seq: int, order: dict[str, Any], notes: list[tuple[
         headline = f"{_side(game, side)} rolled {roll.get('kind')} in secret for {roll.get('purpose')} (#{seq})"
     else:
         headline = f"{_side(game, side)} sealed an order (#{seq})"
-    trail.note(f"Hidden until /reveal sealed:{seq}: shown then, and checked against this commitment")
+    if isinstance(roll, dict) and roll.get("turn_end") is True:  # the end of its game turn opens it, revealed or not
+        trail.note(f"Hidden until /reveal sealed:{seq} or the end of this game turn, whichever comes first: shown "
+                   "then, and checked against this commitment")
+    else:
+        trail.note(f"Hidden until /reveal sealed:{seq}: shown then, and checked against this commitment")
     return Outcome(ruleset=game.ruleset, action=SEAL, headline=headline,
                    actor_side=side if isinstance(side, int) else None, trail=trail.freeze())
 

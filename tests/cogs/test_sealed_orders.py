@@ -40,6 +40,7 @@ async def test_the_channel_sees_who_sealed_and_the_commitment_and_the_sealer_alo
     assert not reply.ephemeral
     embed = reply.embeds[0]
     assert embed["title"] == f"Americans sealed an order (#{entry.seq})"
+    assert f"Hidden until /reveal sealed:{entry.seq}: shown then" in json.dumps(embed)  # no turn's end opens it
     commitment = entry.order["commitment"]
     assert commitment in json.dumps(embed)
     [mine] = reply.followups

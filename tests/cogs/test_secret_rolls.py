@@ -25,6 +25,8 @@ async def test_a_secret_roll_is_seen_by_the_roller_now_by_everyone_at_its_reveal
     reply = await table.send("roll secret", {"kind": "2d6", "purpose": "spotting G1"})
     entry = await last_entry(table)
     assert reply.embeds[0]["title"] == f"Americans rolled 2d6 in secret for spotting G1 (#{entry.seq})"
+    assert (f"Hidden until /reveal sealed:{entry.seq} or the end of this game turn, whichever comes first: "
+            "shown then, and checked against this commitment") in json.dumps(reply.embeds[0])
     assert entry.dice == () and entry.order["roll"] == {"kind": "2d6", "purpose": "spotting G1", "sides": [6, 6],
                                                         "turn_end": True}
     dice = [derive_die(seeds[0], entry.game_id, entry.seq, entry.interaction_id, entry.dice_proof["contributions"],

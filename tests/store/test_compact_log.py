@@ -14,7 +14,7 @@ from bot.core.dice import SeededDice
 from bot.service import Referee
 from bot.record import canonical_json
 from bot.store import SchemaTooNew, SqliteStore, Store
-from bot.store.sqlite import COMPRESSED_OUTCOMES_SCHEMA
+from bot.store.sqlite import COMPRESSED_OUTCOMES_SCHEMA, DICTIONARY_SCHEMA, inflate
 
 from .helpers import CHANNEL, GM, GUILD, asl_squad, open_store, raw, seated_asl_game
 
@@ -48,14 +48,36 @@ async def test_a_fire_outcome_is_stored_compressed_and_reads_back_exactly(tmp_pa
                                              "FROM log_entries WHERE seq = ?", (acted.seq,))
     text = canonical_json(acted.entry.outcome)
     assert (kind, order_kind) == ("blob", "text")  # the order stays JSON text: undone() reads it in SQL
-    assert zlib.decompress(stored).decode("utf-8") == text
-    assert len(stored) * 3 < len(text.encode("utf-8")), (len(stored), len(text))  # a fire's trail: ~5x
+    assert inflate(stored).decode("utf-8") == text
+    assert len(stored) * 3 < len(text.encode("utf-8")), (len(stored), len(text))  # a fire's trail: ~7x
+
+
+async def test_a_store_held_before_schema_9_writes_outcomes_a_bot_of_its_version_reads(tmp_path, path):
+    # schema 4-8 bots decompress outcomes with plain zlib: no preset dictionary until schema 9
+    old = await open_store(tmp_path, upto=DICTIONARY_SCHEMA - 1)
+    try:
+        await seated_asl_game(Referee(old))
+    finally:
+        await old.close()
+    store = await open_store(tmp_path)
+    try:
+        assert await store.version() >= DICTIONARY_SCHEMA
+        await Referee(store).act(CHANNEL, GM, asl_squad("A2", 0), command="/unit add")
+        assert (await Referee(store).verify(CHANNEL)).ok
+    finally:
+        await store.close()
+    rows = raw(path, "SELECT seq, outcome FROM log_entries ORDER BY seq")
+    for seq, stored in rows[:-1]:
+        assert json.loads(zlib.decompress(stored)), seq  # what the older bot reads: no dictionary needed
+    with pytest.raises(zlib.error, match="Error 2 "):  # Z_NEED_DICT
+        zlib.decompress(rows[-1][1])  # the newer row needs the dictionary ...
+    assert json.loads(inflate(rows[-1][1]))["action"] == "unit_add"  # ... which today's bot has
 
 
 async def test_text_rows_of_schema_3_and_compressed_rows_live_in_one_log_and_verify(tmp_path, path):
     old = await open_store(tmp_path, upto=COMPRESSED_OUTCOMES_SCHEMA - 1)  # as a bot of schema 3 wrote
     try:
-        assert not old.compress_outcomes
+        assert old.pack_outcomes is None  # TEXT, as schema 3 wrote it
         await seated_asl_game(Referee(old))  # entries 1-5
     finally:
         await old.close()

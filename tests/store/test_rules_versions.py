@@ -37,7 +37,7 @@ FIXTURE_V1 = Path(__file__).with_name("fixtures") / "v0001.sqlite3"
 
 TODAY_WORDING = "Phase: RPh -> PFPh; turn 1, Prep Fire Phase: Germans to act (moved on by the game master)"
 OLD_WORDING = "Phase: RPh -> PFPh; turn 1, Germans's player turn"  # what the bot logged before version 2
-EARLIER_7 = ("7 entries were logged under earlier rules (version 1; today's rules are version 3): their "
+EARLIER_7 = (f"7 entries were logged under earlier rules (version 1; today's rules are version {RULES_VERSION}): their "
              "dice and the state after each were reproduced, their wording is not compared")
 
 
@@ -119,7 +119,7 @@ def test_an_entry_without_a_version_reads_as_1_and_hashes_exactly_as_before_vers
     # the formula of every entry written before this change: the prev hash + the canonical fields
     assert old.expected_hash() == chain_hash(GENESIS_HASH, {**fields, "dice": []})
     today = LogEntry.seal(prev_hash=GENESIS_HASH, **fields)
-    assert today.rules_version == RULES_VERSION == 3 and today.body()["rules_version"] == 3
+    assert today.rules_version == RULES_VERSION == 4 and today.body()["rules_version"] == 4
     assert today.hash != old.expected_hash()
     # relabelling the version either way is an edit like any other: the hash no longer matches
     assert today.model_copy(update={"rules_version": 1}).expected_hash() != today.hash
@@ -198,7 +198,7 @@ async def test_an_old_entry_whose_state_differs_on_replay_is_named(legacy_db):
     report = await verify(legacy_db)
     assert (report.ok, report.checked, report.first_bad_seq) == (False, 5, 6)
     assert report.reason == ("the state after replaying entry #6 does not match the hash it recorded "
-                             "(it was logged under rules version 1; today's is 3)")
+                             f"(it was logged under rules version 1; today's is {RULES_VERSION})")
 
 
 async def test_an_old_entry_that_consumed_other_dice_than_todays_rules_is_named(legacy_db):
@@ -213,7 +213,7 @@ async def test_an_old_entry_that_consumed_other_dice_than_todays_rules_is_named(
     report = await verify(legacy_db)
     assert (report.ok, report.first_bad_seq) == (False, 6)
     assert report.reason == ("replaying entry #6 consumes different dice (dice.rolled: logged [3, 4, 5], "
-                             "replayed [3, 4]) (it was logged under rules version 1; today's is 3)")
+                             f"replayed [3, 4]) (it was logged under rules version 1; today's is {RULES_VERSION})")
 
 
 async def test_an_outcome_difference_in_an_entry_of_todays_version_is_named(tmp_path):
@@ -251,7 +251,7 @@ async def test_a_database_from_before_the_upgrade_keeps_its_hashes_and_verifies(
         await store.close()
     assert report.ok, report.reason
     assert report.reason.endswith(f"{entries} entries were logged under earlier rules (version 1; today's "
-                                  "rules are version 3): their dice and the state after each were "
+                                  f"rules are version {RULES_VERSION}): their dice and the state after each were "
                                   "reproduced, their wording is not compared; the other 1 reproduced bit for bit")
 
 
@@ -289,7 +289,8 @@ async def test_replay_names_an_old_entry_whose_state_differs(legacy_db, tmp_path
     result = replay_cli(tmp_path, entries)
     assert (result.returncode, result.stdout) == (1, "")
     assert result.stderr.strip() == ("entry 6 reaches a different state: state hash: logged ffffffffffff..., "
-                                     f"replayed {reached[:12]}... (logged under rules version 1; today's is 3)")
+                                     f"replayed {reached[:12]}... (logged under rules version 1; "
+                                     f"today's is {RULES_VERSION})")
 
 
 async def test_replay_names_the_first_difference_of_todays_entries_and_says_bit_for_bit(tmp_path):

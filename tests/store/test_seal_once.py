@@ -61,7 +61,7 @@ def test_a_fire_entry_is_stored_with_the_bytes_and_hash_of_before():
                           manual=False, outcome=outcome, state_hash=state_hash(resolution.game), interaction_id=3)
     assert entry.hash == old_hash(entry)
     assert _entry_params(entry)[8] == pack_json(old_canonical(outcome))
-    assert _entry_params(entry, compress=False)[8] == old_canonical(outcome)
+    assert _entry_params(entry, pack=None)[8] == old_canonical(outcome)
 
 
 def test_an_outcome_that_is_not_plain_json_is_hashed_and_stored_as_before():
