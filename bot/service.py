@@ -60,6 +60,7 @@ REPLAY_STEPS = 150  # work steps per replayed entry besides one per unit (bot/wo
 HASH_STEPS_PER_UNIT = 2  # work steps of hashing a state, per unit: 12 ms for 300 units, measured
 
 MAX_PER_PAGE = 50
+UNDO_LOOK_BACK = 64  # entries whose undos an undo proposal reads first (``_newest_live``)
 DIGEST_LOOK_BACK = 200  # entries read back to find a side's last one, for the hand-off digest
 DIGEST_MOST = 15  # entries a digest shows at most (the newest)
 MAP_LOOK_BACK = 50  # entries read back for the latest fire the map draws
@@ -1099,8 +1100,7 @@ class Referee:
             if interaction_id is not None and (known := await self._store.undo_by_interaction(interaction_id)):
                 return await self._proposal(known, replayed=True)
             stored = await self._undoable(channel_id, actor)
-            undone = await self._store.undone(stored.id)
-        live = newest_live(stored.last_seq, undone, 2)  # from the newest down, not the whole log
+            live = await self._newest_live(stored, 2)
         if len(live) < 2:
             raise NotAllowed("there is nothing to undo: the game's creation cannot be undone")
         before, target = live
@@ -1126,6 +1126,20 @@ class Referee:
                 request = await self._store.undo_by_interaction(interaction_id)  # type: ignore[arg-type]
                 return await self._proposal(request, replayed=True)  # type: ignore[arg-type]
             return await self._proposal(request, stored=now_stored)
+
+    async def _newest_live(self, stored: StoredGame, count: int) -> list[int]:
+        """The ``count`` newest entries not undone (``newest_live``), reading only the undo entries
+        of the newest part of the log: an entry can be undone only by a later entry, so the undos
+        after seq ``s`` tell which entries after ``s`` are live. The part read grows (x4) until it
+        holds ``count`` live entries, or is the whole log. (Reading every undo of the log was a scan
+        of the whole log: a cost that grew with it.)"""
+        window = UNDO_LOOK_BACK
+        while True:
+            after = max(0, stored.last_seq - window)
+            live = newest_live(stored.last_seq, await self._store.undone(stored.id, after_seq=after), count)
+            if after == 0 or (len(live) == count and live[0] > after):
+                return live
+            window *= 4
 
     async def _undoable(self, channel_id: int, actor: Actor) -> StoredGame:
         """The channel's active game when ``actor`` may propose an undo in it now (under the lock)."""

@@ -656,3 +656,28 @@ async def test_a_unit_add_logged_with_its_custom_numbers_in_the_typed_order_stil
         report = await referee.verify(CHANNEL)
         assert (report.ok, report.first_bad_seq) == (False, entry.seq), forged
         assert "gives a different result" in report.reason
+
+
+async def test_an_undo_proposal_past_a_run_of_undone_entries_reads_further_back_than_its_first_look(
+        referee, monkeypatch):
+    # the proposal reads the undos of the newest UNDO_LOOK_BACK entries first, not the whole log's;
+    # when those hold fewer than two live entries it reads further back, as an undo older than the
+    # first look (entry 7) may have undone an entry it then walks past (entry 6)
+    import bot.service
+
+    monkeypatch.setattr(bot.service, "UNDO_LOOK_BACK", 4)
+
+    async def undo() -> None:
+        proposal = await referee.propose_undo(CHANNEL, RUSSIAN)
+        await referee.answer_undo(proposal.request.id, GERMAN, accept=True)
+
+    await seated_asl_game(referee)  # entries 1-5: R1's unit_add is entry 5
+    await referee.act(CHANNEL, GM, asl_squad("A2", 0, "D5"), command="/unit add")  # entry 6
+    await undo()  # entry 7 undoes 6
+    for unit in ("A3", "A4", "A5"):  # entries 8-10
+        await referee.act(CHANNEL, GM, asl_squad(unit, 0, "D5"), command="/unit add")
+    for _ in range(3):  # entries 11-13 undo 10, 9, 8
+        await undo()
+    proposal = await referee.propose_undo(CHANNEL, RUSSIAN)
+    assert proposal.target.seq == 5 and proposal.target.order["id"] == "R1"
+    assert list(proposal.game.units) == ["A1", "R1"]
