@@ -341,8 +341,9 @@ class Referee:
         known = self._dice_states.get(stored.id)
         if known is not None and known[0] == stored.last_seq and known[1] == stored.head_hash:
             return known[2]
-        head = await self._store.entries(stored.id, after_seq=stored.last_seq - 1, limit=1)
-        state = _dice_state_after(head[0]) if head else None
+        # only the newest entry's order and proof: not its outcome (decompressed, parsed) nor a LogEntry
+        head = await self._store.head_dice(stored.id, stored.last_seq)
+        state = state_after(head[0], head[1], stored.last_seq) if head is not None and head[1] is not None else None
         self._remember_dice(stored.id, stored.last_seq, stored.head_hash, state)
         return state
 

@@ -285,6 +285,13 @@ class Store(ABC):
         """At most ``limit`` entries with seq > ``after_seq``, in seq order (newest last).
         Keyed on seq rather than an offset so a page costs the same at any depth of the log."""
 
+    async def head_dice(self, game_id: int, seq: int) -> tuple[dict[str, Any], dict[str, Any] | None] | None:
+        """The order and dice proof of entry ``seq`` (a game's newest: the dice state in force after
+        it), or None without that entry. A store that can reads only those two (SqliteStore does:
+        no outcome decompressed, no LogEntry built on the event loop); this default reads the entry."""
+        found = await self.entries(game_id, after_seq=seq - 1, limit=1)
+        return (found[0].order, found[0].dice_proof) if found and found[0].seq == seq else None
+
     async def entry_rows(self, game_id: int, *, after_seq: int = 0, limit: int = 50) -> EntryRows:
         """The entries of ``entries`` for long work (bot/service.py's snapshot): as the database
         holds them when ``decode`` (a module-level function, run in the worker process) makes each

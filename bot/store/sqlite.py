@@ -798,6 +798,17 @@ class SqliteStore(Store):
             "ORDER BY seq LIMIT ?", (game_id, after_seq, limit))
         return [_entry(row) for row in rows]
 
+    async def head_dice(self, game_id: int, seq: int) -> tuple[dict[str, Any], dict[str, Any] | None] | None:
+        if not self.holds_secrets:  # before schema 8: no dice_proof column
+            return await super().head_dice(game_id, seq)
+
+        def read(conn: Connection) -> tuple[dict[str, Any], dict[str, Any] | None] | None:
+            row = _fetchone(conn, "SELECT order_json, dice_proof FROM log_entries WHERE game_id = ? AND seq = ?",
+                            (game_id, seq))
+            return None if row is None else (json.loads(row[0]), None if row[1] is None else json.loads(row[1]))
+
+        return await self._read(read)
+
     async def entry_rows(self, game_id: int, *, after_seq: int = 0, limit: int = 50) -> EntryRows:
         # the rows as sqlite3 gives them (numbers, text, compressed bytes): decoded by the worker
         rows = await self._fetchall(
