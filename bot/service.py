@@ -15,7 +15,7 @@ import logging
 import math
 import secrets
 import weakref
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from datetime import datetime, timedelta, timezone
@@ -298,6 +298,37 @@ class ServerCaps:
         return cls(settings.max_games_per_server, settings.new_games_per_server)
 
 
+class _ChannelLock:
+    """``async with``: a channel's asyncio lock, then its store's lock (``Store.channel_lock``,
+    entered once the first is held), left in the reverse order: what ``async with lock,
+    store.channel_lock(channel_id)`` does, as a plain object rather than an
+    ``asynccontextmanager`` (issue 14: each of those is an async generator, which asyncio registers
+    and finalizes, and three more frames, on every command)."""
+
+    __slots__ = ("lock", "store", "channel_id", "held")
+
+    def __init__(self, lock: asyncio.Lock, store: Store, channel_id: int) -> None:
+        self.lock, self.store, self.channel_id = lock, store, channel_id  # the lock kept alive while held
+        self.held: contextlib.AbstractAsyncContextManager[None] | None = None
+
+    async def __aenter__(self) -> None:
+        await self.lock.acquire()
+        try:
+            held = self.store.channel_lock(self.channel_id)
+            await held.__aenter__()
+        except BaseException:
+            self.lock.release()
+            raise
+        self.held = held
+
+    async def __aexit__(self, *exc: Any) -> bool | None:
+        held, self.held = self.held, None
+        try:
+            return await held.__aexit__(*exc)  # type: ignore[union-attr]
+        finally:
+            self.lock.release()
+
+
 class Referee:
     def __init__(self, store: Store, *, dice: Callable[[], DiceSource] | None = None,
                  seeds: Callable[[], bytes] = new_seed, clock: Callable[[], datetime] = _utc_now,
@@ -322,16 +353,14 @@ class Referee:
         # from here without a trip to the store (a logged entry never changes)
         self._saved_by_interaction: dict[int, LogEntry] = {}
 
-    @contextlib.asynccontextmanager
-    async def _lock(self, channel_id: int) -> AsyncIterator[None]:
+    def _lock(self, channel_id: int) -> _ChannelLock:
         """The channel's commands one at a time: in this process (an asyncio lock), then across
         every process on the store (``Store.channel_lock``: PostgreSQL's advisory lock)."""
         lock = self._locks.get(channel_id)
         if lock is None:
             lock = asyncio.Lock()
             self._locks[channel_id] = lock
-        async with lock, self._store.channel_lock(channel_id):
-            yield
+        return _ChannelLock(lock, self._store, channel_id)
 
     # --- committed dice (issue 12, docs/dice.md) ---
 
