@@ -370,11 +370,20 @@ class Referee:
         known = self._dice_states.get(stored.id)
         if known is not None and known[0] == stored.last_seq and known[1] == stored.head_hash:
             return known[2]
-        # only the newest entry's order and proof: not its outcome (decompressed, parsed) nor a LogEntry
-        head = await self._store.head_dice(stored.id, stored.last_seq)
+        read = stored.head  # read with the row (``_recorded_or_active``), when the store could
+        if read is not None and read[0] == stored.last_seq and read[1] == stored.head_hash:
+            head: tuple[dict[str, Any], dict[str, Any] | None] | None = (read[2], read[3])
+        else:  # only the newest entry's order and proof: not its outcome (decompressed, parsed) nor a LogEntry
+            head = await self._store.head_dice(stored.id, stored.last_seq)
         state = state_after(head[0], head[1], stored.last_seq) if head is not None and head[1] is not None else None
         self._remember_dice(stored.id, stored.last_seq, stored.head_hash, state)
         return state
+
+    def _wants_head(self, game_id: int, seq: int, head_hash: str) -> bool:
+        """Whether ``_dice_state`` would read this game's newest entry (its state is not kept): asked
+        by the store on its database thread, so the entry comes with the row (a dict read only)."""
+        known = self._dice_states.get(game_id)
+        return known is None or known[0] != seq or known[1] != head_hash
 
     def _remember_dice(self, game_id: int, seq: int, head_hash: str, state: DiceState | None) -> None:
         self._dice_states.pop(game_id, None)
@@ -507,7 +516,7 @@ class Referee:
         """The answer already given to this interaction if it was logged, else the channel's
         active game: what ``_recorded`` then ``_active`` give, in one read of the store (issue 5:
         every trip to the database thread is paid by all the channels waiting on it)."""
-        entry, stored = await self._store.load_for_command(channel_id, interaction_id)
+        entry, stored = await self._store.load_for_command(channel_id, interaction_id, head_for=self._wants_head)
         if entry is not None:
             assert stored is not None  # entries reference their game (foreign key)
             return Acted(entry.outcome_model(), stored.game, entry, replayed=True)
