@@ -1,8 +1,9 @@
 """The one entry point of the rules core: ``resolve(game, order, dice) -> Resolution``.
 
 Validation of the raw order (a dict from a slash command, the CLI or a replay), the working
-copy of the game, and the record of the dice all happen here, once, for every ruleset. If
-anything raises, the caller's game is untouched: the copy is simply dropped.
+copy of the game (or the working game of working.py, for a ruleset's ``working_actions``), and the
+record of the dice all happen here, once, for every ruleset. If anything raises, the caller's game is
+untouched: the copy is simply dropped.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Any, get_args
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from .copying import tree_copy
+from .working import finished_game, working_game
 from .data import data_path
 from .dice import DiceSource, Roller, ScriptedDice, SystemDice
 from .errors import IllegalOrder, InvalidOrder, plain_validation
@@ -121,7 +123,11 @@ def resolve(game: Game, order: dict[str, Any] | BaseModel, dice: DiceSource | No
     check_phase(game, ruleset, parsed)
     action = getattr(parsed, "action", None)
     sides = _turn_check(game, ruleset, parsed, action)
-    work = game if in_place else tree_copy(game)  # the deep copy, made knowing a Game's shape (copying.py)
+    working = not in_place and action in ruleset.working_actions
+    if working:  # the units made plain slotted objects as the ruleset reads them (working.py)
+        work = working_game(game, eager=action in ruleset.eager_actions)
+    else:
+        work = game if in_place else tree_copy(game)  # the deep copy, made knowing a Game's shape (copying.py)
     if action in SETUP_ACTIONS:
         outcome = resolve_setup(work, ruleset, parsed)
     elif isinstance(parsed, Done):
@@ -133,7 +139,7 @@ def resolve(game: Game, order: dict[str, Any] | BaseModel, dice: DiceSource | No
     unused = tuple(source.remaining) if isinstance(source, ScriptedDice) else ()
     outcome = with_dice(outcome, tuple(roller.rolls) if roller.rolls else outcome.rolls,
                         roller.manual and bool(roller.rolls), unused)
-    return Resolution(outcome=outcome, game=work)
+    return Resolution(outcome=outcome, game=finished_game(work) if working else work)
 
 
 def _turn_check(game: Game, ruleset: Ruleset, order: BaseModel, action: Any) -> dict[int, str]:

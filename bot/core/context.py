@@ -32,13 +32,20 @@ class ResolutionContext:
         if unit.id not in self._touched:
             self._touched[unit.id] = (type(self).status_text(unit), [])
 
+    def put_unit(self, unit: Any) -> Any:
+        """Put a new or replacement unit model into the game; returns the object the game now holds
+        for it, which the ruleset goes on changing (inside a working game, bot/core/working.py, a
+        working object made from the model; in a plain game the model itself)."""
+        self.game.units[unit.id] = unit
+        return self.game.units[unit.id]
+
     def effect(self, unit: Any, what: str, *, rule: str | None = None) -> None:
         """Record that ``what`` happened to ``unit`` (call ``touch`` before changing it)."""
         touched = self._touched.get(unit.id)
         if touched is None:  # touch(unit), inlined: every effect of a resolution comes here
             touched = self._touched[unit.id] = (type(self).status_text(unit), [])
         touched[1].append(what)
-        self.trail.add("effect", f"{unit.label}: {what}", rule=rule, unit=unit.id)
+        self.trail.put("effect", f"{unit.label}: {what}", rule=rule, unit=unit.id)
 
     def outcome_of(self, action: str, headline: str, actor_side: int | None) -> Outcome:
         """The action's Outcome: its trail and the effects on each unit touched."""

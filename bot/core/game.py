@@ -5,7 +5,9 @@ Units are per-ruleset models, each defined in its ruleset's package and told apa
 the type of ``Game.units`` is bound to the union of the registered rulesets' unit models
 (``bind_unit_models``, called by the registry once the rulesets are imported and again when a
 plug-in registers), so a ruleset added later needs no change here. The core never mutates a Game it was
-given: rulesets work on a deep copy (``copying.tree_copy``) and return the copy.
+given: rulesets work on a deep copy (``copying.tree_copy``) or, for the orders a ruleset lists in
+``working_actions``, on a working game whose units are plain slotted objects made as they are read
+(``working.py``), and return the new Game (its unchanged units the given Game's own objects).
 """
 
 from __future__ import annotations
@@ -129,9 +131,12 @@ class Game(BaseModel):
         raise InvalidOrder(f"no location '{location_id}' in this game (locations: {known})", field=field)
 
     def units_at(self, location_id: str, *, include_eliminated: bool = False) -> list[Unit]:
+        # the units read as the game holds them and each one found taken through ``units[...]``: in
+        # a working game (bot/core/working.py) only those become working objects
+        units = self.units
         return [
-            u
-            for u in self.units.values()
+            units[u.id]
+            for u in dict.values(units)
             if u.location == location_id and (include_eliminated or not u.eliminated)
         ]
 

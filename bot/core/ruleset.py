@@ -113,6 +113,13 @@ class Ruleset:
         """Whether ``action`` is one of the ruleset's own actions (no list made: asked per order)."""
         return action in _actions(type(self))
 
+    # the actions whose orders are resolved on a working game (bot/core/working.py): the units plain
+    # slotted objects made as the ruleset reads them, the game's unchanged units kept as they were
+    working_actions: ClassVar[frozenset[str]] = frozenset()
+    # of those, the actions that read nearly every unit of a small game: its units all made working
+    # objects at once (``working.EAGER_UNITS``)
+    eager_actions: ClassVar[frozenset[str]] = frozenset()
+
     def resolve(self, game: Game, order: BaseModel, roller: Roller) -> Outcome:
         """Apply ``order`` to ``game`` (a working copy, mutated in place) and describe it."""
         if isinstance(order, PhaseOrder):
@@ -332,7 +339,7 @@ class Ruleset:
                 at_start = game.step == 0 or steps[game.step - 1].phase != game.phase  # type: ignore[operator]
                 if at_start and (order.to is None or game.phase == order.to):
                     break
-            trail.add("note", f"Phase: {start[0]} -> {game.phase}; turn {game.turn}, "
+            trail.put("note", f"Phase: {start[0]} -> {game.phase}; turn {game.turn}, "
                               f"{play.step_name(game, self)}: {game.side_name(game.to_act)} to act "
                               "(moved on by the game master)")
             return Outcome(ruleset=self.name, action="phase",
@@ -348,7 +355,7 @@ class Ruleset:
             steps += 1
             if order.to is None or game.phase == order.to or steps > len(self.phases) * 2:
                 break
-        trail.add("note", f"Phase: {start[0]} -> {game.phase}; turn {game.turn}, "
+        trail.put("note", f"Phase: {start[0]} -> {game.phase}; turn {game.turn}, "
                           f"player turn of {game.side_name(game.active_side)}")
         return Outcome(
             ruleset=self.name, action="phase",

@@ -328,7 +328,7 @@ def resolve_setup(game: Game, ruleset: Ruleset, order: OrderBase) -> Outcome:
                 raise IllegalOrder(refusal)
             game.units_added += 1
         game.units[unit.id] = unit
-        trail.add("effect", f"{unit.label} added for {game.side_name(unit.side)}"
+        trail.put("effect", f"{unit.label} added for {game.side_name(unit.side)}"
                   + (f" in {location}" if location else " off board"), unit=unit.id)
         custom = custom_numbers(game, order.stats) if game.sequence is not None and order.type else {}
         if custom:
@@ -355,7 +355,7 @@ def resolve_setup(game: Game, ruleset: Ruleset, order: OrderBase) -> Outcome:
             raise InvalidOrder(_validation_message(exc, "changes", ruleset, type(unit)), field="changes") from None
         game.units[unit.id] = new
         for key, value in order.changes.items():
-            trail.add("effect", f"{unit.label}: {key} {getattr(unit, key)!r} -> {value!r}", unit=unit.id)
+            trail.put("effect", f"{unit.label}: {key} {getattr(unit, key)!r} -> {value!r}", unit=unit.id)
         return _outcome(ruleset, order.action, f"{unit.label} corrected", trail,
                         [UnitEffect(unit=unit.id, name=new.name, side=new.side, effects=("edited",))], unit.side)
     if isinstance(order, UnitMove):
@@ -373,7 +373,7 @@ def resolve_setup(game: Game, ruleset: Ruleset, order: OrderBase) -> Outcome:
         for other in game.units.values():
             if getattr(other, "owner", None) == unit.id:
                 other.location = location
-        trail.add("effect", f"{unit.label}: {before or 'off board'} -> {location or 'off board'}", unit=unit.id)
+        trail.put("effect", f"{unit.label}: {before or 'off board'} -> {location or 'off board'}", unit=unit.id)
         return _outcome(ruleset, order.action, f"{unit.label} to {location or 'off board'}", trail,
                         [UnitEffect(unit=unit.id, name=unit.name, side=unit.side, before=before or "",
                                     after=location or "", effects=("moved",))], unit.side)
@@ -383,7 +383,7 @@ def resolve_setup(game: Game, ruleset: Ruleset, order: OrderBase) -> Outcome:
         for other in game.units.values():
             if getattr(other, "owner", None) == unit.id:
                 other.owner = None  # type: ignore[union-attr]  (left unpossessed where it was)
-        trail.add("effect", f"{unit.label} removed from the game", unit=unit.id)
+        trail.put("effect", f"{unit.label} removed from the game", unit=unit.id)
         return _outcome(ruleset, order.action, f"{unit.label} removed", trail,
                         [UnitEffect(unit=unit.id, name=unit.name, side=unit.side, effects=("removed",))], unit.side)
     if isinstance(order, LocationSet):
@@ -396,7 +396,7 @@ def resolve_setup(game: Game, ruleset: Ruleset, order: OrderBase) -> Outcome:
         loc = game.locations[location]
         loc.terrain = terrain
         loc.features = list(order.features)
-        trail.add("effect", f"{location}: {terrain}" + (f" ({', '.join(order.features)})" if order.features else ""))
+        trail.put("effect", f"{location}: {terrain}" + (f" ({', '.join(order.features)})" if order.features else ""))
         return _outcome(ruleset, order.action, f"{location} is {terrain}", trail, [])
     if isinstance(order, Join):
         for i, side in enumerate(game.sides):
@@ -405,7 +405,7 @@ def resolve_setup(game: Game, ruleset: Ruleset, order: OrderBase) -> Outcome:
         side = game.sides[order.side]
         if order.player not in side.players:
             side.players.append(order.player)
-        trail.add("effect", f"<@{order.player}> plays {side.name}")
+        trail.put("effect", f"<@{order.player}> plays {side.name}")
         if order.approved_by is not None:
             trail.note(f"Invited by <@{order.approved_by}>, the game master; accepted by the player")
         elif order.requested:
@@ -417,7 +417,7 @@ def resolve_setup(game: Game, ruleset: Ruleset, order: OrderBase) -> Outcome:
             raise IllegalOrder(f"<@{order.player}> has no seat in this game")
         for i in seats:
             game.sides[i].players.remove(order.player)
-            trail.add("effect", f"<@{order.player}> no longer plays {game.sides[i].name}")
+            trail.put("effect", f"<@{order.player}> no longer plays {game.sides[i].name}")
         return _outcome(ruleset, order.action, f"A player leaves {game.side_name(seats[0])}", trail, [], seats[0])
     if isinstance(order, OptionsSet):
         return _set_options(game, ruleset, order, trail)
@@ -436,7 +436,7 @@ def _set_options(game: Game, ruleset: Ruleset, order: OptionsSet, trail: Trail) 
             game.options.pop(name, None)
         else:
             game.options[name] = value
-        trail.add("effect", f"{name}: {option.shown(before)} -> {option.shown(current(game, option))}")
+        trail.put("effect", f"{name}: {option.shown(before)} -> {option.shown(current(game, option))}")
     return _outcome(ruleset, order.action, f"Game options changed: {', '.join(sorted(checked))}", trail, [])
 
 

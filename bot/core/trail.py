@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict
 
@@ -54,6 +54,52 @@ _TEXT_TYPES = frozenset({str, type(None)})
 # at most STEP_CACHE_SIZE of them.
 STEP_CACHE_SIZE = 20_000
 _STEPS: dict[tuple[object, ...], Step] = {}
+_PLAIN_VALUE = frozenset({int, str, type(None)})  # a line whose value and total are of these is its own key
+_PLAIN_TOTAL = frozenset({int, type(None)})
+
+
+def _make(
+    kind: StepKind,
+    label: str,
+    value: Number | str | None = None,
+    *,
+    total: Number | None = None,
+    rule: str | None = None,
+    unit: str | None = None,
+) -> Step:
+    """The Step of these values: looked up, built directly or validated (see ``Trail``)."""
+    # built.built inlined, and the Step looked up before the exactness check: a Step in ``_STEPS``
+    # was built from values that passed it, and a key equal to its key (the value's and the
+    # total's types in it) holds values validation turns into the same Step (a str subclass
+    # equal to a str becomes that str). Only a value and a total of the kept types are looked up
+    # (both hashable then); an unhashable kind, label, rule or unit goes to validation, which refuses it.
+    value_type, total_type = type(value), type(total)
+    step = None
+    if value_type in _VALUE_TYPES and total_type in _TOTAL_TYPES:
+        if value_type is float or total_type is float:
+            # 1 == 1.0 and -0.0 == 0.0, but they dump differently: the types and reprs are part of
+            # the key (ten items: never equal to a six-item key)
+            key = (kind, label, value, total, rule, unit, value_type, total_type, repr(value), repr(total))
+        else:  # int, str or None (never a bool): values of different types are never equal
+            key = (kind, label, value, total, rule, unit)
+        try:
+            step = _STEPS.get(key)
+        except TypeError:
+            key = None
+        if (step is None and key is not None and type(kind) is str and kind in _STEP_KINDS and type(label) is str
+                and type(rule) in _TEXT_TYPES and type(unit) in _TEXT_TYPES):
+            step = _new(Step)
+            _set_dict(step, {"kind": kind, "label": label, "value": value, "total": total, "rule": rule,
+                             "unit": unit})
+            _set_fields_set(step, _ALL_SET)
+            _set_extra(step, None)
+            _set_private(step, None)
+            if len(_STEPS) >= STEP_CACHE_SIZE:
+                _STEPS.clear()
+            _STEPS[key] = step
+    if step is None:
+        step = Step(kind=kind, label=label, value=value, total=total, rule=rule, unit=unit)
+    return step
 
 
 class Trail:
@@ -65,12 +111,16 @@ class Trail:
     directly, with the same fields and fields-set that ``Step(...)`` gives, once: the same values
     again give the same (frozen) Step from ``_STEPS``. Anything else (a bool, a Fraction, an unknown
     kind) goes through the validator as before, which converts it or refuses it, and is not kept.
+
+    ``put``, ``section`` and ``note`` keep a line as a plain tuple and ``freeze`` makes the Steps once,
+    at the end, in one pass (issue 14, item 4: the trail as tuples until the Outcome is built);
+    ``add`` makes the Step at once, for a caller that reads it back (CD reads a Step's total).
     """
 
     __slots__ = ("steps",)
 
     def __init__(self) -> None:
-        self.steps: list[Step] = []
+        self.steps: list[Step | tuple[Any, ...]] = []
 
     def add(
         self,
@@ -82,45 +132,42 @@ class Trail:
         rule: str | None = None,
         unit: str | None = None,
     ) -> Step:
-        # built.built inlined, and the Step looked up before the exactness check: a Step in ``_STEPS``
-        # was built from values that passed it, and a key equal to its key (the value's and the
-        # total's types in it) holds values validation turns into the same Step (a str subclass
-        # equal to a str becomes that str). Only a value and a total of the kept types are looked up
-        # (both hashable then); an unhashable kind, label, rule or unit goes to validation, which refuses it.
-        value_type, total_type = type(value), type(total)
-        step = None
-        if value_type in _VALUE_TYPES and total_type in _TOTAL_TYPES:
-            if value_type is float or total_type is float:
-                # 1 == 1.0 and -0.0 == 0.0, but they dump differently: the types and reprs are part of
-                # the key (ten items: never equal to a six-item key)
-                key = (kind, label, value, total, rule, unit, value_type, total_type, repr(value), repr(total))
-            else:  # int, str or None (never a bool): values of different types are never equal
-                key = (kind, label, value, total, rule, unit)
-            try:
-                step = _STEPS.get(key)
-            except TypeError:
-                key = None
-            if (step is None and key is not None and type(kind) is str and kind in _STEP_KINDS and type(label) is str
-                    and type(rule) in _TEXT_TYPES and type(unit) in _TEXT_TYPES):
-                step = _new(Step)
-                _set_dict(step, {"kind": kind, "label": label, "value": value, "total": total, "rule": rule,
-                                 "unit": unit})
-                _set_fields_set(step, _ALL_SET)
-                _set_extra(step, None)
-                _set_private(step, None)
-                if len(_STEPS) >= STEP_CACHE_SIZE:
-                    _STEPS.clear()
-                _STEPS[key] = step
-        if step is None:
-            step = Step(kind=kind, label=label, value=value, total=total, rule=rule, unit=unit)
+        """Add a Step and return it (for a caller that reads the Step back; ``put`` otherwise)."""
+        step = _make(kind, label, value, total=total, rule=rule, unit=unit)
         self.steps.append(step)
         return step
 
-    def section(self, label: str, *, rule: str | None = None, unit: str | None = None) -> Step:
-        return self.add("section", label, rule=rule, unit=unit)
+    def put(self, kind: StepKind, label: str, value: Number | str | None = None, *,
+            total: Number | None = None, rule: str | None = None, unit: str | None = None) -> None:
+        """Add a line, kept as a tuple until ``freeze`` makes it a Step (the same Step ``add`` makes)."""
+        self.steps.append((kind, label, value, total, rule, unit))
 
-    def note(self, label: str, *, rule: str | None = None, unit: str | None = None) -> Step:
-        return self.add("note", label, rule=rule, unit=unit)
+    def section(self, label: str, *, rule: str | None = None, unit: str | None = None) -> None:
+        self.steps.append(("section", label, None, None, rule, unit))
+
+    def note(self, label: str, *, rule: str | None = None, unit: str | None = None) -> None:
+        self.steps.append(("note", label, None, None, rule, unit))
 
     def freeze(self) -> tuple[Step, ...]:
-        return tuple(self.steps)
+        """The Steps, in order: each line kept as a tuple made a Step now, in one pass. A line whose
+        value and total are int, str or None is its own key in ``_STEPS`` (the six-item key ``_make``
+        uses); any other line goes through ``_make``."""
+        steps = self.steps
+        out = []
+        append = out.append
+        found = _STEPS.get
+        for line in steps:
+            if type(line) is tuple:
+                if type(line[2]) in _PLAIN_VALUE and type(line[3]) in _PLAIN_TOTAL:
+                    try:
+                        step = found(line)
+                    except TypeError:  # an unhashable label, rule or unit: validation refuses it
+                        step = None
+                    if step is None:
+                        step = _make(*line[:3], total=line[3], rule=line[4], unit=line[5])
+                else:
+                    step = _make(*line[:3], total=line[3], rule=line[4], unit=line[5])
+                append(step)
+            else:
+                append(line)
+        return tuple(out)

@@ -209,3 +209,42 @@ def test_all_of_tells_a_tuple_of_one_exact_type():
     assert all_of((), Step) and all_of((step, step), Step)
     assert not all_of((step, Sub(kind="note", label="y")), Step)
     assert not all_of((step, "x"), Step) and not all_of(("x",), Step)
+
+
+class _Str(str):
+    pass
+
+
+@pytest.mark.parametrize("value,total", [(1, None), (1.0, None), ("x", 2), (None, 2.5), (0, 0), (-3, 4.0),
+                                         (True, None), (None, False), (_Str("s"), None), (-0.0, 0)])
+def test_a_line_kept_as_a_tuple_is_the_step_add_makes(value, total):
+    """``Trail.put`` keeps a line as a tuple until ``freeze``: the Step it becomes is the one ``add``
+    makes (the cached one itself, or the validated one for a bool, a str subclass, a float), in the
+    order of the lines, mixed with Steps added by ``add``."""
+    trail_module._STEPS.clear()
+    trail = Trail()
+    trail.put("modifier", "label", value, total=total, rule="A7.3", unit="G1")
+    trail.section("heading", rule="A7")
+    added = trail.add("note", "read back")
+    trail.note("a note", unit="G1")
+    frozen = trail.freeze()
+    assert [s.kind for s in frozen] == ["modifier", "section", "note", "note"] and frozen[2] is added
+    validated = Step(kind="modifier", label="label", value=value, total=total, rule="A7.3", unit="G1")
+    _same(frozen[0], validated)
+    # every field given, as ``add`` gives them (its defaults included)
+    _same(frozen[1], Step(kind="section", label="heading", value=None, total=None, rule="A7", unit=None))
+    _same(frozen[3], Step(kind="note", label="a note", value=None, total=None, rule=None, unit="G1"))
+    assert Trail().add("modifier", "label", value, total=total, rule="A7.3", unit="G1") == frozen[0]
+    if type(value) in (int, str, type(None)) and type(total) in (int, type(None)):
+        assert Trail().add("modifier", "label", value, total=total, rule="A7.3", unit="G1") is frozen[0]
+
+
+def test_a_line_that_does_not_validate_is_refused_when_frozen():
+    trail = Trail()
+    trail.put("modifier", "label", [1], unit="G1")
+    with pytest.raises(ValidationError):
+        trail.freeze()
+    trail = Trail()
+    trail.put("not a kind", "label")
+    with pytest.raises(ValidationError):
+        trail.freeze()

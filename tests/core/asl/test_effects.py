@@ -30,7 +30,7 @@ def test_casualty_reduction_eliminates_half_squads_crews_and_smc_a7_302(asl_game
     for uid in ("H1", "C1", "L1"):
         assert casualty_reduction(ctx, ctx.game.units[uid]) is None
         assert ctx.game.units[uid].eliminated
-    assert [s.rule for s in ctx.trail.steps if s.kind == "effect"] == ["A7.302"] * 3
+    assert [s.rule for s in ctx.trail.freeze() if s.kind == "effect"] == ["A7.302"] * 3
 
 
 def test_break_sets_dm_and_clears_the_pin_a10_3(asl_game):
@@ -62,7 +62,7 @@ def test_no_lower_quality_type_means_no_replacement_a19_13(asl_game):
     g = asl_game(phase="PFPh").squad("A1", 0, "B5", type="rus-426").game
     ctx = context(g)
     assert elr_replacement(ctx, ctx.game.units["A1"])[0].name == "4-6-7"
-    assert ctx.trail.steps[-1].label == "4-6-7 A1: no lower-quality type, so no ELR replacement"
+    assert ctx.trail.freeze()[-1].label == "4-6-7 A1: no lower-quality type, so no ELR replacement"
 
 
 def test_morale_data_numbers():

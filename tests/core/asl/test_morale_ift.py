@@ -17,11 +17,11 @@ def attack(game, dice, result, target_ids):
 
 
 def labels(ctx, kind=None):
-    return [s.label for s in ctx.trail.steps if kind is None or s.kind == kind]
+    return [s.label for s in ctx.trail.freeze() if kind is None or s.kind == kind]
 
 
 def steps(ctx, kind):
-    return [(s.label, s.value, s.total, s.rule) for s in ctx.trail.steps if s.kind == kind]
+    return [(s.label, s.value, s.total, s.rule) for s in ctx.trail.freeze() if s.kind == kind]
 
 
 def test_pass_with_final_dr_equal_to_morale_after_an_ift_attack_pins_a7_8(asl_game):
@@ -106,7 +106,7 @@ def test_nkia_eliminates_by_random_selection_with_ties_and_breaks_the_rest_a7_30
     assert {e.unit: e.effects for e in ctx.effects()} == {
         "R1": ("eliminated (2KIA)",), "R2": ("eliminated (2KIA)",), "R3": ("eliminated (2KIA)",),
         "R4": ("broken",)}
-    assert [s.rule for s in ctx.trail.steps if s.kind == "effect"] == ["A7.301"] * 4
+    assert [s.rule for s in ctx.trail.freeze() if s.kind == "effect"] == ["A7.301"] * 4
 
 
 def test_kia_eliminating_a_leader_causes_llmc_for_the_survivors_a10_2(asl_game):
@@ -127,7 +127,7 @@ def test_broken_unit_attacked_gets_dm_and_casualty_reduction_on_a_failed_mc_a10_
                                      reduces_to="rus-227").game
     ctx = attack(g, [5, 4], "1MC", ["R1"])
     assert labels(ctx, "effect") == ["4-6-7 R1: DM", "2-2-7 R1: reduced to 2-2-7"]
-    assert [s.rule for s in ctx.trail.steps if s.kind == "effect"] == ["A10.62", "A10.3"]
+    assert [s.rule for s in ctx.trail.freeze() if s.kind == "effect"] == ["A10.62", "A10.3"]
     unit = ctx.game.units["R1"]
     assert (unit.kind, unit.broken, unit.dm) == ("half-squad", True, True)
 

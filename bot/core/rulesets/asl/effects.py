@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ...data import data_path
 from . import counters
 from .context import AslContext
-from .models import AslUnit
+from .models import ASL_UNITS, AslUnit
 
 DATA_FILE = data_path("asl", "morale.yaml")
 
@@ -147,8 +147,9 @@ def drop_weapons(ctx: AslContext, unit: AslUnit) -> None:
 
 def carried(game, unit_id: str) -> list[AslUnit]:
     """The SWs a unit possesses."""
-    return [u for u in game.units.values()
-            if isinstance(u, AslUnit) and u.is_sw and u.owner == unit_id and not u.eliminated]
+    units = game.units  # read as held, only the SWs found made working objects (bot/core/working.py)
+    return [units[u.id] for u in dict.values(units)
+            if isinstance(u, ASL_UNITS) and u.is_sw and u.owner == unit_id and not u.eliminated]
 
 
 # --------------------------------------------------------------------------- replacement
@@ -162,8 +163,7 @@ def replace_with_type(ctx: AslContext, unit: AslUnit, type_name: str, *, new_id:
     fields.update({name: getattr(unit, name) for name in STATUS_FIELDS})
     fields.update(id=new_id or unit.id, type=type_name.casefold(), side=unit.side, location=unit.location)
     new = AslUnit.model_validate(fields)
-    ctx.game.units[new.id] = new
-    return new
+    return ctx.put_unit(new)
 
 
 def custom_half_squad(ctx: AslContext, unit: AslUnit, *, new_id: str | None = None) -> AslUnit:
@@ -173,8 +173,7 @@ def custom_half_squad(ctx: AslContext, unit: AslUnit, *, new_id: str | None = No
     fp = max(1, unit.fp // divisor)
     data.update(kind="half-squad", fp=fp, name=f"{fp}-{unit.range}-{unit.morale}", reduces_to=None,
                 replaced_by=None, id=new_id or unit.id, type="custom")
-    new = AslUnit.model_validate(data)
-    ctx.game.units[new.id] = new
+    new = ctx.put_unit(AslUnit.model_validate(data))
     ctx.trail.note(f"{unit.label} has no half-squad type in the library: half its FP, same range and "
                    "morale (assumed, data/asl/morale.yaml)", rule=rules().casualty_reduction.rule, unit=unit.id)
     return new

@@ -20,7 +20,7 @@ from ...outcome import Outcome, TableCell, UnitEffect, fire_outcome, table_cell
 from ...trail import Trail
 from . import morale, tables
 from .context import AslContext
-from .models import AslUnit, FireMarker
+from .models import ASL_UNITS, AslUnit, FireMarker
 from .orders import AslFire, FireKind
 from .weapons import MgShot, check_breakdowns, is_mg, keeps_rof
 
@@ -334,14 +334,14 @@ def member_fp(ctx: AslContext, m: Member, order: AslFire, kind: FireKind) -> Fra
     # a Fraction as soon as a halving leaves a fraction: the same numbers either way.
     fp, name, uid = m.unit.fp, m.unit.label, m.unit.id
     value: Fraction | int = fp if type(fp) is int else Fraction(fp)
-    ctx.trail.add("base", f"{name} FP", fp, rule="A7.2", unit=uid)
+    ctx.trail.put("base", f"{name} FP", fp, rule="A7.2", unit=uid)
     for label, factor, rule in _multipliers(m, order, kind):
         value = _times(value, factor)
         shown = f"x{factor.numerator}/{factor.denominator}" if factor.denominator > 1 else f"x{factor}"
-        ctx.trail.add("multiplier", f"{name}: {label}", shown, total=_num(value), rule=rule, unit=uid)
+        ctx.trail.put("multiplier", f"{name}: {label}", shown, total=_num(value), rule=rule, unit=uid)
     if kind == "advancing" and m.unit.fp_underlined and not m.unit.is_sw and order.range <= m.unit.range:
         value = Fraction(math.ceil(value + 1))  # added last, then rounded up (A7.36)
-        ctx.trail.add("modifier", f"{m.unit.label}: Assault Fire", 1, total=_num(value), rule="A7.36", unit=m.unit.id)
+        ctx.trail.put("modifier", f"{m.unit.label}: Assault Fire", 1, total=_num(value), rule="A7.36", unit=m.unit.id)
     return value
 
 
@@ -357,7 +357,7 @@ def firepower(ctx: AslContext, group: FireGroup, order: AslFire) -> Fraction:
     for m in group.members:
         m.fp = member_fp(ctx, m, order, group.kind)
     total = Fraction(sum(m.fp for m in group.members))  # exact: ints and Fractions add exactly
-    ctx.trail.add("base", "Total FP (fractions kept until the total)", _num(total), rule="A7.2")
+    ctx.trail.put("base", "Total FP (fractions kept until the total)", _num(total), rule="A7.2")
     return total
 
 
@@ -435,7 +435,7 @@ def record_drms(ctx: AslContext, drms: list[Drm]) -> int:
     running = 0
     for drm in drms:
         running += drm.value
-        ctx.trail.add("modifier", drm.label, f"{drm.value:+d}", total=running, rule=drm.rule)
+        ctx.trail.put("modifier", drm.label, f"{drm.value:+d}", total=running, rule=drm.rule)
     return running
 
 
@@ -481,7 +481,7 @@ def cowering(ctx: AslContext, group: FireGroup, roll: Roll) -> int:
         return 0
     inexperienced = any(p.quality in ("green", "conscript") for p in mmc)
     shift = 2 if inexperienced else 1
-    ctx.trail.add("modifier", "cowering: doubles with no leader directing"
+    ctx.trail.put("modifier", "cowering: doubles with no leader directing"
                   + (" (Inexperienced firer)" if inexperienced else ""), f"-{shift} column(s)", rule="A7.9")
     return shift
 
@@ -496,16 +496,16 @@ def read_ift(ctx: AslContext, attack: Attack) -> None:
     attack.result = table.read(attack.column, final)
     row = str(min(max(final, 0), 15)) if final <= 15 else str(final)
     label = table.label(attack.column)
-    ctx.trail.add("table", f"IFT {label} column, Final DR {final}", attack.result, rule=table.rule)
+    ctx.trail.put("table", f"IFT {label} column, Final DR {final}", attack.result, rule=table.rule)
     attack.cell = table_cell("IFT", label, row, attack.result, table.rule)
 
 
 def roll_attack(ctx: AslContext, group: FireGroup, column: int, drm: int, *, can_cower: bool) -> Attack:
     roll = ctx.roller.DR("IFT attack")
-    ctx.trail.add("dice", f"IFT DR: white {roll.white}, colored {roll.colored}", roll.total, rule="A7.3")
+    ctx.trail.put("dice", f"IFT DR: white {roll.white}, colored {roll.colored}", roll.total, rule="A7.3")
     shift = cowering(ctx, group, roll) if can_cower else 0
     attack = Attack(roll=roll, drm=drm, column=column - shift, base_column=column, cowered=shift)
-    ctx.trail.add("check", "Final DR", attack.final_dr, rule="A7.3")
+    ctx.trail.put("check", "Final DR", attack.final_dr, rule="A7.3")
     read_ift(ctx, attack)
     return attack
 
@@ -575,7 +575,7 @@ def place_residual(ctx: AslContext, group: FireGroup, attack: Attack, drms: list
         return
     before = loc.residual_fp
     loc.residual_fp = value
-    ctx.trail.add("marker", f"Residual FP {value} in {loc.id}" + (f" (replaces {before})" if before else ""),
+    ctx.trail.put("marker", f"Residual FP {value} in {loc.id}" + (f" (replaces {before})" if before else ""),
                   value, rule="A8.2, A8.26")
 
 
@@ -597,7 +597,8 @@ def place_markers(ctx: AslContext, group: FireGroup, attack: Attack | None, kept
     units = [m.unit for m in group.members if m.unit.id not in kept_rof] + group.personnel()
     if group.kind == "sff":  # every SW of the firers is marked too, fired or not (seed 003)
         holders = {p.id for p in group.personnel()}
-        units += [u for u in ctx.game.units.values() if u.is_sw and u.owner in holders]
+        held = ctx.game.units  # read as held, only the SWs found made working objects (working.py)
+        units += [held[u.id] for u in dict.values(held) if u.is_sw and u.owner in holders]
     done: set[str] = set()
     for unit in units:
         if unit.id not in done:
@@ -636,7 +637,7 @@ def resolve_fire(game: Game, order: AslFire, roller: Roller) -> Outcome:
         ctx.trail.note("under 1 FP: no attack, but the firers have fired", rule="A7.2")
         place_markers(ctx, group, None, set())
         return _outcome(ctx, group.side, f"{_num(total)} FP vs {loc.id}: under 1 FP, no attack")
-    ctx.trail.add("table", "IFT column", tables.ift().label(column), total=_num(total), rule="A7.2")
+    ctx.trail.put("table", "IFT column", tables.ift().label(column), total=_num(total), rule="A7.2")
     ctx.trail.section("DRMs", rule="A7.3")
     drms = group_drms(ctx, group, order, loc, targets)
     attack = roll_attack(ctx, group, column, record_drms(ctx, drms), can_cower=True)
@@ -670,7 +671,7 @@ def _residual_attack(ctx: AslContext, order: AslFire) -> Outcome:
     column = table.column_index(loc.residual_fp)
     ctx.trail.section("Residual Fire", rule=KINDS["residual"].rule)
     _note_targets(ctx, "residual", loc, targets)
-    ctx.trail.add("table", f"Residual FP {loc.residual_fp}", table.label(column), rule="A8.2")
+    ctx.trail.put("table", f"Residual FP {loc.residual_fp}", table.label(column), rule="A8.2")
     drms = _target_drms("residual", order, loc, targets)
     if order.drm:
         drms.append(Drm(f"agreed: {order.drm_reason or 'no reason given'}", order.drm, "agreed by the players"))
@@ -704,7 +705,7 @@ def phase_end(game: Game, trail: Trail, effects: list[UnitEffect]) -> None:
     if game.phase == "MPh":
         _clear_residual(game, trail)
         for unit in game.units.values():
-            if isinstance(unit, AslUnit):
+            if isinstance(unit, ASL_UNITS):
                 unit.moving = False
                 unit.assault_moving = False
     if game.phase == "DFPh":
@@ -713,22 +714,22 @@ def phase_end(game: Game, trail: Trail, effects: list[UnitEffect]) -> None:
         _clear_markers(game, trail, effects, ("prep",), "seed 003")
     if game.phase in ("PFPh", "DFPh", "AFPh"):
         for unit in game.units.values():
-            if isinstance(unit, AslUnit):
+            if isinstance(unit, ASL_UNITS):
                 unit.led_group = None  # a leader's direction lasts one fire phase (A7.53)
 
 
 def _clear_residual(game: Game, trail: Trail) -> None:
     for loc in game.locations.values():
         if loc.residual_fp:
-            trail.add("marker", f"Residual FP {loc.residual_fp} removed from {loc.id}", rule="A8.2, seed 003")
+            trail.put("marker", f"Residual FP {loc.residual_fp} removed from {loc.id}", rule="A8.2, seed 003")
             loc.residual_fp = 0
 
 
 def _clear_markers(game: Game, trail: Trail, effects: list[UnitEffect], markers: tuple[str, ...], rule: str) -> None:
     for unit in game.units.values():
-        if isinstance(unit, AslUnit) and unit.fire_marker in markers:
+        if isinstance(unit, ASL_UNITS) and unit.fire_marker in markers:
             name = MARKER_NAMES[unit.fire_marker]
-            trail.add("marker", f"{unit.label}: {name} marker removed", rule=rule, unit=unit.id)
+            trail.put("marker", f"{unit.label}: {name} marker removed", rule=rule, unit=unit.id)
             effects.append(UnitEffect(unit=unit.id, name=unit.name, side=unit.side,
                                       before=name, after="",
                                       effects=(f"{name} marker removed",)))

@@ -101,10 +101,10 @@ def heat_of_battle(ctx: AslContext, unit: AslUnit, *, was_broken: bool, mark_not
         return
     ctx.trail.section(f"Heat of Battle DR: {unit.label}", rule=data.rule, unit=unit.id)
     roll = ctx.roller.DR(f"Heat of Battle {unit.label}")
-    ctx.trail.add("dice", f"DR: white {roll.white}, colored {roll.colored}", roll.total, rule=data.rule, unit=unit.id)
+    ctx.trail.put("dice", f"DR: white {roll.white}, colored {roll.colored}", roll.total, rule=data.rule, unit=unit.id)
     final = roll.total + _drms(ctx, unit, was_broken)
     results = _results(ctx, unit, final)
-    ctx.trail.add("table", f"Final Heat of Battle DR {final}",
+    ctx.trail.put("table", f"Final Heat of Battle DR {final}",
                   " + ".join(data.result_names[r] for r in results), total=final, rule=data.rule, unit=unit.id)
     for result in results:
         unit = _APPLY[result](ctx, ctx.game.units[unit.id], data.result_rules[result])
@@ -154,7 +154,7 @@ def _drms(ctx: AslContext, unit: AslUnit, was_broken: bool) -> int:
             continue
         why = drm.label if drm.value is not None else f"{drm.label} (game option)"
         for trait in matched[:times]:
-            ctx.trail.add("modifier", why if times == 1 else f"{why}: {trait}", value, rule=data.rule, unit=unit.id)
+            ctx.trail.put("modifier", why if times == 1 else f"{why}: {trait}", value, rule=data.rule, unit=unit.id)
             total += value
     return total
 
@@ -196,8 +196,7 @@ def _new_unit(ctx: AslContext, beside: AslUnit, type_name: str, new_id: str) -> 
     fields = entry.model_dump(exclude={"assumed"})
     fields.update(id=new_id, type=type_name, side=beside.side, location=beside.location)
     new = AslUnit.model_validate(fields)
-    ctx.game.units[new.id] = new
-    return new
+    return ctx.put_unit(new)
 
 
 def _free_id(ctx: AslContext, base: str) -> str:

@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from ...working import work_class
 from ..base import UnitBase
 
 AslKind = Literal["squad", "half-squad", "crew", "leader", "hero", "sw"]
@@ -79,3 +80,9 @@ class AslUnit(UnitBase):
         if self.broken and self.broken_morale is not None:
             return self.broken_morale
         return self.morale
+
+
+# An AslUnit inside a resolution (bot/core/working.py): a plain slotted object with the same fields
+AslUnitWork = work_class(AslUnit)
+# what an ASL unit is, as a model or inside a resolution (isinstance checks of the rules)
+ASL_UNITS = (AslUnit, AslUnitWork)

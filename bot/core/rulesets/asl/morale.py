@@ -21,7 +21,7 @@ from ...outcome import Outcome
 from . import heat
 from .context import AslContext
 from .effects import break_unit, casualty_reduction, eliminate, elr_replacement, give_dm, pin, rules
-from .models import AslUnit
+from .models import ASL_UNITS, AslUnit
 from .orders import AslMorale
 from .selection import random_selection
 
@@ -76,8 +76,11 @@ def good_order_leaders(ctx: AslContext, unit: AslUnit) -> list[AslUnit]:
         return []
     # asked before every check: one pass over the units (Game.units_at's conditions included),
     # and no sort for the usual none or one
-    found = [u for u in ctx.game.units.values()
-             if u.location == location and isinstance(u, AslUnit) and not u.eliminated and u.kind == "leader"
+    # (the units as the game holds them, read only: in a working game only the leaders found are made
+    # working objects, bot/core/working.py)
+    units = ctx.game.units
+    found = [units[u.id] for u in dict.values(units)
+             if u.location == location and isinstance(u, ASL_UNITS) and not u.eliminated and u.kind == "leader"
              and u.side == side and u.id != own and not u.broken]
     return sorted(found, key=_leader_rank) if len(found) > 1 else found
 
@@ -121,36 +124,36 @@ def check(ctx: AslContext, unit: AslUnit, *, kind: str, n: int, rule: str, roll:
 
     Three of these run in a standard fire (a third of its time, docs/performance.md): the title,
     the unit's current morale and the modifiers are taken here in one straight line."""
-    add, uid, label = ctx.trail.add, unit.id, unit.label
+    # the trail's lines as (kind, label, value, total, rule, unit), made Steps by Trail.freeze
+    add, uid, label = ctx.trail.steps.append, unit.id, unit.label
     heading = _TITLES.get((kind, n))
     if heading is None:
         heading = _TITLES[(kind, n)] = title(kind, n)
-    add("section", f"{heading}: {label}", rule=rule, unit=uid)
+    add(("section", f"{heading}: {label}", None, None, rule, uid))
     broken = unit.broken
     # unit.current_morale and the word for it
     morale = unit.broken_morale if broken and unit.broken_morale is not None else unit.morale
     word = "broken-side morale" if broken else "morale"
-    add("base", word, morale, rule="A10.1", unit=uid)
+    add(("base", word, morale, None, "A10.1", uid))
     total = 0
     if n and kind in ("MC", "LLMC"):
-        add("modifier", "the lost leader's modifier reversed" if kind == "LLMC" else f"{n}MC", n, rule=rule,
-            unit=uid)
+        add(("modifier", "the lost leader's modifier reversed" if kind == "LLMC" else f"{n}MC", n, None, rule, uid))
         total += n
     if leader is not None:
-        add("modifier", leader[0], leader[1], rule=RULE_LEADERSHIP, unit=uid)
+        add(("modifier", leader[0], leader[1], None, RULE_LEADERSHIP, uid))
         total += leader[1]
     if drm:
-        add("modifier", f"agreed: {drm_reason or 'no reason given'}", drm, unit=uid)
+        add(("modifier", f"agreed: {drm_reason or 'no reason given'}", drm, None, None, uid))
         total += drm
     if roll is None:
         roll = ctx.roller.DR(f"{kind} {label}")
         white, colored = roll.dice  # a DR: (white, colored)
         original = white + colored
-        add("dice", f"DR: white {white}, colored {colored}", original, rule=rule, unit=uid)
+        add(("dice", f"DR: white {white}, colored {colored}", original, None, rule, uid))
     else:
         original = roll.total
-        add("dice", f"the attack's Original DR: white {roll.white}, colored {roll.colored}", original, rule=rule,
-            unit=uid)
+        add(("dice", f"the attack's Original DR: white {roll.white}, colored {roll.colored}", original, None, rule,
+             uid))
     final = original + total
     result = CheckResult(passed=final <= morale, final=final, morale=morale, roll=roll)
     return _outcome_of(ctx, unit, kind, rule, result, after_ift, losses, word, original)
@@ -161,7 +164,7 @@ def _outcome_of(ctx: AslContext, unit: AslUnit, kind: str, rule: str, result: Ch
     data = rules()
     hob = data.heat_of_battle
     if original == hob.original and kind in hob.kinds and ctx.full:
-        ctx.trail.add("check", f"Final DR {result.final} vs {word} {result.morale}", "Heat of Battle",
+        ctx.trail.put("check", f"Final DR {result.final} vs {word} {result.morale}", "Heat of Battle",
                       total=result.final, rule=hob.rule, unit=unit.id)
         heat.heat_of_battle(ctx, unit, was_broken=unit.broken,
                             mark_note=f"Original {original}: Heat of Battle (A15): the check passes; the players "
@@ -169,7 +172,7 @@ def _outcome_of(ctx: AslContext, unit: AslUnit, kind: str, rule: str, result: Ch
                                       "data/asl/heat_of_battle.yaml)")
         return CheckResult(True, result.final, result.morale, result.roll)
     passed = result.passed
-    ctx.trail.add("check", f"Final DR {result.final} vs {word} {result.morale}",
+    ctx.trail.put("check", f"Final DR {result.final} vs {word} {result.morale}",
                   "passes" if passed else "fails", total=result.final, rule=rule, unit=unit.id)
     if original == data.check.casualty_original and kind in data.check.casualty_kinds:
         _original_12(ctx, unit, losses)
@@ -253,7 +256,7 @@ def resolve_leader_losses(ctx: AslContext, losses: list[LeaderLoss]) -> None:
 
 def _leader_loss(ctx: AslContext, leader: AslUnit, eliminated: bool, losses: list[LeaderLoss]) -> None:
     kind = "LLMC" if eliminated else "LLTC"
-    takers = [u for u in ctx.game.units_at(leader.location) if isinstance(u, AslUnit) and not u.is_sw
+    takers = [u for u in ctx.game.units_at(leader.location) if isinstance(u, ASL_UNITS) and not u.is_sw
               and u.side == leader.side and u.id != leader.id and u.morale < leader.morale
               and (eliminated or not u.broken)] if leader.location else []
     if not takers:

@@ -17,7 +17,7 @@ from ...trail import Trail
 from . import heat, morale
 from .context import AslContext, status_text
 from .effects import casualty_reduction, rules
-from .models import AslUnit
+from .models import ASL_UNITS, AslUnit
 from .orders import AslRally
 
 RULE = "A10.6"
@@ -91,10 +91,10 @@ def resolve_rally(game: Game, order: AslRally, roller: Roller) -> Outcome:
     how = "Self-Rally" if self_rally else f"rallied by {leader.label}"
     ctx.trail.section(f"Rally: {unit.label} ({how})", rule=RULE, unit=unit.id)
     target = unit.current_morale
-    ctx.trail.add("base", "broken-side morale", target, rule=RULE, unit=unit.id)
+    ctx.trail.put("base", "broken-side morale", target, rule=RULE, unit=unit.id)
     total = _drms(ctx, unit, leader)
     roll = ctx.roller.DR(f"rally {unit.label}")
-    ctx.trail.add("dice", f"DR: white {roll.white}, colored {roll.colored}", roll.total, rule=RULE, unit=unit.id)
+    ctx.trail.put("dice", f"DR: white {roll.white}, colored {roll.colored}", roll.total, rule=RULE, unit=unit.id)
     final = roll.total + total
     verdict = _result(ctx, unit, roll.total, final, self_rally)
     headline = f"{unit.label} rally ({how}): Final DR {final} vs {target} -> {verdict}"
@@ -115,7 +115,7 @@ def _drms(ctx: AslContext, unit: AslUnit, leader: AslUnit | None) -> int:
     if leader is None and not unit.is_leader:
         drms.append(("Self-Rally", data.self_rally_drm, "A10.63"))
     for label, value, rule in drms:
-        ctx.trail.add("modifier", label, value, rule=rule, unit=unit.id)
+        ctx.trail.put("modifier", label, value, rule=rule, unit=unit.id)
     return sum(value for _, value, _ in drms)
 
 
@@ -131,14 +131,14 @@ def _result(ctx: AslContext, unit: AslUnit, original: int, final: int, self_rall
     data = rules()
     morale_now = unit.current_morale
     if original == data.rally.casualty_original:
-        ctx.trail.add("check", f"Final DR {final} vs broken-side morale {morale_now}", "fails", total=final,
+        ctx.trail.put("check", f"Final DR {final} vs broken-side morale {morale_now}", "fails", total=final,
                       rule=RULE, unit=unit.id)
         ctx.trail.note("Original 12: Casualty Reduction", rule=RULE, unit=unit.id)
         if casualty_reduction(ctx, unit, rule=RULE) is None and unit.kind == "leader":
             morale.resolve_leader_losses(ctx, [morale.LeaderLoss(unit.id, eliminated=True)])
         return "Casualty Reduction"
     if ctx.full and not self_rally and original == data.heat_of_battle.original:
-        ctx.trail.add("check", f"Final DR {final} vs broken-side morale {morale_now}", "Heat of Battle",
+        ctx.trail.put("check", f"Final DR {final} vs broken-side morale {morale_now}", "Heat of Battle",
                       total=final, rule=data.heat_of_battle.rule, unit=unit.id)
         # the unit rallies on the 2 first; the HoB DR still takes the broken unit's +1 (A15.1)
         mark_note = (f"Original {original}: Heat of Battle / field promotion (A15): the unit rallies; the players "
@@ -153,7 +153,7 @@ def _result(ctx: AslContext, unit: AslUnit, original: int, final: int, self_rall
             heat.heat_of_battle(ctx, unit, was_broken=True, mark_note=mark_note)
         return "rallies (Heat of Battle)"
     passed = final <= morale_now
-    ctx.trail.add("check", f"Final DR {final} vs broken-side morale {morale_now}", "passes" if passed else "fails",
+    ctx.trail.put("check", f"Final DR {final} vs broken-side morale {morale_now}", "passes" if passed else "fails",
                   total=final, rule=RULE, unit=unit.id)
     if not passed:
         ctx.effect(unit, "fails to rally", rule=RULE)
@@ -181,11 +181,11 @@ def phase_end(game: Game, trail: Trail, effects: list[UnitEffect]) -> None:
 def _remove_dm(game: Game, trail: Trail, effects: list[UnitEffect]) -> None:
     removed = False
     for unit in game.units.values():
-        if isinstance(unit, AslUnit) and unit.dm and not unit.eliminated:
+        if isinstance(unit, ASL_UNITS) and unit.dm and not unit.eliminated:
             before = status_text(unit)
             unit.dm = False
             removed = True
-            trail.add("marker", f"{unit.label}: DM removed", rule="A10.62", unit=unit.id)
+            trail.put("marker", f"{unit.label}: DM removed", rule="A10.62", unit=unit.id)
             effects.append(UnitEffect(unit=unit.id, name=unit.name, side=unit.side, before=before,
                                       after=status_text(unit), effects=("DM removed",)))
     if removed:
@@ -196,7 +196,7 @@ def _remove_dm(game: Game, trail: Trail, effects: list[UnitEffect]) -> None:
 def _reset_player_turn(game: Game) -> None:
     game.options.pop(SELF_RALLY_OPTION, None)
     for unit in game.units.values():
-        if isinstance(unit, AslUnit):
+        if isinstance(unit, ASL_UNITS):
             unit.rallied_turn = None
             unit.rph_action_turn = None
             unit.recovery_attempts = []

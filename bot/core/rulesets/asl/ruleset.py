@@ -33,6 +33,8 @@ class AslRuleset(Ruleset):
     order_type = AslOrder
     commands = COMMANDS
     instead = {"artillery": "fire with /fire"}
+    working_actions = frozenset({"fire", "morale", "rally", "transfer", "recover"})
+    eager_actions = frozenset({"fire"})
 
     counter_fields = (("fp", "FP"), ("range", "range"), ("morale", "morale"), ("broken_morale", "broken morale"),
                       ("leadership", "leadership"), ("rof", "ROF"), ("breakdown", "B#"), ("removal", "X#"),

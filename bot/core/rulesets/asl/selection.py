@@ -28,7 +28,7 @@ def random_selection(ctx: AslContext, candidates: Sequence[U], count: int = 1, *
     for unit in candidates:
         roll = ctx.roller.dr(f"{purpose}: {unit.label}")
         rolled.append((roll.total, unit))
-        ctx.trail.add("dice", f"{purpose} dr for {unit.label}", roll.total, rule=rule, unit=unit.id)
+        ctx.trail.put("dice", f"{purpose} dr for {unit.label}", roll.total, rule=rule, unit=unit.id)
     ranked = sorted((r for r, _ in rolled), reverse=True)
     threshold = ranked[count - 1]
     chosen = [u for r, u in rolled if r >= threshold]

@@ -15,7 +15,7 @@ from ...game import Game
 from ...outcome import Outcome
 from .context import AslContext
 from .effects import carried, rules
-from .models import AslUnit
+from .models import ASL_UNITS, AslUnit
 from .orders import AslRecover, AslTransfer
 from .rally import player_turn
 
@@ -63,7 +63,7 @@ def _together(a: AslUnit, b: AslUnit, rule: str) -> None:
 
 
 def _no_armed_enemy(ctx: AslContext, unit: AslUnit) -> None:
-    enemy = [u for u in ctx.game.units_at(unit.location) if isinstance(u, AslUnit) and not u.is_sw
+    enemy = [u for u in ctx.game.units_at(unit.location) if isinstance(u, ASL_UNITS) and not u.is_sw
              and u.side != unit.side and not u.broken]
     if enemy:
         raise IllegalOrder(f"{enemy[0].label}, an armed enemy unit, is in {unit.location}: no recovery there "
@@ -223,14 +223,14 @@ def _recovery_roll(ctx: AslContext, unit: AslUnit) -> bool:
     total = 0
     for label, value, applies in drms:
         if applies:
-            ctx.trail.add("modifier", label, value, rule=f"{RULE_RECOVERY} *2", unit=unit.id)
+            ctx.trail.put("modifier", label, value, rule=f"{RULE_RECOVERY} *2", unit=unit.id)
             total += value
     ctx.trail.note("leadership does not modify a recovery dr", rule=f"{RULE_RECOVERY} *2")
     roll = ctx.roller.dr(f"recovery by {unit.label}")
-    ctx.trail.add("dice", "recovery dr", roll.total, rule=RULE_RECOVERY, unit=unit.id)
+    ctx.trail.put("dice", "recovery dr", roll.total, rule=RULE_RECOVERY, unit=unit.id)
     final = roll.total + total
     passed = final <= data.max_final_dr
-    ctx.trail.add("check", f"Final dr {final} vs {data.max_final_dr}", "recovered" if passed else "fails",
+    ctx.trail.put("check", f"Final dr {final} vs {data.max_final_dr}", "recovered" if passed else "fails",
                   total=final, rule=RULE_RECOVERY, unit=unit.id)
     return passed
 

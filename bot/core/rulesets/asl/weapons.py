@@ -69,11 +69,11 @@ def breakdown_number(game: Game, mg: AslUnit, user: AslUnit | None, *, sustained
 
 def _record_number(ctx: AslContext, mg: AslUnit, bn: BreakdownNumber) -> None:
     printed = mg.breakdown or DEFAULT_BREAKDOWN
-    ctx.trail.add("base", f"{mg.label} breakdown number", f"B{printed}", rule="A.11", unit=mg.id)
+    ctx.trail.put("base", f"{mg.label} breakdown number", f"B{printed}", rule="A.11", unit=mg.id)
     running = printed
     for reason, change, rule in bn.changes:
         running += change
-        ctx.trail.add("modifier", f"{mg.label} B#: {reason}", change, total=running, rule=rule, unit=mg.id)
+        ctx.trail.put("modifier", f"{mg.label} B#: {reason}", change, total=running, rule=rule, unit=mg.id)
     if bn.changes:
         ctx.trail.note(f"{mg.label}: B{bn.number}, X{bn.removal} for this shot", rule="Table 12b")
 
@@ -95,7 +95,7 @@ def check_breakdowns(ctx: AslContext, shots: Sequence[MgShot], roll: Roll) -> se
         bn = breakdown_number(ctx.game, shot.mg, shot.user, sustained=shot.sustained)
         _record_number(ctx, shot.mg, bn)
         breaks = roll.total >= bn.number
-        ctx.trail.add("check", f"{shot.mg.label}: Original DR {roll.total} vs B{bn.number}",
+        ctx.trail.put("check", f"{shot.mg.label}: Original DR {roll.total} vs B{bn.number}",
                       "malfunctions" if breaks else "holds", rule="A.11", unit=shot.mg.id)
         if breaks:
             at_risk.append((shot.mg, bn))
@@ -136,10 +136,10 @@ def keeps_rof(ctx: AslContext, mg: AslUnit, user: AslUnit | None, roll: Roll, *,
     if why_not is None and user is not None and user.pinned:
         why_not = f"{user.label} is pinned"
     if why_not is not None:
-        ctx.trail.add("check", f"{mg.label} ROF {rof}: no rate of fire, {why_not}", "lost",
+        ctx.trail.put("check", f"{mg.label} ROF {rof}: no rate of fire, {why_not}", "lost",
                       rule="A9.2, seed 003", unit=mg.id)
         return False
     kept = roll.colored is not None and roll.colored <= rof
-    ctx.trail.add("check", f"{mg.label} ROF {rof}: colored die {roll.colored}", "kept" if kept else "lost",
+    ctx.trail.put("check", f"{mg.label} ROF {rof}: colored die {roll.colored}", "kept" if kept else "lost",
                   rule="A9.2", unit=mg.id)
     return kept

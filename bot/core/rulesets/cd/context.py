@@ -43,7 +43,7 @@ class CdContext(ResolutionContext):
         """Add a modifier step (the mod's own rule, else the table's) and return the new total."""
         amount = mod.value if value is None else value
         total = running + amount
-        self.trail.add("modifier", label or mod.label, amount, total=total, rule=mod.rule or rule, unit=unit)
+        self.trail.put("modifier", label or mod.label, amount, total=total, rule=mod.rule or rule, unit=unit)
         return total
 
     def outcome(self, action: str, headline: str, actor_side: int | None) -> Outcome:

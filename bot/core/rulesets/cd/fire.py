@@ -177,7 +177,7 @@ def cap_rof(ctx: CdContext, firer: CdStand, targets: list[CdStand], order: CdFir
     for cap, label, applies in caps:
         if applies and dice > cap:
             dice = ctx.trail.add("check", f"{label}: at most {cap} die", cap, total=cap, rule=rof.rule).total
-    ctx.trail.add("check", "ROF dice", dice, total=dice, rule=rof.rule, unit=firer.id)
+    ctx.trail.put("check", "ROF dice", dice, total=dice, rule=rof.rule, unit=firer.id)
     return dice
 
 
@@ -191,7 +191,7 @@ def to_hit(ctx: CdContext, firer: CdStand, target: CdStand, order: CdFire, base:
                            rule=rule).total
     number = target_modifiers(ctx, firer, target, order, number)
     number = firer_modifiers(ctx, firer, target, order, number)
-    ctx.trail.add("check", f"Hits {target.label} on {number} or less", number, total=number, rule=rule,
+    ctx.trail.put("check", f"Hits {target.label} on {number} or less", number, total=number, rule=rule,
                   unit=target.id)
     return number
 
@@ -271,8 +271,8 @@ def roll_to_hit(ctx: CdContext, targets: list[CdStand], dice: int,
         naturals.append(natural)
         hit = natural <= numbers[target.id]
         hits[target.id] += hit
-        ctx.trail.add("dice", f"ROF die {i + 1} at {target.label}", natural, rule=rule, unit=target.id)
-        ctx.trail.add("check", f"{natural} vs {numbers[target.id]} or less: {'hit' if hit else 'miss'}",
+        ctx.trail.put("dice", f"ROF die {i + 1} at {target.label}", natural, rule=rule, unit=target.id)
+        ctx.trail.put("check", f"{natural} vs {numbers[target.id]} or less: {'hit' if hit else 'miss'}",
                       natural, total=numbers[target.id], rule=rule, unit=target.id)
     return hits, naturals
 

@@ -32,7 +32,7 @@ def resolve_hit(ctx: CdContext, target: CdStand, ap: ApHit | None) -> str:
     chart = tables.hit_results()
     column = column_for(target)
     natural = ctx.roller.d10(f"hit result on {target.label}").dice[0]
-    ctx.trail.add("dice", f"Hit result on {target.label} ({column})", natural, rule=chart.rule, unit=target.id)
+    ctx.trail.put("dice", f"Hit result on {target.label} ({column})", natural, rule=chart.rule, unit=target.id)
     roll, row = natural, str(natural)
     if ap is not None:
         roll = ctx.trail.add("modifier", f"Armour value of {target.label}", -ap.armour,
@@ -46,7 +46,7 @@ def resolve_hit(ctx: CdContext, target: CdStand, ap: ApHit | None) -> str:
         result, rule = _natural_penetration(ctx, result, ap)
         row += f" (natural {natural})"
     ctx.cells.append(TableCell(table=chart.table, column=column, row=row, result=result, rule=rule))
-    ctx.trail.add("table", f"{chart.table} {column}, {row}: {result}", result, rule=rule, unit=target.id)
+    ctx.trail.put("table", f"{chart.table} {column}, {row}: {result}", result, rule=rule, unit=target.id)
     _apply(ctx, target, result, rule)
     return result
 
@@ -89,16 +89,16 @@ def check_depletion(ctx: CdContext, firer: CdStand, naturals: list[int]) -> None
     ctx.trail.section(f"Ammo depletion: natural {ammo.natural} on a to-hit die of a "
                       f"{firer.caliber_mm}mm weapon", rule=ammo.rule, unit=firer.id)
     base = firer.caliber_mm // 10
-    ctx.trail.add("base", f"Caliber {firer.caliber_mm}mm / 10", base, total=base, rule=ammo.rule, unit=firer.id)
+    ctx.trail.put("base", f"Caliber {firer.caliber_mm}mm / 10", base, total=base, rule=ammo.rule, unit=firer.id)
     threshold, mods = depletion_threshold(firer)
     running = base
     for label, value in mods:
         running += value
-        ctx.trail.add("modifier", label, value, total=running, rule=ammo.rule, unit=firer.id)
+        ctx.trail.put("modifier", label, value, total=running, rule=ammo.rule, unit=firer.id)
     roll = ctx.roller.d10(f"ammo depletion of {firer.label}").dice[0]
-    ctx.trail.add("dice", f"Depletion roll for {firer.label}", roll, rule=ammo.rule, unit=firer.id)
+    ctx.trail.put("dice", f"Depletion roll for {firer.label}", roll, rule=ammo.rule, unit=firer.id)
     depleted = roll <= threshold
-    ctx.trail.add("check", f"{roll} vs {threshold} or less: {'depleted' if depleted else 'ammunition holds'}",
+    ctx.trail.put("check", f"{roll} vs {threshold} or less: {'depleted' if depleted else 'ammunition holds'}",
                   roll, total=threshold, rule=ammo.rule, unit=firer.id)
     if depleted:
         ctx.touch(firer)

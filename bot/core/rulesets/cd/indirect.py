@@ -34,8 +34,8 @@ def resolve_indirect(ctx: CdContext, order: CdIndirectFire) -> Outcome:
         natural = ctx.roller.d10(f"IDF to hit {target.label}").dice[0]
         naturals.append(natural)
         hit = natural <= number
-        ctx.trail.add("dice", f"IDF to hit {target.label}", natural, rule="CD [17.6]", unit=target.id)
-        ctx.trail.add("check", f"{natural} vs {number} or less: {'hit' if hit else 'miss'}", natural,
+        ctx.trail.put("dice", f"IDF to hit {target.label}", natural, rule="CD [17.6]", unit=target.id)
+        ctx.trail.put("check", f"{natural} vs {number} or less: {'hit' if hit else 'miss'}", natural,
                       total=number, rule="CD [17.6]", unit=target.id)
         if hit:
             hits.append(target)
@@ -73,7 +73,7 @@ def idf_to_hit(ctx: CdContext, firer: CdStand, target: CdStand, order: CdIndirec
         mod = table.target.afv_per_weight
         number = ctx.modifier(mod, table.rule, number, value=mod.value * target.weight,
                               label=f"vs AFV of weight class {target.weight}", unit=target.id)
-    ctx.trail.add("check", f"Hits {target.label} on {number} or less", number, total=number, rule=table.rule,
+    ctx.trail.put("check", f"Hits {target.label} on {number} or less", number, total=number, rule=table.rule,
                   unit=target.id)
     return number
 
@@ -112,14 +112,14 @@ def resolve_response(ctx: CdContext, order: CdArtilleryResponse) -> Outcome:
     need = getattr(table, order.support)
     kind = {"organic": "Organic artillery", "supporting": "Supporting artillery", "h_and_i": "H&I"}[order.support]
     ctx.trail.section(f"Artillery response: {firer.label}", rule=table.rule, unit=firer.id)
-    ctx.trail.add("base", f"{kind} responds on", need, total=need, rule=table.rule)
+    ctx.trail.put("base", f"{kind} responds on", need, total=need, rule=table.rule)
     roll = ctx.roller.d10(f"artillery response of {firer.label}").dice[0]
     ok = roll <= need
-    ctx.trail.add("dice", f"Response roll for {firer.label}", roll, rule=table.rule, unit=firer.id)
-    ctx.trail.add("check", f"{roll} vs {need} or less: {'responds' if ok else 'no response'}", roll,
+    ctx.trail.put("dice", f"Response roll for {firer.label}", roll, rule=table.rule, unit=firer.id)
+    ctx.trail.put("check", f"{roll} vs {need} or less: {'responds' if ok else 'no response'}", roll,
                   total=need, rule=table.rule, unit=firer.id)
     if ok:
-        ctx.trail.add("marker", f"{firer.label}: place the IDF template", rule=table.rule, unit=firer.id)
+        ctx.trail.put("marker", f"{firer.label}: place the IDF template", rule=table.rule, unit=firer.id)
     verdict = "responds, place the template" if ok else "no response this turn"
     return ctx.outcome("artillery_response", f"{kind} response for {firer.name}: d10 {roll} -> {verdict}",
                        firer.side)

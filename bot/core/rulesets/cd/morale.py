@@ -80,11 +80,11 @@ def resolve_morale(ctx: CdContext, order: CdMorale) -> Outcome:
     way = direction(ctx)
     ctx.trail.section(f"Morale check: company {order.company} ({len(live)} stands)", rule=data.rule)
     rating, by = company_rating(ctx, live, way)
-    ctx.trail.add("base", f"Morale rating {rating} ({by.label}, {by.quality})", rating, total=rating,
+    ctx.trail.put("base", f"Morale rating {rating} ({by.label}, {by.quality})", rating, total=rating,
                   rule=data.rule)
     mods = morale_modifiers(ctx, order, live, stands)
     roll = ctx.roller.d10(f"morale of company {order.company}").dice[0]
-    ctx.trail.add("dice", f"Morale roll, company {order.company}", roll, rule=data.rule)
+    ctx.trail.put("dice", f"Morale roll, company {order.company}", roll, rule=data.rule)
     missed_by = judge(ctx, way, rating, mods, roll)
     for stand in live:
         stand.morale_checked_turn = ctx.turn
@@ -120,12 +120,12 @@ def judge(ctx: CdContext, way: str, rating: int, mods: int, roll: int) -> int:
     if way == "at_most":
         need = rating + mods
         missed_by = roll - need
-        ctx.trail.add("check", f"d10 {roll} vs {need} or less (rating {rating} {mods:+d}): "
+        ctx.trail.put("check", f"d10 {roll} vs {need} or less (rating {rating} {mods:+d}): "
                       + ("passed" if missed_by <= 0 else f"missed by {missed_by}"), roll, total=need, rule=rule)
     else:
         score = roll + mods
         missed_by = rating - score
-        ctx.trail.add("check", f"d10 {roll} {mods:+d} = {score} vs {rating} or more: "
+        ctx.trail.put("check", f"d10 {roll} {mods:+d} = {score} vs {rating} or more: "
                       + ("passed" if missed_by <= 0 else f"missed by {missed_by}"), score, total=rating, rule=rule)
     return missed_by
 
@@ -139,7 +139,7 @@ def apply_result(ctx: CdContext, live: list[CdStand], missed_by: int) -> str:
     text = RESULT_TEXT[band.result]
     ctx.cells.append(TableCell(table="CD Morale Results [21.3]", column="missed by", row=str(missed_by),
                                result=text, rule=band.rule))
-    ctx.trail.add("table", f"Morale results, missed by {missed_by}: {text}", text, rule=band.rule)
+    ctx.trail.put("table", f"Morale results, missed by {missed_by}: {text}", text, rule=band.rule)
     for stand in live:
         STEP[band.result](ctx, stand, band.rule)
     return f"missed by {missed_by}: {text}"

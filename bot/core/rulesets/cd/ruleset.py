@@ -82,12 +82,12 @@ class CdRuleset(Ruleset):
         while True:
             rolls = [roller.d10(f"initiative {game.side_name(side)}").total for side in (0, 1)]
             for side, roll in enumerate(rolls):
-                trail.add("dice", f"{game.side_name(side)} d10", roll, rule=INITIATIVE_RULE)
+                trail.put("dice", f"{game.side_name(side)} d10", roll, rule=INITIATIVE_RULE)
             if rolls[0] != rolls[1]:
                 break
             trail.note("A tie: both sides roll again", rule=INITIATIVE_RULE)
         game.initiative = 0 if rolls[0] > rolls[1] else 1
-        trail.add("check", f"{game.side_name(game.initiative)} roll high: Side A this turn",
+        trail.put("check", f"{game.side_name(game.initiative)} roll high: Side A this turn",
                   game.side_name(game.initiative), rule=INITIATIVE_RULE)
 
     def result_name(self, outcome: Outcome) -> str | None:
@@ -232,7 +232,7 @@ def end_of_turn(game: Game, trail: Trail, effects: list[UnitEffect]) -> None:
     for loc in game.locations.values():
         if loc.smoke:
             loc.smoke = False
-            trail.add("marker", f"{loc.id}: smoke removed", rule="CD [17.5]")
+            trail.put("marker", f"{loc.id}: smoke removed", rule="CD [17.5]")
 
 
 def _clean_stand(game: Game, stand: CdStand, trail: Trail) -> list[str]:
@@ -241,16 +241,16 @@ def _clean_stand(game: Game, stand: CdStand, trail: Trail) -> list[str]:
     if stale_pin and stand.morale_checked_turn != game.turn:
         stand.pinned = False
         done.append("pin removed (no check this turn)")
-        trail.add("marker", f"{stand.label}: pin removed, no morale check this turn", rule="CD [21.3.2]",
+        trail.put("marker", f"{stand.label}: pin removed, no morale check this turn", rule="CD [21.3.2]",
                   unit=stand.id)
     if stand.forced_back:
         stand.forced_back = False
         done.append("forced-back mark cleared")
-        trail.add("marker", f"{stand.label}: forced back this turn, cleared", rule="CD [21.1.1]", unit=stand.id)
+        trail.put("marker", f"{stand.label}: forced back this turn, cleared", rule="CD [21.1.1]", unit=stand.id)
     if stand.suppressed:
         stand.suppressed = False
         done.append("suppression removed")
-        trail.add("marker", f"{stand.label}: suppression removed", rule="CD [17.5, 20]", unit=stand.id)
+        trail.put("marker", f"{stand.label}: suppression removed", rule="CD [17.5, 20]", unit=stand.id)
     return done
 
 

@@ -57,7 +57,7 @@ def _pick(ctx: NhisContext, pool: list[NhisUnit], take: int, round_no: int) -> l
     rolls = {}
     for unit in pool:
         rolls[unit.id] = ctx.roller.d6(f"damage allocation {unit.label}").total
-        ctx.trail.add("dice", f"Round {round_no} allocation d6 for {unit.label}", rolls[unit.id],
+        ctx.trail.put("dice", f"Round {round_no} allocation d6 for {unit.label}", rolls[unit.id],
                       rule=_rule(), unit=unit.id)
     cut = sorted(rolls.values(), reverse=True)[take - 1]
     above = [u for u in pool if rolls[u.id] > cut]

@@ -111,7 +111,7 @@ def _base_fp(ctx: NhisContext, attack: Attack) -> None:
     long_names = []
     for unit in attack.firers:
         fp = unit.current_fp
-        ctx.trail.add("base", f"FP of {unit.label}" + (" (reduced)" if unit.reduced else ""), fp,
+        ctx.trail.put("base", f"FP of {unit.label}" + (" (reduced)" if unit.reduced else ""), fp,
                       rule=rule, unit=unit.id)
         if attack.order.range > unit.current_range:
             long += fp
@@ -122,15 +122,15 @@ def _base_fp(ctx: NhisContext, attack: Attack) -> None:
     if long_names:
         halved = long // table.modifiers.long_range_divisor
         attack.fp = full + halved
-        ctx.trail.add("multiplier", f"Half FP beyond printed range, fractions dropped "
+        ctx.trail.put("multiplier", f"Half FP beyond printed range, fractions dropped "
                       f"({', '.join(long_names)}): {long} -> {halved}", "x1/2", total=attack.fp, rule=rule)
     else:
-        ctx.trail.add("base", "Firepower", attack.fp, total=attack.fp, rule=rule)
+        ctx.trail.put("base", "Firepower", attack.fp, total=attack.fp, rule=rule)
 
 
 def _modify(ctx: NhisContext, attack: Attack, amount: int, label: str, *, rule: str | None = None) -> None:
     attack.fp += amount
-    ctx.trail.add("modifier", label, amount, total=attack.fp, rule=rule or tables.fire_table().modifier_rule)
+    ctx.trail.put("modifier", label, amount, total=attack.fp, rule=rule or tables.fire_table().modifier_rule)
 
 
 def _moving_target(ctx: NhisContext, attack: Attack, terrain: tables.Terrain) -> None:
@@ -187,7 +187,7 @@ def _modifiers(ctx: NhisContext, attack: Attack) -> None:
     _cover(ctx, attack)
     for unit_id in attack.order.beyond_visibility:
         _modify(ctx, attack, mods.beyond_visibility, f"{ctx.unit(unit_id).label} fires beyond night visibility")
-    ctx.trail.add("check", "Final FP", attack.fp, total=attack.fp, rule=tables.fire_table().modifier_rule)
+    ctx.trail.put("check", "Final FP", attack.fp, total=attack.fp, rule=tables.fire_table().modifier_rule)
 
 
 # --- the column and its shifts -------------------------------------------------------------
@@ -212,11 +212,11 @@ def _shift(ctx: NhisContext, attack: Attack) -> int:
                            rule=rule)
         else:
             total += table.shifts.terrain
-            ctx.trail.add("modifier", f"Column shift: {attack.hex.id} is protective terrain "
+            ctx.trail.put("modifier", f"Column shift: {attack.hex.id} is protective terrain "
                           "without a Move/Fire/Charge marker", -table.shifts.terrain, rule=rule)
     if attack.vs_tank:
         total += table.shifts.infantry_vs_tank
-        ctx.trail.add("modifier", "Column shift: infantry firing on a tank", -table.shifts.infantry_vs_tank,
+        ctx.trail.put("modifier", "Column shift: infantry firing on a tank", -table.shifts.infantry_vs_tank,
                       rule=rule)
     return total
 
@@ -277,11 +277,11 @@ def _apply(ctx: NhisContext, attack: Attack, cell: str) -> None:
 def _roll(ctx: NhisContext, attack: Attack, index: int) -> tuple[str, TableCell]:
     table = tables.fire_table()
     roll = ctx.roller.two_d6(f"fire on {attack.hex.id}")
-    ctx.trail.add("dice", f"2d6 {roll.dice[0]} + {roll.dice[1]}", roll.total, total=roll.total, rule=table.rule)
+    ctx.trail.put("dice", f"2d6 {roll.dice[0]} + {roll.dice[1]}", roll.total, total=roll.total, rule=table.rule)
     cell = table.read(index, roll.total)
     column = str(table.columns[index])
     reading = "12: no effect" if roll.total == table.no_effect_roll else result_name(cell)
-    ctx.trail.add("table", f"Column {column}, roll {roll.total}: {reading}", result_name(cell), rule=table.rule)
+    ctx.trail.put("table", f"Column {column}, roll {roll.total}: {reading}", result_name(cell), rule=table.rule)
     headline = f": 2d6 {roll.total} -> {result_name(cell)}"
     return headline, TableCell(table="NHiS Fire Table", column=column, row=str(roll.total),
                                result=result_name(cell), rule=table.rule)
@@ -307,18 +307,18 @@ def _column_and_roll(ctx: NhisContext, attack: Attack) -> tuple[str, tuple[Table
     table = tables.fire_table()
     index = table.column_index(attack.fp)
     if index is None:
-        ctx.trail.add("table", f"FP {attack.fp} is below the 0 column: no effect", "no effect", rule=table.rule)
+        ctx.trail.put("table", f"FP {attack.fp} is below the 0 column: no effect", "no effect", rule=table.rule)
         return f"{attack.fp} FP: below the Fire Table, no effect", ()
     head = f"{attack.fp} FP -> column {table.columns[index]}"
-    ctx.trail.add("table", f"FP {attack.fp} -> column {table.columns[index]}", table.columns[index], rule=table.rule)
+    ctx.trail.put("table", f"FP {attack.fp} -> column {table.columns[index]}", table.columns[index], rule=table.rule)
     shift = _shift(ctx, attack)
     if shift:
         if index - shift < 0:
-            ctx.trail.add("table", f"Shifted {shift} left: off the table, no effect", "no effect", rule=table.rule)
+            ctx.trail.put("table", f"Shifted {shift} left: off the table, no effect", "no effect", rule=table.rule)
             return head + f", shifted {shift} left -> off the table: no effect", ()
         index -= shift
         head += f", shifted {shift} left -> {table.columns[index]}"
-        ctx.trail.add("table", f"Shifted {shift} left -> column {table.columns[index]}", table.columns[index],
+        ctx.trail.put("table", f"Shifted {shift} left -> column {table.columns[index]}", table.columns[index],
                       rule=table.rule)
     tail, cell = _roll(ctx, attack, index)
     _apply(ctx, attack, table.read(index, int(cell.row)))

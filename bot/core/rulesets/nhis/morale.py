@@ -72,12 +72,12 @@ def prepared_leader(ctx: NhisContext, unit: NhisUnit) -> NhisUnit | None:
 def target_number(ctx: NhisContext, unit: NhisUnit, rule: str) -> int:
     """Morale plus one Prepared leader's rating, each shown in the trail."""
     morale = unit.current_morale
-    ctx.trail.add("base", f"Morale of {unit.label}" + (" (reduced)" if unit.reduced else ""),
+    ctx.trail.put("base", f"Morale of {unit.label}" + (" (reduced)" if unit.reduced else ""),
                   morale, total=morale, rule=rule, unit=unit.id)
     leader = prepared_leader(ctx, unit)
     if leader is not None and leader.current_leadership:
         morale += leader.current_leadership
-        ctx.trail.add("modifier", f"Leadership of {leader.label} (Prepared)", leader.current_leadership,
+        ctx.trail.put("modifier", f"Leadership of {leader.label} (Prepared)", leader.current_leadership,
                       total=morale, rule=rule, unit=unit.id)
     return morale
 
@@ -90,11 +90,11 @@ def morale_check(ctx: NhisContext, unit: NhisUnit, hit: int = 0, *, flamethrower
     ctx.trail.section(f"Morale check ({cause}): {unit.label}", rule=rule, unit=unit.id)
     needed = target_number(ctx, unit, rule)
     roll = ctx.roller.d6(f"morale check {unit.label}").total
-    ctx.trail.add("dice", "1d6", roll, total=roll, rule=rule, unit=unit.id)
+    ctx.trail.put("dice", "1d6", roll, total=roll, rule=rule, unit=unit.id)
     check = Check(roll, hit, needed)
     if hit:
-        ctx.trail.add("modifier", f"Hit-{hit}", hit, total=check.total, rule=rule, unit=unit.id)
-    ctx.trail.add("check", f"{check.total} vs {needed}: {'passes' if check.passed else 'fails'}",
+        ctx.trail.put("modifier", f"Hit-{hit}", hit, total=check.total, rule=rule, unit=unit.id)
+    ctx.trail.put("check", f"{check.total} vs {needed}: {'passes' if check.passed else 'fails'}",
                   "pass" if check.passed else "fail", rule=rule, unit=unit.id)
     if not check.passed:
         fail(ctx, unit, flamethrower=flamethrower, rule=rule)

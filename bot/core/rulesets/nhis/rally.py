@@ -32,9 +32,9 @@ def resolve_rally(game: Game, order: NhisRally, roller: Roller) -> Outcome:
     ctx.trail.section(f"Rally: {unit.label}", rule=rule, unit=unit.id)
     needed = target_number(ctx, unit, rule)
     roll = ctx.roller.d6(f"rally {unit.label}").total
-    ctx.trail.add("dice", "1d6", roll, total=roll, rule=rule, unit=unit.id)
+    ctx.trail.put("dice", "1d6", roll, total=roll, rule=rule, unit=unit.id)
     passed = roll <= needed
-    ctx.trail.add("check", f"{roll} vs {needed}: {'rallies' if passed else 'stays Shaken'}",
+    ctx.trail.put("check", f"{roll} vs {needed}: {'rallies' if passed else 'stays Shaken'}",
                   "pass" if passed else "fail", rule=rule, unit=unit.id)
     ctx.touch(unit)
     unit.rally_tried = True

@@ -116,11 +116,11 @@ def _end_of_turn(unit: NhisUnit, trail: Trail, effects: list[UnitEffect]) -> Non
     before = status_text(unit)
     done: list[str] = []
     if unit.marker:
-        trail.add("marker", f"{unit.label}: {unit.marker.title()} marker removed", rule=rule, unit=unit.id)
+        trail.put("marker", f"{unit.label}: {unit.marker.title()} marker removed", rule=rule, unit=unit.id)
         done.append(f"{unit.marker.title()} marker removed")
         unit.marker = None
     if unit.moving or unit.crawling:
-        trail.add("marker", f"{unit.label}: no longer moving", rule=rule, unit=unit.id)
+        trail.put("marker", f"{unit.label}: no longer moving", rule=rule, unit=unit.id)
         done.append("stops moving")
         unit.moving = unit.crawling = False
     if done:

@@ -1,0 +1,184 @@
+"""Units as plain slotted objects inside a resolution (bot/core/working.py): the working class holds
+exactly the unit model's fields, a unit changed inside a resolution comes out as the model the
+ruleset used to mutate (the same dump, fields-set and repr), an unchanged unit is the caller's own
+object, and an order that fails changes nothing."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench import scenarios
+from bot.core.api import resolve
+from bot.core.dice import ScriptedDice, SeededDice
+from bot.core.errors import IllegalOrder, RulesError
+from bot.core.game import Game
+from bot.core.rulesets import get_ruleset
+from bot.core.rulesets.asl.models import AslUnit, AslUnitWork
+from bot.core.working import EAGER_UNITS, WorkUnits, finished_game, work_class, working_game
+
+
+def _unit(**given) -> AslUnit:
+    return AslUnit(id="A1", type="custom", name="4-6-7", side=0, kind="squad", **given)
+
+
+def test_the_working_class_has_the_model_fields_in_their_order():
+    assert work_class(AslUnit) is AslUnitWork
+    assert AslUnitWork.fields == tuple(AslUnit.model_fields)
+    slots = AslUnitWork.__mro__[1].__slots__
+    assert slots[:-2] == tuple(AslUnit.model_fields) and slots[-2:] == ("_origin", "_assigned")
+    work = AslUnitWork.from_model(_unit())
+    with pytest.raises(AttributeError):
+        work.not_a_field = 1  # slots: no field the model lacks
+    # the model's properties come along
+    assert (work.label, work.is_leader, work.is_sw, work.current_morale) == ("4-6-7 A1", False, False, 0)
+
+
+def test_a_working_unit_holds_the_model_defaults_and_dumps_as_the_model():
+    model = _unit()
+    work = AslUnitWork.from_model(model)
+    for name, info in AslUnit.model_fields.items():
+        expected = info.get_default(call_default_factory=True)
+        assert getattr(work, name) == getattr(model, name), name
+        if name not in ("id", "type", "name", "side", "kind"):
+            assert getattr(work, name) == expected, name
+    assert work.model_dump() == model.model_dump()
+    assert work.to_model() is model  # nothing assigned: the model itself
+
+
+def test_a_working_unit_copies_its_lists():
+    model = _unit(recovery_attempts=["1:0:MG"])
+    work = AslUnitWork.from_model(model)
+    work.recovery_attempts.append("2:0:MG")
+    assert model.recovery_attempts == ["1:0:MG"]
+    back = work.to_model()
+    assert back is not model and back.recovery_attempts == ["1:0:MG", "2:0:MG"]
+    assert back.model_fields_set == model.model_fields_set
+
+
+@pytest.mark.filterwarnings("ignore:Pydantic serializer warnings:UserWarning")  # cx=1: an int where a bool is
+@pytest.mark.parametrize("changes", [
+    {"broken": True}, {"pinned": True, "fire_marker": "prep"}, {"berserk": True}, {"berserk": False},
+    {"heroic": False, "led_group": None}, {"fp": 3, "name": "3-6-7"}, {"cx": 1},
+])
+def test_a_changed_unit_is_the_model_pydantic_would_give(changes):
+    """Assigning through the working object gives the model that assigning on the pydantic model
+    gives: the same __dict__ (order too), fields-set, dumps and repr; an equal value assigned to a
+    field already set gives back the model itself, as it would be unchanged."""
+    for model in (_unit(), AslUnit.model_validate_json(_unit(dm=True).model_dump_json())):
+        expected = model.model_copy(deep=True)
+        work = AslUnitWork.from_model(model)
+        for name, value in changes.items():
+            setattr(expected, name, value)
+            setattr(work, name, value)
+        back = work.to_model()
+        assert type(back) is AslUnit
+        assert list(back.__dict__.items()) == list(expected.__dict__.items())
+        assert [type(v) for v in back.__dict__.values()] == [type(v) for v in expected.__dict__.values()]
+        assert back.model_fields_set == expected.model_fields_set
+        assert back.model_dump_json() == expected.model_dump_json()
+        assert back.model_dump_json(exclude_unset=True) == expected.model_dump_json(exclude_unset=True)
+        assert repr(back) == repr(expected)
+        same = all(name in model.model_fields_set and type(getattr(model, name)) is type(value)
+                   and getattr(model, name) == value for name, value in changes.items())
+        assert (back is model) == same
+        if back is not model:
+            assert AslUnit.model_validate(back.model_dump()) == back
+
+
+def _orders():
+    fire = scenarios.asl_fire()
+    for seed in range(30):
+        yield seed, fire
+        yield seed, {**fire, "range": 1}
+        yield seed, {"action": "fire", "firers": ["G1", "MG"], "target": "B3", "range": 4}
+
+
+def _snapshot(game: Game):
+    return (game.model_dump_json(), game.model_dump_json(exclude_unset=True), repr(game),
+            [(k, sorted(u.model_fields_set)) for k, u in game.units.items()])
+
+
+@pytest.mark.parametrize("built_from", ["orders", "json", "large"])
+def test_working_units_resolve_as_the_working_copy_did(monkeypatch, built_from):
+    """Each order resolved on a working game and on the deep working copy it replaced: the same
+    Outcome and the same new Game (dumps, fields-set of every unit, reprs), from a game built by
+    orders (units with only the fields given set) and one read from JSON. Units left unchanged are
+    the caller's objects; the caller's game is untouched."""
+    asl = get_ruleset("asl")
+    base = scenarios.build("asl")
+    if built_from == "json":
+        base = Game.model_validate_json(base.model_dump_json())
+    if built_from == "large":  # more units than EAGER_UNITS: a fire's units made as read (WorkUnits)
+        for i in range(EAGER_UNITS + 4):
+            base.units[f"X{i}"] = AslUnit(id=f"X{i}", type="custom", name="4-6-7", side=i % 2, kind="squad",
+                                          location=("A1", "B3", "Z9")[i % 3], fp=4, range=6, morale=7)
+        base = Game.model_validate_json(base.model_dump_json())
+    shared = 0
+    for seed, order in _orders():
+        before = _snapshot(base)
+        new = resolve(base, order, SeededDice(seed))
+        monkeypatch.setattr(type(asl), "working_actions", frozenset())
+        old = resolve(base, order, SeededDice(seed))
+        monkeypatch.undo()
+        assert _snapshot(base) == before
+        assert new.outcome == old.outcome and repr(new.outcome) == repr(old.outcome)
+        assert _snapshot(new.game) == _snapshot(old.game)
+        assert type(new.game.units) is dict
+        for uid, unit in new.game.units.items():
+            assert type(unit) is AslUnit
+            if uid in base.units and unit.model_dump() == base.units[uid].model_dump() \
+                    and unit.model_fields_set == base.units[uid].model_fields_set:
+                assert unit is base.units[uid], uid
+                shared += 1
+            else:
+                assert unit is not base.units.get(uid)
+    assert shared  # some orders leave units unchanged: those are shared
+
+
+def test_an_untouched_unit_is_the_same_object():
+    game = scenarios.build("asl")
+    game.units["far"] = AslUnit(id="far", type="custom", name="4-6-7", side=1, kind="squad", location="Z9")
+    new = resolve(game, scenarios.asl_fire(), SeededDice(3)).game
+    assert new.units["far"] is game.units["far"]
+    assert list(new.units) == list(game.units)  # the order of the units kept
+
+
+def test_a_refused_order_leaves_the_game_untouched():
+    game = scenarios.build("asl")
+    before = _snapshot(game)
+    units = dict(game.units)
+    for order in ({"action": "fire", "firers": ["G1", "R1"], "target": "B3", "range": 2},
+                  {"action": "fire", "firers": ["G1"], "target": "B3", "range": 99}):
+        with pytest.raises(RulesError):
+            resolve(game, order, SeededDice(1))
+    first = resolve(game, scenarios.asl_fire(), SeededDice(1)).game
+    with pytest.raises(IllegalOrder):  # the group has fired: refused after the units were read
+        resolve(first, scenarios.asl_fire(), ScriptedDice([]))
+    assert _snapshot(game) == before
+    assert all(game.units[k] is v for k, v in units.items())
+
+
+def test_a_working_game_reads_units_lazily_and_finishes_as_a_plain_dict():
+    game = scenarios.build("asl")
+    work = working_game(game)
+    assert type(work.units) is WorkUnits
+    assert all(dict.__getitem__(work.units, k) is u for k, u in game.units.items())  # nothing made yet
+    g1 = work.units["G1"]
+    assert type(g1) is AslUnitWork and work.units["G1"] is g1 and work.units.get("G1") is g1
+    assert type(dict.__getitem__(work.units, "G2")) is AslUnit  # not read: still the game's model
+    g1.pinned = True
+    done = finished_game(work)
+    assert type(done.units) is dict and list(done.units) == list(game.units)
+    assert done.units["G1"].pinned and not game.units["G1"].pinned
+    assert all(done.units[k] is game.units[k] for k in game.units if k != "G1")
+
+
+def test_a_fire_in_a_small_game_makes_every_unit_a_working_object_at_once():
+    game = scenarios.build("asl")
+    assert len(game.units) <= EAGER_UNITS
+    work = working_game(game, eager=True)
+    assert type(work.units) is dict and all(type(u) is AslUnitWork for u in work.units.values())
+    work.units["G1"].broken = True
+    done = finished_game(work)
+    assert done.units["G1"].broken and not game.units["G1"].broken
+    assert all(done.units[k] is game.units[k] for k in game.units if k != "G1")
