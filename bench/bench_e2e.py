@@ -343,13 +343,14 @@ class Bench:
         self.morale = _send(self.fake, guild, "morale", MORALE_OPTIONS)
         floor = _send(self.floor_fake, self.plan.floor_guild, "floor", {})
         self.floor_send: Send = lambda c, i: floor(c % n, i)
-        self.meter: dict[str, float] = {}
-        self.hops = 0
+        self.meter: dict[str, dict[str, float]] = {}  # workload -> part -> seconds on the loop
+        self.hops: dict[str, int] = {}  # workload -> trips to the SQLite thread
         self.late: list[str] = []  # answers that came after Discord's 3 s deadline (refused by Discord)
 
-    async def chunk(self, bot: BotProcess, work: Callable[[], Awaitable[Run]], measured: bool = False) -> Run:
+    async def chunk(self, bot: BotProcess, work: Callable[[], Awaitable[Run]], measured: str = "") -> Run:
         """One chunk of a workload on one bot, with its loop's CPU over the chunk (read 0.1 s after
-        the last reply, so what a handler does after answering is counted too, for both bots)."""
+        the last reply, so what a handler does after answering is counted too, for both bots);
+        ``measured``: the workload whose commands the meter's parts are summed for."""
         if measured:
             await bot.ask("meter on")
         before = await bot.loop_cpu()
@@ -358,9 +359,10 @@ class Bench:
         run.loop_cpu = await bot.loop_cpu() - before
         if measured:
             found = await bot.ask("meter off")
+            parts = self.meter.setdefault(measured, {})
             for label, seconds in found["seconds"].items():
-                self.meter[label] = self.meter.get(label, 0.0) + seconds
-            self.hops += found["hops"]
+                parts[label] = parts.get(label, 0.0) + seconds
+            self.hops[measured] = self.hops.get(measured, 0) + found["hops"]
         return run
 
     async def rounds_(self, ours: BotProcess, floor: BotProcess) -> list[dict[str, tuple[Run, Run]]]:
@@ -379,7 +381,7 @@ class Bench:
                                lambda h=half: sustained(self.fake, self.morale, self.plan.morale_rounds[r], h)))
             for workload, floor_chunk, our_chunk in chunks:
                 runs[workload][0].add(await self.chunk(floor, floor_chunk))
-                runs[workload][1].add(await self.chunk(ours, our_chunk, measured=True))
+                runs[workload][1].add(await self.chunk(ours, our_chunk, measured=workload))
             results.append(runs)
         return results
 
@@ -484,6 +486,23 @@ def _metrics(rounds: list[dict[str, tuple[Run, Run]]], channels: int) -> list[Me
     return out
 
 
+def _per_part(results: list[dict[str, tuple[Run, Run]]], meter: dict[str, dict[str, float]],
+              hops: dict[str, int]) -> list[Metric]:
+    """Per command of each workload, over every round: the metered parts on the loop, what is left
+    of the loop CPU beside them (the cog and service path, discord.py's, asyncio's), the trips."""
+    out: list[Metric] = []
+    for workload, parts in meter.items():
+        commands_ = sum(len(r[workload][1].latencies) for r in results)
+        cpu_ms = sum(r[workload][1].loop_cpu for r in results) * 1000 / commands_
+        out += [Metric(f"e2e per {workload}: {label}", spent * 1000 / commands_, "ms")
+                for label, spent in parts.items()]
+        out.append(Metric(f"e2e per {workload}: the rest of the loop CPU (cogs, service, discord.py)",
+                          cpu_ms - sum(parts.values()) * 1000 / commands_, "ms"))
+        out.append(Metric(f"e2e per {workload}: round trips to the SQLite thread",
+                          hops.get(workload, 0) / commands_, ""))
+    return out
+
+
 def _log_metrics(logs: dict[str, list[tuple[float, float]]], sizes: Sizes) -> list[Metric]:
     out: list[Metric] = []
     short, long = f"{log_entries(sizes.short_log):,}", f"{log_entries(sizes.long_log):,}"
@@ -523,16 +542,13 @@ async def measure(quick: bool = False, rounds: int = 3, profile: Path | None = N
             if ours.refused:
                 raise AssertionError(f"the {workload} workload was refused {len(ours.refused)} time(s), "
                                      f"e.g. {ours.refused[0]!r}: the benchmark set-up is wrong")
-    commands_ = sum(len(ours.latencies) for r in results for _, ours in r.values())
     wall = [sum(o.seconds for _, o in r.values()) * 1000 / sum(len(o.latencies) for _, o in r.values())
             for r in results]
     floor_wall = [sum(f.seconds for f, _ in r.values()) * 1000 / sum(len(f.latencies) for f, _ in r.values())
                   for r in results]
     breakdown = [over_rounds("e2e per command: wall time / commands (both workloads)", wall, "ms"),
                  over_rounds("e2e per command, floor: wall time / commands", floor_wall, "ms")]
-    breakdown += [Metric(f"e2e per command: {label}", spent * 1000 / commands_, "ms")
-                  for label, spent in meter.items()]
-    breakdown.append(Metric("e2e per command: round trips to the SQLite thread", hops / commands_, ""))
+    breakdown += _per_part(results, meter, hops)
     breakdown.append(Metric("e2e set-up: games and logs through the service (not measured)", setup, "s"))
     late_row = Metric("e2e long logs: answers after Discord's 3 s (refused by Discord)", len(late), "")
     return _metrics(results, sizes.channels) + breakdown + _log_metrics(logs, sizes) + [late_row]

@@ -32,7 +32,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
 from typing import Any, ClassVar
 
-from discord import app_commands
+from discord import InteractionType, app_commands
 
 from bot.config import Rate, Settings, load_settings
 
@@ -133,8 +133,6 @@ class Quotas:
 
     def check_interaction(self, interaction: Any) -> None:
         """For slash commands (``RefereeTree.interaction_check``) and buttons (``Guarded``)."""
-        from discord import InteractionType
-
         kind = getattr(interaction, "type", None)
         if kind is InteractionType.application_command:
             heavy = is_heavy(command_of(interaction)) or asks_preview(interaction)
@@ -254,8 +252,6 @@ class RollRateLimiter:
 
 
 def is_application_command(interaction: Any) -> bool:
-    from discord import InteractionType
-
     return getattr(interaction, "type", None) is InteractionType.application_command
 
 

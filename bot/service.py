@@ -15,7 +15,7 @@ import logging
 import math
 import secrets
 import weakref
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from datetime import datetime, timedelta, timezone
@@ -299,6 +299,37 @@ class ServerCaps:
         return cls(settings.max_games_per_server, settings.new_games_per_server)
 
 
+class _ChannelLock:
+    """``async with``: a channel's asyncio lock, then its store's lock (``Store.channel_lock``,
+    entered once the first is held), left in the reverse order: what ``async with lock,
+    store.channel_lock(channel_id)`` does, as a plain object rather than an
+    ``asynccontextmanager`` (issue 14: each of those is an async generator, which asyncio registers
+    and finalizes, and three more frames, on every command)."""
+
+    __slots__ = ("lock", "store", "channel_id", "held")
+
+    def __init__(self, lock: asyncio.Lock, store: Store, channel_id: int) -> None:
+        self.lock, self.store, self.channel_id = lock, store, channel_id  # the lock kept alive while held
+        self.held: contextlib.AbstractAsyncContextManager[None] | None = None
+
+    async def __aenter__(self) -> None:
+        await self.lock.acquire()
+        try:
+            held = self.store.channel_lock(self.channel_id)
+            await held.__aenter__()
+        except BaseException:
+            self.lock.release()
+            raise
+        self.held = held
+
+    async def __aexit__(self, *exc: Any) -> bool | None:
+        held, self.held = self.held, None
+        try:
+            return await held.__aexit__(*exc)  # type: ignore[union-attr]
+        finally:
+            self.lock.release()
+
+
 class Referee:
     def __init__(self, store: Store, *, dice: Callable[[], DiceSource] | None = None,
                  seeds: Callable[[], bytes] = new_seed, clock: Callable[[], datetime] = _utc_now,
@@ -323,16 +354,14 @@ class Referee:
         # from here without a trip to the store (a logged entry never changes)
         self._saved_by_interaction: dict[int, LogEntry] = {}
 
-    @contextlib.asynccontextmanager
-    async def _lock(self, channel_id: int) -> AsyncIterator[None]:
+    def _lock(self, channel_id: int) -> _ChannelLock:
         """The channel's commands one at a time: in this process (an asyncio lock), then across
         every process on the store (``Store.channel_lock``: PostgreSQL's advisory lock)."""
         lock = self._locks.get(channel_id)
         if lock is None:
             lock = asyncio.Lock()
             self._locks[channel_id] = lock
-        async with lock, self._store.channel_lock(channel_id):
-            yield
+        return _ChannelLock(lock, self._store, channel_id)
 
     # --- committed dice (issue 12, docs/dice.md) ---
 
@@ -342,10 +371,20 @@ class Referee:
         known = self._dice_states.get(stored.id)
         if known is not None and known[0] == stored.last_seq and known[1] == stored.head_hash:
             return known[2]
-        head = await self._store.entries(stored.id, after_seq=stored.last_seq - 1, limit=1)
-        state = _dice_state_after(head[0]) if head else None
+        read = stored.head  # read with the row (``_recorded_or_active``), when the store could
+        if read is not None and read[0] == stored.last_seq and read[1] == stored.head_hash:
+            head: tuple[dict[str, Any], dict[str, Any] | None] | None = (read[2], read[3])
+        else:  # only the newest entry's order and proof: not its outcome (decompressed, parsed) nor a LogEntry
+            head = await self._store.head_dice(stored.id, stored.last_seq)
+        state = state_after(head[0], head[1], stored.last_seq) if head is not None and head[1] is not None else None
         self._remember_dice(stored.id, stored.last_seq, stored.head_hash, state)
         return state
+
+    def _wants_head(self, game_id: int, seq: int, head_hash: str) -> bool:
+        """Whether ``_dice_state`` would read this game's newest entry (its state is not kept): asked
+        by the store on its database thread, so the entry comes with the row (a dict read only)."""
+        known = self._dice_states.get(game_id)
+        return known is None or known[0] != seq or known[1] != head_hash
 
     def _remember_dice(self, game_id: int, seq: int, head_hash: str, state: DiceState | None) -> None:
         self._dice_states.pop(game_id, None)
@@ -478,7 +517,7 @@ class Referee:
         """The answer already given to this interaction if it was logged, else the channel's
         active game: what ``_recorded`` then ``_active`` give, in one read of the store (issue 5:
         every trip to the database thread is paid by all the channels waiting on it)."""
-        entry, stored = await self._store.load_for_command(channel_id, interaction_id)
+        entry, stored = await self._store.load_for_command(channel_id, interaction_id, head_for=self._wants_head)
         if entry is not None:
             assert stored is not None  # entries reference their game (foreign key)
             return Acted(entry.outcome_model(), stored.game, entry, replayed=True)

@@ -681,3 +681,61 @@ async def test_an_undo_proposal_past_a_run_of_undone_entries_reads_further_back_
     proposal = await referee.propose_undo(CHANNEL, RUSSIAN)
     assert proposal.target.seq == 5 and proposal.target.order["id"] == "R1"
     assert list(proposal.game.units) == ["A1", "R1"]
+
+
+async def test_a_channels_lock_holds_its_commands_one_at_a_time_and_is_let_go_on_a_refusal(referee, monkeypatch):
+    """``Referee._lock``: one command of a channel at a time, the store's lock entered inside the
+    channel's (and left before it), other channels free meanwhile, and both let go when the body
+    or the store's lock raises."""
+    seen: list[str] = []
+    fail_store_lock = False
+
+    class StoreLock:
+        def __init__(self, channel):
+            self.channel = channel
+
+        async def __aenter__(self):
+            assert referee._locks[self.channel].locked()  # the channel's lock is held first
+            if fail_store_lock:
+                raise NotAllowed("the store's lock is unreachable")
+            seen.append(f"in {self.channel}")
+
+        async def __aexit__(self, *exc):
+            assert referee._locks[self.channel].locked()  # and let go last
+            seen.append(f"out {self.channel}")
+            return False
+
+    monkeypatch.setattr(referee._store, "channel_lock", StoreLock)
+
+    async def command(channel, tag, wait=None):
+        async with referee._lock(channel):
+            seen.append(f"{tag} starts")
+            if wait is not None:
+                await wait.wait()
+            seen.append(f"{tag} ends")
+
+    release = asyncio.Event()
+    first = asyncio.create_task(command(1, "a", release))
+    second = asyncio.create_task(command(1, "b"))
+    await asyncio.sleep(0.01)
+    await command(2, "other")  # another channel is not held up by channel 1's command
+    assert seen == ["in 1", "a starts", "in 2", "other starts", "other ends", "out 2"]
+    release.set()
+    await asyncio.gather(first, second)
+    assert seen[6:] == ["a ends", "out 1", "in 1", "b starts", "b ends", "out 1"]
+
+    held = referee._lock(1)
+    lock = referee._locks[1]  # kept alive here, to see it let go
+    with pytest.raises(NotAllowed):
+        async with held:
+            assert lock.locked()
+            raise NotAllowed("refused")
+    assert not lock.locked() and seen[-1] == "out 1"
+    fail_store_lock = True
+    with pytest.raises(NotAllowed, match="unreachable"):
+        async with referee._lock(1):
+            raise AssertionError("not reached: the store's lock failed")
+    assert not lock.locked()
+    fail_store_lock = False
+    await command(1, "c")  # the channel is free again
+    assert seen[-3:] == ["c starts", "c ends", "out 1"]

@@ -12,7 +12,7 @@ import contextlib
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
 from bot.core.game import Game
@@ -44,6 +44,14 @@ class StoredGame:
     game: Game
     last_seq: int
     head_hash: str
+    # (seq, hash, order, dice proof) of the newest entry, read with the row when the reader asked
+    # for it (``load_for_command``'s ``head_for``); None otherwise. Not part of the game's identity
+    head: tuple[int, str, dict[str, Any], dict[str, Any] | None] | None = field(default=None, compare=False)
+
+
+# ``load_for_command``'s question, asked of each game row it reads: (game id, last seq, head hash)
+# -> whether the caller wants that row's newest entry's order and dice proof with it (``StoredGame.head``)
+HeadFor = Callable[[int, int, str], bool]
 
 
 class KeptGames:
@@ -285,6 +293,13 @@ class Store(ABC):
         """At most ``limit`` entries with seq > ``after_seq``, in seq order (newest last).
         Keyed on seq rather than an offset so a page costs the same at any depth of the log."""
 
+    async def head_dice(self, game_id: int, seq: int) -> tuple[dict[str, Any], dict[str, Any] | None] | None:
+        """The order and dice proof of entry ``seq`` (a game's newest: the dice state in force after
+        it), or None without that entry. A store that can reads only those two (SqliteStore does:
+        no outcome decompressed, no LogEntry built on the event loop); this default reads the entry."""
+        found = await self.entries(game_id, after_seq=seq - 1, limit=1)
+        return (found[0].order, found[0].dice_proof) if found and found[0].seq == seq else None
+
     async def entry_rows(self, game_id: int, *, after_seq: int = 0, limit: int = 50) -> EntryRows:
         """The entries of ``entries`` for long work (bot/service.py's snapshot): as the database
         holds them when ``decode`` (a module-level function, run in the worker process) makes each
@@ -295,12 +310,14 @@ class Store(ABC):
     @abstractmethod
     async def entry_by_interaction(self, interaction_id: int) -> LogEntry | None: ...
 
-    async def load_for_command(self, channel_id: int,
-                               interaction_id: int | None) -> tuple[LogEntry | None, StoredGame | None]:
+    async def load_for_command(self, channel_id: int, interaction_id: int | None, *,
+                               head_for: HeadFor | None = None) -> tuple[LogEntry | None, StoredGame | None]:
         """What a command starts from: the entry already logged for ``interaction_id`` (a
         re-delivery) with that entry's game, else (None, the channel's active game or None).
         A store that can should answer in one round trip (SqliteStore does); this default
-        asks the other methods."""
+        asks the other methods. ``head_for``: a store that can reads, in the same trip, the
+        newest entry's order and dice proof of an active game it says yes to (``StoredGame.head``);
+        this default does not (the caller reads them with ``head_dice``)."""
         if interaction_id is not None and (entry := await self.entry_by_interaction(interaction_id)):
             return entry, await self.load_game(entry.game_id)
         return None, await self.load_active(channel_id)

@@ -40,8 +40,9 @@ from bot.record.chain import GENESIS_HASH, LogEntry, canonical_json, saved_state
 from bot.record.checkpoint import Checkpoint, advance_live
 
 from .base import (CHECKPOINT_EVERY, MAX_LOG_ENTRIES, ActiveGameExists, DatabaseUnusable, DuplicateInteraction,
-                   FirstEntries, GameExtras, KeptGames, LogFull, QuietGame, SchemaTooNew, ServerGames, StaleGame,
-                   StorageUnavailable, Store, StoredGame, StoreError, UndoRequest, UndoStatus, creation_entries)
+                   FirstEntries, GameExtras, HeadFor, KeptGames, LogFull, QuietGame, SchemaTooNew, ServerGames,
+                   StaleGame, StorageUnavailable, Store, StoredGame, StoreError, UndoRequest, UndoStatus,
+                   creation_entries)
 from .sqlite import (_entry, _entry_params, _live, _runs, _stored, _undo, _undo_params, _utc_now, migrations,
                      pack_state, remind_due, unpack_state)
 
@@ -312,8 +313,8 @@ class PostgresStore(Store):
         """A game row as a StoredGame, with the Game its last write kept when the row is still that write's."""
         return _stored(self.kept.row(tuple(row))) if row else None
 
-    async def load_for_command(self, channel_id: int,
-                               interaction_id: int | None) -> tuple[LogEntry | None, StoredGame | None]:
+    async def load_for_command(self, channel_id: int, interaction_id: int | None, *,
+                               head_for: HeadFor | None = None) -> tuple[LogEntry | None, StoredGame | None]:
         """One round trip: the entry already logged for ``interaction_id`` with its game (a row
         whose entry columns are set), and the channel's active game (a row whose are NULL)."""
         async with self._connection() as conn:

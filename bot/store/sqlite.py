@@ -46,9 +46,9 @@ import aiosqlite
 from bot.core.game import Game
 
 from .base import (CHECKPOINT_EVERY, MAX_LOG_ENTRIES, ActiveGameExists, DatabaseUnusable, DuplicateInteraction,
-                   EntryRows, FirstEntries, GameExtras, KeptGames, LogFull, QuietGame, SchemaTooNew, ServerGames,
-                   StaleGame, StorageUnavailable, Store, StoredGame, StoreError, UndoRequest, UndoStatus,
-                   creation_entries)
+                   EntryRows, FirstEntries, GameExtras, HeadFor, KeptGames, LogFull, QuietGame, SchemaTooNew,
+                   ServerGames, StaleGame, StorageUnavailable, Store, StoredGame, StoreError, UndoRequest,
+                   UndoStatus, creation_entries)
 from bot.record.chain import GENESIS_HASH, LogEntry, SavedState, canonical_json, saved_state
 from bot.record.checkpoint import Checkpoint, advance_live
 
@@ -230,12 +230,25 @@ def _game_row(conn: Connection, sql: str, params: tuple[Any, ...], kept: KeptGam
     return _inflated(row)
 
 
-def _stored(row: Any) -> StoredGame:
-    """A game row as a StoredGame: its state parsed, or the kept Game in its place (``KeptGames.row``)."""
+_HEAD_SQL = "SELECT order_json, dice_proof FROM log_entries WHERE game_id = ? AND seq = ? AND hash = ?"
+
+
+def _head_row(conn: Connection, game_id: int, seq: int, head_hash: str) -> Any:
+    """``StoredGame.head`` of a game row, on the connection's thread: its newest entry's order and
+    dice proof (None without that entry: the default reads it again, with ``head_dice``)."""
+    found = _fetchone(conn, _HEAD_SQL, (game_id, seq, head_hash))
+    if found is None:
+        return None
+    return seq, head_hash, json.loads(found[0]), None if found[1] is None else json.loads(found[1])
+
+
+def _stored(row: Any, head: Any = None) -> StoredGame:
+    """A game row as a StoredGame: its state parsed, or the kept Game in its place (``KeptGames.row``);
+    ``head``: its newest entry's, when read with it (``_head_row``)."""
     state = row[6]
     return StoredGame(id=row[0], channel_id=row[1], guild_id=row[2], ruleset=row[3], status=row[4],
                       created_at=row[5], game=state if isinstance(state, Game) else unpack_state(state),
-                      last_seq=row[7], head_hash=row[8])
+                      last_seq=row[7], head_hash=row[8], head=head)
 
 
 def _entry(row: Any) -> LogEntry:
@@ -591,24 +604,30 @@ class SqliteStore(Store):
         row = await self._read(_game_row, f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?", (game_id,), self.kept)
         return _stored(row) if row else None
 
-    async def load_for_command(self, channel_id: int,
-                               interaction_id: int | None) -> tuple[LogEntry | None, StoredGame | None]:
+    async def load_for_command(self, channel_id: int, interaction_id: int | None, *,
+                               head_for: HeadFor | None = None) -> tuple[LogEntry | None, StoredGame | None]:
         """One trip: the entry already logged for ``interaction_id`` with its game, else the
-        channel's active game (or None)."""
+        channel's active game (or None), with its newest entry's order and dice proof when
+        ``head_for`` asks for them (the dice state of a game the service has not seen since it
+        started: issue 14, one trip to the database thread a command fewer)."""
         entry_sql = f"SELECT {self._entry_columns} FROM log_entries WHERE interaction_id = ?"
         kept = self.kept
+        head_for = head_for if self.holds_secrets else None  # before schema 8: no dice_proof column
 
-        def read(conn: Connection) -> tuple[Any, Any]:
+        def read(conn: Connection) -> tuple[Any, Any, Any]:
             if interaction_id is not None:
                 logged = _fetchone(conn, entry_sql, (interaction_id,))
                 if logged is not None:
                     return logged, _game_row(conn, f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?",
-                                             (logged[0],), kept)
-            return None, _game_row(conn, f"SELECT {_GAME_COLUMNS} FROM games WHERE channel_id = ? "
-                                   "AND status = 'active'", (channel_id,), kept)
+                                             (logged[0],), kept), None
+            row = _game_row(conn, f"SELECT {_GAME_COLUMNS} FROM games WHERE channel_id = ? "
+                            "AND status = 'active'", (channel_id,), kept)
+            if row is not None and head_for is not None and head_for(row[0], row[7], row[8]):
+                return None, row, _head_row(conn, row[0], row[7], row[8])
+            return None, row, None
 
-        logged, game = await self._read(read)
-        return (_entry(logged) if logged else None), (_stored(game) if game else None)
+        logged, game, head = await self._read(read)
+        return (_entry(logged) if logged else None), (_stored(game, head) if game else None)
 
     async def create_game(self, channel_id: int, guild_id: int | None, game: Game,
                           first_entry: FirstEntries) -> tuple[StoredGame, LogEntry]:
@@ -797,6 +816,16 @@ class SqliteStore(Store):
             f"SELECT {self._entry_columns} FROM log_entries WHERE game_id = ? AND seq > ? "
             "ORDER BY seq LIMIT ?", (game_id, after_seq, limit))
         return [_entry(row) for row in rows]
+
+    async def head_dice(self, game_id: int, seq: int) -> tuple[dict[str, Any], dict[str, Any] | None] | None:
+        if not self.holds_secrets:  # before schema 8: no dice_proof column
+            return await super().head_dice(game_id, seq)
+
+        def read(conn: Connection) -> tuple[dict[str, Any], dict[str, Any] | None] | None:
+            row = _fetchone(conn, _HEAD_SQL.removesuffix(" AND hash = ?"), (game_id, seq))
+            return None if row is None else (json.loads(row[0]), None if row[1] is None else json.loads(row[1]))
+
+        return await self._read(read)
 
     async def entry_rows(self, game_id: int, *, after_seq: int = 0, limit: int = 50) -> EntryRows:
         # the rows as sqlite3 gives them (numbers, text, compressed bytes): decoded by the worker

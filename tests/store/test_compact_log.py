@@ -243,3 +243,44 @@ async def test_the_one_trip_read_answers_as_the_interfaces_default_does(tmp_path
         assert await store.load_for_command(999, None) == (None, None)
     finally:
         await store.close()
+
+
+async def test_a_game_the_service_has_not_seen_comes_with_its_newest_entrys_dice_proof_in_one_trip(tmp_path):
+    """``load_for_command(head_for=...)``: the newest entry's order and dice proof read with the row
+    when the service asks (it keeps no dice state for that game: after a restart), not for a
+    re-delivered interaction nor when it does not ask; the first command of a restarted service
+    then reads the store for the row and the seed only (not the entry too), and logs the same
+    dice state the entry holds."""
+    store = await open_store(tmp_path)
+    try:
+        first = Referee(store)
+        await seated_asl_game(first)
+        await first.act(CHANNEL, GM, {"action": "unit_move", "unit": "A1", "location": "B6"},
+                        command="/unit move", interaction_id=91)
+        _, stored = await store.load_for_command(CHANNEL, None, head_for=lambda *_: True)
+        [newest] = await store.entries(stored.id, after_seq=stored.last_seq - 1)
+        assert newest.dice_proof and newest.dice_proof["commitment"]
+        assert stored.head == (stored.last_seq, stored.head_hash, newest.order, newest.dice_proof)
+        asked = []
+        _, unasked = await store.load_for_command(CHANNEL, None, head_for=lambda *key: asked.append(key) or False)
+        assert unasked.head is None and asked == [(stored.id, stored.last_seq, stored.head_hash)]
+        assert (await store.load_for_command(CHANNEL, 91, head_for=lambda *_: True))[1].head is None
+        assert unasked == stored  # the head is no part of the game's identity
+
+        restarted = Referee(store)
+        reads = []
+        read = store._read
+
+        async def counted(work, *args):
+            reads.append(getattr(work, "__name__", work))
+            return await read(work, *args)
+
+        store._read = counted
+        acted = await restarted.act(CHANNEL, GM, {"action": "unit_move", "unit": "A1", "location": "B7"},
+                                    command="/unit move", interaction_id=92)
+        store._read = read
+        assert len(reads) == 2, reads  # the row with its head, then the turn's seed (held_secret)
+        assert acted.entry.dice_proof["commitment"] == newest.dice_proof["commitment"]
+        assert (await first.verify(CHANNEL)).ok
+    finally:
+        await store.close()

@@ -213,3 +213,20 @@ async def test_the_undo_entries_and_the_newest_checkpoint_are_read_through_their
             plans.append(" ".join(row[-1] for row in await cursor.fetchall()))
     assert "log_entries_undos" in plans[0] and "USING" in plans[1] and "SCAN" not in " ".join(plans), plans
 
+
+
+async def test_head_dice_reads_the_order_and_proof_the_entry_holds(store):
+    """The dice state of a command starts from its game's newest entry: ``head_dice`` gives what
+    ``entries`` gives for it (order, dice proof), and None for an entry that is not there."""
+    stored = await _create(store)
+    game = resolve(stored.game, asl_squad("a", 0)).game
+    proof = {"commitment": "ab" * 32, "contributions": ["", "x"], "sides": [3, 6], "secret": [2]}
+    entry = LogEntry.seal(prev_hash=stored.head_hash, game_id=stored.id, seq=2, time="2026-01-01T00:00:02.000+00:00",
+                          actor=1, command="/test", order=asl_squad("a", 0), outcome={"seq": 2},
+                          state_hash=state_hash(game), dice_proof=proof)
+    after = await store.append(stored, game, entry)
+    [read] = await store.entries(stored.id, after_seq=1)
+    assert await store.head_dice(stored.id, after.last_seq) == (read.order, read.dice_proof) == (entry.order, proof)
+    assert await store.head_dice(stored.id, 1) == ({"action": "new_game"}, None)
+    assert await store.head_dice(stored.id, 3) is None
+    assert await store.head_dice(stored.id + 1, 1) is None
