@@ -18,6 +18,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -32,7 +33,7 @@ from bot.core.dice import SeededDice
 from bot.service import Actor, Referee
 from bot.record.chain import saved_state
 from bot.store import SqliteStore
-from bot.store.sqlite import pack_state
+from bot.store.sqlite import pack_json, pack_plain, pack_state
 
 GM = Actor(1)
 CHANNEL = 10
@@ -293,7 +294,11 @@ async def by_log_length(folder: Path, lengths: tuple[int, int], repeat: int, ver
     return [
         Metric(f"store: load, log of {small:,} entries", ms(loads_at[small]), "ms"),
         Metric(f"store: load, log of {large:,} entries", ms(loads_at[large]), "ms"),
-        over_rounds(f"store: load {large:,} / load {small:,} entries", ratios, "x", at_most=LOAD_RATIO_TARGET),
+        # no target on this ratio: a load that hands out the kept Game costs a few hundredths of a
+        # millisecond, mostly the hop to each store's own database thread and back, and two runs on the
+        # idle machine gave 0.33x and 3.07x (2026-11-26). The target is judged on the load that reads
+        # and parses the row (below), the cost that would grow if a load read the log.
+        over_rounds(f"store: load {large:,} / load {small:,} entries (the kept Game)", ratios, "x"),
         Metric(f"store: load with the row parsed, log of {small:,} entries", ms(parsed_at[small]), "ms"),
         Metric(f"store: load with the row parsed, log of {large:,} entries", ms(parsed_at[large]), "ms"),
         over_rounds(f"store: load with the row parsed, {large:,} / {small:,} entries", parsed_ratios, "x",
@@ -420,14 +425,15 @@ def _order(kind: str, i: int) -> dict[str, Any]:
 
 
 async def standard_entries(folder: Path, name: str, kinds: tuple[str, ...], count: int, *,
-                           compress: bool = True) -> float:
+                           pack: Callable[[str], bytes] | None = pack_json) -> float:
     """DB bytes per entry for ``count`` entries of the standard ASL game, cycling through
     ``kinds``. Each order is resolved (system-like seeded dice) from the standard position and
     saved with its state and sealed entry exactly as the service saves it; the positions are not
     chained (fire would soon run out of Good Order firers), so only the sizes are meaningful.
-    ``compress=False`` writes the outcomes as JSON text, as the store did before schema 4."""
+    ``pack``: how outcomes are stored (``pack_json``: zlib with the preset dictionary, schema 9 on;
+    ``pack_plain``: plain zlib, as schema 4 to 8 stored them; None: JSON text, before schema 4)."""
     store = await SqliteStore.open(folder / f"{name}.sqlite3")
-    store.compress_outcomes = compress
+    store.pack_outcomes = pack
     referee = Referee(store)
     try:
         await referee.new_game(CHANNEL, 1, GM, "asl", ["Germans", "Russians"])
@@ -465,11 +471,15 @@ async def measure(quick: bool = False, verbose: bool = False) -> list[Metric]:
         count = 10 if quick else 2_000
         fire = await standard_entries(folder, "fire", ("fire",), count)
         mix = await standard_entries(folder, "mix", TURN_MIX, count)
-        fire_text = await standard_entries(folder, "fire-text", ("fire",), count, compress=False)
-        mix_text = await standard_entries(folder, "mix-text", TURN_MIX, count, compress=False)
+        fire_plain = await standard_entries(folder, "fire-plain", ("fire",), count, pack=pack_plain)
+        mix_plain = await standard_entries(folder, "mix-plain", TURN_MIX, count, pack=pack_plain)
+        fire_text = await standard_entries(folder, "fire-text", ("fire",), count, pack=None)
+        mix_text = await standard_entries(folder, "mix-text", TURN_MIX, count, pack=None)
         metrics += [at_most("store: DB bytes/entry, standard game: /fire", fire, "B", BYTES_PER_ENTRY_TARGET, item=3),
                     at_most("store: DB bytes/entry, standard game: turn mix", mix, "B", BYTES_PER_ENTRY_TARGET,
                             item=3),
+                    Metric("store: DB bytes/entry, /fire, outcome plain zlib (schema 4-8)", fire_plain, "B"),
+                    Metric("store: DB bytes/entry, turn mix, outcome plain zlib (schema 4-8)", mix_plain, "B"),
                     Metric("store: DB bytes/entry, /fire, outcome as text (before)", fire_text, "B"),
                     Metric("store: DB bytes/entry, turn mix, outcome as text (before)", mix_text, "B")]
         metrics += await reminder_scan(folder, 20 if quick else 10_000, repeat, verbose)
