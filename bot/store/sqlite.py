@@ -230,16 +230,22 @@ def _game_row(conn: Connection, sql: str, params: tuple[Any, ...], kept: KeptGam
     return _inflated(row)
 
 
-_HEAD_SQL = "SELECT order_json, dice_proof FROM log_entries WHERE game_id = ? AND seq = ? AND hash = ?"
+_HEAD_BY_SEQ_SQL = "SELECT order_json, dice_proof FROM log_entries WHERE game_id = ? AND seq = ?"
+_HEAD_SQL = _HEAD_BY_SEQ_SQL + " AND hash = ?"
 
 
 def _head_row(conn: Connection, game_id: int, seq: int, head_hash: str) -> Any:
     """``StoredGame.head`` of a game row, on the connection's thread: its newest entry's order and
     dice proof (None without that entry: the default reads it again, with ``head_dice``)."""
-    found = _fetchone(conn, _HEAD_SQL, (game_id, seq, head_hash))
-    if found is None:
+    found = _order_and_proof(_fetchone(conn, _HEAD_SQL, (game_id, seq, head_hash)))
+    return None if found is None else (seq, head_hash, *found)
+
+
+def _order_and_proof(row: Any) -> tuple[dict[str, Any], dict[str, Any] | None] | None:
+    """An entry's (order_json, dice_proof) columns read back (None: no such entry)."""
+    if row is None:
         return None
-    return seq, head_hash, json.loads(found[0]), None if found[1] is None else json.loads(found[1])
+    return json.loads(row[0]), None if row[1] is None else json.loads(row[1])
 
 
 def _stored(row: Any, head: Any = None) -> StoredGame:
@@ -821,11 +827,7 @@ class SqliteStore(Store):
         if not self.holds_secrets:  # before schema 8: no dice_proof column
             return await super().head_dice(game_id, seq)
 
-        def read(conn: Connection) -> tuple[dict[str, Any], dict[str, Any] | None] | None:
-            row = _fetchone(conn, _HEAD_SQL.removesuffix(" AND hash = ?"), (game_id, seq))
-            return None if row is None else (json.loads(row[0]), None if row[1] is None else json.loads(row[1]))
-
-        return await self._read(read)
+        return await self._read(lambda conn: _order_and_proof(_fetchone(conn, _HEAD_BY_SEQ_SQL, (game_id, seq))))
 
     async def entry_rows(self, game_id: int, *, after_seq: int = 0, limit: int = 50) -> EntryRows:
         # the rows as sqlite3 gives them (numbers, text, compressed bytes): decoded by the worker
