@@ -28,7 +28,7 @@ import contextlib
 import json
 import logging
 import zlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextvars import ContextVar
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -71,14 +71,24 @@ _UNDO_VALUES = ", ".join(f"${n}" for n in range(1, 15))
 # moves on only if nobody wrote since it was loaded (the WHERE is an optimistic lock), and the entry
 # (and its unshown mark, for an interaction's) go in only if it did. Returns (1, the game's newest
 # checkpoint), or (0, ...) when stale. From schema 3 on it also sets when the game is due for a reminder.
+def _delete_shown_sql(games: int) -> str:
+    """The results seen (parameters ``$games``, ``$games + 1``: two arrays, ``_shown_arrays``) taken off
+    the unshown list."""
+    return (f"DELETE FROM unshown_entries u USING unnest(${games}::bigint[], ${games + 1}::integer[]) "
+            "AS s(game_id, seq) WHERE u.game_id = s.game_id AND u.seq = s.seq")
+
+
+def _shown_arrays(shown: list[tuple[int, int]]) -> tuple[list[int], list[int]]:
+    """The parameters of ``_delete_shown_sql``: the games, then the seqs."""
+    return [game for game, _ in shown], [seq for _, seq in shown]
+
+
 def _write_sql(remind: bool) -> str:
-    # the results this process saw since its last write (two arrays: games, seqs) go off the unshown
-    # list in the same statement: no round trip of their own (a statement apart cost ~10% of
-    # /morale throughput and raised p99 by half with 2-4 processes, bench/bench_scale.py)
-    shown = (25, 26) if remind else (24, 25)
+    # the results this process saw since its last write go off the unshown list in the same
+    # statement: no round trip of their own (a statement apart cost ~10% of /morale throughput and
+    # raised p99 by half with 2-4 processes, bench/bench_scale.py)
     return (
-        f"WITH shown AS (DELETE FROM unshown_entries u USING unnest(${shown[0]}::bigint[], ${shown[1]}::integer[]) "
-        "AS s(game_id, seq) WHERE u.game_id = s.game_id AND u.seq = s.seq), "
+        f"WITH shown AS ({_delete_shown_sql(25 if remind else 24)}), "
         "moved AS (UPDATE games SET state = $1, last_seq = $2, head_hash = $3, "
         "status = CASE WHEN $4 THEN 'ended' ELSE status END, ended_at = CASE WHEN $4 THEN $5 ELSE ended_at END"
         f"{', remind_due = $24::text' if remind else ''} "
@@ -374,7 +384,7 @@ class PostgresStore(Store):
         remind = self.checkpoint_every is not None
         sql, extra = (_WRITE, (remind_due(game, entry.time),)) if remind else (_WRITE_BEFORE_3, ())
         shown, self._shown = self._shown, []  # the results seen meanwhile go off the list with this write
-        params = (*moved_params, *_entry_row(entry), *extra, [game for game, _ in shown], [seq for _, seq in shown])
+        params = (*moved_params, *_entry_row(entry), *extra, *_shown_arrays(shown))
         try:
             async with self._connection() as conn:
                 if undo is None:
@@ -497,20 +507,14 @@ class PostgresStore(Store):
             "results seen stay listed as unshown: %s", t.exception()))
 
     async def _flush_shown_now(self) -> None:
-        if self._shown:
-            async with self._pool.acquire() as conn:
-                await self._send_shown(conn)
-
-    async def _send_shown(self, conn: Any) -> None:
-        """Take the results seen off the unshown list on ``conn``: one statement, one round trip,
-        committed on its own (a mark is safe to send twice). A failure keeps them for the next try."""
+        """The results seen off the unshown list when no write took them: one statement, committed on
+        its own (a mark is safe to send twice). A failure keeps them for the next try."""
         shown, self._shown = self._shown, []
         if not shown:
             return
         try:
-            await conn.execute("DELETE FROM unshown_entries u USING unnest($1::bigint[], $2::integer[]) "
-                               "AS s(game_id, seq) WHERE u.game_id = s.game_id AND u.seq = s.seq",
-                               [game for game, _ in shown], [seq for _, seq in shown])
+            async with self._pool.acquire() as conn:
+                await conn.execute(_delete_shown_sql(1), *_shown_arrays(shown))
         except BaseException:
             self._shown[:0] = shown
             raise
