@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, get_args
-
-from pydantic import BaseModel, ConfigDict
+from typing import Any, get_args
 
 from .built import new_instance as _new
 from .built import shared_fields_set
@@ -12,35 +10,7 @@ from .built import set_dict as _set_dict
 from .built import set_extra as _set_extra
 from .built import set_fields_set as _set_fields_set
 from .built import set_private as _set_private
-
-StepKind = Literal[
-    "section",  # a heading: "Fire group", "Morale check: 4-6-7 A"
-    "base",  # a starting value: a unit's FP, a morale rating
-    "multiplier",  # x2, x1/2
-    "modifier",  # +1, -2 (DRM, drm, FP modifier, to-hit modifier)
-    "dice",  # the dice as rolled
-    "table",  # a table cell read
-    "check",  # a comparison: Final DR 8 vs morale 7: fails
-    "effect",  # what happened to a unit or a weapon
-    "marker",  # a marker placed or removed
-    "note",  # anything else the players should read
-]
-
-Number = int | float
-
-
-class Step(BaseModel):
-    """One line of the audit trail."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    kind: StepKind
-    label: str
-    value: Number | str | None = None
-    total: Number | None = None
-    rule: str | None = None
-    unit: str | None = None
-
+from .step import Number, Step, StepKind  # noqa: F401  (the model in a module of its own: trail.py compiles)
 
 _STEP_KINDS = frozenset(get_args(StepKind))
 _ALL_SET = shared_fields_set(Step)  # every field given: one fields-set for every Step (built.py)
