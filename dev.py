@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parent
 VENV = Path(os.environ.get("REFEREE_VENV", ROOT / ".venv"))
 LOCK_VENV = ROOT / ".venv-lock"
 LOCKS = {"": ROOT / "requirements.lock", "test": ROOT / "requirements-test.lock",
-         "postgres": ROOT / "requirements-postgres.lock"}
+         "postgres": ROOT / "requirements-postgres.lock", "compile": ROOT / "requirements-compile.lock"}
 UV = "uv>=0.9,<1"  # the lock tool, in its own environment (not a dependency of the bot)
 MIN_PYTHON = "3.11"
 DIGEST_LINE = "# pyproject-sha256: "
