@@ -43,6 +43,8 @@ log = logging.getLogger(__name__)
 
 API = "/api/v10"
 LOADING = 1 << 7  # message flag: "the bot is thinking" (a deferred reply not yet edited)
+ATTACHMENT_LIMIT = 8 * 1024 * 1024  # bytes a file may have (told to the bot as attachment_size_limit)
+TOO_LARGE = 40005  # Discord's code for a file over the limit (HTTP 413)
 ALL_APP_PERMISSIONS = (1 << 51) - 1
 # the tasks discord.py runs an interaction's handler in; a reply is complete once they end
 HANDLER_TASK_PREFIXES = ("CommandTree-invoker", "discord-ui-view-dispatch", "discord-ui-dynamic-item", "discord-ui-modal",
@@ -93,8 +95,11 @@ def error_response(status: int, code: int, message: str, errors: dict[str, Any] 
 
 
 def body_refusal(body: dict[str, Any], files: list[Any], *, new: bool) -> tuple[int, str, dict[str, Any]] | None:
-    """What Discord answers a message body it refuses (bot/emulator/bodies.py), or None: 50035 with
-    the bad fields, or 50006 for a new message with nothing in it; as (code, message, errors)."""
+    """What Discord answers a message body it refuses (bot/emulator/bodies.py), or None: 413 code
+    40005 for a file over the attachment limit, 50035 with the bad fields, or 50006 for a new
+    message with nothing in it; as (code, message, errors)."""
+    if any(len(sent.data) > ATTACHMENT_LIMIT for sent in files):
+        return TOO_LARGE, "Request entity too large", {}
     errors = message_errors(body)
     if errors:
         return 50035, "Invalid Form Body", errors
@@ -106,7 +111,8 @@ def body_refusal(body: dict[str, Any], files: list[Any], *, new: bool) -> tuple[
 def refused_body(refusal: tuple[int, str, dict[str, Any]], nest: str | None = None) -> web.Response:
     """The 400 of a refused body; an interaction callback's errors nest under its ``data``."""
     code, message, errors = refusal
-    return error_response(400, code, message, {nest: errors} if nest and errors else errors)
+    return error_response(413 if code == TOO_LARGE else 400, code, message,
+                          {nest: errors} if nest and errors else errors)
 
 
 class FakeDiscord:
@@ -661,7 +667,7 @@ class FakeDiscord:
                 "guild_id": str(guild.id), "channel_id": str(channel.id),
                 "channel": pl.channel_json(channel, guild), "member": pl.member_json(user, permissions=perms),
                 "app_permissions": str(ALL_APP_PERMISSIONS), "locale": "en-US", "guild_locale": "en-US",
-                "attachment_size_limit": 8 * 1024 * 1024, "context": 0, "entitlements": [],
+                "attachment_size_limit": ATTACHMENT_LIMIT, "context": 0, "entitlements": [],
                 "authorizing_integration_owners": {"0": str(guild.id)}}
 
     def _user(self, guild: pl.GuildSpec, user_id: int | None) -> pl.UserSpec:

@@ -200,6 +200,11 @@ async def test_followups_edits_and_channel_posts_are_held_to_the_same_limits(bot
             ]:
                 async with http.request(method, url, json=body, headers={"Authorization": "Bot x"}) as response:
                     assert (response.status, (await response.json())["code"]) == (400, code), (method, body)
+            form = aiohttp.FormData()
+            form.add_field("payload_json", '{"content": "the log"}', content_type="application/json")
+            form.add_field("files[0]", b"x" * (8 * 1024 * 1024 + 1), filename="log.json")
+            async with http.post(base, data=form) as response:  # over attachment_size_limit
+                assert (response.status, (await response.json())["code"]) == (413, 40005)
         assert reply.content == "worked it out" and len(reply.followups) == 1  # nothing refused was kept
 
 
