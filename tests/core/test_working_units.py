@@ -1,4 +1,4 @@
-"""Units as plain slotted objects inside a resolution (bot/core/working.py): the working class holds
+"""Units as plain objects inside a resolution (bot/core/working.py): the working class holds
 exactly the unit model's fields, a unit changed inside a resolution comes out as the model the
 ruleset used to mutate (the same dump, fields-set and repr), an unchanged unit is the caller's own
 object, and an order that fails changes nothing."""
@@ -24,11 +24,20 @@ def _unit(**given) -> AslUnit:
 def test_the_working_class_has_the_model_fields_in_their_order():
     assert work_class(AslUnit) is AslUnitWork
     assert AslUnitWork.fields == tuple(AslUnit.model_fields)
-    slots = AslUnitWork.__mro__[1].__slots__
-    assert slots[:-2] == tuple(AslUnit.model_fields) and slots[-2:] == ("_origin", "_assigned")
-    work = AslUnitWork.from_model(_unit())
+    # the fields in the instance dict (a copy of the model's, in its order); the origin and the names
+    # assigned in two slots
+    assert AslUnitWork.__mro__[1].__slots__ == ("_origin", "_assigned", "__dict__")
+    model = _unit()
+    work = AslUnitWork.from_model(model)
+    assert list(work.__dict__) == list(AslUnit.model_fields) == list(model.__dict__)
+    assert work.__dict__ == model.__dict__ and work.__dict__ is not model.__dict__
     with pytest.raises(AttributeError):
-        work.not_a_field = 1  # slots: no field the model lacks
+        work.not_a_field = 1  # no field the model lacks
+    with pytest.raises(AttributeError):
+        work.label = "x"  # a property stays read-only
+    with pytest.raises(AttributeError):
+        work._origin = model  # nor the slots of the working object itself
+    assert list(work.__dict__) == list(AslUnit.model_fields) and work._assigned is None
     # the model's properties come along
     assert (work.label, work.is_leader, work.is_sw, work.current_morale) == ("4-6-7 A1", False, False, 0)
 
