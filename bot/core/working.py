@@ -205,10 +205,77 @@ class WorkUnits(dict):  # type: ignore[type-arg]
         return {k: v.to_model() if type(v) in _WORKING else v for k, v in dict.items(self)}
 
 
+class WorkLocations(dict):  # type: ignore[type-arg]
+    """A working game's locations when it has more than ``EAGER_LOCATIONS``: location id -> the caller's
+    Location model until the ruleset first reads it (``[id]``, ``get``, ``values``, ``items``), then a
+    copy of it (``copying.tree_copy``) that the ruleset may change; the caller's models are never
+    changed. A location put in is the working game's own. ``finished_game`` makes it a plain dict again,
+    its order kept: the locations never read are the caller's own objects, as unchanged units are."""
+
+    __slots__ = ("_made",)
+
+    def __init__(self, held: dict[str, Any]) -> None:
+        dict.__init__(self, held)
+        self._made: set[str] = set()  # the ids whose location is the working game's own object
+
+    def _copy(self, key: str, held: Any) -> Any:
+        made = tree_copy(held)
+        dict.__setitem__(self, key, made)
+        self._made.add(key)
+        return made
+
+    def __getitem__(self, key: str) -> Any:
+        held = dict.__getitem__(self, key)
+        return held if key in self._made else self._copy(key, held)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self[key] if dict.__contains__(self, key) else default
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        dict.__setitem__(self, key, value)
+        self._made.add(key)
+
+    def setdefault(self, key: str, default: Any = None) -> Any:
+        if not dict.__contains__(self, key):
+            self[key] = default
+        return self[key]
+
+    def pop(self, key: str, *default: Any) -> Any:
+        if dict.__contains__(self, key):
+            self[key]  # noqa: B018 - the caller's location copied before it leaves the working game
+        self._made.discard(key)
+        return dict.pop(self, key, *default)
+
+    def popitem(self) -> tuple[str, Any]:
+        key = next(reversed(dict.keys(self)))
+        return key, self.pop(key)
+
+    def values(self) -> list[Any]:  # type: ignore[override]
+        return [self[k] for k in dict.keys(self)]
+
+    def items(self) -> list[tuple[str, Any]]:  # type: ignore[override]
+        return [(k, self[k]) for k in dict.keys(self)]
+
+    def copy(self) -> dict[str, Any]:
+        return dict(self.items())
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        for key, value in dict(*args, **kwargs).items():
+            self[key] = value
+
+
+# A game of at most this many locations has them copied at once (copying.tree_copy, as before); a larger
+# one gets a WorkLocations, which copies only the locations the order reads (a fire: its own and its
+# target's): copying every location of a 300-location game was most of a fire's cost in it.
+EAGER_LOCATIONS = 16
+
+
 def working_game(game: BaseModel, *, eager: bool = False) -> Any:
     """A working copy of a Game whose units are a ``WorkUnits`` of the game's own unit models (its
-    other containers copied as ``tree_copy`` copies them); with ``eager`` (an order that reads nearly
-    every unit, as a fire does) and at most ``EAGER_UNITS`` units, a plain dict of working objects."""
+    other containers copied as ``tree_copy`` copies them, its locations too when at most
+    ``EAGER_LOCATIONS``, else a ``WorkLocations`` copying each as it is read); with ``eager`` (an order
+    that reads nearly every unit, as a fire does) and at most ``EAGER_UNITS`` units, a plain dict of
+    working objects."""
     cls = type(game)
     new = new_instance(cls)
     fields = game.__dict__.copy()
@@ -221,6 +288,8 @@ def working_game(game: BaseModel, *, eager: bool = False) -> Any:
                 made = _WORK_CLASSES
                 fields[name] = {k: (made.get(type(u)) or work_class(type(u))).from_model(u)  # type: ignore
                                 for k, u in units.items()}
+        elif name == "locations" and len(fields[name]) > EAGER_LOCATIONS:
+            fields[name] = WorkLocations(fields[name])
         else:
             fields[name] = tree_copy(fields[name])
     set_dict(new, fields)
@@ -231,7 +300,11 @@ def working_game(game: BaseModel, *, eager: bool = False) -> Any:
 
 
 def finished_game(work: Any) -> Any:
-    """The working game as a Game again: its units models (``WorkUnits.models``), in their order."""
-    units = work.__dict__["units"]
-    work.__dict__["units"] = WorkUnits.models(units)
+    """The working game as a Game again: its units models (``WorkUnits.models``), in their order, its
+    locations a plain dict."""
+    held = work.__dict__
+    held["units"] = WorkUnits.models(held["units"])
+    locations = held.get("locations")
+    if type(locations) is WorkLocations:
+        held["locations"] = dict(dict.items(locations))
     return work
