@@ -14,7 +14,10 @@ channels one bot process can serve.
 
 - The floor bot is the same discord.py set-up (``commands.Bot`` + its command tree, no
   privileged intents, no mentions) with one slash command that answers a fixed embed at once.
-  What the referee adds on top of it is the rules, the state and the log.
+  What the referee adds on top of it is the rules, the state and the log. A second floor,
+  informative (no target; the targets stay judged on the first): the same floor bot answering a
+  fixed copy of one of the referee's /fire replies (the same embeds and buttons, built once),
+  timed in the /fire rounds: how much of the gap is the size of the reply, the audit trail itself.
 - The referee is ``bot.app.RefereeBot`` with its cogs, on a real SQLite file (WAL,
   synchronous=FULL), with production dice (``secrets``). Its games are set up before it starts,
   through the service (``bot.service.Referee``) with the set-up orders players give: the
@@ -174,6 +177,7 @@ class Run:
     seconds: float = 0.0
     loop_cpu: float = 0.0  # CPU seconds of the bot's event-loop thread during the chunks
     refused: list[str] = field(default_factory=list)
+    replies: list[Any] = field(default_factory=list, repr=False)  # a burst's (the warm-up's is copied)
 
     @property
     def rate(self) -> float:
@@ -197,7 +201,7 @@ async def burst(fake: TimedDiscord, send: Send, channels: range) -> Run:
     """One command in each of ``channels`` at once."""
     start = time.perf_counter()
     replies = await asyncio.gather(*(send(c, 0) for c in channels))
-    run = Run(seconds=time.perf_counter() - start)
+    run = Run(seconds=time.perf_counter() - start, replies=replies)
     _collect(fake, replies, run.latencies, run.refused)
     return run
 
@@ -343,6 +347,10 @@ class Bench:
         self.morale = _send(self.fake, guild, "morale", MORALE_OPTIONS)
         floor = _send(self.floor_fake, self.plan.floor_guild, "floor", {})
         self.floor_send: Send = lambda c, i: floor(c % n, i)
+        copy = _send(self.floor_fake, self.plan.floor_guild, "floor_copy", {})
+        self.copy_send: Send = lambda c, i: copy(c % n, i)
+        self.copies: list[Run] = []  # per round: the floor bot answering a copy of our /fire reply
+        self.copy_size = 0  # the bytes of that reply's JSON
         self.meter: dict[str, dict[str, float]] = {}  # workload -> part -> seconds on the loop
         self.hops: dict[str, int] = {}  # workload -> trips to the SQLite thread
         self.late: list[str] = []  # answers that came after Discord's 3 s deadline (refused by Discord)
@@ -372,17 +380,23 @@ class Bench:
         results = []
         for r in range(self.rounds):
             runs = {"/fire": (Run(), Run()), "/morale": (Run(), Run())}
-            chunks: list[tuple[str, Callable[[], Awaitable[Run]], Callable[[], Awaitable[Run]]]] = []
+            chunks: list[tuple[str, Callable[[], Awaitable[Run]], Callable[[], Awaitable[Run]] | None]] = []
+            copied = Run()
             for b in range(self.sizes.bursts):
                 chunks.append(("/fire", lambda: burst(self.floor_fake, self.floor_send, range(n)),
                                lambda b=b: burst(self.fake, self.fire, self.plan.fire(r, b))))
+                chunks.append(("/fire copy", lambda: burst(self.floor_fake, self.copy_send, range(n)), None))
             for half in halves:
                 chunks.append(("/morale", lambda h=half: sustained(self.floor_fake, self.floor_send, range(n), h),
                                lambda h=half: sustained(self.fake, self.morale, self.plan.morale_rounds[r], h)))
             for workload, floor_chunk, our_chunk in chunks:
+                if our_chunk is None:  # the second floor: the floor bot, our /fire reply copied
+                    copied.add(await self.chunk(floor, floor_chunk))
+                    continue
                 runs[workload][0].add(await self.chunk(floor, floor_chunk))
                 runs[workload][1].add(await self.chunk(ours, our_chunk, measured=workload))
             results.append(runs)
+            self.copies.append(copied)
         return results
 
     async def long_logs(self, ours: BotProcess) -> dict[str, list[tuple[float, float]]]:
@@ -440,7 +454,18 @@ class Bench:
             # paths run once) and are not measured
             await sustained(self.floor_fake, self.floor_send, range(n), 1)
             await sustained(self.fake, self.morale, self.plan.morale, 1)
-            await burst(self.fake, self.fire, self.plan.warm_fire)
+            warm = await burst(self.fake, self.fire, self.plan.warm_fire)
+            # the second floor answers a fixed copy of one of those /fire replies (its messages'
+            # embeds and buttons as Discord stored them)
+            copy = self.folder / "fire-reply.json"
+            copy.write_text(json.dumps([{"embeds": m.embeds, "components": m.components}
+                                        for m in warm.replies[0].all_messages()]))
+            self.copy_size = copy.stat().st_size
+            await floor.ask(f"copy {copy}")
+            copied = (await burst(self.floor_fake, self.copy_send, range(n))).replies[0]
+            if ([(m.embeds, m.components) for m in copied.all_messages()]
+                    != [(m.embeds, m.components) for m in warm.replies[0].all_messages()]):
+                raise AssertionError("the floor's copy of the /fire reply differs from the reply")
             await floor.ask("freeze")
             await ours.ask("freeze")
             if self.profile:
@@ -484,6 +509,25 @@ def _metrics(rounds: list[dict[str, tuple[Run, Run]]], channels: int) -> list[Me
                         at_most=P99_RATIO_TARGET if targets and workload == "/fire" else None),
         ]
     return out
+
+
+def _copy_metrics(rounds: list[dict[str, tuple[Run, Run]]], copies: list[Run], size: int) -> list[Metric]:
+    """The second floor, informative (no target): the floor bot answering a fixed copy of one of our
+    /fire replies (the same embeds and buttons, built once), beside the first floor and ours."""
+    if not copies or not all(c.latencies for c in copies):
+        return []
+    floor = [r["/fire"][0] for r in rounds]
+    ours = [r["/fire"][1] for r in rounds]
+    w = f"e2e /fire floor, our reply copied ({size:,} B of JSON)"
+    return [
+        over_rounds(f"{w}: loop CPU per command", [c.cpu_ms for c in copies], "ms"),
+        over_rounds(f"{w}: loop CPU / the floor's", [c.cpu_ms / f.cpu_ms for c, f in zip(copies, floor)], "x"),
+        over_rounds("e2e /fire: loop CPU ours / the floor with our reply", [o.cpu_ms / c.cpu_ms
+                                                                           for o, c in zip(ours, copies)], "x"),
+        over_rounds(f"{w}: p99 latency", [percentile(c.latencies, 99) * 1000 for c in copies], "ms"),
+        over_rounds("e2e /fire: p99 ours / p99 of the floor with our reply",
+                    [percentile(o.latencies, 99) / percentile(c.latencies, 99) for o, c in zip(ours, copies)], "x"),
+    ]
 
 
 def _per_part(results: list[dict[str, tuple[Run, Run]]], meter: dict[str, dict[str, float]],
@@ -537,6 +581,7 @@ async def measure(quick: bool = False, rounds: int = 3, profile: Path | None = N
             print(f"the referee bot's log ends:\n{bench.bot_log()}", file=sys.stderr)
             raise
         meter, hops, late = bench.meter, bench.hops, bench.late
+        copies = _copy_metrics(results, bench.copies, getattr(bench, "copy_size", 0))
     for r in results:
         for workload, (_, ours) in r.items():
             if ours.refused:
@@ -551,7 +596,7 @@ async def measure(quick: bool = False, rounds: int = 3, profile: Path | None = N
     breakdown += _per_part(results, meter, hops)
     breakdown.append(Metric("e2e set-up: games and logs through the service (not measured)", setup, "s"))
     late_row = Metric("e2e long logs: answers after Discord's 3 s (refused by Discord)", len(late), "")
-    return _metrics(results, sizes.channels) + breakdown + _log_metrics(logs, sizes) + [late_row]
+    return _metrics(results, sizes.channels) + copies + breakdown + _log_metrics(logs, sizes) + [late_row]
 
 
 def run(quick: bool = False) -> list[Metric]:

@@ -1,7 +1,9 @@
 """One bot of the end-to-end benchmark in a process of its own: ``python -m bench.e2e_bot KIND``.
 
 KIND is ``referee`` (``bot.app.RefereeBot`` with its cogs, on ``--database``) or ``floor`` (the
-same discord.py set-up answering one fixed embed: what any bot costs). The fake Discord runs in
+same discord.py set-up answering one fixed embed: what any bot costs; its ``/floor_copy`` answers
+a fixed copy of one referee reply, set by ``copy PATH``: what discord.py costs for a message of
+that size with those buttons). The fake Discord runs in
 the benchmark's process (bench/bench_e2e.py), which starts this one with REFEREE_DISCORD_API and
 REFEREE_DISCORD_GATEWAY pointing at it, so the fake's work is not on this bot's event loop.
 
@@ -10,6 +12,8 @@ on stdin (a thread reads them; whatever else the bot prints goes to stderr):
 
 - ``cpu``: CPU seconds of the event loop's thread (its POSIX thread CPU clock, read from the
   control thread, so asking costs the loop nothing) and of the whole process;
+- ``copy PATH`` (floor): the messages of a referee reply (a JSON list of ``{"embeds": [...],
+  "components": [...]}``, as Discord stored them) become ``/floor_copy``'s answer, built once;
 - ``freeze``: ``gc.freeze()`` of the start-up objects, as ``bot.app.serve`` does once logged in;
 - ``lag on`` / ``lag off``: a probe in the loop sleeping 1 ms at a time; ``off`` answers the
   longest gap between two of its ticks (what any callback on the loop waited at worst) and how
@@ -52,17 +56,54 @@ FLOOR_EMBED = discord.Embed(title="Floor", description="A fixed answer: no rules
                             colour=discord.Colour.dark_grey())
 
 
+class CopiedButton(discord.ui.DynamicItem[discord.ui.Button], template=r"(?:odds|details):[0-9]+:[0-9]+"):
+    """A button of the copied reply, routed as the referee's are (a DynamicItem found by its
+    custom_id); clicking it does nothing (the benchmark never clicks the copy)."""
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button,
+                             match: Any) -> CopiedButton:
+        return cls(item)
+
+
+def copied_messages(messages: list[dict[str, Any]]) -> list[tuple[list[discord.Embed], discord.ui.View | None]]:
+    """A referee reply's messages as discord.py objects, each its embeds and its buttons' View."""
+    built = []
+    for message in messages:
+        view = None
+        buttons = [item for row in message.get("components") or [] for item in row.get("components") or []]
+        if buttons:
+            view = discord.ui.View(timeout=None)
+            for button in buttons:
+                view.add_item(CopiedButton(discord.ui.Button(
+                    label=button.get("label"), custom_id=button["custom_id"],
+                    style=discord.ButtonStyle(button.get("style", 2)))))
+        built.append(([discord.Embed.from_dict(embed) for embed in message["embeds"]], view))
+    return built
+
+
 class FloorBot(commands.Bot):
-    """The same discord.py set-up as RefereeBot, with one command answering a fixed embed."""
+    """The same discord.py set-up as RefereeBot, with one command answering a fixed embed and one
+    answering a fixed copy of a referee reply (its embeds and buttons built once)."""
 
     def __init__(self) -> None:
         super().__init__(command_prefix=commands.when_mentioned, intents=discord.Intents.default(),
                          allowed_mentions=discord.AllowedMentions.none(), help_command=None)
+        self.copy: list[tuple[list[discord.Embed], discord.ui.View | None]] = [([FLOOR_EMBED], None)]
 
     async def setup_hook(self) -> None:
+        self.add_dynamic_items(CopiedButton)
+
         @self.tree.command(name="floor", description="Answer a fixed embed at once (the benchmark's floor)")
         async def floor(interaction: discord.Interaction) -> None:
             await interaction.response.send_message(embed=FLOOR_EMBED)
+
+        @self.tree.command(name="floor_copy", description="Answer a fixed copy of a referee reply at once")
+        async def floor_copy(interaction: discord.Interaction) -> None:
+            (embeds, view), *rest = self.copy
+            await interaction.response.send_message(embeds=embeds, **({"view": view} if view else {}))
+            for embeds, view in rest:
+                await interaction.followup.send(embeds=embeds, **({"view": view} if view else {}))
 
 
 class CostMeter:
@@ -177,6 +218,13 @@ class Control:
         match words:
             case ["cpu"]:  # read from this thread: the loop is not interrupted to answer
                 return {"loop": time.clock_gettime(self.loop_clock), "process": time.process_time()}
+            case ["copy", path]:
+                messages = json.loads(Path(path).read_text())
+
+                def set_copy() -> int:
+                    self.bot.copy = copied_messages(messages)  # type: ignore[attr-defined]
+                    return len(messages)
+                return {"messages": self.on_loop(set_copy)}
             case ["freeze"]:
                 from bot.app import freeze_start_up_objects
 
