@@ -336,8 +336,9 @@ def _button(reply: Any, prefix: str, fake: TimedDiscord | None = None) -> tuple[
 
 
 class Bench:
-    def __init__(self, sizes: Sizes, rounds: int, folder: Path, profile: Path | None) -> None:
+    def __init__(self, sizes: Sizes, rounds: int, folder: Path, profile: Path | None, trace: bool = False) -> None:
         self.sizes, self.rounds, self.folder, self.profile = sizes, rounds, folder, profile
+        self.trace, self.traced = trace, {}  # the loop's busiest iterations in the probe's /fire burst
         self.plan = Plan(sizes, rounds)
         self.database = folder / "referee.sqlite3"
         self.fake = TimedDiscord(guilds=[self.plan.guild], reply_timeout=120)
@@ -416,8 +417,12 @@ class Bench:
                 late.append(name)
             return reply
 
+        if self.trace:
+            await ours.ask("trace on")
         await probed(f"/fire burst, {self.sizes.channels} channels",
                      lambda: burst(self.fake, self.fire, self.plan.probe_fire))
+        if self.trace:
+            self.traced = await ours.ask("trace off")
         guild = self.plan.guild
         for entries, c in self.plan.logs.items():
             channel, size = guild.channels[c].id, f"{log_entries(entries):,}"
@@ -569,18 +574,21 @@ def _log_metrics(logs: dict[str, list[tuple[float, float]]], sizes: Sizes) -> li
 
 
 async def measure(quick: bool = False, rounds: int = 3, profile: Path | None = None,
-                  short_logs: bool = False) -> list[Metric]:
+                  short_logs: bool = False, trace: dict[str, Any] | None = None) -> list[Metric]:
+    """The figures; ``trace``, when given, receives the loop trace of the probe's /fire burst."""
     sizes = QUICK if quick else FULL
     if short_logs:
         sizes = dataclasses.replace(sizes, long_log=QUICK.long_log)
     with tempfile.TemporaryDirectory(prefix="bench-e2e-") as tmp:
-        bench = Bench(sizes, rounds, Path(tmp), profile)
+        bench = Bench(sizes, rounds, Path(tmp), profile, trace=trace is not None)
         try:
             results, logs, setup = await bench.run()
         except Exception:
             print(f"the referee bot's log ends:\n{bench.bot_log()}", file=sys.stderr)
             raise
         meter, hops, late = bench.meter, bench.hops, bench.late
+        if trace is not None:
+            trace.update(bench.traced)
         copies = _copy_metrics(results, bench.copies, getattr(bench, "copy_size", 0))
     for r in results:
         for workload, (_, ours) in r.items():
@@ -613,16 +621,28 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--quick", action="store_true", help="tiny sizes: checks it runs, measures nothing")
     parser.add_argument("--rounds", type=int, default=3, help="rounds of the workloads (default 3)")
     parser.add_argument("--profile", action="store_true", help="cProfile the referee's event-loop thread")
+    parser.add_argument("--trace", action="store_true",
+                        help="print the referee loop's five busiest iterations in the probe's /fire burst, "
+                        "each with its callbacks over 0.3 ms")
     parser.add_argument("--short-logs", action="store_true",
                         help=f"the long log {QUICK.long_log} entries, not {FULL.long_log:,}: the per-command figures "
                         "in less time (back-to-back comparisons); the long-log targets are then not judged")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="bench-profile-") as tmp:
         profile = Path(tmp) / "referee.prof" if args.profile else None
-        metrics = asyncio.run(measure(args.quick, args.rounds, profile, args.short_logs))
+        traced: dict[str, Any] | None = {} if args.trace else None
+        metrics = asyncio.run(measure(args.quick, args.rounds, profile, args.short_logs, traced))
         from bench.run import format_table
 
         print(format_table(metrics))
+        if traced:
+            print(f"\nthe referee loop's busiest iterations in the probe's /fire burst "
+                  f"({traced['iterations']} iterations; the most CPU in one: {traced['longest_cpu_ms']:.2f} ms):")
+            for it in traced["busiest"]:
+                print(f"  {it['busy_ms']:.2f} ms ({it['cpu_ms']:.2f} ms CPU), {it['callbacks']} callbacks; "
+                      "over 0.3 ms:")
+                for name, took in it["long"]:
+                    print(f"    {took:6.2f} ms  {name}")
         if profile is not None:
             import pstats
 

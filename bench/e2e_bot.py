@@ -18,6 +18,9 @@ on stdin (a thread reads them; whatever else the bot prints goes to stderr):
 - ``lag on`` / ``lag off``: a probe in the loop sleeping 1 ms at a time; ``off`` answers the
   longest gap between two of its ticks (what any callback on the loop waited at worst) and how
   many ticks it saw;
+- ``trace on`` / ``trace off``: every callback the loop runs timed, by iteration; ``off``
+  answers the five busiest iterations with their long callbacks (a task's by its coroutine and
+  where it stopped);
 - ``meter on`` / ``meter off``: the synchronous steps of a command timed around the real
   functions (rules core, sealing, state load, render) and the trips to the SQLite thread;
 - ``profile on`` / ``profile off PATH``: cProfile of the loop's thread, written to PATH;
@@ -195,6 +198,79 @@ class LagProbe:
         return {"max_gap_ms": self.longest * 1000, "ticks": self.ticks}
 
 
+class LoopTrace:
+    """Which callbacks each iteration of the loop ran, and for how long: ``asyncio``'s handles
+    timed around ``Handle._run``, an iteration ended by the selector's next ``select`` (once per
+    ``_run_once``). ``off`` answers the busiest iterations, each with its callbacks by name (a
+    task's by its coroutine's) and CPU-heavy ones listed: what one long gap of the loop is made of."""
+
+    def __init__(self) -> None:
+        # (busy s, callbacks, the long ones, the thread's CPU s): busy is wall time, so it counts
+        # the time the OS gave the thread's core to others too (a loaded machine); CPU does not
+        self.iterations: list[tuple[float, int, list[tuple[str, float]], float]] = []
+        self._current: list[tuple[str, float]] = []
+        self._count = 0
+        self._busy = self._cpu = 0.0
+        self._saved: list[tuple[Any, str, Any]] = []
+
+    @staticmethod
+    def _name(handle: asyncio.Handle) -> str:
+        callback = getattr(handle, "_callback", None)
+        task = getattr(callback, "__self__", None)
+        if isinstance(task, asyncio.Task):
+            coro = task.get_coro()
+            inner = coro
+            while getattr(inner, "cr_await", None) is not None and hasattr(inner.cr_await, "cr_frame"):
+                inner = inner.cr_await  # the innermost coroutine: where the step stopped
+            frame = getattr(inner, "cr_frame", None)
+            where = f" @{frame.f_code.co_name}:{frame.f_lineno}" if frame is not None else " (done)"
+            return f"task {getattr(coro, '__qualname__', coro)}{where}"
+        return getattr(callback, "__qualname__", repr(callback))
+
+    def on(self) -> None:
+        import asyncio.events
+
+        loop = asyncio.get_running_loop()
+        self.iterations.clear()
+        run, select = asyncio.events.Handle._run, loop._selector.select  # type: ignore[attr-defined]
+        trace = self
+
+        def timed_run(handle: asyncio.Handle) -> None:
+            start, cpu = time.perf_counter(), time.thread_time()
+            try:
+                run(handle)
+            finally:
+                took = time.perf_counter() - start
+                trace._count += 1
+                trace._busy += took
+                trace._cpu += time.thread_time() - cpu
+                if took > 0.0003:
+                    trace._current.append((trace._name(handle), took))
+
+        def timed_select(timeout: float | None = None) -> Any:
+            if trace._count:
+                trace.iterations.append((trace._busy, trace._count, trace._current, trace._cpu))
+            trace._current, trace._count, trace._busy, trace._cpu = [], 0, 0.0, 0.0
+            return select(timeout)
+        self._saved = [(asyncio.events.Handle, "_run", run), (loop._selector, "select", select)]  # type: ignore[attr-defined]
+        asyncio.events.Handle._run = timed_run  # type: ignore[method-assign]
+        loop._selector.select = timed_select  # type: ignore[attr-defined]
+
+    def off(self) -> dict[str, Any]:
+        for owner, name, original in self._saved:
+            if isinstance(owner, type):
+                setattr(owner, name, original)
+            else:
+                delattr(owner, name)  # the instance's attribute: the class's method shows again
+        self._saved.clear()
+        busiest = sorted(self.iterations, key=lambda it: it[0], reverse=True)[:5]
+        return {"iterations": len(self.iterations),
+                "longest_cpu_ms": round(max((it[3] for it in self.iterations), default=0.0) * 1000, 2),
+                "busiest": [{"busy_ms": round(busy * 1000, 2), "cpu_ms": round(cpu * 1000, 2), "callbacks": count,
+                             "long": [[name, round(took * 1000, 2)] for name, took in long]}
+                            for busy, count, long, cpu in busiest]}
+
+
 class Control:
     """What the benchmark asks of this process (the module's docstring), answered from a thread
     reading stdin; anything that touches the bot runs on its loop."""
@@ -203,6 +279,7 @@ class Control:
         self.bot, self.loop, self.loop_clock, self.reply = bot, loop, loop_clock, reply
         self.meter: CostMeter | None = None
         self.probe = LagProbe()
+        self.trace = LoopTrace()
         self.profile: Any = None
         self.done = asyncio.Event()
 
@@ -234,6 +311,11 @@ class Control:
                 return {}
             case ["lag", "off"]:
                 return self.on_loop(self.probe.off)
+            case ["trace", "on"]:
+                self.on_loop(self.trace.on)
+                return {}
+            case ["trace", "off"]:
+                return self.on_loop(self.trace.off)
             case ["meter", "on"]:
                 self.meter = self.meter or self.on_loop(CostMeter)
                 self.on_loop(self.meter.on)
