@@ -398,13 +398,27 @@ class FakeDiscord:
         if refused is not None:
             return refused
         body, files = await read_body(request)
+        thinking = record.original
+        if (record.callbacks[0].type == DEFERRED_CHANNEL_MESSAGE and thinking is not None
+                and not thinking.deleted and thinking.flags & LOADING):
+            # Discord: the first followup after a deferred reply "will function as Edit Original
+            # Interaction Response": no new message, the "thinking..." one edited, and the followup's
+            # ephemeral flag ignored (the deferral chose who sees it); deprecated, but what happens
+            self._edit_keeping_visibility(thinking, body, files)
+            record.touch()
+            return json_response(thinking.payload)
         message = self.messages.create(int(record.payload["channel_id"]), body, files,
                                        guild_id=_guild_of(record.payload), kind=REPLY_TO_COMMAND)
         record.followups.append(message)
         record.touch()
-        if request.query.get("wait") in ("1", "true", "True"):
-            return json_response(message.payload)
-        return web.Response(status=204)
+        return json_response(message.payload)  # "wait is always true" for interaction followups
+
+    def _edit_keeping_visibility(self, message: StoredMessage, body: dict[str, Any], files: list[Any]) -> None:
+        """An edit: who can see a message never changes (the ephemeral flag of an edit is ignored),
+        and an edit ends the "thinking..." state."""
+        visibility = message.flags & pl.EPHEMERAL
+        self.messages.edit(message, body, files)
+        message.payload["flags"] = (message.flags & ~(LOADING | pl.EPHEMERAL)) | visibility
 
     async def _webhook_message(self, request: web.Request) -> web.Response:
         record = self.interactions.get(request.match_info["token"])
@@ -437,8 +451,7 @@ class FakeDiscord:
             return web.Response(status=204)
         if request.method == "PATCH":
             body, files = await read_body(request)
-            self.messages.edit(message, body, files)
-            message.payload["flags"] = message.flags & ~LOADING  # an edit ends the "thinking"
+            self._edit_keeping_visibility(message, body, files)
             return json_response(message.payload)
         return error_response(405, 0, "405: Method Not Allowed")
 

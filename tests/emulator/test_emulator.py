@@ -76,6 +76,14 @@ class TinyBot(commands.Bot):
             await interaction.followup.send("and one more thing", file=discord.File(
                 __import__("io").BytesIO(b"turn log"), filename="log.txt"))
 
+        @self.tree.command(name="think", description="Defer in public, then follow up twice asking for privacy")
+        async def think(interaction: discord.Interaction) -> None:
+            await interaction.response.defer(thinking=True)
+            first = await interaction.followup.send("asked to be private", ephemeral=True, wait=True)
+            second = await interaction.followup.send("private indeed", ephemeral=True, wait=True)
+            await interaction.edit_original_response(content=f"{first.id} {second.id}")
+            await interaction.followup.send("still public?", ephemeral=True, wait=True)  # after an edit
+
 
 @pytest.fixture
 def bot() -> TinyBot:
@@ -139,6 +147,20 @@ async def test_deferred_reply_is_edited_and_followed_up_with_a_file(bot):
         assert followup.content == "and one more thing"
         assert [(f.filename, f.data) for f in followup.files] == [("log.txt", b"turn log")]
         assert followup.attachments[0]["size"] == len(b"turn log")
+
+
+async def test_the_first_followup_after_a_deferral_edits_the_thinking_message_and_keeps_its_visibility(bot):
+    # Discord's Create Followup Message, right after DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE: "no new
+    # message will be created, and the loading message will be edited instead. The ephemeral flag
+    # will be ignored" (deprecated, but what happens): a bot relying on that flag leaks its text
+    async with running(bot) as (fake, bot):
+        reply = await fake.send_command("think")
+        assert reply.type == DEFERRED_CHANNEL_MESSAGE and not reply.message.ephemeral
+        second, third = reply.followups  # the first followup made no message of its own
+        assert reply.content == f"{reply.message.id} {second.id}"  # it returned the thinking message
+        assert not reply.message.flags & (1 << 7)  # no longer "thinking..."
+        assert second.ephemeral and third.ephemeral and second.content == "private indeed"
+        assert reply.message.edits == 2
 
 
 @pytest.mark.parametrize("options, problem", [
