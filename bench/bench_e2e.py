@@ -339,6 +339,7 @@ class Bench:
     def __init__(self, sizes: Sizes, rounds: int, folder: Path, profile: Path | None, trace: bool = False) -> None:
         self.sizes, self.rounds, self.folder, self.profile = sizes, rounds, folder, profile
         self.trace, self.traced = trace, {}  # the loop's busiest iterations in the probe's /fire burst
+        self.gap_cpu: dict[str, list[float]] = {}  # name -> the loop's CPU in its longest-CPU gap, ms
         self.plan = Plan(sizes, rounds)
         self.database = folder / "referee.sqlite3"
         self.fake = TimedDiscord(guilds=[self.plan.guild], reply_timeout=120)
@@ -410,8 +411,9 @@ class Bench:
             start = time.perf_counter()
             reply = await action()
             took = (time.perf_counter() - start) * 1000
-            gap = (await ours.ask("lag off"))["max_gap_ms"]
-            found.setdefault(name, []).append((took, gap))
+            lag = await ours.ask("lag off")
+            found.setdefault(name, []).append((took, lag["max_gap_ms"]))
+            self.gap_cpu.setdefault(name, []).append(lag["max_gap_cpu_ms"])
             record = getattr(reply, "record", None)
             if record is not None and record.late:  # Discord refuses an answer after 3 s
                 late.append(name)
@@ -589,6 +591,9 @@ async def measure(quick: bool = False, rounds: int = 3, profile: Path | None = N
         meter, hops, late = bench.meter, bench.hops, bench.late
         if trace is not None:
             trace.update(bench.traced)
+        burst = next((name for name in bench.gap_cpu if name.startswith("/fire burst")), None)
+        gap_cpu = [over_rounds(f"e2e loop stall during {burst}: the loop's own CPU in its longest gap",
+                               bench.gap_cpu[burst], "ms")] if burst else []
         copies = _copy_metrics(results, bench.copies, getattr(bench, "copy_size", 0))
     for r in results:
         for workload, (_, ours) in r.items():
@@ -604,7 +609,7 @@ async def measure(quick: bool = False, rounds: int = 3, profile: Path | None = N
     breakdown += _per_part(results, meter, hops)
     breakdown.append(Metric("e2e set-up: games and logs through the service (not measured)", setup, "s"))
     late_row = Metric("e2e long logs: answers after Discord's 3 s (refused by Discord)", len(late), "")
-    return _metrics(results, sizes.channels) + copies + breakdown + _log_metrics(logs, sizes) + [late_row]
+    return _metrics(results, sizes.channels) + copies + breakdown + _log_metrics(logs, sizes) + gap_cpu + [late_row]
 
 
 def run(quick: bool = False) -> list[Metric]:

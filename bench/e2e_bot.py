@@ -16,8 +16,9 @@ on stdin (a thread reads them; whatever else the bot prints goes to stderr):
   "components": [...]}``, as Discord stored them) become ``/floor_copy``'s answer, built once;
 - ``freeze``: ``gc.freeze()`` of the start-up objects, as ``bot.app.serve`` does once logged in;
 - ``lag on`` / ``lag off``: a probe in the loop sleeping 1 ms at a time; ``off`` answers the
-  longest gap between two of its ticks (what any callback on the loop waited at worst) and how
-  many ticks it saw;
+  longest gap between two of its ticks (what any callback on the loop waited at worst), the most
+  CPU the loop's thread used between two ticks (the part of a gap that is the loop's own work,
+  not the machine's other processes) and how many ticks it saw;
 - ``trace on`` / ``trace off``: every callback the loop runs timed, by iteration; ``off``
   answers the five busiest iterations with their long callbacks (a task's by its coroutine and
   where it stopped);
@@ -176,26 +177,28 @@ class LagProbe:
     def __init__(self) -> None:
         self.task: asyncio.Task[None] | None = None
         self.longest = 0.0
+        self.longest_cpu = 0.0  # the most CPU the loop's thread used between two wake-ups
         self.ticks = 0
 
     async def _run(self) -> None:
-        last = time.perf_counter()
+        last, last_cpu = time.perf_counter(), time.thread_time()
         while True:
             await asyncio.sleep(0.001)
-            now = time.perf_counter()
+            now, cpu = time.perf_counter(), time.thread_time()
             self.longest = max(self.longest, now - last)
+            self.longest_cpu = max(self.longest_cpu, cpu - last_cpu)
             self.ticks += 1
-            last = now
+            last, last_cpu = now, cpu
 
     def on(self) -> None:
-        self.longest, self.ticks = 0.0, 0
+        self.longest, self.longest_cpu, self.ticks = 0.0, 0.0, 0
         self.task = asyncio.get_running_loop().create_task(self._run(), name="bench-lag-probe")
 
     def off(self) -> dict[str, Any]:
         if self.task is not None:
             self.task.cancel()
             self.task = None
-        return {"max_gap_ms": self.longest * 1000, "ticks": self.ticks}
+        return {"max_gap_ms": self.longest * 1000, "max_gap_cpu_ms": self.longest_cpu * 1000, "ticks": self.ticks}
 
 
 class LoopTrace:
@@ -252,7 +255,8 @@ class LoopTrace:
                 trace.iterations.append((trace._busy, trace._count, trace._current, trace._cpu))
             trace._current, trace._count, trace._busy, trace._cpu = [], 0, 0.0, 0.0
             return select(timeout)
-        self._saved = [(asyncio.events.Handle, "_run", run), (loop._selector, "select", select)]  # type: ignore[attr-defined]
+        self._saved = [(asyncio.events.Handle, "_run", run),
+                       (loop._selector, "select", select)]  # type: ignore[attr-defined]
         asyncio.events.Handle._run = timed_run  # type: ignore[method-assign]
         loop._selector.select = timed_select  # type: ignore[attr-defined]
 

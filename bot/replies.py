@@ -17,6 +17,7 @@ import discord
 from bot.core.errors import RulesError
 from bot.core.game import Game
 from bot.limits import Guarded
+from bot.loopshare import share
 from bot.render import (dice_note, digest_embed, error_embed, hand_off_line, message_groups, outcome_embed,
                         shows_summary)
 
@@ -191,6 +192,7 @@ async def reply_outcome(interaction: discord.Interaction, acted: Any, *, ephemer
     were up: 10062; an outage past discord.py's own retries), the same interaction is never
     answered again (Discord would refuse that too): the result is posted to the channel as a
     plain message naming its log entry, so nothing saved goes unseen."""
+    await share()  # the render and discord.py's send run on: other channels' turns first if due
     groups = message_groups(outcome_embed(acted.outcome, acted.game, entry_seq=acted.seq,
                                           note=dice_note(getattr(acted, "entry", None))))
     view = with_details(view, acted)
