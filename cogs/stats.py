@@ -51,7 +51,8 @@ class StatsCog(commands.Cog):
     async def dice(self, interaction: Interaction, player: discord.User | None = None,
                    side: str | None = None) -> None:
         referee = interaction.client.referee
-        stored, entries = await referee.log_snapshot(interaction.channel_id, on_long=lambda: defer_thinking(interaction),
+        stored, entries = await referee.log_snapshot(interaction.channel_id,
+                                                     on_long=lambda: defer_thinking(interaction),
                                                      steps_per_entry=STATS_STEPS)
         sides = entries.first.order.get("sides") or []
         number = side_of(sides, side) if side is not None else None
@@ -68,7 +69,8 @@ class StatsCog(commands.Cog):
     @stats.command(name="pace", description="How long each side takes to answer: median and longest wait")
     async def pace(self, interaction: Interaction) -> None:
         referee = interaction.client.referee
-        stored, entries = await referee.log_snapshot(interaction.channel_id, on_long=lambda: defer_thinking(interaction),
+        stored, entries = await referee.log_snapshot(interaction.channel_id,
+                                                     on_long=lambda: defer_thinking(interaction),
                                                      steps_per_entry=STATS_STEPS)
         sides = entries.first.order.get("sides") or []
         waits = await referee.run_long(pace_job, entries, cost=len(entries) * STATS_STEPS,
