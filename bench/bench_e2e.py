@@ -14,7 +14,10 @@ channels one bot process can serve.
 
 - The floor bot is the same discord.py set-up (``commands.Bot`` + its command tree, no
   privileged intents, no mentions) with one slash command that answers a fixed embed at once.
-  What the referee adds on top of it is the rules, the state and the log.
+  What the referee adds on top of it is the rules, the state and the log. A second floor,
+  informative (no target; the targets stay judged on the first): the same floor bot answering a
+  fixed copy of one of the referee's /fire replies (the same embeds and buttons, built once),
+  timed in the /fire rounds: how much of the gap is the size of the reply, the audit trail itself.
 - The referee is ``bot.app.RefereeBot`` with its cogs, on a real SQLite file (WAL,
   synchronous=FULL), with production dice (``secrets``). Its games are set up before it starts,
   through the service (``bot.service.Referee``) with the set-up orders players give: the
@@ -174,6 +177,7 @@ class Run:
     seconds: float = 0.0
     loop_cpu: float = 0.0  # CPU seconds of the bot's event-loop thread during the chunks
     refused: list[str] = field(default_factory=list)
+    replies: list[Any] = field(default_factory=list, repr=False)  # a burst's (the warm-up's is copied)
 
     @property
     def rate(self) -> float:
@@ -197,7 +201,7 @@ async def burst(fake: TimedDiscord, send: Send, channels: range) -> Run:
     """One command in each of ``channels`` at once."""
     start = time.perf_counter()
     replies = await asyncio.gather(*(send(c, 0) for c in channels))
-    run = Run(seconds=time.perf_counter() - start)
+    run = Run(seconds=time.perf_counter() - start, replies=replies)
     _collect(fake, replies, run.latencies, run.refused)
     return run
 
@@ -332,8 +336,10 @@ def _button(reply: Any, prefix: str, fake: TimedDiscord | None = None) -> tuple[
 
 
 class Bench:
-    def __init__(self, sizes: Sizes, rounds: int, folder: Path, profile: Path | None) -> None:
+    def __init__(self, sizes: Sizes, rounds: int, folder: Path, profile: Path | None, trace: bool = False) -> None:
         self.sizes, self.rounds, self.folder, self.profile = sizes, rounds, folder, profile
+        self.trace, self.traced = trace, {}  # the loop's busiest iterations in the probe's /fire burst
+        self.gap_cpu: dict[str, list[float]] = {}  # name -> the loop's CPU in its longest-CPU gap, ms
         self.plan = Plan(sizes, rounds)
         self.database = folder / "referee.sqlite3"
         self.fake = TimedDiscord(guilds=[self.plan.guild], reply_timeout=120)
@@ -343,6 +349,10 @@ class Bench:
         self.morale = _send(self.fake, guild, "morale", MORALE_OPTIONS)
         floor = _send(self.floor_fake, self.plan.floor_guild, "floor", {})
         self.floor_send: Send = lambda c, i: floor(c % n, i)
+        copy = _send(self.floor_fake, self.plan.floor_guild, "floor_copy", {})
+        self.copy_send: Send = lambda c, i: copy(c % n, i)
+        self.copies: list[Run] = []  # per round: the floor bot answering a copy of our /fire reply
+        self.copy_size = 0  # the bytes of that reply's JSON
         self.meter: dict[str, dict[str, float]] = {}  # workload -> part -> seconds on the loop
         self.hops: dict[str, int] = {}  # workload -> trips to the SQLite thread
         self.late: list[str] = []  # answers that came after Discord's 3 s deadline (refused by Discord)
@@ -372,17 +382,23 @@ class Bench:
         results = []
         for r in range(self.rounds):
             runs = {"/fire": (Run(), Run()), "/morale": (Run(), Run())}
-            chunks: list[tuple[str, Callable[[], Awaitable[Run]], Callable[[], Awaitable[Run]]]] = []
+            chunks: list[tuple[str, Callable[[], Awaitable[Run]], Callable[[], Awaitable[Run]] | None]] = []
+            copied = Run()
             for b in range(self.sizes.bursts):
                 chunks.append(("/fire", lambda: burst(self.floor_fake, self.floor_send, range(n)),
                                lambda b=b: burst(self.fake, self.fire, self.plan.fire(r, b))))
+                chunks.append(("/fire copy", lambda: burst(self.floor_fake, self.copy_send, range(n)), None))
             for half in halves:
                 chunks.append(("/morale", lambda h=half: sustained(self.floor_fake, self.floor_send, range(n), h),
                                lambda h=half: sustained(self.fake, self.morale, self.plan.morale_rounds[r], h)))
             for workload, floor_chunk, our_chunk in chunks:
+                if our_chunk is None:  # the second floor: the floor bot, our /fire reply copied
+                    copied.add(await self.chunk(floor, floor_chunk))
+                    continue
                 runs[workload][0].add(await self.chunk(floor, floor_chunk))
                 runs[workload][1].add(await self.chunk(ours, our_chunk, measured=workload))
             results.append(runs)
+            self.copies.append(copied)
         return results
 
     async def long_logs(self, ours: BotProcess) -> dict[str, list[tuple[float, float]]]:
@@ -395,15 +411,20 @@ class Bench:
             start = time.perf_counter()
             reply = await action()
             took = (time.perf_counter() - start) * 1000
-            gap = (await ours.ask("lag off"))["max_gap_ms"]
-            found.setdefault(name, []).append((took, gap))
+            lag = await ours.ask("lag off")
+            found.setdefault(name, []).append((took, lag["max_gap_ms"]))
+            self.gap_cpu.setdefault(name, []).append(lag["max_gap_cpu_ms"])
             record = getattr(reply, "record", None)
             if record is not None and record.late:  # Discord refuses an answer after 3 s
                 late.append(name)
             return reply
 
+        if self.trace:
+            await ours.ask("trace on")
         await probed(f"/fire burst, {self.sizes.channels} channels",
                      lambda: burst(self.fake, self.fire, self.plan.probe_fire))
+        if self.trace:
+            self.traced = await ours.ask("trace off")
         guild = self.plan.guild
         for entries, c in self.plan.logs.items():
             channel, size = guild.channels[c].id, f"{log_entries(entries):,}"
@@ -440,7 +461,18 @@ class Bench:
             # paths run once) and are not measured
             await sustained(self.floor_fake, self.floor_send, range(n), 1)
             await sustained(self.fake, self.morale, self.plan.morale, 1)
-            await burst(self.fake, self.fire, self.plan.warm_fire)
+            warm = await burst(self.fake, self.fire, self.plan.warm_fire)
+            # the second floor answers a fixed copy of one of those /fire replies (its messages'
+            # embeds and buttons as Discord stored them)
+            copy = self.folder / "fire-reply.json"
+            copy.write_text(json.dumps([{"embeds": m.embeds, "components": m.components}
+                                        for m in warm.replies[0].all_messages()]))
+            self.copy_size = copy.stat().st_size
+            await floor.ask(f"copy {copy}")
+            copied = (await burst(self.floor_fake, self.copy_send, range(n))).replies[0]
+            if ([(m.embeds, m.components) for m in copied.all_messages()]
+                    != [(m.embeds, m.components) for m in warm.replies[0].all_messages()]):
+                raise AssertionError("the floor's copy of the /fire reply differs from the reply")
             await floor.ask("freeze")
             await ours.ask("freeze")
             if self.profile:
@@ -486,6 +518,25 @@ def _metrics(rounds: list[dict[str, tuple[Run, Run]]], channels: int) -> list[Me
     return out
 
 
+def _copy_metrics(rounds: list[dict[str, tuple[Run, Run]]], copies: list[Run], size: int) -> list[Metric]:
+    """The second floor, informative (no target): the floor bot answering a fixed copy of one of our
+    /fire replies (the same embeds and buttons, built once), beside the first floor and ours."""
+    if not copies or not all(c.latencies for c in copies):
+        return []
+    floor = [r["/fire"][0] for r in rounds]
+    ours = [r["/fire"][1] for r in rounds]
+    w = f"e2e /fire floor, our reply copied ({size:,} B of JSON)"
+    return [
+        over_rounds(f"{w}: loop CPU per command", [c.cpu_ms for c in copies], "ms"),
+        over_rounds(f"{w}: loop CPU / the floor's", [c.cpu_ms / f.cpu_ms for c, f in zip(copies, floor)], "x"),
+        over_rounds("e2e /fire: loop CPU ours / the floor with our reply", [o.cpu_ms / c.cpu_ms
+                                                                           for o, c in zip(ours, copies)], "x"),
+        over_rounds(f"{w}: p99 latency", [percentile(c.latencies, 99) * 1000 for c in copies], "ms"),
+        over_rounds("e2e /fire: p99 ours / p99 of the floor with our reply",
+                    [percentile(o.latencies, 99) / percentile(c.latencies, 99) for o, c in zip(ours, copies)], "x"),
+    ]
+
+
 def _per_part(results: list[dict[str, tuple[Run, Run]]], meter: dict[str, dict[str, float]],
               hops: dict[str, int]) -> list[Metric]:
     """Per command of each workload, over every round: the metered parts on the loop, what is left
@@ -525,18 +576,25 @@ def _log_metrics(logs: dict[str, list[tuple[float, float]]], sizes: Sizes) -> li
 
 
 async def measure(quick: bool = False, rounds: int = 3, profile: Path | None = None,
-                  short_logs: bool = False) -> list[Metric]:
+                  short_logs: bool = False, trace: dict[str, Any] | None = None) -> list[Metric]:
+    """The figures; ``trace``, when given, receives the loop trace of the probe's /fire burst."""
     sizes = QUICK if quick else FULL
     if short_logs:
         sizes = dataclasses.replace(sizes, long_log=QUICK.long_log)
     with tempfile.TemporaryDirectory(prefix="bench-e2e-") as tmp:
-        bench = Bench(sizes, rounds, Path(tmp), profile)
+        bench = Bench(sizes, rounds, Path(tmp), profile, trace=trace is not None)
         try:
             results, logs, setup = await bench.run()
         except Exception:
             print(f"the referee bot's log ends:\n{bench.bot_log()}", file=sys.stderr)
             raise
         meter, hops, late = bench.meter, bench.hops, bench.late
+        if trace is not None:
+            trace.update(bench.traced)
+        burst = next((name for name in bench.gap_cpu if name.startswith("/fire burst")), None)
+        gap_cpu = [over_rounds(f"e2e loop stall during {burst}: the loop's own CPU in its longest gap",
+                               bench.gap_cpu[burst], "ms")] if burst else []
+        copies = _copy_metrics(results, bench.copies, getattr(bench, "copy_size", 0))
     for r in results:
         for workload, (_, ours) in r.items():
             if ours.refused:
@@ -551,7 +609,7 @@ async def measure(quick: bool = False, rounds: int = 3, profile: Path | None = N
     breakdown += _per_part(results, meter, hops)
     breakdown.append(Metric("e2e set-up: games and logs through the service (not measured)", setup, "s"))
     late_row = Metric("e2e long logs: answers after Discord's 3 s (refused by Discord)", len(late), "")
-    return _metrics(results, sizes.channels) + breakdown + _log_metrics(logs, sizes) + [late_row]
+    return _metrics(results, sizes.channels) + copies + breakdown + _log_metrics(logs, sizes) + gap_cpu + [late_row]
 
 
 def run(quick: bool = False) -> list[Metric]:
@@ -568,16 +626,28 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--quick", action="store_true", help="tiny sizes: checks it runs, measures nothing")
     parser.add_argument("--rounds", type=int, default=3, help="rounds of the workloads (default 3)")
     parser.add_argument("--profile", action="store_true", help="cProfile the referee's event-loop thread")
+    parser.add_argument("--trace", action="store_true",
+                        help="print the referee loop's five busiest iterations in the probe's /fire burst, "
+                        "each with its callbacks over 0.3 ms")
     parser.add_argument("--short-logs", action="store_true",
                         help=f"the long log {QUICK.long_log} entries, not {FULL.long_log:,}: the per-command figures "
                         "in less time (back-to-back comparisons); the long-log targets are then not judged")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="bench-profile-") as tmp:
         profile = Path(tmp) / "referee.prof" if args.profile else None
-        metrics = asyncio.run(measure(args.quick, args.rounds, profile, args.short_logs))
+        traced: dict[str, Any] | None = {} if args.trace else None
+        metrics = asyncio.run(measure(args.quick, args.rounds, profile, args.short_logs, traced))
         from bench.run import format_table
 
         print(format_table(metrics))
+        if traced:
+            print(f"\nthe referee loop's busiest iterations in the probe's /fire burst "
+                  f"({traced['iterations']} iterations; the most CPU in one: {traced['longest_cpu_ms']:.2f} ms):")
+            for it in traced["busiest"]:
+                print(f"  {it['busy_ms']:.2f} ms ({it['cpu_ms']:.2f} ms CPU), {it['callbacks']} callbacks; "
+                      "over 0.3 ms:")
+                for name, took in it["long"]:
+                    print(f"    {took:6.2f} ms  {name}")
         if profile is not None:
             import pstats
 

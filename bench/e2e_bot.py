@@ -1,7 +1,9 @@
 """One bot of the end-to-end benchmark in a process of its own: ``python -m bench.e2e_bot KIND``.
 
 KIND is ``referee`` (``bot.app.RefereeBot`` with its cogs, on ``--database``) or ``floor`` (the
-same discord.py set-up answering one fixed embed: what any bot costs). The fake Discord runs in
+same discord.py set-up answering one fixed embed: what any bot costs; its ``/floor_copy`` answers
+a fixed copy of one referee reply, set by ``copy PATH``: what discord.py costs for a message of
+that size with those buttons). The fake Discord runs in
 the benchmark's process (bench/bench_e2e.py), which starts this one with REFEREE_DISCORD_API and
 REFEREE_DISCORD_GATEWAY pointing at it, so the fake's work is not on this bot's event loop.
 
@@ -10,10 +12,16 @@ on stdin (a thread reads them; whatever else the bot prints goes to stderr):
 
 - ``cpu``: CPU seconds of the event loop's thread (its POSIX thread CPU clock, read from the
   control thread, so asking costs the loop nothing) and of the whole process;
+- ``copy PATH`` (floor): the messages of a referee reply (a JSON list of ``{"embeds": [...],
+  "components": [...]}``, as Discord stored them) become ``/floor_copy``'s answer, built once;
 - ``freeze``: ``gc.freeze()`` of the start-up objects, as ``bot.app.serve`` does once logged in;
 - ``lag on`` / ``lag off``: a probe in the loop sleeping 1 ms at a time; ``off`` answers the
-  longest gap between two of its ticks (what any callback on the loop waited at worst) and how
-  many ticks it saw;
+  longest gap between two of its ticks (what any callback on the loop waited at worst), the most
+  CPU the loop's thread used between two ticks (the part of a gap that is the loop's own work,
+  not the machine's other processes) and how many ticks it saw;
+- ``trace on`` / ``trace off``: every callback the loop runs timed, by iteration; ``off``
+  answers the five busiest iterations with their long callbacks (a task's by its coroutine and
+  where it stopped);
 - ``meter on`` / ``meter off``: the synchronous steps of a command timed around the real
   functions (rules core, sealing, state load, render) and the trips to the SQLite thread;
 - ``profile on`` / ``profile off PATH``: cProfile of the loop's thread, written to PATH;
@@ -52,17 +60,54 @@ FLOOR_EMBED = discord.Embed(title="Floor", description="A fixed answer: no rules
                             colour=discord.Colour.dark_grey())
 
 
+class CopiedButton(discord.ui.DynamicItem[discord.ui.Button], template=r"(?:odds|details):[0-9]+:[0-9]+"):
+    """A button of the copied reply, routed as the referee's are (a DynamicItem found by its
+    custom_id); clicking it does nothing (the benchmark never clicks the copy)."""
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button,
+                             match: Any) -> CopiedButton:
+        return cls(item)
+
+
+def copied_messages(messages: list[dict[str, Any]]) -> list[tuple[list[discord.Embed], discord.ui.View | None]]:
+    """A referee reply's messages as discord.py objects, each its embeds and its buttons' View."""
+    built = []
+    for message in messages:
+        view = None
+        buttons = [item for row in message.get("components") or [] for item in row.get("components") or []]
+        if buttons:
+            view = discord.ui.View(timeout=None)
+            for button in buttons:
+                view.add_item(CopiedButton(discord.ui.Button(
+                    label=button.get("label"), custom_id=button["custom_id"],
+                    style=discord.ButtonStyle(button.get("style", 2)))))
+        built.append(([discord.Embed.from_dict(embed) for embed in message["embeds"]], view))
+    return built
+
+
 class FloorBot(commands.Bot):
-    """The same discord.py set-up as RefereeBot, with one command answering a fixed embed."""
+    """The same discord.py set-up as RefereeBot, with one command answering a fixed embed and one
+    answering a fixed copy of a referee reply (its embeds and buttons built once)."""
 
     def __init__(self) -> None:
         super().__init__(command_prefix=commands.when_mentioned, intents=discord.Intents.default(),
                          allowed_mentions=discord.AllowedMentions.none(), help_command=None)
+        self.copy: list[tuple[list[discord.Embed], discord.ui.View | None]] = [([FLOOR_EMBED], None)]
 
     async def setup_hook(self) -> None:
+        self.add_dynamic_items(CopiedButton)
+
         @self.tree.command(name="floor", description="Answer a fixed embed at once (the benchmark's floor)")
         async def floor(interaction: discord.Interaction) -> None:
             await interaction.response.send_message(embed=FLOOR_EMBED)
+
+        @self.tree.command(name="floor_copy", description="Answer a fixed copy of a referee reply at once")
+        async def floor_copy(interaction: discord.Interaction) -> None:
+            (embeds, view), *rest = self.copy
+            await interaction.response.send_message(embeds=embeds, **({"view": view} if view else {}))
+            for embeds, view in rest:
+                await interaction.followup.send(embeds=embeds, **({"view": view} if view else {}))
 
 
 class CostMeter:
@@ -132,26 +177,102 @@ class LagProbe:
     def __init__(self) -> None:
         self.task: asyncio.Task[None] | None = None
         self.longest = 0.0
+        self.longest_cpu = 0.0  # the most CPU the loop's thread used between two wake-ups
         self.ticks = 0
 
     async def _run(self) -> None:
-        last = time.perf_counter()
+        last, last_cpu = time.perf_counter(), time.thread_time()
         while True:
             await asyncio.sleep(0.001)
-            now = time.perf_counter()
+            now, cpu = time.perf_counter(), time.thread_time()
             self.longest = max(self.longest, now - last)
+            self.longest_cpu = max(self.longest_cpu, cpu - last_cpu)
             self.ticks += 1
-            last = now
+            last, last_cpu = now, cpu
 
     def on(self) -> None:
-        self.longest, self.ticks = 0.0, 0
+        self.longest, self.longest_cpu, self.ticks = 0.0, 0.0, 0
         self.task = asyncio.get_running_loop().create_task(self._run(), name="bench-lag-probe")
 
     def off(self) -> dict[str, Any]:
         if self.task is not None:
             self.task.cancel()
             self.task = None
-        return {"max_gap_ms": self.longest * 1000, "ticks": self.ticks}
+        return {"max_gap_ms": self.longest * 1000, "max_gap_cpu_ms": self.longest_cpu * 1000, "ticks": self.ticks}
+
+
+class LoopTrace:
+    """Which callbacks each iteration of the loop ran, and for how long: ``asyncio``'s handles
+    timed around ``Handle._run``, an iteration ended by the selector's next ``select`` (once per
+    ``_run_once``). ``off`` answers the busiest iterations, each with its callbacks by name (a
+    task's by its coroutine's) and CPU-heavy ones listed: what one long gap of the loop is made of."""
+
+    def __init__(self) -> None:
+        # (busy s, callbacks, the long ones, the thread's CPU s): busy is wall time, so it counts
+        # the time the OS gave the thread's core to others too (a loaded machine); CPU does not
+        self.iterations: list[tuple[float, int, list[tuple[str, float]], float]] = []
+        self._current: list[tuple[str, float]] = []
+        self._count = 0
+        self._busy = self._cpu = 0.0
+        self._saved: list[tuple[Any, str, Any]] = []
+
+    @staticmethod
+    def _name(handle: asyncio.Handle) -> str:
+        callback = getattr(handle, "_callback", None)
+        task = getattr(callback, "__self__", None)
+        if isinstance(task, asyncio.Task):
+            coro = task.get_coro()
+            inner = coro
+            while getattr(inner, "cr_await", None) is not None and hasattr(inner.cr_await, "cr_frame"):
+                inner = inner.cr_await  # the innermost coroutine: where the step stopped
+            frame = getattr(inner, "cr_frame", None)
+            where = f" @{frame.f_code.co_name}:{frame.f_lineno}" if frame is not None else " (done)"
+            return f"task {getattr(coro, '__qualname__', coro)}{where}"
+        return getattr(callback, "__qualname__", repr(callback))
+
+    def on(self) -> None:
+        import asyncio.events
+
+        loop = asyncio.get_running_loop()
+        self.iterations.clear()
+        run, select = asyncio.events.Handle._run, loop._selector.select  # type: ignore[attr-defined]
+        trace = self
+
+        def timed_run(handle: asyncio.Handle) -> None:
+            start, cpu = time.perf_counter(), time.thread_time()
+            try:
+                run(handle)
+            finally:
+                took = time.perf_counter() - start
+                trace._count += 1
+                trace._busy += took
+                trace._cpu += time.thread_time() - cpu
+                if took > 0.0003:
+                    trace._current.append((trace._name(handle), took))
+
+        def timed_select(timeout: float | None = None) -> Any:
+            if trace._count:
+                trace.iterations.append((trace._busy, trace._count, trace._current, trace._cpu))
+            trace._current, trace._count, trace._busy, trace._cpu = [], 0, 0.0, 0.0
+            return select(timeout)
+        self._saved = [(asyncio.events.Handle, "_run", run),
+                       (loop._selector, "select", select)]  # type: ignore[attr-defined]
+        asyncio.events.Handle._run = timed_run  # type: ignore[method-assign]
+        loop._selector.select = timed_select  # type: ignore[attr-defined]
+
+    def off(self) -> dict[str, Any]:
+        for owner, name, original in self._saved:
+            if isinstance(owner, type):
+                setattr(owner, name, original)
+            else:
+                delattr(owner, name)  # the instance's attribute: the class's method shows again
+        self._saved.clear()
+        busiest = sorted(self.iterations, key=lambda it: it[0], reverse=True)[:5]
+        return {"iterations": len(self.iterations),
+                "longest_cpu_ms": round(max((it[3] for it in self.iterations), default=0.0) * 1000, 2),
+                "busiest": [{"busy_ms": round(busy * 1000, 2), "cpu_ms": round(cpu * 1000, 2), "callbacks": count,
+                             "long": [[name, round(took * 1000, 2)] for name, took in long]}
+                            for busy, count, long, cpu in busiest]}
 
 
 class Control:
@@ -162,6 +283,7 @@ class Control:
         self.bot, self.loop, self.loop_clock, self.reply = bot, loop, loop_clock, reply
         self.meter: CostMeter | None = None
         self.probe = LagProbe()
+        self.trace = LoopTrace()
         self.profile: Any = None
         self.done = asyncio.Event()
 
@@ -177,6 +299,13 @@ class Control:
         match words:
             case ["cpu"]:  # read from this thread: the loop is not interrupted to answer
                 return {"loop": time.clock_gettime(self.loop_clock), "process": time.process_time()}
+            case ["copy", path]:
+                messages = json.loads(Path(path).read_text())
+
+                def set_copy() -> int:
+                    self.bot.copy = copied_messages(messages)  # type: ignore[attr-defined]
+                    return len(messages)
+                return {"messages": self.on_loop(set_copy)}
             case ["freeze"]:
                 from bot.app import freeze_start_up_objects
 
@@ -186,6 +315,11 @@ class Control:
                 return {}
             case ["lag", "off"]:
                 return self.on_loop(self.probe.off)
+            case ["trace", "on"]:
+                self.on_loop(self.trace.on)
+                return {}
+            case ["trace", "off"]:
+                return self.on_loop(self.trace.off)
             case ["meter", "on"]:
                 self.meter = self.meter or self.on_loop(CostMeter)
                 self.on_loop(self.meter.on)

@@ -31,6 +31,7 @@ from bot.core.api import TablesUnreadable, load_tables
 from bot.core.errors import RulesError
 from bot.limits import Quotas, RollRateLimiter, command_of, is_application_command, is_rolling
 from bot.logs import current_interaction
+from bot.loopshare import share
 from bot.pacing import Pacer
 from bot.render import error_embed
 from bot.store.base import DatabaseUnusable, StorageUnavailable
@@ -106,6 +107,8 @@ class RefereeTree(app_commands.CommandTree):
         # runs first in the task discord.py creates for this interaction: every line logged
         # from here to the reply (the error handler included) carries the interaction id
         current_interaction.set(interaction.id)
+        # the command's first part (checks, the channel's lock, the load) runs on: others first if due
+        await share()
         # each raises RateLimited (a CheckFailure), told privately; buttons are counted by Guarded
         self.client.quotas.check_interaction(interaction)
         self.client.roll_limiter.check_interaction(interaction)

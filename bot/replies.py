@@ -17,6 +17,7 @@ import discord
 from bot.core.errors import RulesError
 from bot.core.game import Game
 from bot.limits import Guarded
+from bot.loopshare import share
 from bot.render import (dice_note, digest_embed, error_embed, hand_off_line, message_groups, outcome_embed,
                         shows_summary)
 
@@ -85,6 +86,50 @@ async def send_ephemeral(interaction: discord.Interaction, *, content: str | Non
                     interaction.id, exc.status, exc.code)
 
 
+def button_json(label: str, custom_id: str) -> dict[str, Any]:
+    """A grey button as Discord's component JSON, the dict discord.py's ``Button`` makes."""
+    return {"type": 2, "style": discord.ButtonStyle.secondary.value, "disabled": False, "label": label,
+            "custom_id": custom_id}
+
+
+class Buttons:
+    """Buttons sent as Discord's component JSON (one row, at most 5), without a discord.py View.
+
+    For buttons whose clicks are routed by their custom_id alone (a ``DynamicItem`` class
+    registered on the client at start, so clicks work across restarts): a ``View`` per message
+    would cost its random id, a future, its children built and walked, its registration in the
+    ViewStore, all to route nothing. discord.py (pinned) sends whatever has a view's interface:
+    ``to_components`` for the payload; ``is_finished`` true, so it is never stored (there is
+    nothing to dispatch to it); ``is_dispatchable`` false, so an ephemeral one gets no timeout.
+    tests/cogs/test_result_layout.py checks the JSON equals the View's and clicks work after a
+    restart."""
+
+    __discord_ui_view__ = True  # discord.py's check that ``view=`` is given a view
+    __discord_ui_modal__ = False
+    timeout = None
+
+    def __init__(self, *buttons: dict[str, Any]) -> None:
+        self.buttons = list(buttons)
+
+    def add(self, button: dict[str, Any]) -> Buttons:
+        if len(self.buttons) >= 5:
+            raise ValueError("one row holds at most 5 buttons")
+        self.buttons.append(button)
+        return self
+
+    def to_components(self) -> list[dict[str, Any]]:
+        return [{"type": 1, "components": list(self.buttons)}]
+
+    def has_components_v2(self) -> bool:
+        return False
+
+    def is_finished(self) -> bool:
+        return True
+
+    def is_dispatchable(self) -> bool:
+        return False
+
+
 class DetailsButton(Guarded, discord.ui.DynamicItem[discord.ui.Button],
                     template=r"details:(?P<game>[0-9]{1,18}):(?P<seq>[0-9]{1,9})"):
     """"Details" on a result shown outcome first: the whole trail of that log entry, every rule
@@ -95,6 +140,11 @@ class DetailsButton(Guarded, discord.ui.DynamicItem[discord.ui.Button],
         super().__init__(discord.ui.Button(label="Details", style=discord.ButtonStyle.secondary,
                                            custom_id=f"details:{game_id}:{seq}"))
         self.game_id, self.seq = game_id, seq
+
+    @staticmethod
+    def sent(game_id: int, seq: int) -> dict[str, Any]:
+        """The button as sent under a result (``Buttons``): the same JSON as this item's."""
+        return button_json("Details", f"details:{game_id}:{seq}")
 
     @classmethod
     async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button,
@@ -111,13 +161,14 @@ class DetailsButton(Guarded, discord.ui.DynamicItem[discord.ui.Button],
         await send_embeds(interaction, embeds, ephemeral=True)
 
 
-def with_details(view: discord.ui.View | None, acted: Any) -> discord.ui.View | None:
+def with_details(view: discord.ui.View | Buttons | None, acted: Any) -> discord.ui.View | Buttons | None:
     """The Details button added to a result shown outcome first (with its other buttons, if any)."""
     if not shows_summary(acted.outcome, acted.game):
         return view
-    view = view or discord.ui.View(timeout=None)
-    view.add_item(DetailsButton(acted.entry.game_id, acted.seq))
-    return view
+    if isinstance(view, discord.ui.View):
+        return view.add_item(DetailsButton(acted.entry.game_id, acted.seq))
+    details = DetailsButton.sent(acted.entry.game_id, acted.seq)
+    return view.add(details) if view is not None else Buttons(details)
 
 
 async def send_embeds(interaction: discord.Interaction, embeds: list[discord.Embed], *, ephemeral: bool,
@@ -132,7 +183,7 @@ async def send_embeds(interaction: discord.Interaction, embeds: list[discord.Emb
 
 
 async def reply_outcome(interaction: discord.Interaction, acted: Any, *, ephemeral: bool = False,
-                        view: discord.ui.View | None = None) -> None:
+                        view: discord.ui.View | Buttons | None = None) -> None:
     """Render an action's outcome and send it: the first message as the response, the rest as
     followups. ``acted`` is what ``Referee.act`` returns (its outcome, game and log seq).
     ``view`` (buttons, e.g. /fire's "Odds") goes on the first message, the one with the headline.
@@ -141,6 +192,7 @@ async def reply_outcome(interaction: discord.Interaction, acted: Any, *, ephemer
     were up: 10062; an outage past discord.py's own retries), the same interaction is never
     answered again (Discord would refuse that too): the result is posted to the channel as a
     plain message naming its log entry, so nothing saved goes unseen."""
+    await share()  # the render and discord.py's send run on: other channels' turns first if due
     groups = message_groups(outcome_embed(acted.outcome, acted.game, entry_seq=acted.seq,
                                           note=dice_note(getattr(acted, "entry", None))))
     view = with_details(view, acted)

@@ -40,6 +40,7 @@ from bot.core.odds import preview as odds_preview
 from bot.core.odds import size as odds_size
 from bot.core.outcome import Outcome
 from bot.core.rulesets import title_of
+from bot.loopshare import share
 from bot.record import GENESIS_HASH, LogEntry, consumed_dice, sealed_state
 from bot.record.checkpoint import Checkpoint, newest_live
 from bot.record.dice_audit import CONTRIBUTE, DiceState, opened_of, state_after
@@ -792,6 +793,8 @@ class Referee:
             check_permission(stored.game, actor, plain)
             state = await self._dice_state(stored)
             source = await self._source(stored, state, dice, interaction_id)
+            # from here to the save (the rules core, the seal) runs on: other channels' turns first if due
+            await share()
             resolution = resolve(stored.game, plain, source)
             # the end of a game turn reveals its seed (anyone may then check its dice) and commits the next
             proof = await self._proof(state, source, reveal=resolution.game.turn > stored.game.turn,

@@ -31,7 +31,7 @@ from bot.core.rulesets import get_ruleset, rulesets
 from bot.core.ruleset import Ruleset
 from bot.limits import Guarded
 from bot.render import error_embed, odds_embed
-from bot.replies import defer_thinking, send_embeds, send_ephemeral
+from bot.replies import Buttons, button_json, defer_thinking, send_embeds, send_ephemeral
 from cogs._common import Choices, act_and_reply, game_or_none, ruleset_suggestions
 from cogs._slash import Param, build_command, fit
 
@@ -185,6 +185,11 @@ class OddsButton(Guarded, discord.ui.DynamicItem[discord.ui.Button], template=r"
                                            custom_id=f"odds:{game_id}:{seq}"))
         self.game_id, self.seq = game_id, seq
 
+    @staticmethod
+    def sent(game_id: int, seq: int) -> dict[str, Any]:
+        """The button as sent under a result (``Buttons``): the same JSON as this item's."""
+        return button_json("Odds", f"odds:{game_id}:{seq}")
+
     @classmethod
     async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button,
                              match: re.Match[str]) -> OddsButton:
@@ -202,14 +207,12 @@ class OddsButton(Guarded, discord.ui.DynamicItem[discord.ui.Button], template=r"
                                                           plan=odds.plan), ephemeral=True)
 
 
-def odds_view(command_name: str, acted: Any) -> discord.ui.View | None:
+def odds_view(command_name: str, acted: Any) -> Buttons | None:
     """The Odds button, on the results of a command whose ruleset gives its rolls one."""
     command = get_ruleset(acted.game.ruleset).command(command_name)
     if command is None or not command.odds_button:
         return None
-    view = discord.ui.View(timeout=None)
-    view.add_item(OddsButton(acted.entry.game_id, acted.seq))
-    return view
+    return Buttons(OddsButton.sent(acted.entry.game_id, acted.seq))
 
 
 class Orders(commands.Cog):

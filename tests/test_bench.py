@@ -29,6 +29,7 @@ EXPECTED_ROWS = [
     "store: DB bytes/entry, standard game: turn mix", "store: reminder scan, ",
     # issue 14: the bot's event-loop CPU beside the floor's, the long logs, the loop probe
     "e2e /fire: loop CPU per command", "e2e /fire floor: loop CPU per command", "e2e /fire: loop CPU ours / floor",
+    "e2e /fire floor, our reply copied (", "e2e /fire: loop CPU ours / the floor with our reply",
     "e2e /morale: loop CPU ours / floor", "e2e /undo proposal, ", "e2e Odds button, ", "e2e /log export (Markdown), ",
     "e2e /log verify, ", "e2e loop stall (longest gap) during /log export", "e2e loop stall (longest gap) during /fire",
     "map: 60-counter ASL map render",  # issue 16: <= 150 ms

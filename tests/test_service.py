@@ -368,6 +368,30 @@ async def test_fifty_channels_at_once_all_succeed(referee):
     assert len({r.entry.game_id for r in results}) == 50
 
 
+async def test_commands_taking_turns_on_the_loop_keep_one_at_a_time_per_channel(referee, monkeypatch):
+    """bot/loopshare.py: with no slice at all, every command's long part waits for an iteration of
+    its own; a channel's commands still run one at a time, each in its own transaction, on the
+    state the one before left, and other channels' commands interleave with them."""
+    from bot import loopshare
+
+    slices = []  # each slice of the loop's turns ends with one _turn, the waiting commands counted
+    turn = loopshare._Turns._turn
+    monkeypatch.setattr(loopshare, "SLICE", 0.0)
+    monkeypatch.setattr(loopshare._Turns, "_turn", lambda self: (slices.append(len(self.waiting)), turn(self)))
+    await asyncio.gather(*[referee.new_game(c, GUILD, GM, "asl", ["Germans", "Russians"]) for c in range(100, 120)])
+    await referee.new_game(CHANNEL, GUILD, GM, "asl", ["Germans", "Russians"])
+    slices.clear()
+    results = await asyncio.gather(
+        *[referee.act(CHANNEL, GM, asl_squad(f"A{i}", 0, None), command="/unit add") for i in range(20)],
+        *[referee.act(c, GM, asl_squad("A1", 0), command="/unit add") for c in range(100, 120)])
+    assert len(slices) >= 30 and max(slices) >= 1  # the long parts one or two a slice, some waiting
+    assert sorted(r.seq for r in results[:20]) == list(range(2, 22))
+    assert {r.seq for r in results[20:]} == {2}
+    assert len((await referee.game(CHANNEL)).units) == 20
+    assert (await referee.verify(CHANNEL)).checked == 21
+    assert all([(await referee.verify(c)).ok for c in range(100, 120)])
+
+
 async def test_the_log_cap_is_a_clear_refusal(store_database):
     store = await open_store(store_database, max_entries=2)
     referee = Referee(store)

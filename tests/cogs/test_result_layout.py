@@ -4,6 +4,9 @@ layout (tests of the rules' trails use ``details=always``: tests/cogs/helpers.py
 
 from __future__ import annotations
 
+import discord
+
+from bot.replies import DetailsButton
 from tests.cogs.conftest import ALICE, BOB, CAROL, GM
 from tests.cogs.helpers import asl_game
 
@@ -52,6 +55,34 @@ async def test_the_details_button_shows_the_whole_trail_to_the_presser_even_afte
         assert names[:3] == ["Dice", "Trail", "Prep Fire: firepower [A3.3, seed 003]"]
         assert "Effects" in names and all(f["value"] != "—" for f in embed["fields"])  # no empty field
         assert embed["footer"] == {"text": "log #15"}
+
+
+async def test_a_results_buttons_go_out_as_their_items_json_without_a_view_per_message(table, monkeypatch):
+    """The Odds and Details buttons are sent as JSON (bot/replies.py Buttons), not through a
+    discord.py View built per reply: the same components a View of the two items makes, no View
+    made, nothing kept in the client's ViewStore; both still answer a click after a restart."""
+    await asl_game(table, details=False)
+    made: list[discord.ui.View] = []
+    view_init = discord.ui.View.__init__
+
+    def counted(self: discord.ui.View, *args, **kwargs) -> None:
+        made.append(self)
+        view_init(self, *args, **kwargs)
+    monkeypatch.setattr(discord.ui.View, "__init__", counted)
+    store = table.bot._connection._view_store
+    kept = (dict(store._views), dict(store._synced_message_views))
+    fired = await table.send("fire", {"firers": "A1 A2 G1", "target": "B5", "range": 2, "dice": "4 2 3 2 2 4 5 4"})
+    assert made == [] and (store._views, store._synced_message_views) == kept
+    monkeypatch.undo()
+    # the Odds button's class as the client routes its clicks (nothing outside the app imports the cogs)
+    [odds_button] = [cls for cls in store._dynamic_items.values() if cls.__name__ == "OddsButton"]
+    view = discord.ui.View(timeout=None).add_item(odds_button(1, 15)).add_item(DetailsButton(1, 15))
+    assert fired.message.components == view.to_components()
+    await table.restart()
+    odds = await table.fake.click(fired.message, "odds:1:15", user_id=BOB)
+    details = await table.fake.click(fired.message, "details:1:15", user_id=BOB)
+    assert odds.embeds[0]["title"].startswith("Odds: ") and odds.ephemeral
+    assert details.embeds[0]["title"] == "8 FP (IFT 8) vs B5: DR 6 -> 1MC" and details.ephemeral
 
 
 async def test_the_game_option_details_always_shows_every_trail_in_the_channel(table):
