@@ -534,7 +534,7 @@ class Referee:
             prev_hash=head_hash, game_id=stored_id, seq=last_seq + 1,
             time=self.clock().isoformat(timespec="milliseconds"), actor=actor.user_id,
             command=command, order=order, dice=consumed_dice(outcome), manual=manual,
-            outcome=outcome.model_dump(mode="json"), state_hash=sealed_state(game),
+            outcome=outcome, state_hash=sealed_state(game),
             interaction_id=interaction_id, dice_proof=dice_proof)
 
     def _check_room(self, stored: StoredGame) -> None:
