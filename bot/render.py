@@ -937,26 +937,33 @@ _ESCAPE = re.compile(r"\\(.)", re.DOTALL)
 _TIMESTAMP = re.compile(r"<t:(-?[0-9]{1,12}):[tTdDfFR]>")
 
 
-def _plain(text: str) -> str:
+def _plain(text: str, keep_timestamps: bool = False) -> str:
     """What Discord would display: escapes resolved, zero-width spaces dropped, a timestamp in UTC
-    (Discord shows it in each reader's time zone)."""
-    text = _TIMESTAMP.sub(lambda m: datetime.fromtimestamp(int(m[1]), timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-                          text)
+    (Discord shows it in each reader's time zone) unless the caller renders them itself."""
+    if not keep_timestamps:
+        text = _TIMESTAMP.sub(
+            lambda m: datetime.fromtimestamp(int(m[1]), timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), text)
     return _ESCAPE.sub(r"\1", text).replace("\u200b", "")
 
 
-def embed_to_text(embed: dict[str, Any] | discord.Embed) -> str:
-    """An embed (its JSON dict, as posted) as plain text for the terminal sandbox."""
+def embed_to_text(embed: dict[str, Any] | discord.Embed, *, keep_timestamps: bool = False) -> str:
+    """An embed (its JSON dict, as posted) as plain text for the terminal sandbox. With
+    ``keep_timestamps`` the ``<t:...>`` markup is left for the caller, who knows the clock (a
+    relative ``:R`` one reads "in 20 min" there, as Discord shows it)."""
     data = embed.to_dict() if isinstance(embed, discord.Embed) else embed
+
+    def plain(text: str) -> str:
+        return _plain(text, keep_timestamps)
+
     out: list[str] = []
     if data.get("title"):
-        out.append(f"== {_plain(data['title'])} ==")
+        out.append(f"== {plain(data['title'])} ==")
     if data.get("description"):
-        out.append(_plain(data["description"]))
+        out.append(plain(data["description"]))
     for field in data.get("fields", ()):
-        out.append(f"-- {_plain(field.get('name', ''))} --")
-        out.extend("   " + line for line in _plain(field.get("value", "")).splitlines())
+        out.append(f"-- {plain(field.get('name', ''))} --")
+        out.extend("   " + line for line in plain(field.get("value", "")).splitlines())
     footer = (data.get("footer") or {}).get("text")
     if footer:
-        out.append(f"({_plain(footer)})")
+        out.append(f"({plain(footer)})")
     return "\n".join(out)

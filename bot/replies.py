@@ -24,6 +24,38 @@ log = logging.getLogger(__name__)
 
 ALREADY_ACKNOWLEDGED = 40060  # Discord's error code for a second answer to one interaction
 UNKNOWN_INTERACTION = 10062  # ... for an answer after the 3 s deadline (the token is dead then)
+_THINKING = "referee.thinking"  # interaction.extras: "ephemeral" or "public" while a deferred answer is owed
+
+
+async def defer_thinking(interaction: discord.Interaction, *, ephemeral: bool = False) -> None:
+    """Show "<bot> is thinking..." (to the player alone when ``ephemeral``): the answer comes later,
+    in that same message (``send_first``). Every deferral of a message goes through here, so the
+    answer knows who can see the message it will land in (after a private "thinking...", the answer
+    stays private whatever it asks)."""
+    await interaction.response.defer(ephemeral=ephemeral, thinking=True)
+    interaction.extras[_THINKING] = "ephemeral" if ephemeral else "public"
+
+
+async def send_first(interaction: discord.Interaction, *, ephemeral: bool = False, **kwargs: Any) -> Any:
+    """Send a message of this interaction's answer: the response if none was sent yet; after
+    ``defer_thinking``, the "thinking..." message edited into it; else a followup.
+
+    Discord turns the first followup after a deferral into an edit of the "thinking..." message
+    and ignores its ephemeral flag (deprecated behaviour), so that edit is made here on purpose.
+    A private answer owed after a public "thinking..." (a refusal found once the work had begun)
+    deletes that message and goes privately as a followup: a refusal never lands in the channel.
+    Returns what discord.py returns for the message sent (the edited or followup message, or the
+    response's callback result)."""
+    if not interaction.response.is_done():
+        return await interaction.response.send_message(ephemeral=ephemeral, **kwargs)
+    thinking = interaction.extras.pop(_THINKING, None)
+    if thinking == "ephemeral" or (thinking == "public" and not ephemeral):
+        if "file" in kwargs:
+            kwargs["attachments"] = [kwargs.pop("file")]
+        return await interaction.edit_original_response(**kwargs)
+    if thinking == "public":
+        await interaction.delete_original_response()
+    return await interaction.followup.send(ephemeral=ephemeral, **kwargs)
 
 
 def side_players(game: Game, side: int) -> list[int]:
@@ -45,10 +77,7 @@ async def send_ephemeral(interaction: discord.Interaction, *, content: str | Non
     if embed is not None:
         kwargs["embed"] = embed
     try:
-        if interaction.response.is_done():
-            await interaction.followup.send(**kwargs)
-        else:
-            await interaction.response.send_message(**kwargs)
+        await send_first(interaction, **kwargs)
     except discord.HTTPException as exc:
         # too late (3 s: 10062; 15 min), or Discord is unreachable: nothing left to tell, and a
         # refusal saved nothing; one line, not a traceback per command
@@ -99,10 +128,7 @@ async def send_embeds(interaction: discord.Interaction, embeds: list[discord.Emb
     groups = message_groups(embeds)
     for i, group in enumerate(groups):
         extra = {"view": view} if view is not None and i == len(groups) - 1 else {}
-        if i == 0 and not interaction.response.is_done():
-            await interaction.response.send_message(embeds=group, ephemeral=ephemeral, **extra)
-        else:
-            await interaction.followup.send(embeds=group, ephemeral=ephemeral, **extra)
+        await send_first(interaction, embeds=group, ephemeral=ephemeral, **extra)
 
 
 async def reply_outcome(interaction: discord.Interaction, acted: Any, *, ephemeral: bool = False,
@@ -120,10 +146,7 @@ async def reply_outcome(interaction: discord.Interaction, acted: Any, *, ephemer
     view = with_details(view, acted)
     try:
         extra = {"view": view} if view is not None else {}
-        if not interaction.response.is_done():
-            await interaction.response.send_message(embeds=groups[0], ephemeral=ephemeral, **extra)
-        else:  # deferred (a command that may take long): the first followup ends the "thinking"
-            await interaction.followup.send(embeds=groups[0], ephemeral=ephemeral, **extra)
+        await send_first(interaction, embeds=groups[0], ephemeral=ephemeral, **extra)
     except discord.HTTPException as exc:
         if getattr(acted, "replayed", False) and exc.code == ALREADY_ACKNOWLEDGED:
             return  # a duplicate delivery: the recorded answer was given the first time

@@ -254,11 +254,22 @@ _NAMES = {str(user.id): name for name, user in PEOPLE.items()}
 _TIMESTAMP = re.compile(r"<t:(-?\d{1,12})(?::([tTdDfFR]))?>")
 
 
+_UNITS = (("year", 365 * 86400), ("month", 30 * 86400), ("day", 86400), ("hour", 3600), ("minute", 60))
+
+
+def _relative(delta: float) -> str:
+    """A relative timestamp as Discord words it: "in 2 days", "3 hours ago", "in 40 seconds"."""
+    span = abs(delta)
+    name, count = next(((name, round(span / size)) for name, size in _UNITS if span >= size),
+                       ("second", round(span)))
+    words = f"{count} {name}{'s' if count != 1 else ''}"
+    return f"in {words}" if delta >= 0 else f"{words} ago"
+
+
 def _when(seconds: int, style: str | None, now: float | None = None) -> str:
     moment = datetime.fromtimestamp(seconds, UTC)
     if style == "R":
-        minutes = round((seconds - (time.time() if now is None else now)) / 60)
-        return f"in {minutes} min" if minutes >= 0 else f"{-minutes} min ago"
+        return _relative(seconds - (time.time() if now is None else now))
     if style in ("t", "T"):
         return moment.strftime("%H:%M UTC")
     return moment.strftime("%Y-%m-%d %H:%M UTC")
@@ -276,7 +287,7 @@ def message_text(message: StoredMessage) -> str:
         parts.append("[only you can see this]")
     if message.content:
         parts.append(message.content)
-    parts.extend(embed_to_text(embed) for embed in message.embeds)
+    parts.extend(embed_to_text(embed, keep_timestamps=True) for embed in message.embeds)
     parts.extend(f"[file: {f.filename}, {len(f.data)} bytes]" for f in message.files)
     buttons = buttons_of(message)
     if buttons:

@@ -24,7 +24,7 @@ from bot.core.rulesets import get_ruleset
 from bot.core.suggest import common_suggestions
 from bot.render import odds_embed, safe
 from bot.scenario import MAX_BYTES, Scenario, ScenarioFileError, read
-from bot.replies import reply_outcome, send_embeds
+from bot.replies import defer_thinking, reply_outcome, send_embeds
 from bot.service import Actor
 
 MAX_CHOICES = 25  # Discord's limit for autocomplete answers
@@ -190,7 +190,7 @@ async def show_odds(interaction: Interaction, order: Any, dice: list[int] | None
                            "out to resolve the order with your dice", field="dice")
     # a large enumeration goes to a worker process: "thinking..." first (the odds are for the table)
     odds = await interaction.client.referee.odds(interaction.channel_id, actor_of(interaction), order,
-                                                 on_long=lambda: interaction.response.defer(thinking=True))
+                                                 on_long=lambda: defer_thinking(interaction))
     await send_embeds(interaction, odds_embed(odds.report, odds.game, plan=odds.plan), ephemeral=False)
 
 

@@ -22,7 +22,7 @@ from bot.record import LogEntry
 from bot.service import export_record, replay_cost
 from bot.client import Interaction, RefereeClient
 from bot.render import log_page_embeds, verify_embed
-from bot.replies import send_embeds
+from bot.replies import defer_thinking, send_embeds, send_first
 
 NAME_LOOKUPS = 20  # members fetched from Discord per command at most, when not cached
 EXPORT_STEPS = 5  # work steps per entry of a CSV or JSON export (bot/work.py)
@@ -99,9 +99,9 @@ class LogCog(commands.Cog):
                  extras={"heavy": True})
     async def verify(self, interaction: Interaction) -> None:
         await interaction.client.referee.log(interaction.channel_id, per_page=1)  # no game: refused privately, not deferred
-        await interaction.response.defer(thinking=True)  # a long game takes a moment to replay
+        await defer_thinking(interaction)  # a long game takes a moment to replay
         report = await interaction.client.referee.verify(interaction.channel_id)
-        await interaction.edit_original_response(embed=verify_embed(report))
+        await send_first(interaction, embed=verify_embed(report))
 
     @log.command(name="export", description="Attach the game record as a file: Markdown report, CSV of dice, or JSON",
                  extras={"heavy": True})
@@ -111,7 +111,7 @@ class LogCog(commands.Cog):
         referee = interaction.client.referee
         await referee.log(interaction.channel_id, per_page=1)  # no game: refused privately
         # a long log takes longer than Discord's 3 seconds to export: "thinking..." at once
-        await interaction.response.defer(thinking=True)
+        await defer_thinking(interaction)
         people: set[Any] = set()
         stored, entries = await referee.log_snapshot(interaction.channel_id, each=partial(note_people, people))
         limit = attachment_limit(interaction)
@@ -128,7 +128,7 @@ class LogCog(commands.Cog):
         for i, part in enumerate(files):
             attachment = discord.File(fp=io.BytesIO(part.data), filename=part.filename)
             if i == 0:
-                await interaction.edit_original_response(content=note, attachments=[attachment])
+                await send_first(interaction, content=note, file=attachment)
             else:
                 await interaction.followup.send(content=f"Part {i + 1} of {len(files)}", file=attachment)
 

@@ -31,7 +31,7 @@ from bot.core.rulesets import get_ruleset, rulesets
 from bot.core.ruleset import Ruleset
 from bot.limits import Guarded
 from bot.render import error_embed, odds_embed
-from bot.replies import send_embeds, send_ephemeral
+from bot.replies import defer_thinking, send_embeds, send_ephemeral
 from cogs._common import Choices, act_and_reply, game_or_none, ruleset_suggestions
 from cogs._slash import Param, build_command, fit
 
@@ -194,7 +194,7 @@ class OddsButton(Guarded, discord.ui.DynamicItem[discord.ui.Button], template=r"
         try:
             # a long replay goes to a worker process: "thinking..." (to the presser alone) first
             odds = await interaction.client.referee.entry_odds(
-                self.game_id, self.seq, on_long=lambda: interaction.response.defer(ephemeral=True, thinking=True))
+                self.game_id, self.seq, on_long=lambda: defer_thinking(interaction, ephemeral=True))
         except RulesError as exc:  # components bypass the tree's error handler: refuse here, privately
             await send_ephemeral(interaction, embed=error_embed(exc.message, exc.rule))
             return

@@ -20,6 +20,7 @@ from bot.core.errors import InvalidOrder
 from bot.pace import SideWaits, side_waits
 from bot.record import LogEntry
 from bot.render import CHART, Block, breakdown_block, message_groups, pace_embed, safe, stats_embeds
+from bot.replies import defer_thinking, send_first
 from bot.pictures import chart_png
 from bot.stats import DiceStats, tally
 
@@ -50,7 +51,8 @@ class StatsCog(commands.Cog):
     async def dice(self, interaction: Interaction, player: discord.User | None = None,
                    side: str | None = None) -> None:
         referee = interaction.client.referee
-        stored, entries = await referee.log_snapshot(interaction.channel_id, on_long=lambda: defer(interaction),
+        stored, entries = await referee.log_snapshot(interaction.channel_id,
+                                                     on_long=lambda: defer_thinking(interaction),
                                                      steps_per_entry=STATS_STEPS)
         sides = entries.first.order.get("sides") or []
         number = side_of(sides, side) if side is not None else None
@@ -67,7 +69,8 @@ class StatsCog(commands.Cog):
     @stats.command(name="pace", description="How long each side takes to answer: median and longest wait")
     async def pace(self, interaction: Interaction) -> None:
         referee = interaction.client.referee
-        stored, entries = await referee.log_snapshot(interaction.channel_id, on_long=lambda: defer(interaction),
+        stored, entries = await referee.log_snapshot(interaction.channel_id,
+                                                     on_long=lambda: defer_thinking(interaction),
                                                      steps_per_entry=STATS_STEPS)
         sides = entries.first.order.get("sides") or []
         waits = await referee.run_long(pace_job, entries, cost=len(entries) * STATS_STEPS,
@@ -76,17 +79,10 @@ class StatsCog(commands.Cog):
         await send_groups(interaction, [[pace_embed(waits, sides)]])
 
 
-async def defer(interaction: Interaction) -> None:
-    await interaction.response.defer(thinking=True)
-
-
 async def send_groups(interaction: Interaction, groups: list, *, file: discord.File | None = None) -> None:
     """The first group as the response (or the deferred response's end), the rest as followups."""
     extra = {"file": file} if file is not None else {}
-    if interaction.response.is_done():
-        await interaction.followup.send(embeds=groups[0], **extra)
-    else:
-        await interaction.response.send_message(embeds=groups[0], **extra)
+    await send_first(interaction, embeds=groups[0], **extra)
     for group in groups[1:]:
         await interaction.followup.send(embeds=group)
 

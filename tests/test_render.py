@@ -322,6 +322,7 @@ class FakeInteraction:
         self.response = FakeResponse(self.sent)
         self.followup = FakeFollowup(self.sent)
         self.command = None
+        self.extras = {}
 
 
 def invoke_error(original):

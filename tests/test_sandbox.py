@@ -416,3 +416,22 @@ def test_an_option_name_inside_a_word_does_not_split_it():
 def test_mentions_read_as_names():
     assert readable("<@2000000000000000001> plays Germans, <@!42> watches") == "@alice plays Germans, @42 watches"
 
+
+
+@pytest.mark.parametrize(("offset", "shown"), [
+    (2 * 86400, "in 2 days"), (3 * 3600 + 100, "in 3 hours"), (-90, "2 minutes ago"), (60, "in 1 minute"),
+    (12, "in 12 seconds"), (-400 * 86400, "1 year ago"),
+])
+def test_a_relative_timestamp_reads_as_discord_words_it(offset, shown):
+    now = 1_800_000_000
+    assert readable(f"until <t:{now + offset}:R>", now=now) == f"until {shown}"
+
+
+def test_an_embed_timestamp_pair_reads_once_absolute_then_relative():
+    from datetime import datetime, timezone
+
+    from bot.render import embed_to_text, stamp
+
+    when = datetime(2027, 1, 1, 12, 0, tzinfo=timezone.utc)
+    text = embed_to_text({"description": f"until {stamp(when)}"}, keep_timestamps=True)
+    assert readable(text, now=when.timestamp() - 3600) == "until 2027-01-01 12:00 UTC (in 1 hour)"

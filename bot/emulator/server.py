@@ -29,11 +29,12 @@ from typing import Any
 from aiohttp import web
 
 from bot.emulator import payloads as pl
+from bot.emulator.bodies import choices_errors, is_empty, message_errors
 from bot.emulator.clock import RESPONSE_DEADLINE, TOKEN_LIFETIME, Clock
 from bot.emulator.gateway import RESUMABLE_CLOSE, Gateway
 from bot.emulator.messages import REPLY_TO_COMMAND, MessageStore, read_body, snowflakes
 from bot.emulator.records import (
-    CHANNEL_MESSAGE, DEFERRED_CHANNEL_MESSAGE, DEFERRED_UPDATE_MESSAGE, UPDATE_MESSAGE,
+    AUTOCOMPLETE_RESULT, CHANNEL_MESSAGE, DEFERRED_CHANNEL_MESSAGE, DEFERRED_UPDATE_MESSAGE, UPDATE_MESSAGE,
     Callback, InteractionRecord, Reply, SentFile, StoredMessage,
 )
 from bot.emulator.schema import ATTACHMENT, USER, build_command, registration_errors
@@ -42,6 +43,8 @@ log = logging.getLogger(__name__)
 
 API = "/api/v10"
 LOADING = 1 << 7  # message flag: "the bot is thinking" (a deferred reply not yet edited)
+ATTACHMENT_LIMIT = 8 * 1024 * 1024  # bytes a file may have (told to the bot as attachment_size_limit)
+TOO_LARGE = 40005  # Discord's code for a file over the limit (HTTP 413)
 ALL_APP_PERMISSIONS = (1 << 51) - 1
 # the tasks discord.py runs an interaction's handler in; a reply is complete once they end
 HANDLER_TASK_PREFIXES = ("CommandTree-invoker", "discord-ui-view-dispatch", "discord-ui-dynamic-item", "discord-ui-modal",
@@ -84,8 +87,32 @@ def json_response(data: Any, status: int = 200, headers: dict[str, str] | None =
                         headers={"Content-Type": "application/json", **(headers or {})})
 
 
-def error_response(status: int, code: int, message: str) -> web.Response:
-    return json_response({"message": message, "code": code}, status)
+def error_response(status: int, code: int, message: str, errors: dict[str, Any] | None = None) -> web.Response:
+    body: dict[str, Any] = {"message": message, "code": code}
+    if errors:
+        body["errors"] = errors
+    return json_response(body, status)
+
+
+def body_refusal(body: dict[str, Any], files: list[Any], *, new: bool) -> tuple[int, str, dict[str, Any]] | None:
+    """What Discord answers a message body it refuses (bot/emulator/bodies.py), or None: 413 code
+    40005 for a file over the attachment limit, 50035 with the bad fields, or 50006 for a new
+    message with nothing in it; as (code, message, errors)."""
+    if any(len(sent.data) > ATTACHMENT_LIMIT for sent in files):
+        return TOO_LARGE, "Request entity too large", {}
+    errors = message_errors(body)
+    if errors:
+        return 50035, "Invalid Form Body", errors
+    if new and is_empty(body, files):
+        return 50006, "Cannot send an empty message", {}
+    return None
+
+
+def refused_body(refusal: tuple[int, str, dict[str, Any]], nest: str | None = None) -> web.Response:
+    """The 400 of a refused body; an interaction callback's errors nest under its ``data``."""
+    code, message, errors = refusal
+    return error_response(413 if code == TOO_LARGE else 400, code, message,
+                          {nest: errors} if nest and errors else errors)
 
 
 class FakeDiscord:
@@ -328,6 +355,11 @@ class FakeDiscord:
             # too late: the player already reads "The application did not respond", and the
             # token is dead (no followup can make up for it)
             return self._refuse(record, request, callback, record.late, 404, 10062, "Unknown interaction")
+        refusal = self._callback_body_refusal(callback)
+        if refusal is not None:  # not an answer: the interaction is still unacknowledged
+            record.refused.append((request.path, refusal[0]))
+            record.touch()
+            return refused_body(refusal, "data")
         record.callbacks.append(callback)
         record.answered_at = self.clock.now()
         message = self._callback_message(record, callback, list(files))
@@ -335,6 +367,16 @@ class FakeDiscord:
         if request.query.get("with_response") not in ("1", "true", "True"):
             return web.Response(status=204)
         return json_response(self._callback_response(record, callback, message))
+
+    @staticmethod
+    def _callback_body_refusal(callback: Callback) -> tuple[int, str, dict[str, Any]] | None:
+        if callback.type in (CHANNEL_MESSAGE, UPDATE_MESSAGE):
+            return body_refusal(callback.data, list(callback.files), new=callback.type == CHANNEL_MESSAGE)
+        if callback.type == AUTOCOMPLETE_RESULT:
+            errors = choices_errors(callback.data.get("choices") or [])
+            if errors:
+                return 50035, "Invalid Form Body", {"choices": errors}
+        return None
 
     def _age(self, record: InteractionRecord) -> float:
         """Seconds of Discord's time since the interaction was created."""
@@ -398,13 +440,33 @@ class FakeDiscord:
         if refused is not None:
             return refused
         body, files = await read_body(request)
+        thinking = record.original
+        editing = (record.callbacks[0].type == DEFERRED_CHANNEL_MESSAGE and thinking is not None
+                   and not thinking.deleted and bool(thinking.flags & LOADING))
+        refusal = body_refusal(body, files, new=not editing)
+        if refusal is not None:
+            record.refused.append((request.path, refusal[0]))
+            record.touch()
+            return refused_body(refusal)
+        if editing:
+            # Discord: the first followup after a deferred reply "will function as Edit Original
+            # Interaction Response": no new message, the "thinking..." one edited, and the followup's
+            # ephemeral flag ignored (the deferral chose who sees it); deprecated, but what happens
+            self._edit_keeping_visibility(thinking, body, files)
+            record.touch()
+            return json_response(thinking.payload)
         message = self.messages.create(int(record.payload["channel_id"]), body, files,
                                        guild_id=_guild_of(record.payload), kind=REPLY_TO_COMMAND)
         record.followups.append(message)
         record.touch()
-        if request.query.get("wait") in ("1", "true", "True"):
-            return json_response(message.payload)
-        return web.Response(status=204)
+        return json_response(message.payload)  # "wait is always true" for interaction followups
+
+    def _edit_keeping_visibility(self, message: StoredMessage, body: dict[str, Any], files: list[Any]) -> None:
+        """An edit: who can see a message never changes (the ephemeral flag of an edit is ignored),
+        and an edit ends the "thinking..." state."""
+        visibility = message.flags & pl.EPHEMERAL
+        self.messages.edit(message, body, files)
+        message.payload["flags"] = (message.flags & ~(LOADING | pl.EPHEMERAL)) | visibility
 
     async def _webhook_message(self, request: web.Request) -> web.Response:
         record = self.interactions.get(request.match_info["token"])
@@ -437,8 +499,10 @@ class FakeDiscord:
             return web.Response(status=204)
         if request.method == "PATCH":
             body, files = await read_body(request)
-            self.messages.edit(message, body, files)
-            message.payload["flags"] = message.flags & ~LOADING  # an edit ends the "thinking"
+            refusal = body_refusal(body, files, new=False)
+            if refusal is not None:
+                return refused_body(refusal)
+            self._edit_keeping_visibility(message, body, files)
             return json_response(message.payload)
         return error_response(405, 0, "405: Method Not Allowed")
 
@@ -449,6 +513,9 @@ class FakeDiscord:
         if guild is None:
             return error_response(404, 10003, "Unknown Channel")
         body, files = await read_body(request)
+        refusal = body_refusal(body, files, new=True)
+        if refusal is not None:
+            return refused_body(refusal)
         message = self.messages.create(channel_id, body, files, guild_id=guild.id)
         return json_response(message.payload)
 
@@ -600,7 +667,7 @@ class FakeDiscord:
                 "guild_id": str(guild.id), "channel_id": str(channel.id),
                 "channel": pl.channel_json(channel, guild), "member": pl.member_json(user, permissions=perms),
                 "app_permissions": str(ALL_APP_PERMISSIONS), "locale": "en-US", "guild_locale": "en-US",
-                "attachment_size_limit": 8 * 1024 * 1024, "context": 0, "entitlements": [],
+                "attachment_size_limit": ATTACHMENT_LIMIT, "context": 0, "entitlements": [],
                 "authorizing_integration_owners": {"0": str(guild.id)}}
 
     def _user(self, guild: pl.GuildSpec, user_id: int | None) -> pl.UserSpec:

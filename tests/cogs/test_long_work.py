@@ -13,8 +13,9 @@ REFUSED_COLOUR = 0xD83C3E  # bot.render.ERROR_COLOUR
 
 
 def answer(reply):
-    """What the player reads: the response, or the deferred response's edit or first followup."""
-    if reply.deferred and reply.followups:
+    """What the player reads: the response, or the deferred "thinking..." message edited into the
+    answer; a private refusal after a public "thinking..." is a followup (the thinking deleted)."""
+    if reply.deferred and reply.message.deleted:
         return reply.followups[0]
     return reply.message
 
@@ -80,6 +81,9 @@ async def test_work_over_its_budget_is_refused_and_leaves_nothing_behind(table, 
     reply = await table.send(name, options, user=BOB)
     [refusal] = answer(reply).embeds
     assert refusal["color"] == REFUSED_COLOUR and says in refusal["description"], refusal
+    # refused after the public "thinking...": that message is deleted and the refusal goes to the
+    # player alone (Discord would show a first followup in the channel, in place of "thinking...")
+    assert reply.deferred and reply.message.deleted and answer(reply).ephemeral and len(reply.followups) == 1
     assert answer(reply).files == [] and await table.snapshot() == before
     worker.inline_below, worker.budget = float("inf"), 60
     if name == "undo":  # no proposal was stored: a new one may be made at once

@@ -148,8 +148,8 @@ async def test_the_odds_button_in_command_decision_replays_the_state_before(tabl
     table.bot.referee._entry_odds.clear()  # the first answer is cached: this press replays again
     deferred = await click(table, fired.message, "odds:1:10", BOB)
     assert deferred.type == 5 and deferred.ephemeral  # DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE
-    [answer] = deferred.followups  # Discord shows the first followup in place of "thinking..."
-    assert answer.flags == 64 and answer.embeds == pressed.embeds
+    # the answer is the "thinking..." message edited (Discord's own place for it), still private
+    assert deferred.message.flags == 64 and deferred.message.embeds == pressed.embeds and not deferred.followups
     # an entry that is not an attack or a check has no odds (entry #2 seats a player)
     with pytest.raises(NotAllowed, match=r"entry #2 \(/game join\) is not an attack or a check"):
         await table.bot.referee.entry_odds(1, 2)
@@ -209,5 +209,5 @@ async def test_a_long_preview_defers_and_is_answered_from_a_worker_process(table
     table.bot.referee.worker.inline_below = 0
     worked = await table.send("fire", options, user=ALICE)
     assert on_loop.type == 4 and worked.type == 5  # "thinking..." first, then the odds
-    assert [m.embeds for m in worked.followups] == [on_loop.embeds] and not worked.followups[0].ephemeral
+    assert worked.message.embeds == on_loop.embeds and not worked.message.ephemeral and not worked.followups
     assert table.bot.referee.worker.ran == 1

@@ -37,6 +37,7 @@ class TinyBot(commands.Bot):
     def __init__(self) -> None:
         super().__init__(command_prefix=commands.when_mentioned, intents=discord.Intents.default(), guild_ready_timeout=0.01)
         self.calls: list[tuple[str, int]] = []  # (command, interaction id), in arrival order
+        self.refusals: list[tuple[int, int, str]] = []  # (status, code, text) of answers Discord refused
         self.add_commands()
 
     def add_commands(self) -> None:
@@ -75,6 +76,22 @@ class TinyBot(commands.Bot):
             await interaction.edit_original_response(content="worked it out")
             await interaction.followup.send("and one more thing", file=discord.File(
                 __import__("io").BytesIO(b"turn log"), filename="log.txt"))
+
+        @self.tree.command(name="oversize", description="An embed Discord refuses, then one it takes")
+        async def oversize(interaction: discord.Interaction) -> None:
+            try:
+                await interaction.response.send_message(embed=discord.Embed(description="x" * 4097))
+            except discord.HTTPException as exc:
+                bot.refusals.append((exc.status, exc.code, exc.text))
+            await interaction.response.send_message(embed=discord.Embed(description="x" * 4096))
+
+        @self.tree.command(name="think", description="Defer in public, then follow up twice asking for privacy")
+        async def think(interaction: discord.Interaction) -> None:
+            await interaction.response.defer(thinking=True)
+            first = await interaction.followup.send("asked to be private", ephemeral=True, wait=True)
+            second = await interaction.followup.send("private indeed", ephemeral=True, wait=True)
+            await interaction.edit_original_response(content=f"{first.id} {second.id}")
+            await interaction.followup.send("still public?", ephemeral=True, wait=True)  # after an edit
 
 
 @pytest.fixture
@@ -139,6 +156,91 @@ async def test_deferred_reply_is_edited_and_followed_up_with_a_file(bot):
         assert followup.content == "and one more thing"
         assert [(f.filename, f.data) for f in followup.files] == [("log.txt", b"turn log")]
         assert followup.attachments[0]["size"] == len(b"turn log")
+
+
+async def test_the_first_followup_after_a_deferral_edits_the_thinking_message_and_keeps_its_visibility(bot):
+    # Discord's Create Followup Message, right after DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE: "no new
+    # message will be created, and the loading message will be edited instead. The ephemeral flag
+    # will be ignored" (deprecated, but what happens): a bot relying on that flag leaks its text
+    async with running(bot) as (fake, bot):
+        reply = await fake.send_command("think")
+        assert reply.type == DEFERRED_CHANNEL_MESSAGE and not reply.message.ephemeral
+        second, third = reply.followups  # the first followup made no message of its own
+        assert reply.content == f"{reply.message.id} {second.id}"  # it returned the thinking message
+        assert not reply.message.flags & (1 << 7)  # no longer "thinking..."
+        assert second.ephemeral and third.ephemeral and second.content == "private indeed"
+        assert reply.message.edits == 2
+
+
+async def test_a_message_over_discords_limits_is_refused_and_does_not_answer_the_interaction(bot):
+    async with running(bot) as (fake, bot):
+        reply = await fake.send_command("oversize")
+        [(status, code, text)] = bot.refusals
+        # discord.py reads Discord's nested errors back into one line per bad field
+        assert (status, code) == (400, 50035)
+        assert text == "Invalid Form Body\nIn data.embeds.0.description: Must be 4096 or fewer in length."
+        assert reply.type == CHANNEL_MESSAGE and len(reply.embeds[0]["description"]) == 4096  # the second try
+        assert reply.record.refused == [(f"/api/v10/interactions/{reply.record.id}/{reply.record.token}/callback",
+                                         50035)]
+
+
+async def test_followups_edits_and_channel_posts_are_held_to_the_same_limits(bot):
+    async with running(bot) as (fake, bot):
+        reply = await fake.send_command("slow")
+        base = f"{fake.api_url}/webhooks/{fake.app.id}/{reply.record.token}"
+        channel = f"{fake.api_url}/channels/{fake.guild().channels[0].id}/messages"
+        ten_fields = [{"name": "n", "value": "v" * 1000}] * 7  # 7,007 characters in one embed
+        async with aiohttp.ClientSession() as http:
+            for method, url, body, code in [
+                ("post", base, {"content": "x" * 2001}, 50035),
+                ("post", base, {}, 50006),
+                ("post", base, {"embeds": [{"fields": ten_fields}]}, 50035),
+                ("patch", base + "/messages/@original", {"embeds": [{"title": "t"}] * 11}, 50035),
+                ("post", channel, {"embeds": [{"fields": [{"name": "", "value": "v"}]}]}, 50035),
+            ]:
+                async with http.request(method, url, json=body, headers={"Authorization": "Bot x"}) as response:
+                    assert (response.status, (await response.json())["code"]) == (400, code), (method, body)
+            form = aiohttp.FormData()
+            form.add_field("payload_json", '{"content": "the log"}', content_type="application/json")
+            form.add_field("files[0]", b"x" * (8 * 1024 * 1024 + 1), filename="log.json")
+            async with http.post(base, data=form) as response:  # over attachment_size_limit
+                assert (response.status, (await response.json())["code"]) == (413, 40005)
+        assert reply.content == "worked it out" and len(reply.followups) == 1  # nothing refused was kept
+
+
+@pytest.mark.parametrize(("body", "errors"), [
+    ({"content": "x" * 2000}, {}),
+    ({"embeds": [{"title": "t" * 257}]}, {"embeds": {"0": {"title": {"_errors": [
+        {"code": "BASE_TYPE_MAX_LENGTH", "message": "Must be 256 or fewer in length."}]}}}}),
+    ({"embeds": [{"description": "d" * 3000}, {"description": "d" * 3001}]}, {"embeds": {"_errors": [
+        {"code": "MAX_EMBED_SIZE_EXCEEDED", "message": "Embed size exceeds maximum size of 6000"}]}}),
+    ({"embeds": [{"fields": [{"name": "n", "value": "v" * 1025}]}]}, {"embeds": {"0": {"fields": {"0": {
+        "value": {"_errors": [{"code": "BASE_TYPE_MAX_LENGTH", "message": "Must be 1024 or fewer in length."}]}}}}}}),
+    ({"embeds": [{"footer": {"text": "f" * 2049}}]}, {"embeds": {"0": {"footer": {"text": {"_errors": [
+        {"code": "BASE_TYPE_MAX_LENGTH", "message": "Must be 2048 or fewer in length."}]}}}}}),
+    ({"components": [{"type": 1, "components": [{"type": 2, "style": 1, "label": "A", "custom_id": "a"},
+                                                {"type": 2, "style": 2, "label": "B", "custom_id": "a"}]}]},
+     {"components": {"0": {"components": {"1": {"custom_id": {"_errors": [
+         {"code": "COMPONENT_CUSTOM_ID_DUPLICATED", "message": "Component custom id cannot be duplicated"}]}}}}}}),
+    ({"components": [{"type": 1, "components": [{"type": 2, "style": 1, "label": "A", "custom_id": "c" * 101}]}]},
+     {"components": {"0": {"components": {"0": {"custom_id": {"_errors": [
+         {"code": "BASE_TYPE_BAD_LENGTH", "message": "Must be between 1 and 100 in length."}]}}}}}}),
+    ({"components": [{"type": 1, "components": [{"type": 2, "style": 1, "label": str(i), "custom_id": str(i)}]}
+                     for i in range(6)]},
+     {"components": {"_errors": [{"code": "BASE_TYPE_MAX_LENGTH", "message": "Must be 5 or fewer in length."}]}}),
+], ids=["content-2000", "title", "total-6000", "field-value", "footer", "duplicate-id", "long-id", "six-rows"])
+def test_message_limits_are_discords(body, errors):
+    from bot.emulator.bodies import message_errors
+
+    assert message_errors(body) == errors
+
+
+def test_autocomplete_choices_are_held_to_discords_limits():
+    from bot.emulator.bodies import choices_errors
+
+    assert choices_errors([{"name": "a", "value": "a"}] * 25) == {}
+    assert choices_errors([{"name": "a", "value": "a"}] * 26)["_errors"][0]["code"] == "BASE_TYPE_MAX_LENGTH"
+    assert list(choices_errors([{"name": "a", "value": "v" * 101}, {"name": "", "value": "b"}])) == ["0", "1"]
 
 
 @pytest.mark.parametrize("options, problem", [
