@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, get_args
-
-from pydantic import BaseModel, ConfigDict
+from typing import Any, get_args
 
 from .built import new_instance as _new
 from .built import shared_fields_set
@@ -12,35 +10,7 @@ from .built import set_dict as _set_dict
 from .built import set_extra as _set_extra
 from .built import set_fields_set as _set_fields_set
 from .built import set_private as _set_private
-
-StepKind = Literal[
-    "section",  # a heading: "Fire group", "Morale check: 4-6-7 A"
-    "base",  # a starting value: a unit's FP, a morale rating
-    "multiplier",  # x2, x1/2
-    "modifier",  # +1, -2 (DRM, drm, FP modifier, to-hit modifier)
-    "dice",  # the dice as rolled
-    "table",  # a table cell read
-    "check",  # a comparison: Final DR 8 vs morale 7: fails
-    "effect",  # what happened to a unit or a weapon
-    "marker",  # a marker placed or removed
-    "note",  # anything else the players should read
-]
-
-Number = int | float
-
-
-class Step(BaseModel):
-    """One line of the audit trail."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    kind: StepKind
-    label: str
-    value: Number | str | None = None
-    total: Number | None = None
-    rule: str | None = None
-    unit: str | None = None
-
+from .step import Number, Step, StepKind  # noqa: F401  (the model in a module of its own: trail.py compiles)
 
 _STEP_KINDS = frozenset(get_args(StepKind))
 _ALL_SET = shared_fields_set(Step)  # every field given: one fields-set for every Step (built.py)
@@ -58,14 +28,18 @@ _PLAIN_VALUE = frozenset({int, str, type(None)})  # a line whose value and total
 _PLAIN_TOTAL = frozenset({int, type(None)})
 
 
+# The lines' values are typed Any on purpose: what the fast path does not take (a bool, a Fraction, an
+# unknown kind, an unhashable label) goes to the Step model, which converts it or refuses it with its
+# ValidationError; compiled (``python3 dev.py compile``), a builtin annotation would be checked on
+# entry instead and raise TypeError first.
 def _make(
-    kind: StepKind,
-    label: str,
-    value: Number | str | None = None,
+    kind: Any,
+    label: Any,
+    value: Any = None,
     *,
-    total: Number | None = None,
-    rule: str | None = None,
-    unit: str | None = None,
+    total: Any = None,
+    rule: Any = None,
+    unit: Any = None,
 ) -> Step:
     """The Step of these values: looked up, built directly or validated (see ``Trail``)."""
     # built.built inlined, and the Step looked up before the exactness check: a Step in ``_STEPS``
@@ -75,6 +49,7 @@ def _make(
     # (both hashable then); an unhashable kind, label, rule or unit goes to validation, which refuses it.
     value_type, total_type = type(value), type(total)
     step = None
+    key: tuple[Any, ...] | None
     if value_type in _VALUE_TYPES and total_type in _TOTAL_TYPES:
         if value_type is float or total_type is float:
             # 1 == 1.0 and -0.0 == 0.0, but they dump differently: the types and reprs are part of
@@ -124,28 +99,28 @@ class Trail:
 
     def add(
         self,
-        kind: StepKind,
-        label: str,
-        value: Number | str | None = None,
+        kind: Any,  # StepKind, str, Number | str | None... (Any: the Step model checks them, see _make)
+        label: Any,
+        value: Any = None,
         *,
-        total: Number | None = None,
-        rule: str | None = None,
-        unit: str | None = None,
+        total: Any = None,
+        rule: Any = None,
+        unit: Any = None,
     ) -> Step:
         """Add a Step and return it (for a caller that reads the Step back; ``put`` otherwise)."""
         step = _make(kind, label, value, total=total, rule=rule, unit=unit)
         self.steps.append(step)
         return step
 
-    def put(self, kind: StepKind, label: str, value: Number | str | None = None, *,
-            total: Number | None = None, rule: str | None = None, unit: str | None = None) -> None:
+    def put(self, kind: Any, label: Any, value: Any = None, *,
+            total: Any = None, rule: Any = None, unit: Any = None) -> None:
         """Add a line, kept as a tuple until ``freeze`` makes it a Step (the same Step ``add`` makes)."""
         self.steps.append((kind, label, value, total, rule, unit))
 
-    def section(self, label: str, *, rule: str | None = None, unit: str | None = None) -> None:
+    def section(self, label: Any, *, rule: Any = None, unit: Any = None) -> None:
         self.steps.append(("section", label, None, None, rule, unit))
 
-    def note(self, label: str, *, rule: str | None = None, unit: str | None = None) -> None:
+    def note(self, label: Any, *, rule: Any = None, unit: Any = None) -> None:
         self.steps.append(("note", label, None, None, rule, unit))
 
     def freeze(self) -> tuple[Step, ...]:
@@ -153,11 +128,11 @@ class Trail:
         value and total are int, str or None is its own key in ``_STEPS`` (the six-item key ``_make``
         uses); any other line goes through ``_make``."""
         steps = self.steps
-        out = []
+        out: list[Step] = []
         append = out.append
         found = _STEPS.get
         for line in steps:
-            if type(line) is tuple:
+            if isinstance(line, tuple):
                 if type(line[2]) in _PLAIN_VALUE and type(line[3]) in _PLAIN_TOTAL:
                     try:
                         step = found(line)

@@ -48,7 +48,7 @@ def _list_fields(model: type[BaseModel]) -> tuple[str, ...]:
     return fields
 
 
-def work_class(model: type[BaseModel]) -> type:
+def work_class(model: type[BaseModel]) -> type[Any]:
     """The plain slotted class of a unit model's working objects: one slot per field (in the model's
     order), the model's properties (``label``, ``is_sw``...), ``to_model`` and ``model_dump``."""
     found = _WORK_CLASSES.get(model)

@@ -12,11 +12,12 @@ from __future__ import annotations
 from functools import lru_cache
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field
 
 from ...data import data_path
 from . import counters
 from .context import AslContext
+from .effects_data import (  # noqa: F401  (the data file's models in a module of their own: effects.py compiles)
+    CasualtyRules, CheckRules, ElrRules, HeatOfBattle, MoraleData, PortageRules, RallyRules, RecoveryRules, _Strict)
 from .models import ASL_UNITS, AslUnit
 
 DATA_FILE = data_path("asl", "morale.yaml")
@@ -28,69 +29,6 @@ STATUS_FIELDS = ("broken", "pinned", "dm", "cx", "fire_marker", "in_melee", "mov
 
 
 # --------------------------------------------------------------------------- the data file
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class CheckRules(_Strict):
-    rule: str
-    casualty_original: int = Field(ge=2, le=12)
-    casualty_kinds: tuple[str, ...]
-    assumed: tuple[str, ...] = ()
-
-
-class ElrRules(_Strict):
-    rule: str
-    underlined_morale_elr: int = Field(ge=0, le=5)
-    assumed: tuple[str, ...] = ()
-
-
-class HeatOfBattle(_Strict):
-    rule: str
-    original: int = Field(ge=2, le=12)
-    kinds: tuple[str, ...]
-    assumed: str
-
-
-class RallyRules(_Strict):
-    rule: str
-    terrain_drm: int
-    dm_drm: int
-    self_rally_drm: int
-    casualty_original: int = Field(ge=2, le=12)
-    assumed: tuple[str, ...] = ()
-
-
-class CasualtyRules(_Strict):
-    rule: str
-    custom_fp_divisor: int = Field(ge=2)
-    assumed: str
-
-
-class RecoveryRules(_Strict):
-    rule: str
-    max_final_dr: int = Field(ge=1, le=6)
-    cx_drm: int
-    night_drm: int
-    jungle_drm: int
-
-
-class PortageRules(_Strict):
-    rule: str
-    capacity: dict[str, int]
-    assumed: str
-
-
-class MoraleData(_Strict):
-    check: CheckRules
-    elr: ElrRules
-    heat_of_battle: HeatOfBattle
-    rally: RallyRules
-    casualty_reduction: CasualtyRules
-    recovery: RecoveryRules
-    portage: PortageRules
-
 
 @lru_cache(maxsize=1)
 def rules() -> MoraleData:

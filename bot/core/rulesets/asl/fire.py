@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 from ...dice import Roll, Roller
 from ...errors import IllegalOrder, InvalidOrder
@@ -20,11 +20,12 @@ from ...outcome import Outcome, TableCell, UnitEffect, fire_outcome, table_cell
 from ...trail import Trail
 from . import morale, tables
 from .context import AslContext
-from .models import ASL_UNITS, AslUnit, FireMarker
+from .models import ASL_UNITS, AslUnit, AslUnits, FireMarker
 from .orders import AslFire, FireKind
 from .weapons import MgShot, check_breakdowns, is_mg, keeps_rof
 
 HALF = Fraction(1, 2)
+NO_RANGE = "give the range in hexes from the firers to the target (0 = same Location)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +56,7 @@ KINDS: dict[str, KindRule] = {
     "residual": KindRule("Residual Fire", "MPh", "A8.2, seed 003", False, None, True, False),
     "dfph": KindRule("Defensive Fire", "DFPh", "A3.5, seed 003", False, "final", False, False),
 }
-INFERRED_KIND = {"PFPh": "prep", "AFPh": "advancing", "DFPh": "dfph", "MPh": "dff"}
+INFERRED_KIND: dict[str, FireKind] = {"PFPh": "prep", "AFPh": "advancing", "DFPh": "dfph", "MPh": "dff"}
 MARKER_NAMES = {"prep": "Prep Fire", "first": "First Fire", "final": "Final Fire"}
 DC_FT = ("DC", "FT")  # Advancing Fire does not halve these (seed 003)
 RESIDUAL_MAX = 12  # A8.2: Residual FP never exceeds the 12 column
@@ -247,23 +248,33 @@ def build_group(ctx: AslContext, order: AslFire, kind: FireKind) -> FireGroup:
 
 # --------------------------------------------------------------------------- range and targets
 
+def _distance(order: AslFire) -> int:
+    """The order's range in hexes: every fire but Residual Fire gives one (``resolve_fire`` refuses
+    an order without it first, with this message)."""
+    distance = order.range
+    if distance is None:
+        raise InvalidOrder(NO_RANGE, field="range")
+    return distance
+
+
 def check_range(group: FireGroup, order: AslFire) -> None:
     """Range limits of seed 003: 2x normal range, SFF within normal range, FPF and First Fire
     units in the DFPh at adjacent targets only; a hindrance DRM of 6 blocks the shot."""
     if order.hindrance >= 6:
         raise IllegalOrder(f"a hindrance DRM of +{order.hindrance} blocks the line of sight: fire "
                            f"needs less than +6 (A6.7, seed 003)")
+    distance = _distance(order)
     for m in group.members:
         normal = m.unit.range
-        if order.range > 2 * normal:
-            raise IllegalOrder(f"{m.unit.label} has normal range {normal}: {order.range} hexes is "
+        if distance > 2 * normal:
+            raise IllegalOrder(f"{m.unit.label} has normal range {normal}: {distance} hexes is "
                                f"beyond twice that (A7.22)")
-        if group.kind == "sff" and order.range > normal:
+        if group.kind == "sff" and distance > normal:
             raise IllegalOrder(f"{m.unit.label}: Subsequent First Fire reaches only its normal range "
                                f"{normal} (A8.3)")
-        if group.kind == "fpf" and order.range > 1:
+        if group.kind == "fpf" and distance > 1:
             raise IllegalOrder(f"{m.unit.label}: Final Protective Fire is only at an adjacent target (A8.31)")
-        if m.first_fire_dfph and order.range > 1:
+        if m.first_fire_dfph and distance > 1:
             raise IllegalOrder(f"{m.unit.label} is marked First Fire: in the DFPh it may fire only at "
                                f"an adjacent target (A8.4)")
 
@@ -306,7 +317,7 @@ def _moving_targets(ctx: AslContext, order: AslFire, loc: Location, side: int, k
 
 # --------------------------------------------------------------------------- firepower
 
-def _num(value: Fraction) -> int | float:
+def _num(value: Fraction | int) -> int | float:
     return int(value) if value.denominator == 1 else float(value)
 
 
@@ -320,11 +331,12 @@ def _multipliers(m: Member, order: AslFire, kind: FireKind) -> list[tuple[str, F
         out.append(("marked First Fire, firing in the DFPh", HALF, "A8.4, seed 003"))
     if m.person.pinned:
         out.append((f"{m.person.label} pinned", HALF, "A7.8"))
-    if order.range > m.unit.range:
+    distance = _distance(order)
+    if distance > m.unit.range:
         out.append(("long range", HALF, "A7.22"))
-    if order.range == 1:
+    if distance == 1:
         out.append(("point blank fire", Fraction(2), "A7.21"))
-    if order.range == 0:
+    if distance == 0:
         out.append(("triple point blank fire", Fraction(3), "A7.21"))
     return out
 
@@ -339,7 +351,7 @@ def member_fp(ctx: AslContext, m: Member, order: AslFire, kind: FireKind) -> Fra
         value = _times(value, factor)
         shown = f"x{factor.numerator}/{factor.denominator}" if factor.denominator > 1 else f"x{factor}"
         ctx.trail.put("multiplier", f"{name}: {label}", shown, total=_num(value), rule=rule, unit=uid)
-    if kind == "advancing" and m.unit.fp_underlined and not m.unit.is_sw and order.range <= m.unit.range:
+    if kind == "advancing" and m.unit.fp_underlined and not m.unit.is_sw and _distance(order) <= m.unit.range:
         value = Fraction(math.ceil(value + 1))  # added last, then rounded up (A7.36)
         ctx.trail.put("modifier", f"{m.unit.label}: Assault Fire", 1, total=_num(value), rule="A7.36", unit=m.unit.id)
     return value
@@ -376,7 +388,7 @@ def _leadership(ctx: AslContext, group: FireGroup, explicit: str | None) -> int 
     """The directing leadership (A7.53): a Good Order leader in every firing Location that has not
     directed another group this phase; the worst of them applies."""
     locations = {m.person.location for m in group.members}
-    chosen: dict[str, AslUnit] = {}
+    chosen: dict[str | None, AslUnit] = {}
     for leader in group.leaders:
         # (the group's id is only worked out for a leader who directed a group already)
         if leader.led_group is not None and leader.fire_marker and leader.led_group != group.id:
@@ -546,9 +558,10 @@ def residual_column(ctx: AslContext, group: FireGroup, attack: Attack, drms: lis
     working = [m for m in group.members if not m.unit.malfunctioned]
     column = attack.base_column
     if len(working) < len(group.members):  # a malfunctioned weapon leaves no residual (A8.2)
-        column = table.column_index(float(sum((m.fp for m in working), Fraction(0))))
-        if column is None:
+        found = table.column_index(float(sum((m.fp for m in working), Fraction(0))))
+        if found is None:
             return None
+        column = found
     half = min(table.columns[column] // 2, RESIDUAL_MAX)
     index = table.column_index(half)
     outside = sum(d.value for d in drms if d.outside and d.value > 0)
@@ -597,7 +610,7 @@ def place_markers(ctx: AslContext, group: FireGroup, attack: Attack | None, kept
     units = [m.unit for m in group.members if m.unit.id not in kept_rof] + group.personnel()
     if group.kind == "sff":  # every SW of the firers is marked too, fired or not (seed 003)
         holders = {p.id for p in group.personnel()}
-        held = ctx.game.units  # read as held, only the SWs found made working objects (working.py)
+        held = cast(AslUnits, ctx.game.units)  # read as held, only the SWs found made working objects
         units += [held[u.id] for u in dict.values(held) if u.is_sw and u.owner in holders]
     done: set[str] = set()
     for unit in units:
@@ -622,8 +635,7 @@ def fpf_morale(ctx: AslContext, group: FireGroup, attack: Attack) -> None:
 def resolve_fire(game: Game, order: AslFire, roller: Roller) -> Outcome:
     ctx = AslContext(game, roller)
     if order.range is None and order.kind != "residual":
-        raise InvalidOrder("give the range in hexes from the firers to the target (0 = same Location)",
-                           field="range")
+        raise InvalidOrder(NO_RANGE, field="range")
     kind = fire_kind(game, order)
     if kind == "residual":
         return _residual_attack(ctx, order)
@@ -669,6 +681,7 @@ def _residual_attack(ctx: AslContext, order: AslFire) -> Outcome:
         raise IllegalOrder(f"there is no Residual FP in {loc.id} (A8.2)")
     table = tables.ift()
     column = table.column_index(loc.residual_fp)
+    assert column is not None  # noqa: S101 - a Residual FP of 1 or more reads a column (A8.2)
     ctx.trail.section("Residual Fire", rule=KINDS["residual"].rule)
     _note_targets(ctx, "residual", loc, targets)
     ctx.trail.put("table", f"Residual FP {loc.residual_fp}", table.label(column), rule="A8.2")

@@ -83,6 +83,10 @@ class AslUnit(UnitBase):
 
 
 # An AslUnit inside a resolution (bot/core/working.py): a plain slotted object with the same fields
-AslUnitWork = work_class(AslUnit)
+# and properties (typed as the model it stands in for: the rules read either the same way)
+AslUnitWork: type[AslUnit] = work_class(AslUnit)
 # what an ASL unit is, as a model or inside a resolution (isinstance checks of the rules)
 ASL_UNITS = (AslUnit, AslUnitWork)
+# An ASL game's units as the rules read them (typing only: Game declares dict[str, UnitBase]; an ASL
+# game holds ASL units, or inside a resolution their working objects)
+AslUnits = dict[str, AslUnit]

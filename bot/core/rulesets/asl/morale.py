@@ -12,7 +12,7 @@ his own to the queue.
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 from ...dice import Roll, Roller
 from ...errors import IllegalOrder, InvalidOrder
@@ -21,7 +21,7 @@ from ...outcome import Outcome
 from . import heat
 from .context import AslContext
 from .effects import break_unit, casualty_reduction, eliminate, elr_replacement, give_dm, pin, rules
-from .models import ASL_UNITS, AslUnit
+from .models import ASL_UNITS, AslUnit, AslUnits
 from .orders import AslMorale
 from .selection import random_selection
 
@@ -78,7 +78,7 @@ def good_order_leaders(ctx: AslContext, unit: AslUnit) -> list[AslUnit]:
     # and no sort for the usual none or one
     # (the units as the game holds them, read only: in a working game only the leaders found are made
     # working objects, bot/core/working.py)
-    units = ctx.game.units
+    units = cast(AslUnits, ctx.game.units)
     found = [units[u.id] for u in dict.values(units)
              if u.location == location and isinstance(u, ASL_UNITS) and not u.eliminated and u.kind == "leader"
              and u.side == side and u.id != own and not u.broken]
@@ -251,7 +251,7 @@ def resolve_leader_losses(ctx: AslContext, losses: list[LeaderLoss]) -> None:
             continue
         done.add(loss.leader)
         eliminated = loss.eliminated or any(x.eliminated for x in losses if x.leader == loss.leader)
-        _leader_loss(ctx, ctx.game.units[loss.leader], eliminated, losses)
+        _leader_loss(ctx, cast(AslUnits, ctx.game.units)[loss.leader], eliminated, losses)
 
 
 def _leader_loss(ctx: AslContext, leader: AslUnit, eliminated: bool, losses: list[LeaderLoss]) -> None:
@@ -264,8 +264,9 @@ def _leader_loss(ctx: AslContext, leader: AslUnit, eliminated: bool, losses: lis
     ctx.trail.section(f"Leader loss: {leader.label} {'eliminated' if eliminated else 'broken'} -> {kind} "
                       f"for units of lower morale", rule=RULE_LEADER_LOSS, unit=leader.id)
     n = -leader.leadership if eliminated else 0
+    units = cast(AslUnits, ctx.game.units)
     for unit in leaders_first(takers):
-        unit = ctx.game.units[unit.id]
+        unit = units[unit.id]
         if unit.eliminated:
             continue
         check(ctx, unit, kind=kind, n=n, rule=RULE_LEADER_LOSS, roll=None,
@@ -317,7 +318,8 @@ def _k(ctx: AslContext, n: int, units: list[AslUnit], rule: str, losses: list[Le
     for unit in random_selection(ctx, units, 1, purpose=f"K/{n} Random Selection", rule="A7.302"):
         if casualty_reduction(ctx, unit, rule="A7.302") is None:
             _lost(unit, losses, eliminated=True)
-    survivors = [ctx.game.units[u.id] for u in units if not ctx.game.units[u.id].eliminated]
+    held = cast(AslUnits, ctx.game.units)
+    survivors = [held[u.id] for u in units if not held[u.id].eliminated]
     _checks(ctx, "MC", n, survivors, rule, losses)
 
 
@@ -327,8 +329,9 @@ def _checks(ctx: AslContext, kind: str, n: int, units: list[AslUnit], rule: str,
     attacked = {u.id for u in units}
     checking = leaders_first(units)
     order = [u.id for u in checking]  # the leaders-first order, taken once (the sort keys never change)
+    held = cast(AslUnits, ctx.game.units)
     for unit in checking:
-        unit = ctx.game.units[unit.id]
+        unit = held[unit.id]
         if unit.eliminated:
             continue
         helpers = [u for u in good_order_leaders(ctx, unit)

@@ -39,8 +39,10 @@ def inexperienced(game: Game, user: AslUnit | None) -> bool:
         return True
     if user.quality != "green":
         return False
-    return not any(u.is_leader and not u.broken and u.id != user.id
-                   for u in game.units_at(user.location) if user.location is not None)
+    location = user.location
+    if location is None:
+        return True  # no Location, no leader in it
+    return not any(u.is_leader and not u.broken and u.id != user.id for u in game.units_at(location))
 
 
 # A NamedTuple: as immutable as a frozen dataclass, and built in half the time (a frozen

@@ -1,0 +1,36 @@
+"""A line of the audit trail: the model, in a module of its own so that bot/core/trail.py holds no
+pydantic model and can be compiled (``python3 dev.py compile``, docs/performance.md); trail.py imports it back."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+StepKind = Literal[
+    "section",  # a heading: "Fire group", "Morale check: 4-6-7 A"
+    "base",  # a starting value: a unit's FP, a morale rating
+    "multiplier",  # x2, x1/2
+    "modifier",  # +1, -2 (DRM, drm, FP modifier, to-hit modifier)
+    "dice",  # the dice as rolled
+    "table",  # a table cell read
+    "check",  # a comparison: Final DR 8 vs morale 7: fails
+    "effect",  # what happened to a unit or a weapon
+    "marker",  # a marker placed or removed
+    "note",  # anything else the players should read
+]
+
+Number = int | float
+
+
+class Step(BaseModel):
+    """One line of the audit trail."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: StepKind
+    label: str
+    value: Number | str | None = None
+    total: Number | None = None
+    rule: str | None = None
+    unit: str | None = None
