@@ -18,7 +18,6 @@ from bench import scenarios
 from bot.core.api import resolve
 from bot.core.dice import SeededDice
 from bot.core.outcome import Outcome
-from bot.core.trail import Step
 from bot.record import GENESIS_HASH, LogEntry, consumed_dice
 from bot.record.chain import _finite, sha256, suspect_of
 
