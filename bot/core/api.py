@@ -124,7 +124,7 @@ def resolve(game: Game, order: dict[str, Any] | BaseModel, dice: DiceSource | No
     action = getattr(parsed, "action", None)
     sides = _turn_check(game, ruleset, parsed, action)
     working = not in_place and action in ruleset.working_actions
-    if working:  # the units made plain slotted objects as the ruleset reads them (working.py)
+    if working:  # the units made plain objects as the ruleset reads them (working.py)
         work = working_game(game, eager=action in ruleset.eager_actions)
     else:
         work = game if in_place else tree_copy(game)  # the deep copy, made knowing a Game's shape (copying.py)

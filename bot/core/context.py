@@ -54,12 +54,23 @@ class ResolutionContext:
 
     def effects(self) -> tuple[UnitEffect, ...]:
         out = []
+        append = out.append
+        units = self.game.units
+        status_text = type(self).status_text
+        found = _EFFECTS.get
         for unit_id, (before, what) in self._touched.items():
-            unit = self.game.units.get(unit_id)
+            unit = units.get(unit_id)
             if unit is None:  # removed by the action itself
-                out.append(_unit_effect(unit_id, unit_id, None, before, "removed", tuple(what)))
+                append(_unit_effect(unit_id, unit_id, None, before, "removed", tuple(what)))
                 continue
-            out.append(_unit_effect(unit_id, unit.name, unit.side, before, type(self).status_text(unit), tuple(what)))
+            # _unit_effect's lookup first, inlined (one call less per unit touched): a key found was
+            # built from values that passed its exactness check
+            key = (unit_id, unit.name, unit.side, before, status_text(unit), tuple(what))
+            try:
+                effect = found(key)
+            except TypeError:  # something unhashable: _unit_effect hands it to validation
+                effect = None
+            append(effect if effect is not None else _unit_effect(*key))
         return tuple(out)
 
 

@@ -115,11 +115,33 @@ class CommittedDice:
         self.contributions = tuple(contributions)
         self.sides: list[int] = []
         self._prefix = _entry_prefix(game_id, seq, interaction_id, self.contributions)
+        self._keyed: hmac.HMAC | None = None  # the HMAC keyed by the seed over the entry's lines (draw)
 
     def draw(self, sides: int) -> int:
-        value = _face(self._seed, self._prefix, len(self.sides), sides)  # derive_die, the entry's lines made once
+        # derive_die, the entry's five lines hashed once: each attempt continues a copy of the HMAC
+        # keyed by the seed over them (the same bytes, so the same digest as hmac.digest of the whole
+        # message; tests/core/test_dice.py), made at the first draw
+        keyed = self._keyed
+        if keyed is None:
+            keyed = self._keyed = hmac.new(self._seed, self._prefix, "sha256")
+        index = len(self.sides)
+        limit = _SPAN - _SPAN % sides
+        attempt = 0
+        while True:
+            mac = keyed.copy()
+            mac.update(f"{index}\n{sides}\n{attempt}".encode("ascii"))
+            number = int.from_bytes(mac.digest()[:4], "big")
+            if number < limit:
+                break
+            attempt += 1
         self.sides.append(sides)
-        return value
+        return 1 + number % sides
+
+    def __getstate__(self) -> dict[str, object]:
+        """Pickled without the keyed HMAC (which cannot be): it is made again at the next draw."""
+        state = self.__dict__.copy()
+        state["_keyed"] = None
+        return state
 
 
 class SeededDice:
@@ -260,22 +282,39 @@ class Roller:
             for _ in range(count - 1):
                 append(draw(sides))
         except DiceRanOut:
-            given = len(getattr(self.source, "values", ()))
-            more = count - len(faces)
-            raise InvalidOrder(
-                f"the dice given ran out ({given} given) at roll {len(self.rolls) + 1}, the "
-                f"{kind} for {purpose}: give at least {more} more (the next one is a d{sides}; more rolls may "
-                "follow), in the order the preview lists, or leave 'dice' out to let the bot roll",
-                field="dice") from None
+            raise self._ran_out(kind, purpose, sides, count - len(faces)) from None
         return self._record(kind, purpose, faces)
 
+    def _ran_out(self, kind: RollKind, purpose: str, sides: int, more: int) -> InvalidOrder:
+        """The refusal when the manual dice run out ``more`` dice short of this roll."""
+        given = len(getattr(self.source, "values", ()))
+        return InvalidOrder(
+            f"the dice given ran out ({given} given) at roll {len(self.rolls) + 1}, the "
+            f"{kind} for {purpose}: give at least {more} more (the next one is a d{sides}; more rolls may "
+            "follow), in the order the preview lists, or leave 'dice' out to let the bot roll",
+            field="dice")
+
     def DR(self, purpose: str) -> Roll:
-        """ASL Dice Roll: white die first, then the colored die."""
-        return self._draw("DR", purpose, 6, 2)
+        """ASL Dice Roll: white die first, then the colored die (``_draw("DR", purpose, 6, 2)``,
+        its two draws written out: a fire rolls several)."""
+        draw = self.source.draw
+        try:
+            white = draw(6)
+        except DiceRanOut:
+            raise self._ran_out("DR", purpose, 6, 2) from None
+        try:
+            faces = (white, draw(6))
+        except DiceRanOut:
+            raise self._ran_out("DR", purpose, 6, 1) from None
+        return self._record("DR", purpose, faces)
 
     def dr(self, purpose: str) -> Roll:
         """ASL die roll: one d6."""
-        return self._draw("dr", purpose, 6, 1)
+        try:
+            faces = (self.source.draw(6),)
+        except DiceRanOut:
+            raise self._ran_out("dr", purpose, 6, 1) from None
+        return self._record("dr", purpose, faces)
 
     def two_d6(self, purpose: str) -> Roll:
         return self._draw("2d6", purpose, 6, 2)

@@ -6,7 +6,7 @@ the type of ``Game.units`` is bound to the union of the registered rulesets' uni
 (``bind_unit_models``, called by the registry once the rulesets are imported and again when a
 plug-in registers), so a ruleset added later needs no change here. The core never mutates a Game it was
 given: rulesets work on a deep copy (``copying.tree_copy``) or, for the orders a ruleset lists in
-``working_actions``, on a working game whose units are plain slotted objects made as they are read
+``working_actions``, on a working game whose units are plain objects made as they are read
 (``working.py``), and return the new Game (its unchanged units the given Game's own objects).
 """
 

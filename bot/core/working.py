@@ -1,12 +1,12 @@
-"""Units as plain slotted objects inside a resolution; pydantic models only at its edges.
+"""Units as plain objects inside a resolution; pydantic models only at its edges.
 
 ``api.resolve`` used to hand a ruleset a deep copy of the whole game (``copying.tree_copy``: every
 unit model copied, whether the order touched it or not) and the ruleset changed those pydantic
 models through pydantic's ``__setattr__``. For the orders a ruleset lists in ``working_actions``
 it now gets a *working game* instead (``working_game``): the Game and its small containers copied as
 before, but ``units`` a ``WorkUnits`` mapping that holds the caller's own unit models and makes a
-plain ``__slots__`` object of a unit (``work_class``, one class per unit model, generated from its
-fields) only when the ruleset first reads that unit. At the end ``finished_game`` turns back into
+plain object of a unit (``work_class``, one class per unit model, made from its fields) only when the
+ruleset first reads that unit. At the end ``finished_game`` turns back into
 pydantic models, built without validation, only the units whose fields were assigned (or whose
 lists changed); every other unit is the *same object* as in the caller's game, which is never
 changed (a working object holds copies of the model's lists).
@@ -15,6 +15,11 @@ A working unit is exact about what pydantic would record: every assignment adds 
 to the unit's fields-set (as pydantic's ``__setattr__`` does, even for an equal value), so the model
 built at the end has the same ``__dict__`` (in declaration order), fields-set, dump and repr as the
 model the ruleset used to mutate (tests/core/test_working_units.py).
+
+A working unit holds its fields in an instance ``__dict__``, a copy of the model's (one C call, its
+order kept; each list copied), and the model comes back with a copy of that dict: one slot per field
+filled and read back one by one cost twice as much (issue 14, item 4, fifth round). Its
+``__setattr__`` refuses any name that is not a field, as the slots did.
 """
 
 from __future__ import annotations
@@ -49,8 +54,9 @@ def _list_fields(model: type[BaseModel]) -> tuple[str, ...]:
 
 
 def work_class(model: type[BaseModel]) -> type[Any]:
-    """The plain slotted class of a unit model's working objects: one slot per field (in the model's
-    order), the model's properties (``label``, ``is_sw``...), ``to_model`` and ``model_dump``."""
+    """The plain class of a unit model's working objects: the fields in an instance ``__dict__``
+    (a copy of the model's, in its order), the origin and the names assigned in two slots, the
+    model's properties (``label``, ``is_sw``...), ``to_model`` and ``model_dump``."""
     found = _WORK_CLASSES.get(model)
     if found is not None:
         return found
@@ -58,31 +64,39 @@ def work_class(model: type[BaseModel]) -> type[Any]:
         raise TypeError(f"{model.__name__} allows extra fields or has private attributes: no working class")
     names = tuple(model.model_fields)
     lists = _list_fields(model)
-    namespace: dict[str, Any] = {"__slots__": names + ("_origin", "_assigned"), "__module__": model.__module__,
+    namespace: dict[str, Any] = {"__slots__": ("_origin", "_assigned", "__dict__"), "__module__": model.__module__,
                                  "__doc__": f"A {model.__name__} inside a resolution (bot/core/working.py)."}
     for klass in reversed(model.__mro__):  # the model's properties, the most derived last
         for key, value in vars(klass).items():
             if isinstance(value, property):
                 namespace[key] = value
-    filled = type(f"{model.__name__}Fill", (), namespace)
-    # the straight-line code of the three conversions, generated from the fields (one line each)
-    get = ", ".join(f"{n!r}: o.{n}" for n in names)
-    fill = "\n".join(f"    o.{n} = {'list(d[%r])' % n if n in lists else 'd[%r]' % n}" for n in names)
-    source = (f"def from_model(m):\n    d = m.__dict__\n    o = new(Filled)\n{fill}\n"
-              f"    o._origin = m\n    o._assigned = None\n    o.__class__ = Work\n    return o\n"
-              f"def values(o):\n    return {{{get}}}\n")
-    scope: dict[str, Any] = {"new": new_instance, "Filled": filled}
-    exec(source, scope)  # noqa: S102 - generated from the model's own field names only
-    values = scope["values"]
+    base = type(f"{model.__name__}Fill", (), namespace)
+    set_values = base.__dict__["__dict__"].__set__  # the instance dict set in C, not through __setattr__
+    set_origin = base.__dict__["_origin"].__set__
+    set_assigned = base.__dict__["_assigned"].__set__
+    field_names = frozenset(names)
     same_lists = lists
     left_out = tuple((name, None if info.exclude else info.exclude_if) for name, info in model.model_fields.items()
                      if info.exclude or info.exclude_if is not None)
 
+    def from_model(held: BaseModel) -> Any:
+        """A working object of ``held``: its ``__dict__`` copied (in C, its order kept), lists copied."""
+        values = held.__dict__.copy()
+        for name in same_lists:
+            values[name] = list(values[name])
+        work: Any = new_instance(cls)
+        set_values(work, values)
+        set_origin(work, held)
+        set_assigned(work, None)
+        return work
+
     def __setattr__(self: Any, name: str, value: Any) -> None:
-        _set_attribute(self, name, value)  # AttributeError for a name that is not a field
+        if name not in field_names:  # no attribute the model lacks (a property has no setter either)
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+        self.__dict__[name] = value
         assigned = self._assigned
         if assigned is None:
-            _set_attribute(self, "_assigned", {name})
+            set_assigned(self, {name})
         else:
             assigned.add(name)
 
@@ -93,24 +107,29 @@ def work_class(model: type[BaseModel]) -> type[Any]:
         origin = self._origin
         assigned = self._assigned
         held = origin.__dict__
-        changed = [n for n in same_lists if getattr(self, n) != held[n]]
+        values = self.__dict__
+        lists_changed = False
+        for name in same_lists:
+            if values[name] != held[name]:
+                lists_changed = True
+                break
         if assigned is None:
-            if not changed:
+            if not lists_changed:
                 return origin
             fields_set = origin.__pydantic_fields_set__.copy()
         else:
-            if not changed and assigned <= origin.__pydantic_fields_set__ and all(
-                    type(getattr(self, n)) is type(held[n]) and getattr(self, n) == held[n] for n in assigned):
-                return origin  # the same values again (of the same types): the model as it was
-            fields_set = origin.__pydantic_fields_set__ | assigned
-            changed += assigned
-        # the origin's values in its order (a copy in C), then what changed: only assigned fields and
-        # lists can differ from the origin (every other slot holds the origin's own value)
-        fields = held.copy()
-        for name in changed:
-            fields[name] = getattr(self, name)
+            fields_set = origin.__pydantic_fields_set__
+            if not lists_changed and assigned <= fields_set:
+                for name in assigned:
+                    value, had = values[name], held[name]
+                    if type(value) is not type(had) or value != had:
+                        break
+                else:
+                    return origin  # the same values again (of the same types): the model as it was
+            fields_set = fields_set | assigned
+        # every field's value is in the working object's __dict__, in the origin's order
         new = new_instance(model)
-        set_dict(new, fields)
+        set_dict(new, values.copy())
         set_fields_set(new, fields_set)
         set_extra(new, None)
         set_private(new, None)
@@ -119,7 +138,7 @@ def work_class(model: type[BaseModel]) -> type[Any]:
     def model_dump(self: Any) -> dict[str, Any]:
         """The fields as ``model_dump()`` gives them (a unit's fields hold plain values and lists; a
         field excluded, or excluded while its ``exclude_if`` holds, is left out as pydantic leaves it)."""
-        fields = values(self)
+        fields = {name: self.__dict__[name] for name in names}
         for name in same_lists:
             fields[name] = list(fields[name])
         for name, when in left_out:
@@ -128,17 +147,16 @@ def work_class(model: type[BaseModel]) -> type[Any]:
         return fields
 
     def __repr__(self: Any) -> str:
-        return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in values(self).items())})"
+        values = self.__dict__
+        return f"{type(self).__name__}({', '.join(f'{k}={values[k]!r}' for k in names)})"
 
-    work = type(f"{model.__name__}Work", (filled,), {
+    cls = type(f"{model.__name__}Work", (base,), {
         "__slots__": (), "__module__": model.__module__, "__setattr__": __setattr__, "to_model": to_model,
         "model_dump": model_dump, "__repr__": __repr__, "model": model, "fields": names,
-        "__doc__": namespace["__doc__"]})
-    scope["Work"] = work
-    work.from_model = staticmethod(scope["from_model"])  # type: ignore[attr-defined]
-    _WORK_CLASSES[model] = work
-    _WORKING.add(work)
-    return work
+        "from_model": staticmethod(from_model), "__doc__": namespace["__doc__"]})
+    _WORK_CLASSES[model] = cls
+    _WORKING.add(cls)
+    return cls
 
 
 class WorkUnits(dict):  # type: ignore[type-arg]
@@ -187,10 +205,77 @@ class WorkUnits(dict):  # type: ignore[type-arg]
         return {k: v.to_model() if type(v) in _WORKING else v for k, v in dict.items(self)}
 
 
+class WorkLocations(dict):  # type: ignore[type-arg]
+    """A working game's locations when it has more than ``EAGER_LOCATIONS``: location id -> the caller's
+    Location model until the ruleset first reads it (``[id]``, ``get``, ``values``, ``items``), then a
+    copy of it (``copying.tree_copy``) that the ruleset may change; the caller's models are never
+    changed. A location put in is the working game's own. ``finished_game`` makes it a plain dict again,
+    its order kept: the locations never read are the caller's own objects, as unchanged units are."""
+
+    __slots__ = ("_made",)
+
+    def __init__(self, held: dict[str, Any]) -> None:
+        dict.__init__(self, held)
+        self._made: set[str] = set()  # the ids whose location is the working game's own object
+
+    def _copy(self, key: str, held: Any) -> Any:
+        made = tree_copy(held)
+        dict.__setitem__(self, key, made)
+        self._made.add(key)
+        return made
+
+    def __getitem__(self, key: str) -> Any:
+        held = dict.__getitem__(self, key)
+        return held if key in self._made else self._copy(key, held)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self[key] if dict.__contains__(self, key) else default
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        dict.__setitem__(self, key, value)
+        self._made.add(key)
+
+    def setdefault(self, key: str, default: Any = None) -> Any:
+        if not dict.__contains__(self, key):
+            self[key] = default
+        return self[key]
+
+    def pop(self, key: str, *default: Any) -> Any:
+        if dict.__contains__(self, key):
+            self[key]  # noqa: B018 - the caller's location copied before it leaves the working game
+        self._made.discard(key)
+        return dict.pop(self, key, *default)
+
+    def popitem(self) -> tuple[str, Any]:
+        key = next(reversed(dict.keys(self)))
+        return key, self.pop(key)
+
+    def values(self) -> list[Any]:  # type: ignore[override]
+        return [self[k] for k in dict.keys(self)]
+
+    def items(self) -> list[tuple[str, Any]]:  # type: ignore[override]
+        return [(k, self[k]) for k in dict.keys(self)]
+
+    def copy(self) -> dict[str, Any]:
+        return dict(self.items())
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        for key, value in dict(*args, **kwargs).items():
+            self[key] = value
+
+
+# A game of at most this many locations has them copied at once (copying.tree_copy, as before); a larger
+# one gets a WorkLocations, which copies only the locations the order reads (a fire: its own and its
+# target's): copying every location of a 300-location game was most of a fire's cost in it.
+EAGER_LOCATIONS = 16
+
+
 def working_game(game: BaseModel, *, eager: bool = False) -> Any:
     """A working copy of a Game whose units are a ``WorkUnits`` of the game's own unit models (its
-    other containers copied as ``tree_copy`` copies them); with ``eager`` (an order that reads nearly
-    every unit, as a fire does) and at most ``EAGER_UNITS`` units, a plain dict of working objects."""
+    other containers copied as ``tree_copy`` copies them, its locations too when at most
+    ``EAGER_LOCATIONS``, else a ``WorkLocations`` copying each as it is read); with ``eager`` (an order
+    that reads nearly every unit, as a fire does) and at most ``EAGER_UNITS`` units, a plain dict of
+    working objects."""
     cls = type(game)
     new = new_instance(cls)
     fields = game.__dict__.copy()
@@ -203,6 +288,8 @@ def working_game(game: BaseModel, *, eager: bool = False) -> Any:
                 made = _WORK_CLASSES
                 fields[name] = {k: (made.get(type(u)) or work_class(type(u))).from_model(u)  # type: ignore
                                 for k, u in units.items()}
+        elif name == "locations" and len(fields[name]) > EAGER_LOCATIONS:
+            fields[name] = WorkLocations(fields[name])
         else:
             fields[name] = tree_copy(fields[name])
     set_dict(new, fields)
@@ -213,7 +300,11 @@ def working_game(game: BaseModel, *, eager: bool = False) -> Any:
 
 
 def finished_game(work: Any) -> Any:
-    """The working game as a Game again: its units models (``WorkUnits.models``), in their order."""
-    units = work.__dict__["units"]
-    work.__dict__["units"] = WorkUnits.models(units)
+    """The working game as a Game again: its units models (``WorkUnits.models``), in their order, its
+    locations a plain dict."""
+    held = work.__dict__
+    held["units"] = WorkUnits.models(held["units"])
+    locations = held.get("locations")
+    if type(locations) is WorkLocations:
+        held["locations"] = dict(dict.items(locations))
     return work

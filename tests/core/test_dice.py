@@ -125,3 +125,24 @@ def test_a_face_true_or_a_str_subclass_purpose_finds_the_roll_validation_builds(
     with pytest.raises(Exception):
         Roller(ScriptedDice([]))._record("dr", "z", [[1]])
     assert dice_module._ROLLS == {}
+
+
+@pytest.mark.parametrize("given", [[], [3], [3, 4], [3, 4, 5], [1, 2, 3, 4, 5, 6]])
+def test_dr_and_dr_written_out_roll_and_refuse_as_the_general_draw(given):
+    # Roller.DR and Roller.dr draw their dice without the general _draw's loop: the same Roll (the
+    # shared one), the same dice drawn, and when the manual dice run out the same refusal
+    def outcome(roll):
+        roller = Roller(ScriptedDice(given))
+        got = []
+        try:
+            for _ in range(3):
+                got.append(roll(roller))
+        except InvalidOrder as exc:
+            got.append((exc.message, exc.field))
+        return got, roller.rolls, roller.source.position
+
+    for kind, sides, count in (("DR", 6, 2), ("dr", 6, 1)):
+        fast = outcome(lambda r: getattr(r, kind)("IFT attack"))
+        slow = outcome(lambda r: r._draw(kind, "IFT attack", sides, count))
+        assert fast == slow
+        assert all(a is b for a, b in zip(fast[1], slow[1]))  # the shared Rolls themselves

@@ -248,3 +248,31 @@ def test_a_line_that_does_not_validate_is_refused_when_frozen():
     trail.put("not a kind", "label")
     with pytest.raises(ValidationError):
         trail.freeze()
+
+
+def test_the_effects_of_a_resolution_are_the_unit_effects_built_one_by_one():
+    # ResolutionContext.effects looks each UnitEffect up itself (_unit_effect's lookup, inlined): the
+    # same objects _unit_effect gives for each unit touched, a removed unit and a unit touched with
+    # an unhashable effect (refused by validation, as before) included
+    from bot.core.context import _unit_effect
+    from bot.core.dice import Roller, ScriptedDice
+    from bot.core.rulesets.asl.context import AslContext, status_text
+
+    game = scenarios.build("asl")
+    for cold in (True, False):
+        if cold:
+            context_module._EFFECTS.clear()
+        ctx = AslContext(game=game.model_copy(deep=True), roller=Roller(ScriptedDice([])))
+        for unit_id in ("G1", "R1", "RL"):
+            ctx.effect(ctx.game.units[unit_id], "pinned")
+        ctx.touch(ctx.game.units["G2"])
+        del ctx.game.units["RL"]
+        expected = [_unit_effect("G1", "4-6-7", 0, "Good Order", status_text(ctx.game.units["G1"]), ("pinned",)),
+                    _unit_effect("R1", "4-4-7", 1, "Good Order", status_text(ctx.game.units["R1"]), ("pinned",)),
+                    _unit_effect("RL", "RL", None, "Good Order", "removed", ("pinned",)),
+                    _unit_effect("G2", "4-6-7", 0, "Good Order", "Good Order", ())]
+        got = ctx.effects()
+        assert list(got) == expected and all(a is b for a, b in zip(got, expected))
+        ctx.effect(ctx.game.units["G3"], ["unhashable"])  # type: ignore[arg-type]
+        with pytest.raises(ValidationError):
+            ctx.effects()

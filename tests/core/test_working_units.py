@@ -1,4 +1,4 @@
-"""Units as plain slotted objects inside a resolution (bot/core/working.py): the working class holds
+"""Units as plain objects inside a resolution (bot/core/working.py): the working class holds
 exactly the unit model's fields, a unit changed inside a resolution comes out as the model the
 ruleset used to mutate (the same dump, fields-set and repr), an unchanged unit is the caller's own
 object, and an order that fails changes nothing."""
@@ -11,10 +11,11 @@ from bench import scenarios
 from bot.core.api import resolve
 from bot.core.dice import ScriptedDice, SeededDice
 from bot.core.errors import IllegalOrder, RulesError
-from bot.core.game import Game
+from bot.core.game import Game, Location
 from bot.core.rulesets import get_ruleset
 from bot.core.rulesets.asl.models import AslUnit, AslUnitWork
-from bot.core.working import EAGER_UNITS, WorkUnits, finished_game, work_class, working_game
+from bot.core.working import (EAGER_LOCATIONS, EAGER_UNITS, WorkLocations, WorkUnits, finished_game,
+                              work_class, working_game)
 
 
 def _unit(**given) -> AslUnit:
@@ -24,11 +25,20 @@ def _unit(**given) -> AslUnit:
 def test_the_working_class_has_the_model_fields_in_their_order():
     assert work_class(AslUnit) is AslUnitWork
     assert AslUnitWork.fields == tuple(AslUnit.model_fields)
-    slots = AslUnitWork.__mro__[1].__slots__
-    assert slots[:-2] == tuple(AslUnit.model_fields) and slots[-2:] == ("_origin", "_assigned")
-    work = AslUnitWork.from_model(_unit())
+    # the fields in the instance dict (a copy of the model's, in its order); the origin and the names
+    # assigned in two slots
+    assert AslUnitWork.__mro__[1].__slots__ == ("_origin", "_assigned", "__dict__")
+    model = _unit()
+    work = AslUnitWork.from_model(model)
+    assert list(work.__dict__) == list(AslUnit.model_fields) == list(model.__dict__)
+    assert work.__dict__ == model.__dict__ and work.__dict__ is not model.__dict__
     with pytest.raises(AttributeError):
-        work.not_a_field = 1  # slots: no field the model lacks
+        work.not_a_field = 1  # no field the model lacks
+    with pytest.raises(AttributeError):
+        work.label = "x"  # a property stays read-only
+    with pytest.raises(AttributeError):
+        work._origin = model  # nor the slots of the working object itself
+    assert list(work.__dict__) == list(AslUnit.model_fields) and work._assigned is None
     # the model's properties come along
     assert (work.label, work.is_leader, work.is_sw, work.current_morale) == ("4-6-7 A1", False, False, 0)
 
@@ -98,7 +108,7 @@ def _snapshot(game: Game):
             [(k, sorted(u.model_fields_set)) for k, u in game.units.items()])
 
 
-@pytest.mark.parametrize("built_from", ["orders", "json", "large"])
+@pytest.mark.parametrize("built_from", ["orders", "json", "large", "many_locations"])
 def test_working_units_resolve_as_the_working_copy_did(monkeypatch, built_from):
     """Each order resolved on a working game and on the deep working copy it replaced: the same
     Outcome and the same new Game (dumps, fields-set of every unit, reprs), from a game built by
@@ -113,6 +123,10 @@ def test_working_units_resolve_as_the_working_copy_did(monkeypatch, built_from):
             base.units[f"X{i}"] = AslUnit(id=f"X{i}", type="custom", name="4-6-7", side=i % 2, kind="squad",
                                           location=("A1", "B3", "Z9")[i % 3], fp=4, range=6, morale=7)
         base = Game.model_validate_json(base.model_dump_json())
+    if built_from == "many_locations":  # more locations than EAGER_LOCATIONS: copied as read (WorkLocations)
+        for i in range(EAGER_LOCATIONS + 4):
+            base.locations[f"L{i}"] = Location(id=f"L{i}", terrain="woods", residual_fp=i % 3, features=["x"] * (i % 2))
+        base = Game.model_validate_json(base.model_dump_json())
     shared = 0
     for seed, order in _orders():
         before = _snapshot(base)
@@ -123,7 +137,11 @@ def test_working_units_resolve_as_the_working_copy_did(monkeypatch, built_from):
         assert _snapshot(base) == before
         assert new.outcome == old.outcome and repr(new.outcome) == repr(old.outcome)
         assert _snapshot(new.game) == _snapshot(old.game)
-        assert type(new.game.units) is dict
+        assert type(new.game.units) is dict and type(new.game.locations) is dict
+        assert list(new.game.locations) == list(base.locations)
+        if built_from == "many_locations":  # the locations the fire never read are the caller's own
+            assert all(new.game.locations[k] is v for k, v in base.locations.items() if k not in ("A1", "B3"))
+            assert new.game.locations["B3"] is not base.locations["B3"]  # the target's: read, so copied
         for uid, unit in new.game.units.items():
             assert type(unit) is AslUnit
             if uid in base.units and unit.model_dump() == base.units[uid].model_dump() \
@@ -182,3 +200,40 @@ def test_a_fire_in_a_small_game_makes_every_unit_a_working_object_at_once():
     done = finished_game(work)
     assert done.units["G1"].broken and not game.units["G1"].broken
     assert all(done.units[k] is game.units[k] for k in game.units if k != "G1")
+
+
+def test_a_large_game_copies_only_the_locations_read_and_never_hands_out_the_callers():
+    game = scenarios.build("asl")
+    for i in range(EAGER_LOCATIONS + 1):
+        game.locations[f"L{i}"] = Location(id=f"L{i}", features=["hill"])
+    before = _snapshot(game)
+    held = dict(game.locations)
+    work = working_game(game, eager=True)
+    assert type(work.locations) is WorkLocations
+    assert all(dict.__getitem__(work.locations, k) is v for k, v in held.items())  # nothing copied yet
+    # every way of reading a location gives the working game's own copy, never the caller's model
+    got = [work.locations["A1"], work.locations.get("B3"), work.location("L0"), work.location("l1"),
+           *work.locations.values(), *(v for _, v in work.locations.items()), *work.locations.copy().values(),
+           work.locations.setdefault("L2"), work.locations.pop("L3")]
+    assert work.locations.get("nowhere") is None and work.locations.pop("nowhere", 7) == 7
+    assert not any(v is h for v in got for h in held.values())
+    assert work.locations["A1"] is work.locations["A1"]  # copied once
+    for loc in got:
+        loc.residual_fp = 6
+        loc.features.append("x")
+    work.locations.update({"N1": Location(id="N1")})
+    work.locations["N2"] = Location(id="N2")
+    assert work.locations.popitem()[0] == "N2"
+    assert _snapshot(game) == before and all(game.locations[k] is v for k, v in held.items())
+    done = finished_game(work)
+    assert type(done.locations) is dict
+    assert list(done.locations) == [k for k in held if k != "L3"] + ["N1"]
+    assert done.locations["A1"].residual_fp == 6 and done.locations["N1"].residual_fp == 0
+
+
+def test_a_small_game_copies_its_locations_at_once():
+    game = scenarios.build("asl")
+    assert len(game.locations) <= EAGER_LOCATIONS
+    work = working_game(game, eager=True)
+    assert type(work.locations) is dict
+    assert all(work.locations[k] is not v and work.locations[k] == v for k, v in game.locations.items())
