@@ -137,7 +137,8 @@ inners = st.builds(Inner, x=floats, label=st.text(max_size=3), n=st.none() | st.
                  by_key=st.dictionaries(st.text(max_size=2), floats, max_size=3),
                  nested=st.dictionaries(st.text(max_size=2), st.lists(inners, max_size=2), max_size=2),
                  either=st.none() | floats | inners, anything=st.none() | floats | st.lists(floats, max_size=2),
-                 loose=st.builds(Loose, y=st.integers(), z=floats), text=st.sampled_from(["", "nan", "inf", "1.5", "x"]),
+                 loose=st.builds(Loose, y=st.integers(), z=floats),
+                 text=st.sampled_from(["", "nan", "inf", "1.5", "x"]),
                  aliased=floats))
 def test_for_any_model_the_schemas_check_finds_what_the_whole_walk_finds(model):
     for dump in (model.model_dump(mode="json"), model.model_dump(mode="json", by_alias=True)):
