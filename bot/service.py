@@ -379,6 +379,8 @@ class Referee:
             head = await self._store.head_dice(stored.id, stored.last_seq)
         state = state_after(head[0], head[1], stored.last_seq) if head is not None and head[1] is not None else None
         self._remember_dice(stored.id, stored.last_seq, stored.head_hash, state)
+        if stored.seed is not None and state is not None and stored.seed[0] == state.commitment:
+            self._hold_seed(*stored.seed)  # the turn's seed, read with the row: no trip for it (``_seed``)
         return state
 
     def _wants_head(self, game_id: int, seq: int, head_hash: str) -> bool:
@@ -397,13 +399,19 @@ class Referee:
         seed = self._seed_cache.get(commitment_hex)
         if seed is None:
             seed = await self._store.held_secret(commitment_hex)
-            if seed is None or commitment(seed) != commitment_hex:
+            if seed is None or not self._hold_seed(commitment_hex, seed):
                 raise NotAllowed("this game's dice seed is not held by the bot (its database was restored without "
                                  "it?): no die can be drawn; give manual dice, or the game master ends the game")
-            self._seed_cache[commitment_hex] = seed
-            while len(self._seed_cache) > SEEDS_CACHED:
-                self._seed_cache.pop(next(iter(self._seed_cache)))
         return seed
+
+    def _hold_seed(self, commitment_hex: str, seed: bytes) -> bool:
+        """Keep ``seed`` for its commitment if it is that commitment's (its SHA-256)."""
+        if commitment(seed) != commitment_hex:
+            return False
+        self._seed_cache[commitment_hex] = seed
+        while len(self._seed_cache) > SEEDS_CACHED:
+            self._seed_cache.pop(next(iter(self._seed_cache)))
+        return True
 
     async def _commit_seed(self) -> str:
         """A new secret seed, held by the store before the entry that publishes its commitment."""
@@ -535,7 +543,7 @@ class Referee:
             prev_hash=head_hash, game_id=stored_id, seq=last_seq + 1,
             time=self.clock().isoformat(timespec="milliseconds"), actor=actor.user_id,
             command=command, order=order, dice=consumed_dice(outcome), manual=manual,
-            outcome=outcome.model_dump(mode="json"), state_hash=sealed_state(game),
+            outcome=outcome, state_hash=sealed_state(game),
             interaction_id=interaction_id, dice_proof=dice_proof)
 
     def _check_room(self, stored: StoredGame) -> None:

@@ -35,6 +35,7 @@ Costs are in "steps", about 20 microseconds each: one unit carried through one r
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import multiprocessing
 import multiprocessing.connection
@@ -56,9 +57,15 @@ DEFAULT_AT_ONCE = 2  # long jobs running at once (each a process: one core each)
 INLINE_BELOW = 1_000  # steps (~20 ms): smaller work runs on the loop, as it costs less than a process
 QUICK_BELOW = 100_000  # steps (~2 s): such work has a lane of its own, not queued behind long replays
 NICENESS = 19  # long work yields the processor to the bot's event loop
+# the quick lane's kept process (an undo proposal, the Odds button: a player waits on it) is niced,
+# not SCHED_IDLE: on a busy machine an idle-class job waited for an idle core, an 8 ms job answered
+# in 1.1-1.5 s (p90 2.5-3.1 s, past Discord's 3 s) against 0.16 s at this niceness, for a few
+# percent of the loop's share while it runs (docs/performance.md)
+QUICK_NICENESS = 10
 STEP_SECONDS = 20e-6  # what one step costs, for the estimates said in refusals
 KEPT_JOBS = 1_000  # jobs the quick lane's kept process runs before it is replaced (its memory returned)
 PRELOAD = ["bot.work_preload"]  # the modules and tables every job needs, loaded once
+MAIN_ENV = "REFEREE_WORK_MAIN"  # how the fork server finds the program's main module (``load_main``)
 # modules the rules import only when first needed (the odds engines: a preview, the Odds button),
 # imported by the bot's own process at start-up: imported at a first command, each held the event
 # loop, every channel's commands, for a fifth of a second on the load test's machine
@@ -168,6 +175,11 @@ class Worker:
             self._threads = ThreadPoolExecutor(max_workers=2 * self.at_once, thread_name_prefix="referee-work")
             self._context = multiprocessing.get_context("forkserver")
             self._context.set_forkserver_preload(PRELOAD)
+            main = _main_module()
+            if main:  # the fork server loads the program's main module once (bot/work_preload.py)
+                os.environ[MAIN_ENV] = json.dumps(main)
+            else:  # none to load (not another program's, inherited)
+                os.environ.pop(MAIN_ENV, None)
 
     def is_long(self, cost: float) -> bool:
         """Whether work of this cost goes to a worker process."""
@@ -364,10 +376,50 @@ def _start_threads(pool: ThreadPoolExecutor, count: int) -> None:
             return
 
 
-def _give_way() -> None:
+def _main_module() -> dict[str, str]:
+    """How a process started by ``multiprocessing`` finds the program's main module (its path, or
+    its module's name when run with ``-m``), as ``multiprocessing.spawn.get_preparation_data`` tells
+    it; empty when the child needs none (``python -m bot``: a ``__main__`` module is not loaded again).
+
+    Every process forked from the fork server loads it again before its job runs (``spawn.prepare``:
+    the script run as ``__mp_main__``, its imports with it), unless the fork server holds it already;
+    ``set_forkserver_preload(["__main__"])`` does not load it (Python 3.11 hands the fork server no
+    ``main_path``), so the fork server's preload, ``bot.work_preload``, does, told by ``MAIN_ENV``."""
+    from multiprocessing import spawn
+
+    data = spawn.get_preparation_data("referee-work")
+    name = data.get("init_main_from_name")
+    if name is not None:
+        return {} if name == "__main__" or name.endswith(".__main__") else {"init_main_from_name": name}
+    path = data.get("init_main_from_path")
+    return {} if path is None else {"init_main_from_path": path}
+
+
+def load_main() -> None:
+    """In the fork server (``bot.work_preload``): load the program's main module as every process it
+    forks would (``MAIN_ENV``: what ``_main_module`` found), so that each finds it loaded. A main
+    module that fails to load is left to each job's process, as before (its error is reported there)."""
+    main = os.environ.get(MAIN_ENV)
+    if not main:
+        return
+    from multiprocessing import process, spawn
+
+    process.current_process()._inheriting = True  # type: ignore[attr-defined]  # as the fork server's own preload
+    try:
+        spawn.prepare(json.loads(main))
+    except Exception:  # noqa: BLE001 (each job's process loads it again and reports what is wrong)
+        log.warning("the fork server could not load the program's main module", exc_info=True)
+    finally:
+        del process.current_process()._inheriting  # type: ignore[attr-defined]
+
+
+def _give_way(*, idle: bool = True) -> None:
     """In a job's process: run niced, so the bot's loop (every channel's commands) goes first when
-    the cores are busy."""
-    os.nice(NICENESS)
+    the cores are busy; ``idle``: a long job, only on an idle core (Linux's SCHED_IDLE); else the
+    quick lane's kept process, niced less (``QUICK_NICENESS``: a player waits on its answer)."""
+    os.nice(NICENESS if idle else QUICK_NICENESS)
+    if not idle:
+        return
     try:  # Linux: scheduled only when a core is idle, and preempted at once when the bot wakes
         os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))  # type: ignore[attr-defined]
     except (AttributeError, OSError):  # elsewhere the niceness above is what there is
@@ -405,7 +457,7 @@ def _child(sender: multiprocessing.connection.Connection, fn: Callable[..., Any]
 def _serve(conn: multiprocessing.connection.Connection) -> None:
     """In the quick lane's kept process: take one job at a time from ``conn`` (``fn`` and its
     arguments, pickled), send each answer back, until the bot closes its end (or kills it)."""
-    _give_way()
+    _give_way(idle=False)
     while True:
         try:
             data = conn.recv_bytes()

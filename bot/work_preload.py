@@ -14,3 +14,4 @@ from bot.plugins import load_plugins
 
 load_plugins()
 load_tables()
+bot.work.load_main()  # the program's main module (a script's imports), once for every job

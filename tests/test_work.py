@@ -11,7 +11,7 @@ import time
 import pytest
 
 from bot.core.errors import IllegalOrder
-from bot.work import NICENESS, QUICK_BELOW, TooLong, Worker
+from bot.work import NICENESS, QUICK_BELOW, QUICK_NICENESS, TooLong, Worker
 
 
 def scheduling() -> tuple[int, int]:
@@ -20,15 +20,19 @@ def scheduling() -> tuple[int, int]:
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="SCHED_IDLE is Linux's")
-async def test_a_long_job_runs_only_on_an_idle_core():
+async def test_a_long_job_runs_only_on_an_idle_core_and_a_quick_one_niced():
     # niced alone, a job still took its share of a core from the loop (issue 17's load test: the
-    # bot's loop preempted mid-command); SCHED_IDLE runs it only when nothing else wants the core
+    # bot's loop preempted mid-command); SCHED_IDLE runs it only when nothing else wants the core.
+    # A quick job (an undo proposal, the Odds button: a player waits) is niced only: at SCHED_IDLE
+    # it waited seconds for an idle core on a busy machine
     worker = Worker(inline_below=0)
     try:
-        policy, niceness = await worker.run(scheduling, cost=1, what="a test job", instead="")
+        long = await worker.run(scheduling, cost=QUICK_BELOW, what="a test job", instead="")
+        quick = await worker.run(scheduling, cost=1, what="a test job", instead="")
     finally:
         worker.close()
-    assert (policy, niceness) == (os.SCHED_IDLE, NICENESS)
+    assert long == (os.SCHED_IDLE, NICENESS)
+    assert quick == (os.SCHED_OTHER, os.nice(0) + QUICK_NICENESS) and QUICK_NICENESS < NICENESS
     assert os.sched_getscheduler(0) != os.SCHED_IDLE  # the bot's own process is not
 
 
@@ -172,3 +176,47 @@ async def test_the_warm_up_and_the_first_quick_jobs_at_once_each_get_their_own_a
         assert answers == [1, 2, 3, 4] and worker.kept_started == 1
     finally:
         worker.close()
+
+
+MAIN_SCRIPT = '''
+import asyncio, os, sys
+sys.path.insert(0, {root!r})
+with open({marks!r}, "a") as marks:  # one line each time this module runs, and in which process
+    marks.write(f"{{__name__}} {{os.getpid()}}\\n")
+from bot.work import QUICK_BELOW, Worker
+
+async def main():
+    worker = Worker(inline_below=0)
+    try:
+        answers = [await worker.run(len, (1,) * n, cost=QUICK_BELOW * 2, what="a test job", instead="")
+                   for n in (1, 2, 3)]  # the long lane: a process of its own each
+        answers.append(await worker.run(len, (1,) * 4, cost=1, what="a test job", instead=""))  # the kept one
+    finally:
+        worker.close()
+    print(answers)
+
+if __name__ == "__main__":
+    asyncio.run(main())
+'''
+
+
+@pytest.mark.parametrize("how", ["script", "module"])
+def test_the_programs_main_module_is_loaded_once_by_the_fork_server_not_by_each_jobs_process(tmp_path, how):
+    """A bot run as a script (or ``-m`` a module not named ``__main__``): multiprocessing loads the
+    program's main module again in each process before its job (a script's imports, discord's
+    among them: 60-190 ms a long job measured); the fork server loads it once for all of them."""
+    import subprocess
+    from pathlib import Path
+
+    root = str(Path(__file__).resolve().parents[1])
+    marks = tmp_path / "marks.txt"
+    (tmp_path / "bot_main.py").write_text(MAIN_SCRIPT.format(root=root, marks=str(marks)))
+    command = [sys.executable, "bot_main.py"] if how == "script" else [sys.executable, "-m", "bot_main"]
+    env = {k: v for k, v in os.environ.items() if k != "REFEREE_WORK_MAIN"}
+    done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[1, 2, 3, 4]"
+    loads = marks.read_text().splitlines()
+    # the program itself, then the fork server (as __mp_main__): not the 3 long jobs' nor the kept process
+    assert [line.split()[0] for line in loads] == ["__main__", "__mp_main__"], loads
+    assert len({line.split()[1] for line in loads}) == 2

@@ -47,6 +47,9 @@ class StoredGame:
     # (seq, hash, order, dice proof) of the newest entry, read with the row when the reader asked
     # for it (``load_for_command``'s ``head_for``); None otherwise. Not part of the game's identity
     head: tuple[int, str, dict[str, Any], dict[str, Any] | None] | None = field(default=None, compare=False)
+    # (commitment, secret) of the dice commitment in force after ``head`` (the turn's seed), read with
+    # it when the store holds that secret; never printed
+    seed: tuple[str, bytes] | None = field(default=None, compare=False, repr=False)
 
 
 # ``load_for_command``'s question, asked of each game row it reads: (game id, last seq, head hash)
@@ -316,8 +319,9 @@ class Store(ABC):
         re-delivery) with that entry's game, else (None, the channel's active game or None).
         A store that can should answer in one round trip (SqliteStore does); this default
         asks the other methods. ``head_for``: a store that can reads, in the same trip, the
-        newest entry's order and dice proof of an active game it says yes to (``StoredGame.head``);
-        this default does not (the caller reads them with ``head_dice``)."""
+        newest entry's order and dice proof of an active game it says yes to (``StoredGame.head``)
+        and the held secret of the dice commitment in force after it (``StoredGame.seed``); this
+        default does not (the caller reads them with ``head_dice`` and ``held_secret``)."""
         if interaction_id is not None and (entry := await self.entry_by_interaction(interaction_id)):
             return entry, await self.load_game(entry.game_id)
         return None, await self.load_active(channel_id)

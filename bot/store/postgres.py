@@ -43,8 +43,8 @@ from .base import (CHECKPOINT_EVERY, MAX_LOG_ENTRIES, ActiveGameExists, Database
                    FirstEntries, GameExtras, HeadFor, KeptGames, LogFull, QuietGame, SchemaTooNew, ServerGames,
                    StaleGame, StorageUnavailable, Store, StoredGame, StoreError, UndoRequest, UndoStatus,
                    creation_entries)
-from .sqlite import (_entry, _entry_params, _live, _runs, _stored, _undo, _undo_params, _utc_now, migrations,
-                     pack_state, remind_due, unpack_state)
+from .sqlite import (_entry, _entry_params, _live, _order_and_proof, _runs, _stored, _undo, _undo_params, _utc_now,
+                     migrations, pack_state, remind_due, unpack_state)
 
 try:  # the optional extra `postgres`
     import asyncpg
@@ -114,6 +114,25 @@ _LOGGED_OR_ACTIVE = (
     "NULL::boolean, NULL::bytea, NULL::text, NULL::text, NULL::text, NULL::bigint, NULL::integer, NULL::text, "
     f"{', '.join('g.' + c.strip() for c in _GAME_COLUMNS.split(','))} FROM games g "
     "WHERE g.channel_id = $1 AND g.status = 'active'")
+
+# The same with, for a command's dice (schema 2 on; StoredGame.head and .seed), the newest entry's
+# order and dice proof and the held secret of the dice commitment in force after it (the turn's
+# seed): a cold command's dice state and seed in the load's round trip (issue 14), where SQLite reads
+# them on its thread. The service checks both before use (the entry's seq and hash, the seed's hash).
+_GAME_COUNT = _GAME_COLUMNS.count(",") + 1
+_HEAD_JOINS = ("LEFT JOIN log_entries e ON e.game_id = g.id AND e.seq = g.last_seq AND e.hash = g.head_hash "
+               "LEFT JOIN LATERAL (SELECT CASE WHEN jsonb_typeof(p.proof) <> 'object' THEN NULL "
+               "WHEN p.proof ? 'reveal' THEN p.proof ->> 'next' ELSE p.proof ->> 'commitment' END AS commitment "
+               "FROM (SELECT e.dice_proof::jsonb AS proof) p) c ON true "
+               "LEFT JOIN held_secrets s ON s.commitment = c.commitment")
+_HEAD_COLUMNS = "e.seq, e.order_json, e.dice_proof, c.commitment, s.secret"
+_ACTIVE_GAME_HEAD = (f"SELECT {', '.join('g.' + c.strip() for c in _GAME_COLUMNS.split(','))}, {_HEAD_COLUMNS} "
+                     f"FROM games g {_HEAD_JOINS} WHERE g.channel_id = $1 AND g.status = 'active'")
+_LOGGED_OR_ACTIVE_HEAD = (
+    _LOGGED_OR_ACTIVE.replace(" FROM log_entries e JOIN games g",
+                              ", NULL::integer, NULL::text, NULL::text, NULL::text, NULL::bytea "
+                              "FROM log_entries e JOIN games g", 1)
+    .replace(" FROM games g WHERE", f", {_HEAD_COLUMNS} FROM games g {_HEAD_JOINS} WHERE", 1))
 
 # the connection the current task holds with a channel's (or server's) lock: (task, connection,
 # store, the lock keys it holds)
@@ -332,17 +351,42 @@ class PostgresStore(Store):
     async def load_for_command(self, channel_id: int, interaction_id: int | None, *,
                                head_for: HeadFor | None = None) -> tuple[LogEntry | None, StoredGame | None]:
         """One round trip: the entry already logged for ``interaction_id`` with its game (a row
-        whose entry columns are set), and the channel's active game (a row whose are NULL)."""
+        whose entry columns are set), and the channel's active game (a row whose are NULL), with
+        its newest entry's order and dice proof and the turn's seed when ``head_for`` asks for
+        them (``_ACTIVE_GAME_HEAD``: in the same statement)."""
+        heads = head_for is not None and self.checkpoint_every is not None  # schema 2 on: dice proofs
         async with self._connection() as conn:
             if interaction_id is None:
-                row = await conn.fetchrow(_ACTIVE_GAME, channel_id)
-                return None, self._stored(row)
-            rows = await conn.fetch(_LOGGED_OR_ACTIVE, channel_id, interaction_id)
+                row = await conn.fetchrow(_ACTIVE_GAME_HEAD if heads else _ACTIVE_GAME, channel_id)
+                return None, self._headed(tuple(row), head_for) if row and heads else self._stored(row)
+            rows = await conn.fetch(_LOGGED_OR_ACTIVE_HEAD if heads else _LOGGED_OR_ACTIVE, channel_id, interaction_id)
         for row in rows:
             if row[0] is not None:
                 values = tuple(row)
-                return _entry(values[:_ENTRY_COUNT]), self._stored(values[_ENTRY_COUNT:])
-        return None, (self._stored(tuple(rows[0])[_ENTRY_COUNT:]) if rows else None)
+                return _entry(values[:_ENTRY_COUNT]), self._stored(values[_ENTRY_COUNT:_ENTRY_COUNT + _GAME_COUNT])
+        if not rows:
+            return None, None
+        active = tuple(rows[0])[_ENTRY_COUNT:]
+        return None, self._headed(active, head_for) if heads else self._stored(active)
+
+    def _headed(self, values: tuple[Any, ...], head_for: HeadFor | None) -> StoredGame | None:
+        """An active game's row read with ``_HEAD_COLUMNS``: with its head and seed if ``head_for``
+        asks for them and the newest entry is there."""
+        game = values[:_GAME_COUNT]
+        seq, order, proof, commitment, secret = values[_GAME_COUNT:]
+        if seq is None or head_for is None or not head_for(game[0], game[7], game[8]):
+            return self._stored(game)
+        head = (game[7], game[8], json.loads(order), None if proof is None else json.loads(proof))
+        seed = (commitment, bytes(secret)) if commitment is not None and secret is not None else None
+        return _stored(self.kept.row(game), head, seed)
+
+    async def head_dice(self, game_id: int, seq: int) -> tuple[dict[str, Any], dict[str, Any] | None] | None:
+        if self.checkpoint_every is None:  # a store held at an earlier schema (perhaps no dice_proof column)
+            return await super().head_dice(game_id, seq)
+        async with self._connection() as conn:
+            row = await conn.fetchrow("SELECT order_json, dice_proof FROM log_entries WHERE game_id = $1 AND seq = $2",
+                                      game_id, seq)
+        return _order_and_proof(row)
 
     async def create_game(self, channel_id: int, guild_id: int | None, game: Game,
                           first_entry: FirstEntries) -> tuple[StoredGame, LogEntry]:

@@ -51,6 +51,7 @@ from .base import (CHECKPOINT_EVERY, MAX_LOG_ENTRIES, ActiveGameExists, Database
                    UndoStatus, creation_entries)
 from bot.record.chain import GENESIS_HASH, LogEntry, SavedState, canonical_json, saved_state
 from bot.record.checkpoint import Checkpoint, advance_live
+from bot.record.dice_audit import state_after
 
 log = logging.getLogger(__name__)
 
@@ -241,6 +242,18 @@ def _head_row(conn: Connection, game_id: int, seq: int, head_hash: str) -> Any:
     return None if found is None else (seq, head_hash, *found)
 
 
+def _head_seed(conn: Connection, head: Any) -> tuple[str, bytes] | None:
+    """``StoredGame.seed``, on the connection's thread: the held secret of the dice commitment in
+    force after ``head`` (``_head_row``'s), or None (no proof, no commitment, the secret not held)."""
+    if head is None or head[3] is None:
+        return None
+    commitment = state_after(head[2], head[3], head[0]).commitment
+    if not isinstance(commitment, str):
+        return None
+    found = _fetchone(conn, "SELECT secret FROM held_secrets WHERE commitment = ?", (commitment,))
+    return None if found is None else (commitment, bytes(found[0]))
+
+
 def _order_and_proof(row: Any) -> tuple[dict[str, Any], dict[str, Any] | None] | None:
     """An entry's (order_json, dice_proof) columns read back (None: no such entry)."""
     if row is None:
@@ -248,13 +261,13 @@ def _order_and_proof(row: Any) -> tuple[dict[str, Any], dict[str, Any] | None] |
     return json.loads(row[0]), None if row[1] is None else json.loads(row[1])
 
 
-def _stored(row: Any, head: Any = None) -> StoredGame:
+def _stored(row: Any, head: Any = None, seed: tuple[str, bytes] | None = None) -> StoredGame:
     """A game row as a StoredGame: its state parsed, or the kept Game in its place (``KeptGames.row``);
-    ``head``: its newest entry's, when read with it (``_head_row``)."""
+    ``head``: its newest entry's, when read with it (``_head_row``), and ``seed`` the turn's seed."""
     state = row[6]
     return StoredGame(id=row[0], channel_id=row[1], guild_id=row[2], ruleset=row[3], status=row[4],
                       created_at=row[5], game=state if isinstance(state, Game) else unpack_state(state),
-                      last_seq=row[7], head_hash=row[8], head=head)
+                      last_seq=row[7], head_hash=row[8], head=head, seed=seed)
 
 
 def _entry(row: Any) -> LogEntry:
@@ -615,25 +628,27 @@ class SqliteStore(Store):
         """One trip: the entry already logged for ``interaction_id`` with its game, else the
         channel's active game (or None), with its newest entry's order and dice proof when
         ``head_for`` asks for them (the dice state of a game the service has not seen since it
-        started: issue 14, one trip to the database thread a command fewer)."""
+        started: issue 14, one trip to the database thread a command fewer), and then the held
+        secret of the dice commitment in force after that entry (the turn's seed: one more)."""
         entry_sql = f"SELECT {self._entry_columns} FROM log_entries WHERE interaction_id = ?"
         kept = self.kept
         head_for = head_for if self.holds_secrets else None  # before schema 8: no dice_proof column
 
-        def read(conn: Connection) -> tuple[Any, Any, Any]:
+        def read(conn: Connection) -> tuple[Any, Any, Any, Any]:
             if interaction_id is not None:
                 logged = _fetchone(conn, entry_sql, (interaction_id,))
                 if logged is not None:
                     return logged, _game_row(conn, f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?",
-                                             (logged[0],), kept), None
+                                             (logged[0],), kept), None, None
             row = _game_row(conn, f"SELECT {_GAME_COLUMNS} FROM games WHERE channel_id = ? "
                             "AND status = 'active'", (channel_id,), kept)
             if row is not None and head_for is not None and head_for(row[0], row[7], row[8]):
-                return None, row, _head_row(conn, row[0], row[7], row[8])
-            return None, row, None
+                head = _head_row(conn, row[0], row[7], row[8])
+                return None, row, head, _head_seed(conn, head)
+            return None, row, None, None
 
-        logged, game, head = await self._read(read)
-        return (_entry(logged) if logged else None), (_stored(game, head) if game else None)
+        logged, game, head, seed = await self._read(read)
+        return (_entry(logged) if logged else None), (_stored(game, head, seed) if game else None)
 
     async def create_game(self, channel_id: int, guild_id: int | None, game: Game,
                           first_entry: FirstEntries) -> tuple[StoredGame, LogEntry]:

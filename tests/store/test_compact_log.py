@@ -249,7 +249,7 @@ async def test_a_game_the_service_has_not_seen_comes_with_its_newest_entrys_dice
     """``load_for_command(head_for=...)``: the newest entry's order and dice proof read with the row
     when the service asks (it keeps no dice state for that game: after a restart), not for a
     re-delivered interaction nor when it does not ask; the first command of a restarted service
-    then reads the store for the row and the seed only (not the entry too), and logs the same
+    then reads the store once (the row with the entry and the seed), and logs the same
     dice state the entry holds."""
     store = await open_store(tmp_path)
     try:
@@ -279,7 +279,7 @@ async def test_a_game_the_service_has_not_seen_comes_with_its_newest_entrys_dice
         acted = await restarted.act(CHANNEL, GM, {"action": "unit_move", "unit": "A1", "location": "B7"},
                                     command="/unit move", interaction_id=92)
         store._read = read
-        assert len(reads) == 2, reads  # the row with its head, then the turn's seed (held_secret)
+        assert len(reads) == 1, reads  # the row with its head and the turn's seed
         assert acted.entry.dice_proof["commitment"] == newest.dice_proof["commitment"]
         assert (await first.verify(CHANNEL)).ok
     finally:

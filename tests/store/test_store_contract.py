@@ -230,3 +230,79 @@ async def test_head_dice_reads_the_order_and_proof_the_entry_holds(store):
     assert await store.head_dice(stored.id, 1) == ({"action": "new_game"}, None)
     assert await store.head_dice(stored.id, 3) is None
     assert await store.head_dice(stored.id + 1, 1) is None
+
+
+async def test_a_command_reads_its_games_newest_entry_and_the_turns_seed_with_the_row(store):
+    """``load_for_command(head_for=...)`` on both stores: the newest entry's order and dice proof
+    (``StoredGame.head``) and the held secret of the dice commitment in force after it (``seed``: the
+    proof's own commitment, or the next one when the entry reveals its seed), in the load's own
+    trip; neither when not asked, nor for a re-delivered interaction; no seed the store does not hold."""
+    import hashlib
+
+    stored = await _create(store)
+    seeds = [bytes([n]) * 32 for n in (1, 2, 3)]
+    held = [hashlib.sha256(seed).hexdigest() for seed in seeds]
+    for commitment, seed in zip(held[:2], seeds[:2]):  # the third is not held
+        await store.keep_secret(commitment, seed)
+    proofs = [{"commitment": held[0], "contributions": ["", ""], "sides": [6, 6]},
+              {"commitment": held[0], "contributions": ["", ""], "reveal": seeds[0].hex(), "next": held[1]},
+              {"commitment": held[1], "contributions": ["", ""], "reveal": seeds[1].hex(), "next": held[2]},
+              None]
+    expected = [(held[0], seeds[0]), (held[1], seeds[1]), None, None]
+    for n, (proof, seed) in enumerate(zip(proofs, expected)):
+        game = resolve(stored.game, asl_squad(f"u{n}", 0)).game
+        entry = LogEntry.seal(prev_hash=stored.head_hash, game_id=stored.id, seq=stored.last_seq + 1,
+                              time="2026-01-01T00:00:02.000+00:00", actor=1, command="/test",
+                              order=asl_squad(f"u{n}", 0), outcome={"n": n}, state_hash=state_hash(game),
+                              interaction_id=500 + n, dice_proof=proof)
+        stored = await store.append(stored, game, entry)
+        for interaction_id in (None, 999):  # a new interaction: the active game
+            asked = []
+            _, read = await store.load_for_command(10, interaction_id,
+                                                   head_for=lambda *key: asked.append(key) or True)
+            assert asked == [(stored.id, stored.last_seq, stored.head_hash)]
+            assert read.head == (stored.last_seq, stored.head_hash, entry.order, proof)
+            assert read.seed == seed and read == stored
+            _, unasked = await store.load_for_command(10, interaction_id, head_for=lambda *_: False)
+            assert unasked.head is None and unasked.seed is None
+        logged, again = await store.load_for_command(10, 500 + n, head_for=lambda *_: True)
+        assert logged == entry and again.head is None and again.seed is None
+    assert "seed" not in repr(read) and seeds[0].hex() not in repr(read)
+
+
+async def test_a_restarted_bots_first_command_costs_the_load_and_the_write_only(store, monkeypatch):
+    """A command of a game this process has not seen (after a restart, or another process's game):
+    its dice state and the turn's seed come with the game's row, on both stores. SQLite: one read on
+    the database thread and the write; PostgreSQL: the load and the write, inside the channel's
+    advisory lock and its release."""
+    from bot.service import Actor, Referee
+
+    first = Referee(store)
+    await first.new_game(10, 7, Actor(1), "asl", ["Blue", "Red"])
+    await first.act(10, Actor(1), asl_squad("a", 0), command="/unit add")
+    trips: list[str] = []
+    if isinstance(store, PostgresStore):
+        import asyncpg.connection
+
+        for name in ("fetch", "fetchrow", "fetchval", "execute"):
+            original = getattr(asyncpg.connection.Connection, name)
+
+            async def counted(conn, query, *args, _original=original, **kwargs):
+                trips.append(query.split()[0] + " " + query.split()[1])
+                return await _original(conn, query, *args, **kwargs)
+            monkeypatch.setattr(asyncpg.connection.Connection, name, counted)
+    else:
+        for name in ("_read", "_transact"):
+            original = getattr(store, name)
+
+            async def counted(work, *args, _original=original, _name=name):
+                trips.append(_name)
+                return await _original(work, *args)
+            monkeypatch.setattr(store, name, counted)
+    restarted = Referee(store)
+    acted = await restarted.act(10, Actor(1), {"action": "morale", "unit": "a", "check": "NMC"},
+                                command="/morale", interaction_id=77)
+    monkeypatch.undo()
+    assert acted.entry.dice and acted.entry.dice_proof["sides"]  # it rolled, from the committed seed
+    assert len(trips) == (4 if isinstance(store, PostgresStore) else 2), trips
+    assert (await first.verify(10)).ok
