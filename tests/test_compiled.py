@@ -109,3 +109,11 @@ def test_the_compiled_build_is_in_use_and_gives_the_same_outcomes():
                            cwd=ROOT, capture_output=True, text=True, timeout=900)
     assert tests.returncode == 0, tests.stdout[-3000:] + tests.stderr[-3000:]
     assert " passed" in tests.stdout.splitlines()[-1] and "failed" not in tests.stdout.splitlines()[-1]
+
+
+def test_the_rules_benchmark_says_how_many_modules_ran_compiled():
+    # bench/bench_rules.py prints it beside its figures: 0 in the default install, 9 once built
+    from bench.bench_rules import compiled_in_use
+
+    built = [m for m in dev.compiled_modules() if (ROOT / m).with_suffix(SUFFIX).exists()]
+    assert compiled_in_use() == len(built)
