@@ -14,7 +14,8 @@ the exact versions, and the exact files, that were locked. ``requirements.lock``
 (what the Dockerfile installs, with the build tools the wheel needs); ``requirements-test.lock``
 adds the test tools; ``requirements-postgres.lock`` adds the PostgreSQL driver (the image that
 compose.yaml builds for several bot processes on one PostgreSQL); ``requirements-compile.lock`` adds
-mypy, whose mypyc ``compile`` builds with (the test install has it too). After changing a dependency in pyproject.toml run ``python3 dev.py lock``:
+mypy, whose mypyc ``compile`` builds with (the test install has it too). After changing a dependency
+in pyproject.toml run ``python3 dev.py lock``:
 tests/test_supply_chain.py fails while pyproject.toml and the lock files disagree. The locks are
 made by uv (in its own environment, .venv-lock) for every platform and Python 3.11 on.
 
@@ -117,8 +118,8 @@ def lock() -> int:
                  "--python-version", MIN_PYTHON, "--no-header", "--quiet"],
                 check=True, capture_output=True, text=True, cwd=ROOT)
         command = "python3 dev.py lock"
-        header = (f"# Locked by `{command}` from pyproject.toml ({'dependencies, ' + extras + ' extra' if extras else 'dependencies'}"
-                  ", build tools); do not edit.\n"
+        what = f"dependencies, {extras} extra" if extras else "dependencies"
+        header = (f"# Locked by `{command}` from pyproject.toml ({what}, build tools); do not edit.\n"
                   f"# Installed with `pip install --require-hashes -r {path.name}`.\n"
                   f"{DIGEST_LINE}{declared_digest(extras)}\n")
         path.write_text(header + result.stdout.replace(str(source), "requirements.in"), encoding="utf-8")

@@ -433,8 +433,8 @@ def summary_lines(outcome: Outcome) -> list[str]:
         if _is_marker_only(effect):
             marked.setdefault(", ".join(effect.effects), []).append(f"{effect.name} {effect.unit}")
             continue
-        change = (f"{effect.before} → {effect.after}" if effect.before and effect.after and effect.before != effect.after
-                  else effect.after or effect.before or "")
+        changed = effect.before and effect.after and effect.before != effect.after
+        change = f"{effect.before} → {effect.after}" if changed else effect.after or effect.before or ""
         what = [w for w in effect.effects if w not in change]
         lines.append(safe(f"{effect.name} {effect.unit}: {change}" + (f" ({', '.join(what)})" if what else "")))
     for what, units in marked.items():

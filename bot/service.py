@@ -1053,7 +1053,8 @@ class Referee:
 
     # --- the log ---
 
-    async def since_last_acted(self, entry: LogEntry, game: Game, side: int, *, most: int = DIGEST_MOST) -> list[LogEntry]:
+    async def since_last_acted(self, entry: LogEntry, game: Game, side: int, *,
+                               most: int = DIGEST_MOST) -> list[LogEntry]:
         """The entries a side has not seen itself act among, before ``entry`` (the hand-off, shown
         just above): those after its players' last entry (at most ``most``, the newest), for the
         digest sent when the game passes to it."""

@@ -95,10 +95,12 @@ class LogCog(commands.Cog):
         await send_embeds(interaction, log_page_embeds(shown, names), ephemeral=False)
 
     # heavy (bot/limits.py): a long game takes long to replay or export, so they have their own quotas
-    @log.command(name="verify", description="Recompute the hash chain and replay the whole game; name the first bad entry",
+    @log.command(name="verify",
+                 description="Recompute the hash chain and replay the whole game; name the first bad entry",
                  extras={"heavy": True})
     async def verify(self, interaction: Interaction) -> None:
-        await interaction.client.referee.log(interaction.channel_id, per_page=1)  # no game: refused privately, not deferred
+        # no game: refused privately, not deferred
+        await interaction.client.referee.log(interaction.channel_id, per_page=1)
         await defer_thinking(interaction)  # a long game takes a moment to replay
         report = await interaction.client.referee.verify(interaction.channel_id)
         await send_first(interaction, embed=verify_embed(report))
@@ -117,7 +119,8 @@ class LogCog(commands.Cog):
         limit = attachment_limit(interaction)
         names = await member_name_map(interaction, people)
         files, undone = await referee.run_long(
-            export_job, stored, entries, format.value, limit, names, cost=export_cost(format.value, entries, stored.game),
+            export_job, stored, entries, format.value, limit, names,
+            cost=export_cost(format.value, entries, stored.game),
             what=f"exporting this game's {len(entries):,} log entries as {format.name.split(':')[0]}",
             instead="export it as JSON or CSV, which need no replay" if format.value == "markdown" else
                     "ask the bot's host for a copy of the database")

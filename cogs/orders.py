@@ -173,7 +173,8 @@ def order_commands(registered: tuple[Ruleset, ...]) -> list[app_commands.Command
 # --- the Odds button -----------------------------------------------------------------------------
 
 
-class OddsButton(Guarded, discord.ui.DynamicItem[discord.ui.Button], template=r"odds:(?P<game>[0-9]{1,18}):(?P<seq>[0-9]{1,9})"):
+class OddsButton(Guarded, discord.ui.DynamicItem[discord.ui.Button],
+                 template=r"odds:(?P<game>[0-9]{1,18}):(?P<seq>[0-9]{1,9})"):
     """"Odds" on a result; rebuilt from its custom_id on every click, restarts included. Anyone may
     press it: it changes nothing, and the answer is private to the presser. Heavy: it replays the
     log up to its entry and enumerates the outcomes."""

@@ -27,7 +27,8 @@ from cogs._common import actor_of
 log = logging.getLogger(__name__)
 
 EXPIRY_CHECK_MINUTES = 1  # how often proposals past their expiry get their buttons taken off
-class UndoButton(Guarded, discord.ui.DynamicItem[discord.ui.Button], template=r"undo:(?P<verb>accept|refuse):(?P<request>[0-9]{1,18})"):
+class UndoButton(Guarded, discord.ui.DynamicItem[discord.ui.Button],
+                 template=r"undo:(?P<verb>accept|refuse):(?P<request>[0-9]{1,18})"):
     """Accept or Refuse on a proposal; rebuilt from its custom_id on every click, restarts included."""
 
     def __init__(self, verb: str, request_id: int):

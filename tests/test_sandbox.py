@@ -217,8 +217,9 @@ def test_cd_session_artillery_fire_morale_rally(tmp_path):
         "== US rifle platoon 1-A fires 2 ROF at German rifle platoon G1: 1 hit -> eliminated =="
     assert "   d10 8 (hit result on German rifle platoon G1)" in details(out, command)
     command = "/morale company:Able options:in_cover=yes enemy_personnel_near=yes dice:9"
-    assert reply_to(out, command).splitlines()[0] == ("== 1-A forced back and shaken, 1-B forced back and shaken — "
-                                                      "Company Able morale: d10 9 -> missed by 3: forced back + shaken ==")
+    assert reply_to(out, command).splitlines()[0] == (
+        "== 1-A forced back and shaken, 1-B forced back and shaken — "
+        "Company Able morale: d10 9 -> missed by 3: forced back + shaken ==")
     morale_lines = details(out, command)
     for line in ("   In cover  +2  (=2)  [CD [14.2.2]]",
                  "   Enemy personnel within 12\" and LOS  -1  (=1)  [CD [21.2]]",

@@ -47,7 +47,8 @@ ATTACHMENT_LIMIT = 8 * 1024 * 1024  # bytes a file may have (told to the bot as 
 TOO_LARGE = 40005  # Discord's code for a file over the limit (HTTP 413)
 ALL_APP_PERMISSIONS = (1 << 51) - 1
 # the tasks discord.py runs an interaction's handler in; a reply is complete once they end
-HANDLER_TASK_PREFIXES = ("CommandTree-invoker", "discord-ui-view-dispatch", "discord-ui-dynamic-item", "discord-ui-modal",
+HANDLER_TASK_PREFIXES = ("CommandTree-invoker", "discord-ui-view-dispatch", "discord-ui-dynamic-item",
+                         "discord-ui-modal",
                          "discord.py: on_interaction")
 
 
@@ -750,7 +751,8 @@ def _leaf_options(options: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def _answers(record: InteractionRecord) -> int:
     """Initial responses the bot attempted: taken, refused as a second one or as late, or
     answered with an injected refusal (``fail_next``)."""
-    injected = sum(1 for path, _ in record.refused if path.endswith("/callback")) - len(record.rejected) - len(record.late)
+    refused_callbacks = sum(1 for path, _ in record.refused if path.endswith("/callback"))
+    injected = refused_callbacks - len(record.rejected) - len(record.late)
     return len(record.callbacks) + len(record.rejected) + len(record.late) + injected
 
 

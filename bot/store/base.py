@@ -20,7 +20,7 @@ from bot.record.chain import LogEntry
 from bot.record.checkpoint import Checkpoint
 
 # the default cap of a game's log, and how many entries apart checkpoints are (the host may set others)
-from bot.config import CHECKPOINT_EVERY, MAX_LOG_ENTRIES
+from bot.config import CHECKPOINT_EVERY, MAX_LOG_ENTRIES  # noqa: F401 (the stores import both from here)
 
 GameStatus = Literal["active", "ended"]
 

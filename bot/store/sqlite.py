@@ -809,7 +809,8 @@ class SqliteStore(Store):
         self._shown_flush = None
         if self._shown and self._committing is None:
             task = asyncio.ensure_future(self._transact(lambda conn: None))  # a write of nothing but the list
-            task.add_done_callback(lambda t: t.cancelled() or t.exception())  # logged by whoever reads; never raised here
+            # logged by whoever reads; never raised here
+            task.add_done_callback(lambda t: t.cancelled() or t.exception())
 
     async def unshown_entries(self, limit: int = 100) -> list[tuple[int, LogEntry]]:
         """(channel, entry) of results saved but never seen, oldest first."""

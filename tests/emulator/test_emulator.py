@@ -35,7 +35,8 @@ class TinyBot(commands.Bot):
     """Just enough commands to touch every path the emulator serves."""
 
     def __init__(self) -> None:
-        super().__init__(command_prefix=commands.when_mentioned, intents=discord.Intents.default(), guild_ready_timeout=0.01)
+        super().__init__(command_prefix=commands.when_mentioned, intents=discord.Intents.default(),
+                         guild_ready_timeout=0.01)
         self.calls: list[tuple[str, int]] = []  # (command, interaction id), in arrival order
         self.refusals: list[tuple[int, int, str]] = []  # (status, code, text) of answers Discord refused
         self.add_commands()
