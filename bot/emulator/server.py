@@ -44,7 +44,6 @@ log = logging.getLogger(__name__)
 API = "/api/v10"
 LOADING = 1 << 7  # message flag: "the bot is thinking" (a deferred reply not yet edited)
 ATTACHMENT_LIMIT = 8 * 1024 * 1024  # bytes a file may have (told to the bot as attachment_size_limit)
-TOO_LARGE = 40005  # Discord's code for a file over the limit (HTTP 413)
 ALL_APP_PERMISSIONS = (1 << 51) - 1
 # the tasks discord.py runs an interaction's handler in; a reply is complete once they end
 HANDLER_TASK_PREFIXES = ("CommandTree-invoker", "discord-ui-view-dispatch", "discord-ui-dynamic-item",
@@ -95,25 +94,21 @@ def error_response(status: int, code: int, message: str, errors: dict[str, Any] 
     return json_response(body, status)
 
 
-def body_refusal(body: dict[str, Any], files: list[Any], *, new: bool) -> tuple[int, str, dict[str, Any]] | None:
+Refusal = tuple[int, int, str, dict[str, Any]]  # (HTTP status, Discord's code, message, errors)
+
+
+def body_refusal(body: dict[str, Any], files: list[Any], *, new: bool) -> Refusal | None:
     """What Discord answers a message body it refuses (bot/emulator/bodies.py), or None: 413 code
-    40005 for a file over the attachment limit, 50035 with the bad fields, or 50006 for a new
-    message with nothing in it; as (code, message, errors)."""
+    40005 for a file over the attachment limit, 400 code 50035 with the bad fields, or 400 code
+    50006 for a new message with nothing in it."""
     if any(len(sent.data) > ATTACHMENT_LIMIT for sent in files):
-        return TOO_LARGE, "Request entity too large", {}
+        return 413, 40005, "Request entity too large", {}
     errors = message_errors(body)
     if errors:
-        return 50035, "Invalid Form Body", errors
+        return 400, 50035, "Invalid Form Body", errors
     if new and is_empty(body, files):
-        return 50006, "Cannot send an empty message", {}
+        return 400, 50006, "Cannot send an empty message", {}
     return None
-
-
-def refused_body(refusal: tuple[int, str, dict[str, Any]], nest: str | None = None) -> web.Response:
-    """The 400 of a refused body; an interaction callback's errors nest under its ``data``."""
-    code, message, errors = refusal
-    return error_response(413 if code == TOO_LARGE else 400, code, message,
-                          {nest: errors} if nest and errors else errors)
 
 
 class FakeDiscord:
@@ -358,9 +353,9 @@ class FakeDiscord:
             return self._refuse(record, request, callback, record.late, 404, 10062, "Unknown interaction")
         refusal = self._callback_body_refusal(callback)
         if refusal is not None:  # not an answer: the interaction is still unacknowledged
-            record.refused.append((request.path, refusal[0]))
-            record.touch()
-            return refused_body(refusal, "data")
+            status, code, message, errors = refusal
+            return self._refuse(record, request, None, None, status, code, message,
+                                {"data": errors} if errors else None)  # a callback's fields are its data's
         record.callbacks.append(callback)
         record.answered_at = self.clock.now()
         message = self._callback_message(record, callback, list(files))
@@ -370,13 +365,13 @@ class FakeDiscord:
         return json_response(self._callback_response(record, callback, message))
 
     @staticmethod
-    def _callback_body_refusal(callback: Callback) -> tuple[int, str, dict[str, Any]] | None:
+    def _callback_body_refusal(callback: Callback) -> Refusal | None:
         if callback.type in (CHANNEL_MESSAGE, UPDATE_MESSAGE):
             return body_refusal(callback.data, list(callback.files), new=callback.type == CHANNEL_MESSAGE)
         if callback.type == AUTOCOMPLETE_RESULT:
             errors = choices_errors(callback.data.get("choices") or [])
             if errors:
-                return 50035, "Invalid Form Body", {"choices": errors}
+                return 400, 50035, "Invalid Form Body", {"choices": errors}
         return None
 
     def _age(self, record: InteractionRecord) -> float:
@@ -385,12 +380,13 @@ class FakeDiscord:
 
     @staticmethod
     def _refuse(record: InteractionRecord, request: web.Request, callback: Callback | None,
-                kept: list[Callback] | None, status: int, code: int, message: str) -> web.Response:
+                kept: list[Callback] | None, status: int, code: int, message: str,
+                errors: dict[str, Any] | None = None) -> web.Response:
         if kept is not None and callback is not None:
             kept.append(callback)
         record.refused.append((request.path, code))
         record.touch()
-        return error_response(status, code, message)
+        return error_response(status, code, message, errors)
 
     def _token_refusal(self, record: InteractionRecord, request: web.Request) -> web.Response | None:
         """Followups and edits through an interaction's token: only once it was acknowledged
@@ -446,9 +442,7 @@ class FakeDiscord:
                    and not thinking.deleted and bool(thinking.flags & LOADING))
         refusal = body_refusal(body, files, new=not editing)
         if refusal is not None:
-            record.refused.append((request.path, refusal[0]))
-            record.touch()
-            return refused_body(refusal)
+            return self._refuse(record, request, None, None, *refusal)
         if editing:
             # Discord: the first followup after a deferred reply "will function as Edit Original
             # Interaction Response": no new message, the "thinking..." one edited, and the followup's
@@ -502,7 +496,7 @@ class FakeDiscord:
             body, files = await read_body(request)
             refusal = body_refusal(body, files, new=False)
             if refusal is not None:
-                return refused_body(refusal)
+                return error_response(*refusal)
             self._edit_keeping_visibility(message, body, files)
             return json_response(message.payload)
         return error_response(405, 0, "405: Method Not Allowed")
@@ -516,7 +510,7 @@ class FakeDiscord:
         body, files = await read_body(request)
         refusal = body_refusal(body, files, new=True)
         if refusal is not None:
-            return refused_body(refusal)
+            return error_response(*refusal)
         message = self.messages.create(channel_id, body, files, guild_id=guild.id)
         return json_response(message.payload)
 
