@@ -30,14 +30,14 @@ _THINKING = "referee.thinking"  # interaction.extras: "ephemeral" or "public" wh
 
 async def defer_thinking(interaction: discord.Interaction, *, ephemeral: bool = False) -> None:
     """Show "<bot> is thinking..." (to the player alone when ``ephemeral``): the answer comes later,
-    in that same message (``send_first``). Every deferral of a message goes through here, so the
+    in that same message (``send_answer``). Every deferral of a message goes through here, so the
     answer knows who can see the message it will land in (after a private "thinking...", the answer
     stays private whatever it asks)."""
     await interaction.response.defer(ephemeral=ephemeral, thinking=True)
     interaction.extras[_THINKING] = "ephemeral" if ephemeral else "public"
 
 
-async def send_first(interaction: discord.Interaction, *, ephemeral: bool = False, **kwargs: Any) -> Any:
+async def send_answer(interaction: discord.Interaction, *, ephemeral: bool = False, **kwargs: Any) -> Any:
     """Send a message of this interaction's answer: the response if none was sent yet; after
     ``defer_thinking``, the "thinking..." message edited into it; else a followup.
 
@@ -78,7 +78,7 @@ async def send_ephemeral(interaction: discord.Interaction, *, content: str | Non
     if embed is not None:
         kwargs["embed"] = embed
     try:
-        await send_first(interaction, **kwargs)
+        await send_answer(interaction, **kwargs)
     except discord.HTTPException as exc:
         # too late (3 s: 10062; 15 min), or Discord is unreachable: nothing left to tell, and a
         # refusal saved nothing; one line, not a traceback per command
@@ -179,7 +179,7 @@ async def send_embeds(interaction: discord.Interaction, embeds: list[discord.Emb
     groups = message_groups(embeds)
     for i, group in enumerate(groups):
         extra = {"view": view} if view is not None and i == len(groups) - 1 else {}
-        await send_first(interaction, embeds=group, ephemeral=ephemeral, **extra)
+        await send_answer(interaction, embeds=group, ephemeral=ephemeral, **extra)
 
 
 async def reply_outcome(interaction: discord.Interaction, acted: Any, *, ephemeral: bool = False,
@@ -198,7 +198,7 @@ async def reply_outcome(interaction: discord.Interaction, acted: Any, *, ephemer
     view = with_details(view, acted)
     try:
         extra = {"view": view} if view is not None else {}
-        await send_first(interaction, embeds=groups[0], ephemeral=ephemeral, **extra)
+        await send_answer(interaction, embeds=groups[0], ephemeral=ephemeral, **extra)
     except discord.HTTPException as exc:
         if getattr(acted, "replayed", False) and exc.code == ALREADY_ACKNOWLEDGED:
             return  # a duplicate delivery: the recorded answer was given the first time

@@ -22,7 +22,7 @@ from bot.record import LogEntry
 from bot.service import export_record, replay_cost
 from bot.client import Interaction, RefereeClient
 from bot.render import log_page_embeds, verify_embed
-from bot.replies import defer_thinking, send_embeds, send_first
+from bot.replies import defer_thinking, send_embeds, send_answer
 
 NAME_LOOKUPS = 20  # members fetched from Discord per command at most, when not cached
 EXPORT_STEPS = 5  # work steps per entry of a CSV or JSON export (bot/work.py)
@@ -103,7 +103,7 @@ class LogCog(commands.Cog):
         await interaction.client.referee.log(interaction.channel_id, per_page=1)
         await defer_thinking(interaction)  # a long game takes a moment to replay
         report = await interaction.client.referee.verify(interaction.channel_id)
-        await send_first(interaction, embed=verify_embed(report))
+        await send_answer(interaction, embed=verify_embed(report))
 
     @log.command(name="export", description="Attach the game record as a file: Markdown report, CSV of dice, or JSON",
                  extras={"heavy": True})
@@ -131,7 +131,7 @@ class LogCog(commands.Cog):
         for i, part in enumerate(files):
             attachment = discord.File(fp=io.BytesIO(part.data), filename=part.filename)
             if i == 0:
-                await send_first(interaction, content=note, file=attachment)
+                await send_answer(interaction, content=note, file=attachment)
             else:
                 await interaction.followup.send(content=f"Part {i + 1} of {len(files)}", file=attachment)
 

@@ -20,7 +20,7 @@ from bot.core.errors import InvalidOrder
 from bot.pace import SideWaits, side_waits
 from bot.record import LogEntry
 from bot.render import CHART, Block, breakdown_block, message_groups, pace_embed, safe, stats_embeds
-from bot.replies import defer_thinking, send_first
+from bot.replies import defer_thinking, send_answer
 from bot.pictures import chart_png
 from bot.stats import DiceStats, tally
 
@@ -82,7 +82,7 @@ class StatsCog(commands.Cog):
 async def send_groups(interaction: Interaction, groups: list, *, file: discord.File | None = None) -> None:
     """The first group as the response (or the deferred response's end), the rest as followups."""
     extra = {"file": file} if file is not None else {}
-    await send_first(interaction, embeds=groups[0], **extra)
+    await send_answer(interaction, embeds=groups[0], **extra)
     for group in groups[1:]:
         await interaction.followup.send(embeds=group)
 

@@ -21,7 +21,7 @@ from bot.client import Interaction, RefereeClient
 from bot.core.errors import RulesError
 from bot.limits import Guarded
 from bot.render import error_embed, proposal_embed
-from bot.replies import ALREADY_ACKNOWLEDGED, defer_thinking, reply_outcome, send_ephemeral, send_first
+from bot.replies import ALREADY_ACKNOWLEDGED, defer_thinking, reply_outcome, send_ephemeral, send_answer
 from cogs._common import actor_of
 
 log = logging.getLogger(__name__)
@@ -92,7 +92,7 @@ class UndoCog(commands.Cog):
             on_long=lambda: defer_thinking(interaction))
         embed, view = proposal_embed(proposal), proposal_view(proposal.request.id)
         if interaction.response.is_done():
-            message_id: int | None = (await send_first(interaction, embed=embed, view=view)).id
+            message_id: int | None = (await send_answer(interaction, embed=embed, view=view)).id
         else:
             try:
                 message_id = (await interaction.response.send_message(embed=embed, view=view)).message_id
