@@ -78,12 +78,20 @@ def _entry_prefix(game_id: int, seq: int, interaction_id: int | None, contributi
     return f"{DERIVATION}\n{game_id}\n{seq}\n{interaction_id or 0}\n{','.join(contributions)}\n".encode("ascii")
 
 
-def _face(seed: bytes, prefix: bytes, index: int, sides: int) -> int:
+def _keyed(seed: bytes, prefix: bytes) -> hmac.HMAC:
+    """The HMAC keyed by the seed over an entry's first five lines: each attempt at each of its dice
+    continues a copy of it (the same bytes, so the same digest as ``hmac.digest`` of the whole
+    message, ``_message``), so the entry's lines are hashed once."""
+    return hmac.new(seed, prefix, "sha256")
+
+
+def _face(keyed: hmac.HMAC, index: int, sides: int) -> int:
     limit = _SPAN - _SPAN % sides
     attempt = 0
     while True:
-        mac = hmac.digest(seed, prefix + f"{index}\n{sides}\n{attempt}".encode("ascii"), "sha256")
-        number = int.from_bytes(mac[:4], "big")
+        mac = keyed.copy()
+        mac.update(f"{index}\n{sides}\n{attempt}".encode("ascii"))
+        number = int.from_bytes(mac.digest()[:4], "big")
         if number < limit:
             return 1 + number % sides
         attempt += 1
@@ -97,7 +105,7 @@ def derive_die(seed: bytes, game_id: int, seq: int, interaction_id: int | None, 
     next attempt is tried."""
     if sides < 1:
         raise ValueError("a die has at least one face")
-    return _face(seed, _entry_prefix(game_id, seq, interaction_id, contributions), index, sides)
+    return _face(_keyed(seed, _entry_prefix(game_id, seq, interaction_id, contributions)), index, sides)
 
 
 class CommittedDice:
@@ -118,24 +126,13 @@ class CommittedDice:
         self._keyed: hmac.HMAC | None = None  # the HMAC keyed by the seed over the entry's lines (draw)
 
     def draw(self, sides: int) -> int:
-        # derive_die, the entry's five lines hashed once: each attempt continues a copy of the HMAC
-        # keyed by the seed over them (the same bytes, so the same digest as hmac.digest of the whole
-        # message; tests/core/test_dice.py), made at the first draw
+        # derive_die, with the entry's keyed HMAC made once, at the first draw
         keyed = self._keyed
         if keyed is None:
-            keyed = self._keyed = hmac.new(self._seed, self._prefix, "sha256")
-        index = len(self.sides)
-        limit = _SPAN - _SPAN % sides
-        attempt = 0
-        while True:
-            mac = keyed.copy()
-            mac.update(f"{index}\n{sides}\n{attempt}".encode("ascii"))
-            number = int.from_bytes(mac.digest()[:4], "big")
-            if number < limit:
-                break
-            attempt += 1
+            keyed = self._keyed = _keyed(self._seed, self._prefix)
+        value = _face(keyed, len(self.sides), sides)
         self.sides.append(sides)
-        return 1 + number % sides
+        return value
 
     def __getstate__(self) -> dict[str, object]:
         """Pickled without the keyed HMAC (which cannot be): it is made again at the next draw."""
