@@ -131,12 +131,11 @@ def compiled_in_use() -> int:
     compiled``; README, "the compiled build") this run imported compiled: 0 in the default install,
     so a figure is always read with the build it was measured on."""
     import importlib
-    import tomllib
     from importlib.machinery import EXTENSION_SUFFIXES
 
-    root = Path(__file__).resolve().parents[1]
-    listed = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["referee"]["compiled"]
-    modules = [importlib.import_module(path.removesuffix(".py").replace("/", ".")) for path in listed]
+    import dev
+
+    modules = [importlib.import_module(path.removesuffix(".py").replace("/", ".")) for path in dev.compiled_modules()]
     return sum(str(module.__file__).endswith(tuple(EXTENSION_SUFFIXES)) for module in modules)
 
 

@@ -842,7 +842,6 @@ class SqliteStore(Store):
     async def head_dice(self, game_id: int, seq: int) -> tuple[dict[str, Any], dict[str, Any] | None] | None:
         if not self.holds_secrets:  # before schema 8: no dice_proof column
             return await super().head_dice(game_id, seq)
-
         return await self._read(lambda conn: _order_and_proof(_fetchone(conn, _HEAD_BY_SEQ_SQL, (game_id, seq))))
 
     async def entry_rows(self, game_id: int, *, after_seq: int = 0, limit: int = 50) -> EntryRows:
