@@ -126,19 +126,6 @@ def fire_now_and_before(game: Game, *, seconds: float, minimum: int, rounds: int
     return now, before
 
 
-def compiled_in_use() -> int:
-    """How many of the modules the opt-in compiled build makes (pyproject's ``[tool.referee]
-    compiled``; README, "the compiled build") this run imported compiled: 0 in the default install,
-    so a figure is always read with the build it was measured on."""
-    import importlib
-    from importlib.machinery import EXTENSION_SUFFIXES
-
-    import dev
-
-    modules = [importlib.import_module(path.removesuffix(".py").replace("/", ".")) for path in dev.compiled_modules()]
-    return sum(str(module.__file__).endswith(tuple(EXTENSION_SUFFIXES)) for module in modules)
-
-
 def run(quick: bool = False) -> list[Metric]:
     seconds, minimum = (0.0, 50) if quick else (1.5, 2_000)
     asl, nhis, cd = scenarios.build("asl"), scenarios.build("nhis"), scenarios.build("cd")
@@ -159,8 +146,6 @@ def run(quick: bool = False) -> list[Metric]:
         over_rounds("rules: ASL fire group vs 3-unit stack (MCs incl.)", asl_fire, "res/s/core",
                     at_least=ASL_FIRE_TARGET, item=4),
         *before,
-        Metric("rules: modules compiled and in use (python3 dev.py compile; 0: pure Python)", compiled_in_use(),
-               "modules"),
         Metric("rules: ASL NMC with leader (/morale)", asl_morale, "res/s/core"),
         Metric("rules: NHiS fire with morale", nhis_fire, "res/s/core"),
         Metric("rules: CD direct fire, ROF 3 + hit rolls", cd_fire, "res/s/core"),

@@ -7,13 +7,6 @@ import sys
 
 
 def main() -> None:
-    from bot.compiled import stale_message
-
-    stale = stale_message()  # a compiled module older than its source would run instead of it (bot/compiled.py)
-    if stale is not None:
-        print(f"referee: {stale}", file=sys.stderr)
-        sys.exit(2)  # bot.cli.EXIT_REFUSED (not imported: nothing compiled may load before the check)
-
     from bot.cli import main as cli_main
 
     try:

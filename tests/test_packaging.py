@@ -16,7 +16,6 @@ import sqlite3
 import subprocess
 import sys
 import zipfile
-from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
 
 import pytest
@@ -24,7 +23,6 @@ import pytest
 from bot.cli import answer, parse_request
 
 ROOT = Path(__file__).resolve().parents[1]
-COMPILED_SUFFIX = EXTENSION_SUFFIXES[0]
 # what a copy of the checkout leaves out: the venv, caches and earlier builds
 NOT_COPIED = shutil.ignore_patterns(".git", ".venv", "__pycache__", ".pytest_cache", ".hypothesis", ".ruff_cache",
                                     "build", "dist", "*.egg-info")
@@ -57,8 +55,7 @@ quit
 
 def files_under(folder: Path) -> list[str]:
     return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*")
-                  if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"
-                  and not p.name.endswith(tuple(EXTENSION_SUFFIXES)))  # a compiled build's (never shipped)
+                  if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc")
 
 
 @pytest.fixture(scope="module")
@@ -68,9 +65,6 @@ def wheel(tmp_path_factory) -> Path:
     work = tmp_path_factory.mktemp("build")
     source = work / "referee"
     shutil.copytree(ROOT, source, ignore=NOT_COPIED)
-    # a checkout built with `python3 dev.py compile` holds compiled modules beside the sources: the
-    # wheel must leave them out (a stand-in, newer than its source; it is not importable code)
-    (source / "bot" / "core" / f"trail{COMPILED_SUFFIX}").write_bytes(b"not a wheel's file")
     env = {**os.environ, "PIP_NO_INDEX": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
     built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
                             "--quiet", "--wheel-dir", str(work / "dist"), str(source)],
@@ -116,8 +110,6 @@ def test_the_wheel_carries_every_data_file_every_migration_and_every_module(whee
     # nothing else lands in site-packages: no tests, no top-level 'data' of a generic name
     tops = {name.split("/")[0] for name in names}
     assert {top for top in tops if not top.endswith(".dist-info")} == {"bot", "cogs", "referee_data"}
-    # pure Python: no compiled module (the copy built from holds one), whatever the checkout was built with
-    assert [n for n in names if n.endswith((".so", ".pyd", *EXTENSION_SUFFIXES))] == []
 
 
 PROBE = ("import json, bot, bot.core.data as d; "

@@ -1,5 +1,4 @@
-"""A line of the audit trail: the model, in a module of its own so that bot/core/trail.py holds no
-pydantic model and can be compiled (``python3 dev.py compile``, docs/performance.md); trail.py imports it back."""
+"""A line of the audit trail: the pydantic model (bot/core/trail.py builds the lines and imports it back)."""
 
 from __future__ import annotations
 

@@ -30,8 +30,7 @@ _PLAIN_TOTAL = frozenset({int, type(None)})
 
 # The lines' values are typed Any on purpose: what the fast path does not take (a bool, a Fraction, an
 # unknown kind, an unhashable label) goes to the Step model, which converts it or refuses it with its
-# ValidationError; compiled (``python3 dev.py compile``), a builtin annotation would be checked on
-# entry instead and raise TypeError first.
+# ValidationError.
 def _make(
     kind: Any,
     label: Any,

@@ -1,6 +1,5 @@
-"""The models of ``data/asl/morale.yaml`` (the numbers the morale, rally and transfer rules read),
-in a module of their own so that bot/core/rulesets/asl/effects.py holds no pydantic model and can be
-compiled (``python3 dev.py compile``, docs/performance.md); effects.py imports them back."""
+"""The models of ``data/asl/morale.yaml`` (the numbers the morale, rally and transfer rules read);
+bot/core/rulesets/asl/effects.py applies them."""
 
 from __future__ import annotations
 
