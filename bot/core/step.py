@@ -25,7 +25,9 @@ Number = int | float
 class Step(BaseModel):
     """One line of the audit trail."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # no NaN nor infinity: a trail line is a number a player reads, and the log's canonical JSON
+    # (bot/record/chain.py) can then take an Outcome's dump as it is
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     kind: StepKind
     label: str

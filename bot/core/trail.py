@@ -10,7 +10,7 @@ from .built import set_dict as _set_dict
 from .built import set_extra as _set_extra
 from .built import set_fields_set as _set_fields_set
 from .built import set_private as _set_private
-from .step import Number, Step, StepKind  # noqa: F401  (the model in a module of its own: trail.py compiles)
+from .step import Number, Step, StepKind  # noqa: F401  (re-exported: the model lives in step.py)
 
 _STEP_KINDS = frozenset(get_args(StepKind))
 _ALL_SET = shared_fields_set(Step)  # every field given: one fields-set for every Step (built.py)
@@ -52,12 +52,15 @@ def _make(
     if value_type in _VALUE_TYPES and total_type in _TOTAL_TYPES:
         if value_type is float or total_type is float:
             # 1 == 1.0 and -0.0 == 0.0, but they dump differently: the types and reprs are part of
-            # the key (ten items: never equal to a six-item key)
-            key = (kind, label, value, total, rule, unit, value_type, total_type, repr(value), repr(total))
+            # the key (ten items: never equal to a six-item key). A NaN or an infinity goes to the
+            # Step model, which refuses it (allow_inf_nan=False)
+            finite = all(x - x == 0.0 for x in (value, total) if type(x) is float)
+            key = (kind, label, value, total, rule, unit, value_type, total_type, repr(value), repr(total)) \
+                if finite else None
         else:  # int, str or None (never a bool): values of different types are never equal
             key = (kind, label, value, total, rule, unit)
         try:
-            step = _STEPS.get(key)
+            step = None if key is None else _STEPS.get(key)
         except TypeError:
             key = None
         if (step is None and key is not None and type(kind) is str and kind in _STEP_KINDS and type(label) is str

@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Callable
 from operator import itemgetter
 from typing import Any, NamedTuple
 
@@ -70,20 +69,18 @@ def _finite(value: Any) -> bool:
     return True
 
 
-def _fast(value: Any, option: int, *, finite: bool = False,
-          suspect: Callable[[Any], bool] | None = None) -> str | None:
+def _fast(value: Any, option: int, *, finite: bool = False) -> str | None:
     """``value`` encoded by orjson when that is what the standard library writes, else None.
-    ``finite``: the caller knows there is no NaN nor infinity in it (a JSON dump of a model
-    without float fields, ``Game``: pydantic writes a NaN held in an ``Any`` field as None).
-    ``suspect``: where its schema lets a dump hold a float (``floats_of``), whether one of those is
-    a NaN or an infinity, in place of walking the whole value (``_finite``)."""
+    ``finite``: the caller knows there is no NaN nor infinity in it: the JSON dump of a model whose
+    float fields refuse them (``Outcome``: a Step's value and total, ``allow_inf_nan=False``), or
+    of one without float fields (``Game``): pydantic writes a NaN held in an ``Any`` field as None."""
     try:
         out = orjson.dumps(value, option=option)
     except orjson.JSONEncodeError:
         return None
     if (b"e-" in out or b"0.0000" in out) and (_UNLIKE.search(out) or _UNLIKE_FIRST.match(out)):
         return None
-    if not finite and b"null" in out and (suspect(value) if suspect is not None else not _finite(value)):
+    if not finite and b"null" in out and not _finite(value):
         return None  # NaN and the infinities come out null
     return out.decode("utf-8")
 
@@ -106,167 +103,6 @@ def _has_float(schema: Any) -> bool:
 # a Game's JSON dump holds no NaN nor infinity when its schema holds no float: its Any-typed
 # fields hold them as None (pydantic, mode="json"); else every dump is checked
 _GAME_FINITE = not _has_float(Game.__pydantic_core_schema__)
-
-
-# --- where a model's JSON dump can hold a NaN or an infinity (issue 14: the outcome's whole walk,
-# ``_finite``, was ~20 us of a /fire's seal for the two fields of a trail's Step that can hold one) ---
-#
-# ``model_dump(mode="json")`` keeps a float as it is only where the schema says float: an ``Any``
-# (a ``dict[str, Any]``'s values too) is written with NaN and the infinities as None. A check made
-# from the schema therefore looks at those places only, and walks the whole value wherever it
-# cannot tell (a custom serializer, extra fields, computed fields, aliases, a tuple of fixed
-# items, a union holding containers, anything else not listed below).
-Suspect = Callable[[Any], bool]  # a dump -> whether it holds a NaN or an infinity
-_SCALAR_TYPES = frozenset({"int", "float", "str", "bool", "none", "literal"})
-_WRAPPERS = frozenset({"default", "nullable", "function-after", "function-before", "function-wrap"})
-
-
-def _nonfinite(value: Any) -> bool:
-    """A scalar's check (a float in a dump is a float, not a subclass: as ``_finite`` tells)."""
-    return type(value) is float and value - value != 0.0
-
-
-def _walked(value: Any) -> bool:
-    return not _finite(value)
-
-
-def _may_float(schema: Any, defs: dict[str, Any], seen: frozenset[str]) -> bool:
-    """Whether a dump of ``schema`` may hold a float: a float (or decimal) in it, a definition it
-    refers to holding one, or a custom serializer (whose output may be anything)."""
-    if isinstance(schema, dict):
-        if schema.get("type") in ("float", "decimal") or "serialization" in schema:
-            return True
-        if schema.get("type") == "definition-ref":
-            ref = schema.get("schema_ref")
-            if ref not in defs:
-                return True
-            return ref not in seen and _may_float(defs[ref], defs, seen | {ref})
-        return any(_may_float(v, defs, seen) for v in schema.values())
-    if isinstance(schema, (list, tuple)):
-        return any(_may_float(v, defs, seen) for v in schema)
-    return False
-
-
-class _Fields:
-    """A model's fields that may hold a float, each with its check."""
-
-    def __init__(self, checks: dict[str, Suspect]):
-        self.checks = checks
-        self.scalar = all(check is _nonfinite for check in checks.values())  # each field a scalar
-        self.getters = tuple(map(itemgetter, checks))
-
-    def __call__(self, value: Any) -> bool:
-        if type(value) is not dict:
-            return _walked(value)
-        for name, check in self.checks.items():
-            if name in value and check(value[name]):
-                return True
-        return False
-
-
-class _Items:
-    """A list's (or a tuple's) items, each of one schema: for models whose float fields are scalars
-    (a trail's Steps), their values taken out in C (``itemgetter``) and looked at only if one is a float."""
-
-    def __init__(self, check: Suspect):
-        self.check = check
-
-    def __call__(self, value: Any) -> bool:
-        if type(value) is not list and type(value) is not tuple:
-            return _walked(value)
-        check = self.check
-        if check is _nonfinite:
-            return float in set(map(type, value)) and any(map(_nonfinite, value))
-        if isinstance(check, _Fields) and check.scalar:
-            try:
-                for get in check.getters:
-                    if float in set(map(type, map(get, value))) and any(map(_nonfinite, map(get, value))):
-                        return True
-            except (KeyError, TypeError):  # not dicts holding every field: walked whole
-                return _walked(value)
-            return False
-        return any(map(check, value))
-
-
-class _Values:
-    def __init__(self, check: Suspect):
-        self.check = check
-
-    def __call__(self, value: Any) -> bool:
-        if type(value) is not dict:
-            return _walked(value)
-        return any(map(self.check, value.values()))
-
-
-def _scalar(schema: Any) -> bool:
-    while isinstance(schema, dict) and schema.get("type") in ("default", "nullable") and "serialization" not in schema:
-        schema = schema.get("schema")
-    return isinstance(schema, dict) and schema.get("type") in _SCALAR_TYPES and "serialization" not in schema
-
-
-def _suspect(schema: Any, defs: dict[str, Any], busy: frozenset[str]) -> Suspect | None:
-    """The check of a dump of ``schema`` (None: it holds no float)."""
-    if not isinstance(schema, dict):
-        return _walked
-    kind = schema.get("type")
-    if kind == "definitions":
-        defs = {**defs, **{item["ref"]: item for item in schema.get("definitions", ())}}
-        return _suspect(schema.get("schema"), defs, busy)
-    if not _may_float(schema, defs, frozenset()):
-        return None
-    if "serialization" in schema:
-        return _walked
-    if kind == "float":
-        return _nonfinite
-    if kind == "definition-ref":
-        ref = schema.get("schema_ref")
-        if ref in busy or ref not in defs:
-            return _walked
-        return _suspect(defs[ref], defs, busy | {ref})
-    if kind in _WRAPPERS:
-        return _suspect(schema.get("schema"), defs, busy)
-    if kind == "model":
-        if (schema.get("config") or {}).get("extra_fields_behavior") == "allow":
-            return _walked
-        return _suspect(schema.get("schema"), defs, busy)  # a root model: the root's value
-    if kind == "model-fields":
-        if schema.get("computed_fields") or schema.get("extra_behavior") == "allow":
-            return _walked
-        checks = {}
-        for name, field in schema.get("fields", {}).items():
-            if field.get("serialization_alias") is not None:
-                return _walked
-            check = _suspect(field.get("schema"), defs, busy)
-            if check is not None:
-                checks[name] = check
-        return _Fields(checks)
-    if kind in ("list", "set", "frozenset") and schema.get("items_schema") is not None:
-        check = _suspect(schema["items_schema"], defs, busy)
-        return None if check is None else _Items(check)
-    if kind == "tuple" and len(schema.get("items_schema", ())) == 1 and schema.get("variadic_item_index") == 0:
-        check = _suspect(schema["items_schema"][0], defs, busy)
-        return None if check is None else _Items(check)
-    if kind == "dict" and schema.get("values_schema") is not None:
-        check = _suspect(schema["values_schema"], defs, busy)
-        return None if check is None else _Values(check)
-    if kind == "union":
-        choices = [c[0] if isinstance(c, tuple) else c for c in schema.get("choices", ())]
-        if choices and all(map(_scalar, choices)):
-            return _nonfinite
-    return _walked
-
-
-_SUSPECTS: dict[type[BaseModel], Suspect] = {}
-
-
-def suspect_of(model: type[BaseModel]) -> Suspect:
-    """Whether a ``model_dump(mode="json")`` of a ``model`` holds a NaN or an infinity, looking only
-    where its schema lets one be (tests/record/test_fast_json.py puts one at each such place)."""
-    check = _SUSPECTS.get(model)
-    if check is None:
-        found = _suspect(model.__pydantic_core_schema__, {}, frozenset())
-        check = _SUSPECTS[model] = (lambda value: False) if found is None else found
-    return check
 
 
 def game_json(data: dict[str, Any], *, ordered: bool = False) -> str:
@@ -402,7 +238,7 @@ class LogEntry(BaseModel):
             return sealed[1]
         return canonical_json(self.outcome)
 
-    def _sealed_hash(self, suspect: Suspect | None = None) -> tuple[str, str | None]:
+    def _sealed_hash(self, finite: bool = False) -> tuple[str, str | None]:
         """(``expected_hash()``, the outcome's canonical JSON), encoding the outcome once.
 
         ``canonical_json(self.body())`` with the outcome's text spliced in at its key: a JSON
@@ -410,9 +246,9 @@ class LogEntry(BaseModel):
         it, and the members after it, each run encoded alone, join to the same bytes. The outcome
         is JSON already (``Outcome.model_dump(mode="json")``), which ``model_dump(mode="json")``
         leaves as it is; one it would change (a NaN, a value that is not JSON) is hashed the
-        general way, and (None) its text is left to the store. ``suspect``: the outcome is a model's
-        dump, looked at for a NaN where its schema allows a float (``suspect_of``)."""
-        outcome_json = _fast(self.outcome, _FAST_SORTED, suspect=suspect)
+        general way, and (None) its text is left to the store. ``finite``: the outcome is an
+        ``Outcome``'s dump, which holds no NaN nor infinity (``_fast``)."""
+        outcome_json = _fast(self.outcome, _FAST_SORTED, finite=finite)
         if outcome_json is None:
             try:
                 outcome_json = _CANONICAL_STRICT.encode(self.outcome)
@@ -435,14 +271,13 @@ class LogEntry(BaseModel):
     def seal(cls, *, prev_hash: str, outcome: dict[str, Any] | BaseModel, **fields: Any) -> "LogEntry":
         """Build an entry (under today's rules version unless told) and compute its hash from its
         content and the previous hash. ``outcome``: its JSON, or the ``Outcome`` itself (dumped
-        here with ``model_dump(mode="json")``, and looked at for a NaN where its schema allows one)."""
+        here with ``model_dump(mode="json")``)."""
         fields.setdefault("rules_version", RULES_VERSION)
-        suspect = None
+        finite = isinstance(outcome, Outcome)  # its floats refuse NaN and the infinities (a Step's)
         if isinstance(outcome, BaseModel):
-            suspect = suspect_of(type(outcome))
             outcome = outcome.model_dump(mode="json")
         draft = cls(prev_hash=prev_hash, hash="", outcome=outcome, **fields)
-        digest, outcome_json = draft._sealed_hash(suspect)
+        digest, outcome_json = draft._sealed_hash(finite)
         entry = draft.model_copy(update={"hash": digest})  # shares draft's outcome dict
         while len(_SEALED_OUTCOMES) >= _SEALED_OUTCOMES_KEPT:
             del _SEALED_OUTCOMES[next(iter(_SEALED_OUTCOMES))]  # the oldest first
