@@ -18,7 +18,7 @@ a command's state, entry and transaction are the same whether it waited or not.
 Awaited at the three long parts of a command: its start (``RefereeTree.interaction_check``: the
 quotas, the channel's lock, the load), the rules core and the seal (``Referee.act``, after the
 awaits that may read the dice state, right before ``resolve``), the render and discord.py's send
-(``reply_outcome``). docs/performance.md ("The reply path and the burst's stall") has the trace.
+(``reply_outcome``). docs/performance.md ("Speed devices") has its gain; `bench/bench_e2e.py --trace` shows it.
 """
 
 from __future__ import annotations
