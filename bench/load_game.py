@@ -7,7 +7,7 @@ of A5.1) and ENTRIES log entries of real play (moves and Pin Task Checks, each r
 sealed by the service with committed dice from a fixed seed, so ``/log verify`` replays and
 re-derives every one), then a fire group
 and its target kept fresh for the test's own /fire and preview: the largest stack a preview
-accepts (bot.core.odds.asl.fire_size): two leaders of different morale with three squads. The
+accepts (bot.core.rulesets.asl.odds.fire_size): two leaders of different morale with three squads. The
 newest entry is a fire (its result's Odds button replays the whole log). Every
 other channel of LOAD_GUILD gets a small game, for the ``/game status`` probes.
 

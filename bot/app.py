@@ -315,7 +315,7 @@ async def serve(settings: Settings, *, stop: asyncio.Event | None = None) -> Non
             await bot.login(token)  # runs setup_hook: the tables, the database, the cogs, the sync
             from bot.work import preload_in_bot
 
-            preload_in_bot()  # the odds engines, imported now rather than on the loop at a first preview
+            preload_in_bot()  # the rulesets, their odds engines and validators: now, not at a first command
             frozen = freeze_start_up_objects()
             log.info("start-up done: %d objects set aside from garbage collection (gc.freeze)", frozen)
             await bot.connect()

@@ -26,15 +26,18 @@ The windows are in memory: a restart forgets them, which errs on the side of the
 
 from __future__ import annotations
 
+import logging
 import time
 from collections import deque
 from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
 from typing import Any, ClassVar
 
-from discord import InteractionType, app_commands
+from discord import AllowedMentions, HTTPException, InteractionType, app_commands
 
 from bot.config import Rate, Settings, load_settings
+
+log = logging.getLogger(__name__)
 
 SWEEP_EVERY = 1000  # checks between sweeps that forget players idle for a whole window
 
@@ -162,12 +165,16 @@ class Guarded:
     heavy: ClassVar[bool] = False
 
     async def interaction_check(self, interaction: Any) -> bool:
-        from bot.replies import send_ephemeral  # here: the replies' own buttons mix this in
-
         try:
             interaction.client.quotas.check_button(interaction, heavy=self.heavy)
         except RateLimited as exc:
-            await send_ephemeral(interaction, content=str(exc))
+            # the check runs before the press is answered: the refusal is its response
+            try:
+                await interaction.response.send_message(str(exc), ephemeral=True,
+                                                        allowed_mentions=AllowedMentions.none())
+            except HTTPException as failed:  # too late, or Discord unreachable: a refusal saved nothing
+                log.warning("could not refuse the press %s privately: %s (code %s)",
+                            interaction.id, failed.status, failed.code)
             return False
         return True
 

@@ -66,22 +66,15 @@ STEP_SECONDS = 20e-6  # what one step costs, for the estimates said in refusals
 KEPT_JOBS = 1_000  # jobs the quick lane's kept process runs before it is replaced (its memory returned)
 PRELOAD = ["bot.work_preload"]  # the modules and tables every job needs, loaded once
 MAIN_ENV = "REFEREE_WORK_MAIN"  # how the fork server finds the program's main module (``load_main``)
-# modules the rules import only when first needed (the odds engines: a preview, the Odds button),
-# imported by the bot's own process at start-up: imported at a first command, each held the event
-# loop, every channel's commands, for a fifth of a second on the load test's machine
-IN_BOT_PRELOAD = ["bot.core.odds.asl", "bot.core.odds.nhis", "bot.core.odds.cd"]
 
 
 def preload_in_bot() -> None:
-    """Import ``IN_BOT_PRELOAD`` now (the bot's start-up, before the loop serves commands), and
-    build every ruleset's order validator (pydantic builds one at its first use: it held the loop
-    for 30-40 ms at the load test's first preview)."""
-    import importlib
-
+    """Import every ruleset (each with its odds engine) and build each one's order validator now,
+    at the bot's start-up, before the loop serves commands: pydantic builds a validator at its first
+    use, and an import or a build at a first command held the loop for 30-200 ms on the load test's
+    machine."""
     from bot.core.rulesets import rulesets
 
-    for name in IN_BOT_PRELOAD:
-        importlib.import_module(name)
     for ruleset in rulesets():
         ruleset.order_adapter  # noqa: B018 (built when first read)
 

@@ -3,7 +3,6 @@ modules their jobs run, the host's own rulesets (REFEREE_RULESETS, entry points:
 loads them) and every ruleset's tables, loaded and validated here, so each job forked from it
 starts with them in memory instead of parsing the YAML again (about a second)."""
 
-import bot.core.odds.asl  # noqa: F401  (the fast ASL odds engine)
 import bot.export  # noqa: F401
 import bot.service  # noqa: F401  (the replay, verify and odds jobs)
 import bot.stats  # noqa: F401

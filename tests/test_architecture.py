@@ -43,6 +43,90 @@ def offending(paths: list[Path], forbidden: tuple[str, ...]) -> list[str]:
             if any(m == f or m.startswith(f + ".") for f in forbidden)]
 
 
+def module_name(path: Path) -> str:
+    return ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+
+
+def import_graph(paths: list[Path]) -> dict[str, set[str]]:
+    """Module -> the project's modules it imports, at the top or inside a function (a local import
+    hides a circle from Python, not from this graph); imports read by type checkers only
+    (``if TYPE_CHECKING:``) are left out. ``from package import name`` counts as importing the
+    module ``package.name`` when there is one, else the package."""
+    names = {module_name(p): p for p in paths}
+    graph: dict[str, set[str]] = {}
+    for name, path in names.items():
+        tree = ast.parse(path.read_text())
+        typing_only = {id(n) for node in ast.walk(tree) if isinstance(node, ast.If)
+                       and "TYPE_CHECKING" in ast.unparse(node.test) for n in ast.walk(node)}
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        found: set[str] = set()
+        for node in ast.walk(tree):
+            if id(node) in typing_only:
+                continue
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                parts = package.split(".")
+                base = ".".join(parts[: len(parts) - (node.level - 1)]) if node.level else ""
+                module = ".".join(x for x in (base, node.module or "") if x)
+                targets = [f"{module}.{a.name}" if f"{module}.{a.name}" in names else module for a in node.names]
+            else:
+                continue
+            for target in targets:
+                while target and target not in names:  # a name inside a module: the module
+                    target = target.rpartition(".")[0]
+                if target and target != name:
+                    found.add(target)
+        graph[name] = found
+    return graph
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for other in graph.get(node, ()):
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_module_imports_itself_back_through_others():
+    """No import circle anywhere in the bot or the cogs, function-local imports included: each
+    layer and each ruleset imports downwards only, so any module can be read, tested and imported
+    first on its own."""
+    graph = import_graph(sources("bot", "cogs"))
+    assert circles(graph) == []
+
+
+def test_the_circle_check_finds_a_circle_made_by_a_local_import():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert circles(graph) == [["a", "b", "c"]]
+    assert circles({"a": {"b"}, "b": set()}) == []
+
+
 # --- layers ------------------------------------------------------------------------------------
 
 

@@ -18,7 +18,7 @@ import pytest
 
 from bot import cli
 from bot.sandbox import CommandLineError, parse_command_line, readable, split_options
-from bot.store.sqlite import unpack_state
+from bot.store.base import unpack_state
 
 ROOT = Path(__file__).resolve().parents[1]
 

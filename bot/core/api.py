@@ -20,7 +20,7 @@ from .errors import IllegalOrder, InvalidOrder, plain_validation
 from .game import Game
 from .outcome import Resolution, with_dice
 from .acting import acting_sides
-from .orders import PhaseOrder
+from .orders import PHASE_ACTIONS, PhaseOrder
 from .ruleset import Ruleset
 from .sequence import Done, check_turn, note_acted, refereed, resolve_done
 from .rulesets import get_ruleset, rulesets
@@ -35,7 +35,7 @@ GENERIC_ACTIONS = frozenset(_GENERIC_MODELS)
 # unit_edit, given by the same /unit commands (and a refusal's words stay what they were before them)
 _LISTED_GENERIC = sorted(GENERIC_ACTIONS - BULK_ACTIONS)
 # the orders that keep the game (set it up, move it on) rather than play it: no odds, no side's colour
-BOOKKEEPING_ACTIONS = GENERIC_ACTIONS | set(get_args(PhaseOrder.model_fields["action"].annotation))
+BOOKKEEPING_ACTIONS = GENERIC_ACTIONS | PHASE_ACTIONS
 
 
 def _setup_adapter() -> TypeAdapter[Any]:

@@ -2,34 +2,25 @@
 
 A Game round-trips through JSON exactly (``Game.model_validate_json(g.model_dump_json()) == g``).
 Units are per-ruleset models, each defined in its ruleset's package and told apart by ``system``:
-the type of ``Game.units`` is bound to the union of the registered rulesets' unit models
-(``bind_unit_models``, called by the registry once the rulesets are imported and again when a
-plug-in registers), so a ruleset added later needs no change here. The core never mutates a Game it was
-given: rulesets work on a deep copy (``copying.tree_copy``) or, for the orders a ruleset lists in
-``working_actions``, on a working game whose units are plain objects made as they are read
-(``working.py``), and return the new Game (its unchanged units the given Game's own objects).
+``Game.units`` is validated by the registry's union of the registered rulesets' unit models
+(``bot.core.rulesets.units_adapter``, asked on each validation, so a plug-in registered later is
+known), and each unit is saved by its own model, so a ruleset added later needs no change here.
+The core never mutates a Game it was given: rulesets work on a deep copy (``copying.tree_copy``)
+or, for the orders a ruleset lists in ``working_actions``, on a working game whose units are plain
+objects made as they are read (``working.py``), and return the new Game (its unchanged units the
+given Game's own objects).
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Union
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, ValidatorFunctionWrapHandler, field_validator
 
 from .errors import InvalidOrder
+from .rulesets import get_ruleset, units_adapter
 from .rulesets.base import UnitBase
-
-
-class Side(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    name: str
-    players: list[int] = Field(default_factory=list)  # Discord user ids (plain ints)
-    nationality: str | None = None
-    elr: int | None = None  # ASL: Experience Level Rating set by the scenario
-    # the scenario's other numbers for this side (SAN, quality ratings, ...): set from a scenario
-    # file (bot/core/scenario.py); left out of the saved state while empty, as older games have none
-    options: dict[str, Any] = Field(default_factory=dict, exclude_if=lambda v: not v, repr=False)
+from .sides import Side
 
 
 class Location(BaseModel):
@@ -62,7 +53,8 @@ class Game(BaseModel):
     variant: str | None = None  # ASL: "full" or "starter"
     scenario: str = ""
     sides: list[Side]
-    units: dict[str, UnitBase] = Field(default_factory=dict)  # bound to the rulesets' unit models below
+    # each unit of its ruleset's model (``_units_of_their_rulesets``), saved by that model (SerializeAsAny)
+    units: dict[str, SerializeAsAny[UnitBase]] = Field(default_factory=dict)
     locations: dict[str, Location] = Field(default_factory=dict)
     turn: int = 1
     active_side: int = 0  # index into sides: the side whose player turn it is (ASL ATTACKER)
@@ -94,13 +86,18 @@ class Game(BaseModel):
     @field_validator("ruleset")
     @classmethod
     def _registered(cls, name: str) -> str:
-        from .rulesets import get_ruleset
-
         try:
             get_ruleset(name)
         except InvalidOrder as exc:
             raise ValueError(exc.message) from None
         return name
+
+    @field_validator("units", mode="wrap")
+    @classmethod
+    def _units_of_their_rulesets(cls, value: Any, handler: ValidatorFunctionWrapHandler) -> dict[str, UnitBase]:
+        """The units validated by the registered rulesets' unit models, told apart by ``system``
+        (a discriminated union); a unit already of its model is kept as it is."""
+        return units_adapter().validate_python(value)
 
     # --- lookups that fail with a message a player can act on ---
 
@@ -142,19 +139,3 @@ class Game(BaseModel):
 
     def side_name(self, index: int) -> str:
         return self.sides[index].name if 0 <= index < len(self.sides) else f"side {index}"
-
-
-def bind_unit_models(models: tuple[type[UnitBase], ...]) -> None:
-    """Make ``Game.units`` hold units of exactly these models, told apart by ``system`` (a
-    discriminated union, validated straight from JSON). Each unit is serialized by its own model
-    (SerializeAsAny): the saved state is exactly the unit models' JSON, whatever the union."""
-    union: Any = models[0] if len(models) == 1 else Annotated[Union[models], Field(discriminator="system")]
-    Game.model_fields["units"].annotation = dict[str, SerializeAsAny[union]]  # type: ignore[valid-type]
-    Game.model_rebuild(force=True)
-
-
-# The rulesets import this module (their units' base, the Game they act on); once they are all
-# imported, the registry binds their unit models here.
-from .rulesets import rulesets as _rulesets  # noqa: E402
-
-_rulesets()

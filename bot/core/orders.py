@@ -126,6 +126,9 @@ class PhaseOrder(OrderBase):
         return ""
 
 
+PHASE_ACTIONS = frozenset(typing.get_args(PhaseOrder.model_fields["action"].annotation))  # {"phase"}
+
+
 # --- reading the declarations ---------------------------------------------------------------------
 
 

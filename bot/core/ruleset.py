@@ -18,19 +18,21 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING, Any, ClassVar, get_args
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, get_args
 
-from pydantic import BaseModel, TypeAdapter
+from pydantic import BaseModel, Field, TypeAdapter
 
+from . import sequence as play
 from .commands import Command, Suggest
 from .dice import Roller
 from .errors import IllegalOrder, InvalidOrder
-from .orders import PhaseOrder, Sealing
+from .game import Game, Side
+from .orders import PHASE_ACTIONS, PhaseOrder, Sealing
 from .outcome import Outcome, UnitEffect
+from .suggest import common_suggestions
 from .trail import Trail
 
-if TYPE_CHECKING:  # game.py imports the unit base class from rulesets/base.py
-    from .game import Game
+if TYPE_CHECKING:
     from .options import GameOption
     from .odds.report import OddsReport
     from .sequence import SequenceData
@@ -94,10 +96,6 @@ class Ruleset:
     @property
     def order_adapter(self) -> TypeAdapter[Any]:
         if self._adapter is None:
-            from typing import Annotated
-
-            from pydantic import Field
-
             self._adapter = TypeAdapter(Annotated[self.order_type, Field(discriminator="action")])
         return self._adapter
 
@@ -150,8 +148,6 @@ class Ruleset:
                  options: dict[str, Any] | None = None, gm: int | None = None, sequence: int | None = None) -> Game:
         """A new game at its first phase. ``sequence``: referee the sequence of play (games created
         since it is refereed; a game logged before replays without it)."""
-        from .game import Game, Side
-
         if len(sides) != 2 or any(not s.strip() for s in sides):
             raise InvalidOrder("a game has exactly two sides, each with a name", field="sides")
         if len({s.strip().casefold() for s in sides}) != 2:
@@ -181,8 +177,6 @@ class Ruleset:
             gm=gm,
         )
         if sequence:
-            from . import sequence as play
-
             play.start(game, self)
         return game
 
@@ -211,13 +205,10 @@ class Ruleset:
         data = self.sequence()
         if data is None:
             return
-        from .api import BOOKKEEPING_ACTIONS
-        from .game import Game
-
         phases = [step.phase for step in data.steps]
         if list(dict.fromkeys(phases)) != list(self.phases) or phases != sorted(phases, key=self.phases.index):
             raise ValueError(f"sequence.yaml: the steps' phases {phases} do not follow the phases {list(self.phases)}")
-        known = set(self.actions()) - BOOKKEEPING_ACTIONS
+        known = set(self.actions()) - PHASE_ACTIONS  # the generic orders (set-up, /done) are no ruleset's own
         probe = Game(ruleset=self.name, sides=[{"name": "A"}, {"name": "B"}], phase=self.phases[0])
         for step in data.steps:
             for role in (step.holder, *step.orders):
@@ -303,8 +294,6 @@ class Ruleset:
         """(label, value) pairs autocomplete offers for an option; ``named`` holds the ids typed so
         far in the command's other options (the enemies of the firer named). The kinds every
         ruleset has are here; a ruleset adds its own ("weapon", "range_band")."""
-        from .suggest import common_suggestions
-
         return common_suggestions(suggest.kind, game, named, of=suggest.of)
 
     # --- phases ---
@@ -330,8 +319,6 @@ class Ruleset:
                 f"unknown phase '{order.to}' (phases: {', '.join(self.phases)})", field="to")
         start = (game.phase, game.turn, game.active_side)
         if game.step is not None:  # the sequence of play is refereed
-            from . import sequence as play
-
             # step by step, so every clean-up and every step's start (an initiative roll) happens
             steps = self.sequence().steps  # type: ignore[union-attr]
             for _ in range(len(steps) * 2):
@@ -368,8 +355,6 @@ class Ruleset:
 
     def sequence(self) -> SequenceData | None:
         """The ruleset's sequence of play (``data/<name>/sequence.yaml``), or None without one."""
-        from . import sequence as play
-
         return play.load(self.name)
 
     def role_side(self, game: Game, role: str) -> int:

@@ -42,9 +42,9 @@ from bot.record.checkpoint import Checkpoint, advance_live
 from .base import (CHECKPOINT_EVERY, MAX_LOG_ENTRIES, ActiveGameExists, DatabaseUnusable, DuplicateInteraction,
                    FirstEntries, GameExtras, HeadFor, KeptGames, LogFull, QuietGame, SchemaTooNew, ServerGames,
                    StaleGame, StorageUnavailable, Store, StoredGame, StoreError, UndoRequest, UndoStatus,
-                   creation_entries)
+                   creation_entries, pack_state, unpack_state)
 from .sqlite import (_entry, _entry_params, _live, _order_and_proof, _runs, _stored, _undo, _undo_params, _utc_now,
-                     migrations, pack_state, remind_due, unpack_state)
+                     migrations, remind_due)
 
 try:  # the optional extra `postgres`
     import asyncpg

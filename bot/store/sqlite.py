@@ -48,7 +48,7 @@ from bot.core.game import Game
 from .base import (CHECKPOINT_EVERY, MAX_LOG_ENTRIES, ActiveGameExists, DatabaseUnusable, DuplicateInteraction,
                    EntryRows, FirstEntries, GameExtras, HeadFor, KeptGames, LogFull, QuietGame, SchemaTooNew,
                    ServerGames, StaleGame, StorageUnavailable, Store, StoredGame, StoreError, UndoRequest,
-                   UndoStatus, creation_entries)
+                   UndoStatus, creation_entries, pack_state, unpack_state)
 from bot.record.chain import GENESIS_HASH, LogEntry, SavedState, canonical_json, saved_state
 from bot.record.checkpoint import Checkpoint, advance_live
 from bot.record.dice_audit import state_after
@@ -178,21 +178,6 @@ def unpack_json(stored: str | bytes) -> Any:
     """A stored JSON column: a BLOB is compressed JSON (schema 4 on; its migration says why),
     TEXT is JSON as older bots wrote it (and as anyone may still write it by hand)."""
     return json.loads(inflate(stored) if isinstance(stored, bytes) else stored)
-
-
-STATE_LEVEL = 1  # zlib level of the state (issue 14): 400 units' 270 KB -> 6.9 KB in 0.4 ms (level 6: 5.7 KB in 13 ms)
-
-
-def pack_state(saved: SavedState) -> bytes:
-    """A game's state as the store writes it (schema 7 on), in a BLOB: zlib of its JSON in the
-    game's own order, encoded from the same dump as the text its state hash covers (``saved_state``)."""
-    return zlib.compress(saved.ordered.encode("utf-8"), STATE_LEVEL)
-
-
-def unpack_state(stored: str | bytes) -> Game:
-    """A stored state: a BLOB as ``pack_state`` writes it, or TEXT, the Game's JSON as the bots of
-    schema 6 and before wrote it (and as anyone may still write it by hand)."""
-    return Game.model_validate_json(zlib.decompress(stored) if isinstance(stored, bytes) else stored)
 
 
 def remind_due(game: Game, time: str) -> str | None:

@@ -17,7 +17,7 @@ from bot.record.replay import ChainVerifier, ReplayRefused, Replayer
 from bot.service import NotAllowed, Referee
 from bot.record.chain import saved_state
 from bot.store import is_postgres, open_store
-from bot.store.sqlite import pack_state
+from bot.store.base import pack_state
 
 from .helpers import CHANNEL, GERMAN, GM, RUSSIAN, asl_squad, raw_edit, raw_read, seated_asl_game
 

@@ -18,7 +18,7 @@ from bot.record.chain import saved_state
 from bot.service import Referee
 from bot.store import PostgresStore, is_postgres
 from bot.store import open_store as open_any
-from bot.store.sqlite import unpack_state
+from bot.store.base import unpack_state
 
 from .helpers import CHANNEL, GM, GUILD, asl_squad, open_store, raw, raw_read, seated_asl_game
 
@@ -110,6 +110,7 @@ async def test_every_load_decompresses_the_state_off_the_event_loop_and_reads_th
     a command loads its game reads back the very game that was saved: same state hash, same unit order."""
     import threading
 
+    import bot.store.base as store_base
     import bot.store.sqlite as sqlite_store
 
     referee = Referee(store)
@@ -129,6 +130,7 @@ async def test_every_load_decompresses_the_state_off_the_event_loop_and_reads_th
             return zlib.decompress(data, *args)
 
     monkeypatch.setattr(sqlite_store, "zlib", _Zlib())
+    monkeypatch.setattr(store_base, "zlib", _Zlib())  # unpack_state, the stores' own
     game_id = (await store.load_active(CHANNEL)).id
     loaded = [await store.load_active(CHANNEL), await store.load_latest(CHANNEL), await store.load_game(game_id),
               (await store.load_for_command(CHANNEL, None))[1]]

@@ -6,18 +6,22 @@ named in ``BUILT_IN``; more are added with ``register`` (``bot/plugins.py`` load
 host names, outside the core).
 
 Everything is read once, on the first question: the game model validates units through
-``unit_model``, the JSON Schema and the CLI list ``names()``, the cogs bind each ruleset's
-commands, the renderer reads its words.
+``units_adapter`` (the union of the rulesets' unit models), the JSON Schema and the CLI list
+``names()``, the cogs bind each ruleset's commands, the renderer reads its words. Importing this
+module imports no ruleset: they are imported on the first question (``_discover``), by name.
 """
 
 from __future__ import annotations
 
 import re
 from importlib import import_module
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated, Any, Union, get_args
+
+from pydantic import Field, SerializeAsAny, TypeAdapter
 
 from ..errors import InvalidOrder
 from ..orders import undeclared_fields
+from ..sides import Side
 
 if TYPE_CHECKING:
     from ..ruleset import Ruleset
@@ -26,8 +30,9 @@ BUILT_IN = ("asl", "nhis", "cd")  # sub-packages of this one, in the order playe
 NAME_PATTERN = re.compile(r"[a-z][a-z0-9_]{0,15}")
 
 _REGISTRY: dict[str, Ruleset] = {}
-_discovered = False  # the built-in rulesets and the plug-ins are imported and bound
+_discovered = False  # the built-in rulesets are imported
 _discovering = False
+_units: TypeAdapter[Any] | None = None  # the units' union of the registered rulesets, made on first use
 
 
 class RulesetRefused(ValueError):
@@ -47,23 +52,18 @@ def register(ruleset: Ruleset) -> Ruleset:
         raise RulesetRefused(f"the ruleset name '{name}' is taken by {type(known).__qualname__}")
     _check(ruleset)
     _REGISTRY[name] = ruleset
-    if _discovered:
-        _bind()
+    _forget_units()
     return ruleset
 
 
 def unregister(name: str) -> None:
     """Take a plug-in ruleset out again (tests that define one); a built-in stays."""
-    if name not in BUILT_IN and _REGISTRY.pop(name, None) is not None and _discovered:
-        _bind()
+    if name not in BUILT_IN and _REGISTRY.pop(name, None) is not None:
+        _forget_units()
 
 
 def _check(ruleset: Ruleset) -> None:
     """What the rest of the bot relies on a ruleset to declare."""
-    from typing import get_args
-
-    from ..game import Side
-
     where = f"ruleset '{ruleset.name}'"
     for attribute in ("title", "short_name", "phases", "order_type"):
         if not getattr(ruleset, attribute, None):
@@ -91,10 +91,10 @@ def _check(ruleset: Ruleset) -> None:
 
 
 def _discover() -> None:
-    """Import the built-in rulesets, once, then bind their unit models into the game model."""
+    """Import the built-in rulesets, once."""
     global _discovered, _discovering
     if _discovered or _discovering:
-        return  # a ruleset being imported imports the game model, which asks again: carry on
+        return  # a ruleset being imported asks again (a module of it reads the registry): carry on
     _discovering = True
     try:
         for name in BUILT_IN:
@@ -102,13 +102,24 @@ def _discover() -> None:
     finally:
         _discovering = False
     _discovered = True
-    _bind()
 
 
-def _bind() -> None:
-    from ..game import bind_unit_models
+def _forget_units() -> None:
+    global _units
+    _units = None
 
-    bind_unit_models(tuple(r.unit_model() for r in _REGISTRY.values()))
+
+def units_adapter() -> TypeAdapter[Any]:
+    """Validates a game's units (``{id: unit}``): each by its ruleset's unit model, told apart by
+    ``system`` (a discriminated union, validated in one pass), and saved by its own model
+    (SerializeAsAny). Made on first use and again after a plug-in is registered or taken out."""
+    global _units
+    found = _units
+    if found is None:
+        models = tuple(r.unit_model() for r in rulesets())
+        union: Any = models[0] if len(models) == 1 else Annotated[Union[models], Field(discriminator="system")]
+        found = _units = TypeAdapter(dict[str, SerializeAsAny[union]])  # type: ignore[valid-type]
+    return found
 
 
 def rulesets() -> tuple[Ruleset, ...]:

@@ -13,7 +13,7 @@ import pytest
 from bot.core.dice import Roller
 from bot.core.errors import IllegalOrder
 from bot.core.odds import preview
-from bot.core.odds.asl import Engine, selection_odds
+from bot.core.rulesets.asl.odds import Engine, selection_odds
 from bot.core.odds.enumerate import BranchRoller, Leaf, leaves
 from bot.core.odds.generic import result_of
 from bot.core.rulesets.asl import morale

@@ -12,7 +12,7 @@ from bot.core.dice import SeededDice
 from bot.core.odds import preview
 from bot.core.odds.enumerate import BranchRoller, Leaf
 from bot.core.odds.generic import snapshot
-from bot.core.odds.nhis import cell_outcomes
+from bot.core.rulesets.nhis.odds import cell_outcomes
 from bot.core.odds.report import breaks, end_state
 from bot.core.rulesets.nhis import damage as nhis_damage
 from bot.core.rulesets.nhis import morale as nhis_morale

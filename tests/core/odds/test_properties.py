@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.core.odds import preview
-from bot.core.odds.asl import Engine
+from bot.core.rulesets.asl.odds import Engine
 from tests.core.asl.conftest import AslBuilder
 
 RESULTS = ["-", "PTC", "NMC", "1MC", "2MC", "4MC", "K/1", "K/3", "1KIA", "2KIA"]

@@ -1,13 +1,7 @@
 """Advanced Squad Leader (and the ASL Starter Kit).
 
-The ruleset class lives in ``ruleset.py``. It is loaded lazily: ``bot.core.game`` imports this
-package's ``models`` while it is being defined, and ``ruleset.py`` imports ``bot.core.game``.
-"""
+The ruleset class lives in ``ruleset.py``; the registry (``bot.core.rulesets``) reads ``RULESET``."""
 
+from .ruleset import RULESET
 
-def __getattr__(name: str):
-    if name == "RULESET":
-        from .ruleset import RULESET
-
-        return RULESET
-    raise AttributeError(name)
+__all__ = ["RULESET"]

@@ -10,6 +10,7 @@ from ...errors import IllegalOrder
 from ...game import Game
 from ...movement import enemies_in, move_to, movers
 from ...outcome import Outcome
+from .. import get_ruleset
 from .context import AslContext
 from .models import AslUnit
 from .orders import AslMove
@@ -18,8 +19,6 @@ MOVE, ROUT, ADVANCE = "A4.1", "A10.5", "A4.7"
 
 
 def resolve_move(game: Game, order: AslMove, roller: Roller) -> Outcome:
-    from .ruleset import RULESET
-
     ctx = AslContext(game=game, roller=roller)
     units: list[AslUnit] = movers(ctx, order.units)
     known = next((k for k in game.locations if k.casefold() == order.to.casefold()), None)
@@ -55,7 +54,7 @@ def resolve_move(game: Game, order: AslMove, roller: Roller) -> Outcome:
             raise IllegalOrder("an advance is one Location, neither Assault Movement nor Double Time (A4.7)",
                                rule=ADVANCE)
     ctx.trail.section(f"{', '.join(u.label for u in units)} {what} to {to}", rule=rule)
-    where = move_to(ctx, RULESET, units, to, what, rule=rule)
+    where = move_to(ctx, get_ruleset(game.ruleset), units, to, what, rule=rule)
     if game.phase == "MPh":
         _mark_movers(ctx, units, order)
         residual = game.locations[where].residual_fp

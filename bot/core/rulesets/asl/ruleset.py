@@ -12,7 +12,7 @@ from ...outcome import Outcome, UnitEffect
 from ...ruleset import Ruleset, SideOption
 from ...suggest import common_suggestions
 from ...trail import Trail
-from . import effects, fire, heat, morale, movement, rally, tables, transfer
+from . import effects, fire, heat, morale, movement, odds, rally, tables, transfer
 from .commands import COMMANDS
 from .models import AslUnit
 from .orders import AslFire, AslMorale, AslMove, AslOrder, AslRally, AslRecover, AslTransfer
@@ -82,10 +82,8 @@ class AslRuleset(Ruleset):
         return common_suggestions(suggest.kind, game, named, of=suggest.of)
 
     def preview_size(self, game: Game, order: Any) -> int | None:
-        from ...odds import asl as fast
-
         if isinstance(order, AslFire) and self._fast(game) and fire.fire_kind(game, order) != "fpf":
-            return fast.fire_size(game, order)
+            return odds.fire_size(game, order)
         return None
 
     def _fast(self, game: Game) -> bool:
@@ -95,8 +93,6 @@ class AslRuleset(Ruleset):
         return not any(getattr(u, "berserk", False) or getattr(u, "heroic", False) for u in game.units.values())
 
     def preview(self, game: Game, order: Any) -> Any:
-        from ...odds import asl as fast
-
         # the fast engine mirrors Heat of Battle as the bot marks it (A15, the default); when the
         # game has the bot roll the HoB table, or a unit is berserk or heroic, every roll goes
         # through the real resolver instead (exact, but only for small trees)
@@ -106,11 +102,11 @@ class AslRuleset(Ruleset):
         if any(getattr(u, "berserk", False) or getattr(u, "heroic", False) for u in game.units.values()):
             return None
         if isinstance(order, AslFire) and fire.fire_kind(game, order) != "fpf":
-            return fast.fire_odds(game, order)
+            return odds.fire_odds(game, order)
         if isinstance(order, AslMorale):
-            return fast.morale_odds(game, order)
+            return odds.morale_odds(game, order)
         if isinstance(order, AslRally):
-            return fast.rally_odds(game, order)
+            return odds.rally_odds(game, order)
         return None
 
     def terrains(self) -> dict:

@@ -11,11 +11,12 @@ from __future__ import annotations
 from ...errors import IllegalOrder, InvalidOrder
 from ...movement import move_to, movers
 from ...outcome import Outcome
+from .. import get_ruleset
 from . import tables
 from .context import CdContext
 from .models import CdStand
 from .morale import company
-from .orders import CdGiveOrders, CdMove
+from .orders import SEALING, CdGiveOrders, CdMove
 
 MOVE_RULE = "CD [7, 8]"
 
@@ -23,8 +24,6 @@ MOVE_RULE = "CD [7, 8]"
 def resolve_orders(ctx: CdContext, order: CdGiveOrders, *, sealing: bool = False) -> Outcome:
     """Place an order (5A); with sealed orders (the game option sealed_orders) it is only checked
     as it is sealed (``sealing``) and applied as it is revealed in the Movement Phase (``ctx.revealed``)."""
-    from .ruleset import SEALING
-
     table = tables.orders()
     chosen = table.orders[order.order]
     sealed = ctx.game.options.get(SEALING.option)
@@ -75,8 +74,6 @@ def _general(chosen: tables.StandOrder) -> str:
 
 
 def resolve_move(ctx: CdContext, order: CdMove) -> Outcome:
-    from .ruleset import RULESET
-
     stands: list[CdStand] = movers(ctx, order.stands, field="stands")
     table = tables.orders()
     for stand in stands:
@@ -94,7 +91,7 @@ def resolve_move(ctx: CdContext, order: CdMove) -> Outcome:
         if stand.acts_pinned:
             ctx.trail.note(f"{stand.label} is {'shaken' if stand.shaken else 'pinned'}: no move toward the enemy "
                            "(CD [21.3.2]); the players check the direction on the table", rule="CD [21.3.2]")
-    move_to(ctx, RULESET, stands, order.to, "moves", rule=MOVE_RULE)
+    move_to(ctx, get_ruleset(ctx.game.ruleset), stands, order.to, "moves", rule=MOVE_RULE)
     for stand in stands:
         stand.moved_turn = ctx.turn
         ctx.effect(stand, "moved this turn: Op Fire may take it as it moves", rule=MOVE_RULE)

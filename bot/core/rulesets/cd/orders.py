@@ -7,8 +7,12 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from ...orders import (ActingCompany, ActingUnit, ActingUnits, LocationId, OrderBase, PhaseOrder, Phases, Refers,
-                       TargetUnits, Text)
+                       Sealing, TargetUnits, Text)
 from . import tables
+
+# orders placed in the Command & Morale Phase (5A) are revealed as each side moves (2D, then 2E)
+SEALING = Sealing(seal_phase="CommandMorale", reveal_phase="Movement", rule="CD 5A, 2D-2E",
+                  when="in the Movement Phase, Side A first, as each side moves", option="sealed_orders")
 
 Cover = Literal["none", "light", "medium", "hard", "fortification"]
 

@@ -15,19 +15,17 @@ from ...outcome import Outcome, UnitEffect
 from ...ruleset import Ruleset
 from ...suggest import common_suggestions, first_named
 from ...trail import Trail
-from . import tables
+from . import odds, tables
 from .commands import COMMANDS
 from .models import CdStand
-from .orders import CdArtilleryResponse, CdFire, CdGiveOrders, CdIndirectFire, CdMorale, CdMove, CdOrder, CdRally
+from .orders import (SEALING, CdArtilleryResponse, CdFire, CdGiveOrders, CdIndirectFire, CdMorale, CdMove, CdOrder,
+                     CdRally)
 
 if TYPE_CHECKING:
     from ...game import Game
 
 
 INITIATIVE_RULE = "CD 2A (ties rolled again: assumed)"
-# orders placed in the Command & Morale Phase (5A) are revealed as each side moves (2D, then 2E)
-SEALING = Sealing(seal_phase="CommandMorale", reveal_phase="Movement", rule="CD 5A, 2D-2E",
-                  when="in the Movement Phase, Side A first, as each side moves", option="sealed_orders")
 SEAL_ORDER_RULE = "a side's sealed orders open in the order they were sealed (assumed)"
 DEPLETION_LAST = "cd_depletion_after_hits"
 
@@ -98,9 +96,7 @@ class CdRuleset(Ruleset):
 
     def preview(self, game: Game, order: BaseModel) -> Any:
         if isinstance(order, CdFire):
-            from ...odds import cd as fast
-
-            return fast.fire_odds(game, order)
+            return odds.fire_odds(game, order)
         return None
 
     def counter_types(self) -> dict[str, dict[str, Any]]:

@@ -14,6 +14,7 @@ from ...dice import Roller
 from ...errors import IllegalOrder
 from ...game import Game
 from ...outcome import Outcome
+from .. import get_ruleset
 from . import tables
 from ...sequence import end_impulse, refereed
 from .context import NhisContext
@@ -131,9 +132,7 @@ def _end_its_sides_impulse(ctx: NhisContext, unit: NhisUnit, was_moving: bool, r
     game = ctx.game
     if not refereed(game) or game.to_act != unit.side or not was_moving or unit.moved_impulse != game.impulse:
         return
-    from . import RULESET
-
-    end_impulse(game, RULESET, passed=False)
+    end_impulse(game, get_ruleset(game.ruleset), passed=False)
     ctx.trail.note(f"{unit.label} failed its check while moving: {game.side_name(unit.side)}'s impulse ends; "
                    f"impulse {game.impulse} is {game.side_name(game.to_act)}'s", rule=rule)
 

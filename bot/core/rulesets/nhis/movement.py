@@ -10,6 +10,7 @@ from ...errors import IllegalOrder
 from ...game import Game
 from ...movement import enemies_in, move_to, movers
 from ...outcome import Outcome
+from .. import get_ruleset
 from . import tables
 from .context import NhisContext
 from .models import NhisUnit
@@ -20,8 +21,6 @@ MARKERS = {"move": "move", "charge": "charge", "crawl": None}
 
 
 def resolve_move(game: Game, order: NhisMove, roller: Roller) -> Outcome:
-    from .ruleset import RULESET
-
     ctx = NhisContext(game, roller)
     units: list[NhisUnit] = movers(ctx, order.units)
     to = next((k for k in game.locations if k.casefold() == order.to.casefold()), order.to)
@@ -37,7 +36,8 @@ def resolve_move(game: Game, order: NhisMove, roller: Roller) -> Outcome:
                            "resolve (seed 001 has no melee rules): play it at the table, the game master records it",
                            rule=RULE)
     ctx.trail.section(f"{', '.join(u.label for u in units)}: {order.kind} to {to}", rule=RULE)
-    move_to(ctx, RULESET, units, to, {"move": "moves", "crawl": "crawls", "charge": "charges"}[order.kind], rule=RULE)
+    what = {"move": "moves", "crawl": "crawls", "charge": "charges"}[order.kind]
+    move_to(ctx, get_ruleset(game.ruleset), units, to, what, rule=RULE)
     for unit in units:
         if unit.shaken:
             ctx.trail.note(f"{unit.label} is Shaken: it may not move toward an enemy unit "

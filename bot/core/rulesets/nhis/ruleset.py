@@ -9,7 +9,7 @@ from ...game import Game
 from ...outcome import Outcome, UnitEffect
 from ...ruleset import Ruleset
 from ...trail import Trail
-from . import fire, morale, movement, rally, tables
+from . import fire, morale, movement, odds, rally, tables
 from .commands import COMMANDS
 from .context import status_text
 from .models import NhisUnit
@@ -64,9 +64,7 @@ class NhisRuleset(Ruleset):
 
     def preview(self, game: Game, order: Any) -> Any:
         if isinstance(order, NhisFire):
-            from ...odds import nhis as fast
-
-            return fast.fire_odds(game, order)
+            return odds.fire_odds(game, order)
         return None
 
     def counter_types(self) -> dict:

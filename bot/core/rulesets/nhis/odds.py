@@ -18,15 +18,15 @@ import math
 from collections.abc import Iterator
 from fractions import Fraction
 
-from ..dice import Roller
-from ..game import Game
-from ..rulesets.nhis import damage, fire, morale, tables
-from ..rulesets.nhis.context import NhisContext
-from ..rulesets.nhis.orders import NhisFire
-from .enumerate import SUM_WEIGHTS, _NoDice
-from .generic import snapshot
-from .paths import Brancher, explore
-from .report import (
+from ...dice import Roller
+from ...game import Game
+from . import damage, fire, morale, tables
+from .context import NhisContext
+from .orders import NhisFire
+from ...odds.enumerate import SUM_WEIGHTS, _NoDice
+from ...odds.generic import snapshot
+from ...odds.paths import Brancher, explore
+from ...odds.report import (
     OddsReport,
     UnitOdds,
     breaks,

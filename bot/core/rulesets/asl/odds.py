@@ -29,17 +29,17 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
-from ..copying import tree_copy
-from ..dice import Roll, Roller
-from ..errors import IllegalOrder
-from ..game import Game
-from ..rulesets.asl import effects, fire, morale, rally, tables, weapons
-from ..rulesets.asl.context import AslContext
-from ..rulesets.asl.models import AslUnit
-from ..rulesets.asl.orders import AslFire, AslMorale, AslRally
-from .enumerate import SUM_WEIGHTS, _NoDice
-from .paths import MAX_PATHS, Brancher, explore
-from .report import (
+from ...copying import tree_copy
+from ...dice import Roll, Roller
+from ...errors import IllegalOrder
+from ...game import Game
+from . import effects, fire, morale, rally, tables, weapons
+from .context import AslContext
+from .models import AslUnit
+from .orders import AslFire, AslMorale, AslRally
+from ...odds.enumerate import SUM_WEIGHTS, _NoDice
+from ...odds.paths import MAX_PATHS, Brancher, explore
+from ...odds.report import (
     OddsReport,
     Snapshot,
     UnitOdds,

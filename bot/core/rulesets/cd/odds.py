@@ -13,15 +13,15 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from ..dice import Roller, ScriptedDice
-from ..game import Game
-from ..rulesets.cd import fire, hits, tables
-from ..rulesets.cd.context import CdContext
-from ..rulesets.cd.orders import CdFire
-from .enumerate import _NoDice
-from .generic import snapshot
-from .paths import Brancher, explore
-from .report import (
+from ...dice import Roller, ScriptedDice
+from ...game import Game
+from . import fire, hits, tables
+from .context import CdContext
+from .orders import CdFire
+from ...odds.enumerate import _NoDice
+from ...odds.generic import snapshot
+from ...odds.paths import Brancher, explore
+from ...odds.report import (
     OddsReport,
     UnitOdds,
     breaks,
