@@ -275,9 +275,12 @@ def _fight(ctx: AslContext, where: str, groups: list[Group], side: int, ruleset:
                        "side attacks with the units left", rule="A11.4")
     done: list[Attack] = []
     for wave in waves:
-        planned = [a for a in (_plan(ctx, g, ambusher, withdrawing, table) for g in wave) if a is not None]
-        for attack in planned:
-            _roll(ctx, attack, table)
+        planned = []
+        for group in wave:  # each attack planned and rolled; the results wait until every attack is made
+            attack = _plan(ctx, group, ambusher, withdrawing, table)
+            if attack is not None:
+                _roll(ctx, attack, table)
+                planned.append(attack)
         if planned:
             ctx.trail.section("Results" + (" (at once)" if ambusher is None and len(planned) > 1 else ""),
                               rule=table.rule)
