@@ -288,3 +288,32 @@ def test_the_attackers_declaration_previews_the_fight_if_the_defender_holds(asl_
     report = preview(one_to_one(asl_game), {"action": "close_combat", "attackers": ["A1"]})
     assert report.results["KIA"].p == Fraction(6, 36) and report.results["CR"].p == Fraction(4, 36)
     assert any("if the DEFENDER makes no attack" in note for note in report.notes)
+
+
+def test_a_declaration_against_a_leader_previews_the_resolver_enumerated_if_the_defender_holds(asl_game):
+    g = asl_game(phase="CCPh").squad("A1", 0, "B5").squad("R1", 1, "B5").leader("L1", 1, "B5", leadership=-1).game
+    report = preview(g, {"action": "close_combat", "attackers": ["A1"]})  # R1 and L1: 4 FP against 5, 1:2
+    assert report.method.startswith("exact enumeration") and "if the DEFENDER makes no attack" in report.notes[-1]
+    states = {u.unit: {k: c.p for k, c in u.states.items()} for u in report.units}
+    assert states["R1"]["eliminated"] == Fraction(3, 36)  # Kill Number 4: DR 2-3 eliminate the group
+    # DR 4 is Casualty Reduction: R1 is chosen when its Random Selection dr is not below L1's (21 in 36)
+    assert states["R1"]["reduced"] == Fraction(3, 36) * Fraction(21, 36)
+    assert close_combat.DECLARED not in g.options  # the preview changed nothing
+
+
+def test_a_melee_whose_enemy_is_gone_otherwise_ends_as_the_phase_ends_a11_15(asl_game):
+    g = asl_game(phase="RtPh").squad("A1", 0, "B5", in_melee=True).squad("R1", 1, "B5", in_melee=True).game
+    g.units["R1"].eliminated = True  # gone by other means than a Close Combat
+    trail, changed = Trail(), []
+    get_ruleset("asl").phase_end(g, trail, changed)
+    assert [(s.label, s.rule) for s in trail.freeze()] == [
+        ("4-6-7 A1: Melee ends, no enemy unit is left in B5", "A11.15")]
+    assert not g.units["A1"].in_melee and [e.effects for e in changed] == [("Melee ends",)]
+
+
+def test_a_unit_broken_since_it_declared_makes_no_attack_a11(asl_game):
+    g = declared(one_to_one(asl_game), attackers=["A1"])
+    g.units["A1"].broken = True  # e.g. a check the rules called for in the CCPh
+    res = cc(g, [], attackers=["R1"], hold=True)
+    assert ("4-6-7 A1: no attack, broken since it declared", None, None, "A11") in steps(res.outcome, "section")
+    assert res.outcome.rolls == ()

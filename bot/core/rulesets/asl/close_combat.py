@@ -303,12 +303,13 @@ def _plan(ctx: AslContext, group: Group, ambusher: int | None, withdrawing: set[
           table: tables.CloseCombatTable) -> Attack | None:
     game = ctx.game
     units = [ctx.unit(u) for u in group.attackers]
-    attackers = [u for u in units if not u.eliminated]
+    attackers = [u for u in units if not u.eliminated and not u.broken]  # a unit broken since it declared
     targets = [t for t in (ctx.unit(u) for u in group.targets) if not t.eliminated]
     label = _labels(units)
     if not attackers or not targets:
-        why = "eliminated by the ambush" if not attackers else "its targets are gone"
-        ctx.trail.section(f"{label}: no attack, {why}", rule="A11.4")
+        why = ("its targets are gone" if attackers else "eliminated by the ambush"
+               if all(u.eliminated for u in units) else "broken since it declared")
+        ctx.trail.section(f"{label}: no attack, {why}", rule="A11.4" if "ambush" in why else RULE)
         return None
     attack = Attack(group, attackers, targets)
     ctx.trail.section(f"Close Combat: {attack.label}", rule=table.rule)
@@ -442,7 +443,17 @@ def pending(game: Game) -> list[str]:
 
 
 def phase_end(game: Game, trail: Trail, effects_: list[UnitEffect]) -> None:
-    """The CCPh's declarations and the record of the Locations fought in are for that CCPh only."""
+    """A Melee whose Location holds one side only (its enemy gone by other means) ends as any phase
+    ends (A11.15); the CCPh's declarations and the record of the Locations fought in are for that
+    CCPh only."""
+    for unit in game.units.values():
+        if isinstance(unit, ASL_UNITS) and unit.in_melee and unit.location and not _enemies(
+                game, unit.location, unit.side):
+            trail.put("marker", f"{unit.label}: Melee ends, no enemy unit is left in {unit.location}", rule=MELEE,
+                      unit=unit.id)
+            effects_.append(UnitEffect(unit=unit.id, name=unit.name, side=unit.side, before="Melee", after="",
+                                       effects=("Melee ends",)))
+            unit.in_melee = False
     if game.phase != "CCPh":
         return
     for where in pending(game):

@@ -21,9 +21,12 @@ import itertools
 from dataclasses import dataclass
 from fractions import Fraction
 
-from ...dice import Roller
+from ...api import resolve
+from ...dice import Roller, ScriptedDice
 from ...errors import IllegalOrder
 from ...game import Game
+from ...odds.enumerate import parsed_order
+from ...odds.generic import enumerated_report
 from ...odds.report import OddsReport, UnitOdds, chance, ordered_results, ordered_states
 from . import close_combat, tables
 from .context import AslContext
@@ -31,6 +34,7 @@ from .models import AslUnit
 from .orders import AslCloseCombat
 
 RESULTS = ("KIA", "CR", "no effect")
+MMC = ("squad", "half-squad", "crew")  # what Casualty Reduction reduces or eliminates, no dice (A7.302)
 MAX_ATTACKS = 8  # 3**8 combinations of results: beyond that the preview enumerates the resolver
 
 
@@ -70,17 +74,16 @@ def close_combat_odds(game: Game, order: AslCloseCombat) -> OddsReport | None:
     declaring = side == game.active_side
     kept = [close_combat._stored(g) for g in game.options.get(close_combat.DECLARED, {}).get(where, [])]
     everything = kept + groups
+    # the resolver decides where the ambushed side attacks with what the first wave left, and where
+    # Casualty Reduction may fall on an SMC (its own rules, A17)
     if any(g.ambush for g in everything):
-        return None  # the ambushed side attacks with what the first wave left: the resolver decides
+        return _if_the_defender_holds(game, order, where, side) if declaring else None
     table = tables.close_combat()
     withdrawing = {uid for g in everything if g.withdraw for uid in g.attackers}
     attacks = [a for a in (close_combat._plan(ctx, g, None, withdrawing, table)
                            for g in everything if not g.hold and not g.withdraw) if a is not None]
-    if len(attacks) > MAX_ATTACKS:
-        return None
-    if any(t.kind != "squad" and t.kind not in ("half-squad", "crew")
-           for a in attacks for t in a.targets):
-        return None  # Casualty Reduction of an SMC follows its own rules (A17): the resolver decides
+    if len(attacks) > MAX_ATTACKS or any(t.kind not in MMC for a in attacks for t in a.targets):
+        return _if_the_defender_holds(game, order, where, side) if declaring else None
     per_attack = []
     for attack in attacks:
         assert attack.column is not None
@@ -103,8 +106,7 @@ def close_combat_odds(game: Game, order: AslCloseCombat) -> OddsReport | None:
             f"{a.column.kill if a.column else '-'}, DRM {a.drm:+d}" for a in attacks]
     notes = ["both sides' attacks at once, each from the state before any result (A11)"]
     if declaring:
-        notes.append("the ATTACKER's declaration: the odds if the DEFENDER makes no attack in "
-                     f"{where}; his declaration resolves the Close Combat (A11)")
+        notes.append(NOTE_DECLARED.format(where=where))
     return OddsReport(
         ruleset="asl", action="close_combat", headline=f"Close Combat in {where}: " + ("; ".join(odds) or "no attack"),
         results=ordered_results(dict(sorted(results.items(), key=lambda kv: -kv[1]))),
@@ -112,6 +114,20 @@ def close_combat_odds(game: Game, order: AslCloseCombat) -> OddsReport | None:
                              breaks=chance(Fraction(0))) for uid, u in units.items()),
         at_least_one_breaks=chance(Fraction(0)), notes=tuple(notes),
         method="exact: each attack's 36 dice outcomes against its Kill Number, the attacks combined")
+
+
+def _if_the_defender_holds(game: Game, order: AslCloseCombat, where: str, side: int) -> OddsReport:
+    """The ATTACKER's declaration, where this engine cannot count: the real resolver enumerated over
+    the Location's Close Combat as it would be fought if the DEFENDER then made no attack."""
+    declared = resolve(game, order, ScriptedDice([])).game  # a declaration rolls no die
+    holder = close_combat._enemies(declared, where, side)[0].id
+    hold = parsed_order(declared, {"action": "close_combat", "attackers": [holder], "hold": True})
+    report = enumerated_report(declared, hold)
+    return report.model_copy(update={"notes": report.notes + (NOTE_DECLARED.format(where=where),)})
+
+
+NOTE_DECLARED = ("the ATTACKER's declaration: the odds if the DEFENDER makes no attack in {where}; his declaration "
+                 "resolves the Close Combat (A11)")
 
 
 def _apply(attacks: list[close_combat.Attack], results: list[str],
