@@ -113,3 +113,15 @@ async def test_the_preview_counts_the_36_outcomes_and_help_lists_close_combat_in
     # 6 of 36 DRs (2-4) eliminate, 4 (DR 5) reduce, 26 do nothing
     assert "**4-4-7 R1**: elim 16.7% · reduced 11.1% · unharmed 72.2%" in states
     assert "**4-6-7 A5**: elim 16.7% · reduced 11.1% · unharmed 72.2%" in states
+
+
+async def test_help_for_close_combat_finds_the_unit_that_may_give_it(table):
+    await ccph(table)
+    shown = text(await table.send("help", {"command": "close-combat"}))
+    # A1 (the side's first unit) is in A4, with no enemy: the sample is made with A5, in B5
+    assert "Germans may, e.g. `/close-combat attackers:A5`" in shown
+    assert ("Russians may not (the ATTACKER declares his Close Combat in B5 first (hold:yes if he makes no attack), "
+            "then the DEFENDER (A11))") in shown
+    await declare(table)
+    shown = text(await table.send("help", {"command": "close-combat"}))
+    assert "Russians may, e.g. `/close-combat attackers:" in shown
