@@ -10,7 +10,7 @@ import pytest
 from tests.cogs.conftest import ALICE, BOB, CAROL, refusal
 from tests.cogs.helpers import asl_game, fields, gm, last_entry, unit, until_allowed
 from tests.cogs.test_help import text
-from tests.cogs.test_odds import previewed
+from tests.cogs.test_odds import click, previewed
 
 
 async def ccph(table):
@@ -113,6 +113,11 @@ async def test_the_preview_counts_the_36_outcomes_and_help_lists_close_combat_in
     # 6 of 36 DRs (2-4) eliminate, 4 (DR 5) reduce, 26 do nothing
     assert "**4-4-7 R1**: elim 16.7% · reduced 11.1% · unharmed 72.2%" in states
     assert "**4-6-7 A5**: elim 16.7% · reduced 11.1% · unharmed 72.2%" in states
+    # the Odds button on the result shows the same odds, replayed from the state before it was rolled
+    fought = await table.send("close-combat", {"attackers": "R1", "targets": "A5", "dice": "2 3 4 4"}, user=BOB)
+    [custom_id] = fought.message.custom_ids()
+    pressed = await click(table, fought.message, custom_id, CAROL)
+    assert pressed.ephemeral and fields(pressed.embeds[0])["End state of each unit"] == states
 
 
 async def test_help_for_close_combat_finds_the_unit_that_may_give_it(table):

@@ -180,10 +180,11 @@ def test_cc_drms_leadership_cx_hero_and_a_broken_target_and_pinned_fp_halved(asl
     g = declared(g, attackers=["A1", "L1", "H1"], targets=["R1", "R2"])
     res = cc(g, [6, 6], attackers=["R2"], hold=True)
     out = res.outcome
-    assert steps(out, "base") == [("4-6-7 A1 CC FP", 4, None, "A11.11"), ("9-2 L1 CC FP (an SMC)", 1, None, "A11.11"),
-                                  ("1-4-9 H1 CC FP (an SMC)", 1, None, "A11.11"), ("attacking CC FP", 6, None, "A11.11"),
-                                  ("4-6-7 R1 CC FP", 4, None, "A11.11"), ("4-6-7 R2 CC FP", 6, None, "A11.11"),
-                                  ("defending CC FP", 7, None, "A11.11")]
+    assert steps(out, "base") == [
+        ("4-6-7 A1 CC FP", 4, None, "A11.11"), ("9-2 L1 CC FP (an SMC)", 1, None, "A11.11"),
+        ("1-4-9 H1 CC FP (an SMC)", 1, None, "A11.11"), ("attacking CC FP", 6, None, "A11.11"),
+        ("4-6-7 R1 CC FP", 4, None, "A11.11"), ("4-6-7 R2 CC FP", 6, None, "A11.11"),
+        ("defending CC FP", 7, None, "A11.11")]
     assert steps(out, "multiplier") == [("4-6-7 R2: pinned", "x1/2", 3, "A7.8")]
     assert ("odds 6:7, rounded down", "1:2", None, "A11.11") in steps(out, "table")
     # R1 is broken but R2 is not: the broken-target DRM needs the whole group broken

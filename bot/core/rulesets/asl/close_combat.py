@@ -162,7 +162,7 @@ def _withdraw_to(ctx: AslContext, order: AslCloseCombat, units: list[AslUnit], w
     return to
 
 
-def _groups_of(ctx: AslContext, order: AslCloseCombat) -> tuple[str, int, list[Group]]:
+def declared_groups(ctx: AslContext, order: AslCloseCombat) -> tuple[str, int, list[Group]]:
     """The order's groups, checked: the Location, the side, one Group per '|'-separated group."""
     units = _declared_units(ctx, order)
     flat = [u for g in units for u in g]
@@ -172,7 +172,7 @@ def _groups_of(ctx: AslContext, order: AslCloseCombat) -> tuple[str, int, list[G
     if where in game.options.get(RESOLVED, []):
         raise IllegalOrder(f"the Close Combat in {where} has been fought this CCPh: one per Location and phase "
                            f"({RULE})", rule=RULE)
-    enemies = _enemies(game, where, side)
+    enemies = enemies_in(game, where, side)
     if not enemies:
         raise IllegalOrder(f"no enemy unit is in {where}: Close Combat is fought in a Location holding both "
                            f"sides' units ({RULE})", rule=RULE)
@@ -199,11 +199,11 @@ def _groups_of(ctx: AslContext, order: AslCloseCombat) -> tuple[str, int, list[G
                          for g, tg in zip(units, targets)]
 
 
-def _enemies(game: Game, where: str, side: int) -> list[AslUnit]:
+def enemies_in(game: Game, where: str, side: int) -> list[AslUnit]:
     return [u for u in game.units_at(where) if u.side != side and isinstance(u, ASL_UNITS) and not u.is_sw]
 
 
-def _stored(data: dict[str, Any]) -> Group:
+def stored_group(data: dict[str, Any]) -> Group:
     return Group(data["side"], list(data["attackers"]), list(data["targets"]), data["hold"], data["withdraw"],
                  data["ambush"])
 
@@ -222,9 +222,9 @@ def _note_group(ctx: AslContext, game: Game, group: Group) -> None:
 
 def resolve_close_combat(game: Game, order: AslCloseCombat, roller: Roller, ruleset: Ruleset) -> Outcome:
     ctx = AslContext(game, roller)
-    where, side, groups = _groups_of(ctx, order)
+    where, side, groups = declared_groups(ctx, order)
     attacker = game.active_side
-    kept = [_stored(g) for g in game.options.get(DECLARED, {}).get(where, [])]
+    kept = [stored_group(g) for g in game.options.get(DECLARED, {}).get(where, [])]
     if side == attacker:
         declared = game.options.setdefault(DECLARED, {}).setdefault(where, [])
         declared.extend(g.stored() for g in groups)
@@ -277,7 +277,7 @@ def _fight(ctx: AslContext, where: str, groups: list[Group], side: int, ruleset:
     for wave in waves:
         planned = []
         for group in wave:  # each attack planned and rolled; the results wait until every attack is made
-            attack = _plan(ctx, group, ambusher, withdrawing, table)
+            attack = plan_attack(ctx, group, ambusher, withdrawing, table)
             if attack is not None:
                 _roll(ctx, attack, table)
                 planned.append(attack)
@@ -299,7 +299,7 @@ def _fight(ctx: AslContext, where: str, groups: list[Group], side: int, ruleset:
                         tuple(a.cell for a in done if a.cell is not None), ctx.effects())
 
 
-def _plan(ctx: AslContext, group: Group, ambusher: int | None, withdrawing: set[str],
+def plan_attack(ctx: AslContext, group: Group, ambusher: int | None, withdrawing: set[str],
           table: tables.CloseCombatTable) -> Attack | None:
     game = ctx.game
     units = [ctx.unit(u) for u in group.attackers]
@@ -447,7 +447,7 @@ def phase_end(game: Game, trail: Trail, effects_: list[UnitEffect]) -> None:
     ends (A11.15); the CCPh's declarations and the record of the Locations fought in are for that
     CCPh only."""
     for unit in game.units.values():
-        if isinstance(unit, ASL_UNITS) and unit.in_melee and unit.location and not _enemies(
+        if isinstance(unit, ASL_UNITS) and unit.in_melee and unit.location and not enemies_in(
                 game, unit.location, unit.side):
             trail.put("marker", f"{unit.label}: Melee ends, no enemy unit is left in {unit.location}", rule=MELEE,
                       unit=unit.id)

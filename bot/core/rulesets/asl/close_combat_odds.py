@@ -70,9 +70,9 @@ class _State:
 
 def close_combat_odds(game: Game, order: AslCloseCombat) -> OddsReport | None:
     ctx = AslContext(game, Roller(_NoDice()))
-    where, side, groups = close_combat._groups_of(ctx, order)
+    where, side, groups = close_combat.declared_groups(ctx, order)
     declaring = side == game.active_side
-    kept = [close_combat._stored(g) for g in game.options.get(close_combat.DECLARED, {}).get(where, [])]
+    kept = [close_combat.stored_group(g) for g in game.options.get(close_combat.DECLARED, {}).get(where, [])]
     everything = kept + groups
     # the resolver decides where the ambushed side attacks with what the first wave left, and where
     # Casualty Reduction may fall on an SMC (its own rules, A17)
@@ -80,7 +80,7 @@ def close_combat_odds(game: Game, order: AslCloseCombat) -> OddsReport | None:
         return _if_the_defender_holds(game, order, where, side) if declaring else None
     table = tables.close_combat()
     withdrawing = {uid for g in everything if g.withdraw for uid in g.attackers}
-    attacks = [a for a in (close_combat._plan(ctx, g, None, withdrawing, table)
+    attacks = [a for a in (close_combat.plan_attack(ctx, g, None, withdrawing, table)
                            for g in everything if not g.hold and not g.withdraw) if a is not None]
     if len(attacks) > MAX_ATTACKS or any(t.kind not in MMC for a in attacks for t in a.targets):
         return _if_the_defender_holds(game, order, where, side) if declaring else None
@@ -120,7 +120,7 @@ def _if_the_defender_holds(game: Game, order: AslCloseCombat, where: str, side: 
     """The ATTACKER's declaration, where this engine cannot count: the real resolver enumerated over
     the Location's Close Combat as it would be fought if the DEFENDER then made no attack."""
     declared = resolve(game, order, ScriptedDice([])).game  # a declaration rolls no die
-    holder = close_combat._enemies(declared, where, side)[0].id
+    holder = close_combat.enemies_in(declared, where, side)[0].id
     hold = parsed_order(declared, {"action": "close_combat", "attackers": [holder], "hold": True})
     report = enumerated_report(declared, hold)
     return report.model_copy(update={"notes": report.notes + (NOTE_DECLARED.format(where=where),)})

@@ -137,7 +137,9 @@ class AslRuleset(Ruleset):
         # close_combat.yaml
         return (tables.ift, effects.rules, heat.table, tables.stacking, tables.close_combat)
 
-    internal_options = (rally.SELF_RALLY_OPTION, close_combat.DECLARED, close_combat.RESOLVED)  # which player turn each side's Self-Rally was in
+    # which player turn each side's Self-Rally was in; the ATTACKER's Close Combat declarations waiting
+    # for the DEFENDER's, and the Locations fought in this CCPh
+    internal_options = (rally.SELF_RALLY_OPTION, close_combat.DECLARED, close_combat.RESOLVED)
 
     def game_options(self) -> tuple[GameOption, ...]:
         hob, recovery = heat.table(), effects.rules().recovery
