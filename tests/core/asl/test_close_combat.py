@@ -318,3 +318,15 @@ def test_a_unit_broken_since_it_declared_makes_no_attack_a11(asl_game):
     res = cc(g, [], attackers=["R1"], hold=True)
     assert ("4-6-7 A1: no attack, broken since it declared", None, None, "A11") in steps(res.outcome, "section")
     assert res.outcome.rolls == ()
+
+
+def test_only_one_side_ambushes_and_the_defender_may_be_the_ambusher_a11_4(asl_game):
+    g = declared(one_to_one(asl_game), attackers=["A1"], ambush=True)
+    with pytest.raises(IllegalOrder, match=r"both sides declared an ambush: at most one side ambushes the other"):
+        cc(g, [], attackers=["R1"], ambush=True)
+    g = declared(one_to_one(asl_game), attackers=["A1"])
+    res = cc(g, [1, 2], attackers=["R1"], ambush=True)  # the Russians ambushed: R1 first, DR 3 - 1 eliminates A1
+    assert labels(res.outcome, "section")[:3] == ["Close Combat in B5", "Close Combat: 4-6-7 R1 vs 4-6-7 A1",
+                                                  "Results"]
+    assert ("4-6-7 A1: no attack, eliminated by the ambush", None, None, "A11.4") in steps(res.outcome, "section")
+    assert res.game.units["A1"].eliminated and not res.game.units["R1"].eliminated
