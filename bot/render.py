@@ -636,7 +636,7 @@ def help_embeds(game: Game | None, commands: Sequence[CommandInfo], *, everythin
 def command_help_embeds(game: Game | None, command: CommandInfo) -> list[discord.Embed]:
     """/help command:…: what it does, its options, and, for an order of the channel's ruleset,
     whether each side may give it now (an example from the game's units, or the refusal's words)."""
-    from bot.core.help import verdict
+    from bot.core.help import command_verdict
 
     ruleset = get_ruleset(game.ruleset) if game is not None else None
     order_command = ruleset.command(command.path) if ruleset is not None else None
@@ -653,7 +653,7 @@ def command_help_embeds(game: Game | None, command: CommandInfo) -> list[discord
         if order_command is not None:
             lines = []
             for side in range(len(game.sides)):
-                found = verdict(game, ruleset, order_command, side)
+                found = command_verdict(game, ruleset, order_command, side)
                 name = safe(game.side_name(side))
                 if found is None:
                     lines.append(f"{name}: no unit to give it with")

@@ -202,6 +202,19 @@ def step_ender(game: Game, ruleset: Ruleset) -> str:
     return "/game phase moves the game to the next phase"
 
 
+def command_verdict(game: Game, ruleset: Ruleset, command: Command, side: int) -> Verdict | None:
+    """Whether ``side`` may give ``command`` now: the first sample that would be accepted (built
+    without a unit, then with each of the side's first units, as ``may_now`` tries them), else the
+    first sample's refusal; None when the game has no units to make one of."""
+    first = None
+    for unit in [None, *_live(game, side)[:6]]:
+        found = verdict(game, ruleset, command, side, unit)
+        if found is not None and found.why_not is None:
+            return found
+        first = first or found
+    return first
+
+
 def may_now(game: Game, ruleset: Ruleset) -> dict[int, list[Verdict]]:
     """Per side, the ruleset's commands each side may give now, with a sample built from its units."""
     step = current(game, ruleset)

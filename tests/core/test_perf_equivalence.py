@@ -79,6 +79,15 @@ def _asl_cases() -> Iterator[tuple[str, str, list[Order]]]:
             {"action": "fire", "firers": ["R1", "R2"], "leader": "RL", "target": "A1", "range": 2},
             {"action": "morale", "unit": "G3", "check": "PTC"},
         ]
+    for seed in range(6):  # Close Combat (A11): declared by the ATTACKER, resolved by the DEFENDER's declaration
+        yield f"asl-close-combat-{seed}", "asl", [
+            {"action": "unit_move", "unit": "G1", "location": "B3"}, {"action": "unit_move", "unit": "G2",
+                                                                      "location": "B3"},
+            _phase("CCPh"),
+            {"action": "close_combat", "attackers": ["G1", "|", "G2"], "targets": ["R1", "|", "R2"]},
+            {"action": "close_combat", "attackers": ["R1", "R2", "RL"], "targets": ["G1"]},
+            {"action": "close_combat", "attackers": ["R1"], "hold": True},  # fought already: refused
+        ]
     yield "asl-refusals", "asl", [
         {"action": "fire", "firers": ["NOPE"], "target": "B3", "range": 2},
         {"action": "fire", "firers": ["G1"], "target": "B3", "range": -1},

@@ -7,7 +7,7 @@ from typing import Any
 from ...commands import Command, Option, Suggest
 from ...errors import InvalidOrder
 from ...game import Game
-from .orders import AslFire, AslMorale, AslMove, AslRally, AslRecover, AslTransfer
+from .orders import AslCloseCombat, AslFire, AslMorale, AslMove, AslRally, AslRecover, AslTransfer
 
 FIRE_KINDS = (
     ("Prep Fire (PFPh)", "prep"), ("Advancing Fire (AFPh)", "advancing"), ("Defensive First Fire (MPh)", "dff"),
@@ -63,6 +63,17 @@ COMMANDS = (
                                                                             ("Assault Movement", "assault"))),
         Option("cx", "boolean", "Double Time: the movers become CX (A4.5)"),
     )),
+    Command("close-combat", "Declare Close Combat in a Location (A11): the DEFENDER's declaration resolves it",
+            AslCloseCombat, (
+        Option("attackers", "ids", "your units there: 'A1 A2', or attack groups 'A1 A2 | A3'", required=True,
+               suggest=UNIT),
+        Option("targets", "ids", "the enemy units each group attacks, '|' between groups (default: all there)",
+               suggest=Suggest("enemy_unit")),
+        Option("hold", "boolean", "the named units make no attack (your declaration there is complete)"),
+        Option("withdraw", "id", "withdraw the named units from Melee to this adjacent Location (A11.2)",
+               suggest=Suggest("location")),
+        Option("ambush", "boolean", "your side ambushed the enemy there (A11.4, by the players' ambush drs)"),
+    ), odds_button=True),
     Command("transfer", "Pass a support weapon to another unit in the same Location (A4.43)", AslTransfer, (
         Option("weapon", "id", "the support weapon (its id, e.g. MG1)", required=True, suggest=Suggest("weapon")),
         Option("to", "id", "the unit that takes it", required=True, suggest=UNIT),

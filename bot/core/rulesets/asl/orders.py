@@ -6,8 +6,8 @@ from typing import Literal
 
 from pydantic import Field
 
-from ...orders import (ActingUnit, ActingUnitOrNone, ActingUnits, ActingWeapon, LocationId, OrderBase, PhaseOrder,
-                       Phases, TargetUnitsOrNone, TextOrNone)
+from ...orders import (ActingUnit, ActingUnitOrNone, ActingUnits, ActingWeapon, LocationId, LocationIdOrNone,
+                       OrderBase, PhaseOrder, Phases, TargetUnitsOrNone, TextOrNone)
 
 FireKind = Literal["prep", "advancing", "dff", "sff", "fpf", "residual", "dfph"]
 CheckKind = Literal["MC", "NMC", "PTC", "TC", "LLMC", "LLTC"]
@@ -99,4 +99,25 @@ class AslMove(OrderBase):
     cx: bool = False  # Double Time (A4.5): the movers become CX
 
 
-AslOrder = AslFire | AslMorale | AslRally | AslTransfer | AslRecover | AslMove | PhaseOrder
+class AslCloseCombat(OrderBase):
+    """One side's Close Combat declaration in a Location (A11): its attack groups, each against one
+    target group, or its units withdrawing from Melee (A11.2). The ATTACKER declares first and his
+    declaration is kept; the DEFENDER's declaration then resolves every attack in the Location at
+    once (close_combat.py)."""
+
+    rolls = True  # the DEFENDER's declaration resolves the Close Combat
+    previewable = True
+    phases = Phases(("CCPh",), "A11", "Close Combat is fought")
+
+    action: Literal["close_combat"] = "close_combat"
+    # the side's units in one Location; '|' separates attack groups: 'A1 A2 | A3'
+    attackers: ActingUnits = Field(min_length=1, max_length=40)
+    # the enemy target group of each attack group, '|' between them in the same order: 'G1 | G2';
+    # None: every enemy unit in the Location
+    targets: TargetUnitsOrNone = None
+    hold: bool = False  # the named units make no attack: the side's declaration is complete
+    withdraw: LocationIdOrNone = None  # the named units withdraw from Melee to this Location (A11.2)
+    ambush: bool = False  # this side ambushed the enemy in this Location (A11.4)
+
+
+AslOrder = AslFire | AslMorale | AslRally | AslTransfer | AslRecover | AslMove | AslCloseCombat | PhaseOrder

@@ -6,16 +6,17 @@ from typing import Any
 
 from ...commands import Suggest
 from ...dice import Roller
+from ...errors import IllegalOrder
 from ...game import Game
 from ...options import GameOption
 from ...outcome import Outcome, UnitEffect
 from ...ruleset import Ruleset, SideOption
 from ...suggest import common_suggestions
 from ...trail import Trail
-from . import effects, fire, heat, morale, movement, odds, rally, tables, transfer
+from . import close_combat, close_combat_odds, effects, fire, heat, morale, movement, odds, rally, tables, transfer
 from .commands import COMMANDS
 from .models import AslUnit
-from .orders import AslFire, AslMorale, AslMove, AslOrder, AslRally, AslRecover, AslTransfer
+from .orders import AslCloseCombat, AslFire, AslMorale, AslMove, AslOrder, AslRally, AslRecover, AslTransfer
 
 
 class AslRuleset(Ruleset):
@@ -82,6 +83,8 @@ class AslRuleset(Ruleset):
         return common_suggestions(suggest.kind, game, named, of=suggest.of)
 
     def preview_size(self, game: Game, order: Any) -> int | None:
+        if isinstance(order, AslCloseCombat):
+            return close_combat_odds.preview_size(game, order)
         if isinstance(order, AslFire) and self._fast(game) and fire.fire_kind(game, order) != "fpf":
             return odds.fire_size(game, order)
         return None
@@ -93,6 +96,8 @@ class AslRuleset(Ruleset):
         return not any(getattr(u, "berserk", False) or getattr(u, "heroic", False) for u in game.units.values())
 
     def preview(self, game: Game, order: Any) -> Any:
+        if isinstance(order, AslCloseCombat):  # None: the resolver enumerated (an ambush, an SMC target)
+            return close_combat_odds.close_combat_odds(game, order)
         # the fast engine mirrors Heat of Battle as the bot marks it (A15, the default); when the
         # game has the bot roll the HoB table, or a unit is berserk or heroic, every roll goes
         # through the real resolver instead (exact, but only for small trees)
@@ -122,10 +127,13 @@ class AslRuleset(Ruleset):
     def table_loaders(self) -> tuple:
         from . import effects, heat, tables
 
-        # data/asl/ift.yaml, morale.yaml (MC, ELR, Casualty Reduction), heat_of_battle.yaml, stacking.yaml
-        return (tables.ift, effects.rules, heat.table, tables.stacking)
+        # data/asl/ift.yaml, morale.yaml (MC, ELR, Casualty Reduction), heat_of_battle.yaml, stacking.yaml,
+        # close_combat.yaml
+        return (tables.ift, effects.rules, heat.table, tables.stacking, tables.close_combat)
 
-    internal_options = (rally.SELF_RALLY_OPTION,)  # which player turn each side's Self-Rally was in
+    # which player turn each side's Self-Rally was in; the ATTACKER's Close Combat declarations waiting
+    # for the DEFENDER's, and the Locations fought in this CCPh
+    internal_options = (rally.SELF_RALLY_OPTION, close_combat.DECLARED, close_combat.RESOLVED)
 
     def game_options(self) -> tuple[GameOption, ...]:
         hob, recovery = heat.table(), effects.rules().recovery
@@ -161,11 +169,27 @@ class AslRuleset(Ruleset):
             return transfer.resolve_recover(game, order, roller)
         if isinstance(order, AslMove):
             return movement.resolve_move(game, order, roller)
+        if isinstance(order, AslCloseCombat):
+            return close_combat.resolve_close_combat(game, order, roller, self)
         return super().resolve_action(game, order, roller)
 
     def phase_end(self, game: Game, trail: Trail, effects: list[UnitEffect]) -> None:
         fire.phase_end(game, trail, effects)  # fire markers, residual FP (A8.2, seed 003)
         rally.phase_end(game, trail, effects)  # DM removal at the end of the RPh (A10.62)
+        close_combat.phase_end(game, trail, effects)  # the CCPh's declarations lapse (A11)
+
+    def check_step_end(self, game: Game, step: Any) -> None:
+        if game.phase == "CCPh":
+            waiting = close_combat.pending(game)
+            if waiting:
+                raise IllegalOrder(f"the Close Combat declared in {', '.join(waiting)} awaits the DEFENDER's "
+                                   "declaration (/close-combat, hold:yes for no attack), which resolves it (A11)",
+                                   rule="A11")
+
+    def result_name(self, outcome: Outcome) -> str | None:
+        if outcome.action == "close_combat":  # one result per attack, in the order made
+            return " / ".join(cell.result for cell in outcome.cells) if outcome.cells else "declared"
+        return None
 
 
 RULESET = AslRuleset()

@@ -7,6 +7,7 @@ unknown keys, so a typo in a data file fails loudly at start-up instead of chang
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 from functools import lru_cache
 
 import yaml
@@ -109,6 +110,57 @@ class Stacking(BaseModel):
     assumed: tuple[str, ...] = ()
 
 
+class CcColumn(BaseModel):
+    """One column of the Close Combat Table (A11.11): the lowest odds ratio it takes, its Kill Number."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    odds: str  # as players read it: "1:1", "3:2"
+    ratio: Fraction  # attacking FP / defending FP at least this
+    kill: int = Field(ge=0, le=20)
+
+    @field_validator("ratio", mode="before")
+    @classmethod
+    def _fraction(cls, value: object) -> Fraction:
+        return Fraction(str(value))
+
+
+class CcDrm(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    value: int = Field(ge=-6, le=6)
+    rule: str
+
+
+class CloseCombatTable(BaseModel):
+    """data/asl/close_combat.yaml: the Close Combat Table and its DRMs (A11)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    rule: str
+    columns: tuple[CcColumn, ...]
+    smc_fp: int = Field(ge=0, le=4)
+    pinned_divisor: int = Field(ge=1, le=4)
+    drms: dict[str, CcDrm]
+    assumed: tuple[str, ...] = ()
+
+    @model_validator(mode="after")
+    def _shape(self) -> "CloseCombatTable":
+        ratios = [c.ratio for c in self.columns]
+        if ratios != sorted(set(ratios)) or ratios[0] != 0:
+            raise ValueError("Close Combat columns start at ratio 0 and strictly increase")
+        missing = {"cx", "ambusher", "ambushed", "broken_target", "withdrawing_target", "hero",
+                   "berserk"} - set(self.drms)
+        if missing:
+            raise ValueError(f"Close Combat DRMs missing: {sorted(missing)}")
+        return self
+
+    def column(self, attack: Fraction, defence: Fraction) -> CcColumn:
+        """The highest column whose ratio the odds reach (rounded down: the defender's favour)."""
+        ratio = attack / defence if defence else Fraction(10**6)
+        return [c for c in self.columns if c.ratio <= ratio][-1]
+
+
 def _load(name: str) -> object:
     with open(DATA_DIR / name, encoding="utf-8") as fh:
         return yaml.safe_load(fh)
@@ -117,6 +169,11 @@ def _load(name: str) -> object:
 @lru_cache(maxsize=1)
 def ift() -> IftTable:
     return IftTable.model_validate(_load("ift.yaml"))
+
+
+@lru_cache(maxsize=1)
+def close_combat() -> CloseCombatTable:
+    return CloseCombatTable.model_validate(_load("close_combat.yaml"))
 
 
 @lru_cache(maxsize=1)
