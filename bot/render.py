@@ -849,14 +849,41 @@ def hand_off_line(game: Game, side: int) -> str | None:
 
 
 def reminder_line(game: Game, silent_for: timedelta) -> str | None:
-    """The reminder of a silent game, to the players of the side to act; None when it has none."""
-    side = side_to_act(game)
+    """The reminder of a silent game, to the players of the side it waits for (the side to act, or
+    the side answering a reaction window); None when it has none."""
+    window = game.reaction
+    side = window.side if window is not None else side_to_act(game)
     players = game.sides[side].players if 0 <= side < len(game.sides) else []
     if not players:
         return None
     hours = int(silent_for.total_seconds() // 3600)
-    return (f"{' '.join(f'<@{p}>' for p in players)}: the game waits for your move ({where_line(game)}); "
+    waits = (f"your answer to {safe(window.name)} at {safe(', '.join(window.units))} in {safe(window.at)} "
+             f"({window.rule}: Fire or No fire)" if window is not None else f"your move ({where_line(game)})")
+    return (f"{' '.join(f'<@{p}>' for p in players)}: the game waits for {waits}; "
             f"nothing happened for {hours} hour{'s' if hours != 1 else ''}")
+
+
+def reaction_line(game: Game) -> str | None:
+    """The open reaction window, to the players who may react: "<@2>: Defensive First Fire at 4-6-7 A1
+    in F4 (A8.1)? Germans wait for your Fire or No fire"; None when none is open or the side has no player."""
+    window = game.reaction
+    if window is None:
+        return None
+    players = game.sides[window.side].players if 0 <= window.side < len(game.sides) else []
+    if not players:
+        return None
+    again = "more " if window.answers else ""
+    return (f"{' '.join(f'<@{p}>' for p in players)}: {again}{safe(window.name)} at "
+            f"{safe(', '.join(window.units))} in {safe(window.at)} ({window.rule})? "
+            f"{safe(game.side_name(window.mover))} wait for your Fire or No fire")
+
+
+def go_on_line(game: Game, side: int, headline: str) -> str | None:
+    """After a reaction window closed: the waiting side's players told to go on; None without players."""
+    players = game.sides[side].players if 0 <= side < len(game.sides) else []
+    if not players:
+        return None
+    return f"{' '.join(f'<@{p}>' for p in players)}: {safe(headline)}; go on ({where_line(game)})"
 
 
 # --- odds --------------------------------------------------------------------------------

@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from bot.config import Rate, Settings
+from bot.core import reactions
 from bot.core.api import order_model, resolve
 from bot.core.sealed import check_sealable, note_sealed, reveal_sealed, sealed_text
 from bot.core.dice import (CommittedDice, DiceSource, Roller, ScriptedDice, SystemDice, commitment, contribution_value,
@@ -786,16 +787,21 @@ class Referee:
         return found
 
     async def act(self, channel_id: int, actor: Actor, order: dict[str, Any] | OrderBuilder, *,
-                  dice: list[int] | None = None, command: str, interaction_id: int | None = None) -> Acted:
+                  dice: list[int] | None = None, command: str, interaction_id: int | None = None,
+                  after_seq: int | None = None) -> Acted:
         """Resolve ``order`` in the channel's game and save the result with its log entry.
 
         ``order`` may be a function of the game (a cog's options mean different orders in
         different rulesets): it is called under the channel's lock, after a re-delivered
-        interaction has been answered from the log, so a replay never depends on today's game."""
+        interaction has been answered from the log, so a replay never depends on today's game.
+        ``after_seq``: refused unless the game's newest entry is still that one (the referee's own
+        order for a game it looked at a moment before: nothing happened in between)."""
         async with self._lock(channel_id):
             stored = await self._recorded_or_active(channel_id, interaction_id)
             if isinstance(stored, Acted):
                 return stored
+            if after_seq is not None and stored.last_seq != after_seq:
+                raise NotAllowed(f"the game moved on after entry #{after_seq}: nothing was done")
             self._check_room(stored)
             plain = _plain_order(order(stored.game) if callable(order) else order)
             check_permission(stored.game, actor, plain)
@@ -813,6 +819,22 @@ class Referee:
             recorded = await self._save(stored, resolution.game, entry)
             return recorded or Acted(resolution.outcome, resolution.game, entry,
                                      hand_off=_hand_off(stored.game, resolution.game))
+
+    async def close_reaction(self, channel_id: int, seq: int, actor: Actor) -> Acted | None:
+        """Close the channel's open reaction window as no reaction, its time limit (the game option
+        reactions=hours=N) having passed since entry ``seq``, the newest: a logged ``react`` order
+        given by ``actor`` (the bot). None when the game moved on meanwhile or no such window is open."""
+
+        def order(game: Game) -> dict[str, Any]:
+            hours = reactions.timeout_hours(game)
+            if hours is None or game.reaction is None:
+                raise NotAllowed("no reaction window with a time limit is open")
+            return {"action": "react", "side": game.reaction.side, "answer": "timeout", "hours": hours}
+
+        try:
+            return await self.act(channel_id, actor, order, command="/react (time limit)", after_seq=seq)
+        except RulesError:
+            return None
 
     async def end_game(self, channel_id: int, actor: Actor, interaction_id: int | None = None) -> Acted:
         async with self._lock(channel_id):

@@ -44,6 +44,7 @@ from typing import Any
 import aiosqlite
 
 from bot.core.game import Game
+from bot.core.reactions import timeout_hours
 
 from .base import (CHECKPOINT_EVERY, MAX_LOG_ENTRIES, ActiveGameExists, DatabaseUnusable, DuplicateInteraction,
                    EntryRows, FirstEntries, GameExtras, HeadFor, KeptGames, LogFull, QuietGame, SchemaTooNew,
@@ -198,8 +199,12 @@ def unpack_state(stored: str | bytes) -> Game:
 def remind_due(game: Game, time: str) -> str | None:
     """When a game whose newest entry was logged at ``time`` is due for a reminder (its option
     ``remind_after_hours``, a positive number), in the entries' time format; None when it asked
-    for none. The reminder loop (bot/pacing.py) checks the option again before it sends one."""
-    hours = game.options.get("remind_after_hours")
+    for none. The reminder loop (bot/pacing.py) checks the option again before it sends one. A game
+    waiting on a reaction window with a time limit (the game option reactions=hours=N) is due when
+    the window closes instead: the loop closes it (no reminder of the side that waits)."""
+    hours = timeout_hours(game)
+    if hours is None:
+        hours = game.options.get("remind_after_hours")
     if isinstance(hours, str):
         try:
             hours = float(hours)
