@@ -197,3 +197,84 @@ async def test_undoing_the_move_takes_its_window_back(table):
     assert game.reaction is None and game.units["A1"].location == "A4"
     assert not (await table.send("done", user=ALICE)).ephemeral  # nothing to wait for any more
     assert (await table.bot.referee.verify(table.channel)).ok
+
+
+# --- No Honor in Surrender: opportunity fire in an impulse ---------------------------------------
+
+
+async def nhis_operations(table):
+    """NHiS in the Operations Phase, the US (alice) with the first impulse, the Japanese (bob) in B1."""
+    return await start_game(table, "nhis", ["US", "Japan"], [
+        unit("U1", 0, "A1", "us-rifle-squad"), unit("UL", 0, "A1", "us-leader"), unit("J1", 1, "B1", "jp-rifle-squad"),
+    ], phase="Operations", options={"reactions": "ask"})
+
+
+async def test_nhis_a_move_in_an_impulse_waits_for_the_opportunity_fire(table):
+    await nhis_operations(table)
+    reply = await table.send("move", {"units": "U1", "to": "C1"}, user=ALICE)
+    (notice,) = reply.followups
+    assert notice.content == (f"<@{BOB}>: Opportunity Fire at US Marine rifle squad U1 in C1 (NHiS sequence of "
+                              "play (assumed))? US wait for your Fire or No fire")
+    assert [b["label"] for row in notice.components for b in row["components"]] == ["Fire", "No fire"]
+    assert "the game waits for Japan: Opportunity Fire at" in await table.refused("done", user=ALICE)
+    assert "the game waits for Japan" in await table.refused("move", {"units": "UL", "to": "C1"}, user=ALICE)
+    told = await table.fake.click(notice, button(notice, "Fire"), user_id=BOB)
+    assert told.content.startswith("Give your Opportunity Fire with `/fire target:C1` and the units that fire")
+    fired = await table.send("fire", {"target": "C1", "firers": "J1", "range": 2, "dice": "1 1 1 1 1 1 1 1"},
+                             user=BOB)
+    assert not fired.ephemeral, fired.embeds
+    trail = str(fired.embeds)
+    assert "Impulse 1 of US: opportunity fire at US Marine rifle squad U1, which moved in it" in trail
+    assert "Moving target (US Marine rifle squad U1)  +2" in trail
+    assert "Japan may react again" in trail
+    closed = await table.fake.click(fired.followups[-1], button(fired.followups[-1], "No fire"), user_id=BOB)
+    assert closed.embeds[0]["title"].startswith("Japan fire no more at")
+    ended = await table.send("done", user=ALICE)  # the impulse passes to Japan
+    assert not ended.ephemeral
+    assert (await table.game()).to_act == 1
+    assert (await table.bot.referee.verify(table.channel)).ok
+
+
+# --- Command Decision: Op Fire at a stand as it moves --------------------------------------------
+
+
+async def cd_side_a_moves(table):
+    """CD in the Movement Phase, the Americans (alice) Side A, at their moves (both prep fire steps
+    ended); the Germans' rifle platoons (bob) in X2."""
+    from tests.cogs.helpers import until_allowed
+
+    await start_game(table, "cd", ["Americans", "Germans"], [
+        unit("S1", 0, "X1", "m4-sherman-75", company="Able"), unit("P1", 0, "X1", "us-rifle", company="Able"),
+        unit("G1", 1, "X2", "ger-rifle", company="Kampf"), unit("G2", 1, "X2", "ger-rifle", company="Kampf"),
+    ], phase="Movement", options={"reactions": "ask"})
+    return await until_allowed(table, "move", 0)
+
+
+async def test_cd_a_moving_stand_waits_for_the_op_fire_resolved_as_it_moves(table):
+    await cd_side_a_moves(table)
+    reply = await table.send("move", {"units": "P1", "to": "X3"}, user=ALICE)
+    assert "assumed: Op Fire at a stand as it moves is resolved at once" in str(reply.embeds)
+    (notice,) = reply.followups
+    assert notice.content == (f"<@{BOB}>: Op Fire at US rifle platoon P1 in X3 (CD [13.1.2])? Americans wait for "
+                              "your Fire or No fire")
+    assert "the game waits for Germans: Op Fire at" in await table.refused("done", user=ALICE)
+    told = await table.fake.click(notice, button(notice, "Fire"), user_id=BOB)
+    assert told.content.startswith("Give your Op Fire with `/fire target:P1` and the units that fire (CD [13.1.2])")
+    fired = await table.send("fire", {"target": "P1", "firers": "G1", "band": "short", "dice": "9 9 9"},
+                             user=BOB)
+    assert not fired.ephemeral, fired.embeds
+    trail = str(fired.embeds)
+    assert "Op Fire at US rifle platoon P1 as it moves (the reaction window): resolved at once" in trail
+    assert "Op Fire at US rifle platoon P1, which moved this turn" in trail
+    assert "Op Fire  +1  (=3)  [CD [13.5]]" in trail  # the ROF bonus of Op Fire
+    g1 = (await table.game()).units["G1"]
+    assert g1.fired_phase.endswith(":OpFire")  # its fire of the Opportunity Fire phase
+    # G1 fired its Op Fire: not again; and G2 may not Op Fire at a stand that is not one of the movers
+    assert "fired in this phase already" in await table.refused(
+        "fire", {"target": "P1", "firers": "G1", "band": "short"}, user=BOB)
+    assert "may not Prep Fire" in await table.refused("fire", {"target": "S1", "firers": "G2", "band": "short"},
+                                                      user=BOB)
+    await table.send("done", user=BOB)  # No fire (more)
+    assert (await table.game()).reaction is None
+    assert not (await table.send("done", user=ALICE)).ephemeral
+    assert (await table.bot.referee.verify(table.channel)).ok
