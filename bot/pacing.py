@@ -66,7 +66,8 @@ class Pacer:
         return self.bot.referee.clock()  # the same clock as the log's times
 
     async def check(self) -> list[int]:
-        """Send the reminders that are due; returns the channels reminded."""
+        """Send the reminders that are due and close the reaction windows whose time is up; returns
+        the channels reminded or whose window was closed."""
         store = self.bot.store
         if store is None:
             return []

@@ -529,7 +529,13 @@ def _sides_text(game: Game) -> str:
     for i, side in enumerate(game.sides):
         players = ", ".join(f"<@{p}>" for p in side.players) or "no player yet"
         marker = " (to act)" if i == side_to_act(game) else ""
+        if game.reaction is not None and i == game.reaction.side:
+            marker = " (to answer a reaction window)"
         lines.append(f"{safe(side.name)}{marker}: {players}")
+    window = game.reaction
+    if window is not None:
+        lines.append(f"Waiting for {safe(game.side_name(window.side))}: {safe(window.name)} at "
+                     f"{safe(', '.join(window.units))} in {safe(window.at)} ({window.rule}), Fire or No fire")
     return "\n".join(lines)
 
 

@@ -278,3 +278,27 @@ async def test_cd_a_moving_stand_waits_for_the_op_fire_resolved_as_it_moves(tabl
     assert (await table.game()).reaction is None
     assert not (await table.send("done", user=ALICE)).ephemeral
     assert (await table.bot.referee.verify(table.channel)).ok
+
+
+async def test_the_buttons_work_after_a_restart_and_a_click_delivered_twice_answers_once(table):
+    await asl_move_phase(table)
+    notice = await move_in_the_open(table)
+    no_fire = button(notice, "No fire")
+    await table.restart()
+    pressed = await table.fake.click(notice, no_fire, user_id=BOB)
+    assert pressed.embeds[0]["title"].startswith("Russians do not fire at")
+    total = (await table.bot.referee.log(table.channel)).total
+    await table.fake.deliver_again(pressed)
+    assert (await table.bot.referee.log(table.channel)).total == total  # answered from the log: logged once
+    (go_on,) = pressed.followups
+    done = await table.fake.click(go_on, button(go_on, "Done"), user_id=ALICE)
+    assert done.embeds[0]["title"].startswith("Turn 1, Defensive Fire Phase: Russians to act")
+
+
+async def test_the_status_says_whom_the_game_waits_for(table):
+    await asl_move_phase(table)
+    await move_in_the_open(table)
+    status = await table.send("game status", user=CAROL)
+    description = status.embeds[0]["description"]
+    assert "Russians (to answer a reaction window)" in description
+    assert "Waiting for Russians: Defensive First Fire at 4-6-7 A1, 4-6-7 A2 in F4 (A8.1), Fire or No fire" in description
