@@ -549,6 +549,38 @@ def game_status_embed(game: Game) -> list[discord.Embed]:
     return paginate(title, blocks, colour=side_colour(side_to_act(game)), description=description)
 
 
+GAMES_TITLE = "Your games"
+
+
+def player_games_embeds(seated: Sequence[Any], *, mine: bool) -> list[discord.Embed]:
+    """/games: each game the user plays in (``Referee.player_games``), the channel as a link, the
+    rules and scenario, whose move and since when (its newest entry), the user's own move first."""
+    if not seated:
+        empty = ("No game waits for your move." if mine else
+                 "You play in no game the bot referees: join one with /game join, or start one with /game new.")
+        return [discord.Embed(title=GAMES_TITLE, description=empty, colour=NEUTRAL_COLOUR)]
+    ordered = sorted(seated, key=lambda s: (not s.theirs, s.since))
+    blocks = []
+    for held in ordered:
+        game = held.game
+        where = (f"https://discord.com/channels/{held.guild_id}/{held.channel_id}" if held.guild_id is not None
+                 else f"<#{held.channel_id}>")
+        since = int(datetime.fromisoformat(held.since).timestamp())
+        waits = "your move" if held.theirs else f"{safe(game.side_name(held.side))} to act"
+        if game.reaction is not None:
+            whose = "your" if held.theirs else f"{safe(game.side_name(held.side))}'"
+            waits = f"{whose} answer to {safe(game.reaction.name)}"
+        name = f"{safe(game.scenario) or title_of(game.ruleset)}"
+        blocks.append(Block(name[:200], (
+            f"{where} · {title_of(game.ruleset)}",
+            f"{waits} (turn {game.turn}, {safe(step_name(game, get_ruleset(game.ruleset)))}) since <t:{since}:R>")))
+    count = sum(1 for s in seated if s.theirs)
+    description = (f"{len(seated)} game{'s' if len(seated) != 1 else ''}"
+                   + ("" if mine else f", {count} waiting for your move"))
+    return paginate(GAMES_TITLE + (": your move" if mine else ""), blocks, colour=NEUTRAL_COLOUR,
+                    description=description)
+
+
 def map_embed(game: Game, filename: str) -> discord.Embed:
     """The map's frame: the game's line (turn, phase, who acts) and the picture attached as ``filename``."""
     title = f"{safe(game.scenario) or title_of(game.ruleset)}: turn {game.turn}"

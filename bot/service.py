@@ -129,6 +129,20 @@ class Odds:
 
 
 @dataclass(frozen=True)
+class SeatedGame:
+    """A game a user plays in, as /games lists it: where it is, the game, its newest entry's time, the
+    side it waits for (``side``) and whether that is the user's (``theirs``)."""
+
+    game_id: int
+    channel_id: int
+    guild_id: int | None
+    game: Game
+    since: str
+    side: int
+    theirs: bool
+
+
+@dataclass(frozen=True)
 class LogPage:
     game_id: int
     status: str
@@ -1091,6 +1105,21 @@ class Referee:
                 break
             since.append(logged)
         return list(reversed(since))[-most:]
+
+    async def player_games(self, user_id: int, *, mine: bool = False) -> list[SeatedGame]:
+        """Every active game ``user_id`` plays in, on every server (the store's seats index, never a
+        scan), oldest newest entry first; ``mine``: only those waiting for them (the side to act, or
+        the side answering a reaction window)."""
+        found = []
+        for held in await self._store.player_games(user_id):
+            game = held.game.game
+            waiting = reactions.waits_for(game)
+            side = side_to_act(game) if waiting is None else waiting
+            theirs = 0 <= side < len(game.sides) and user_id in game.sides[side].players
+            if theirs or not mine:
+                found.append(SeatedGame(held.game.id, held.game.channel_id, held.game.guild_id, game,
+                                        held.last_time, side, theirs))
+        return found
 
     async def log(self, channel_id: int, page: int | None = None, per_page: int = 10) -> LogPage:
         """One page of the channel's game log (the active game, else the last ended one).

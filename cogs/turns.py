@@ -96,7 +96,8 @@ def _step_words(game: Game, turn: int, step: int, impulse: int) -> str:
 
 
 def _now_words(game: Game) -> str:
-    return f"the {step_name(game, get_ruleset(game.ruleset))}, turn {game.turn}, {game.side_name(side_to_act(game))} to act"
+    ruleset = get_ruleset(game.ruleset)
+    return f"the {step_name(game, ruleset)}, turn {game.turn}, {game.side_name(side_to_act(game))} to act"
 
 
 async def _same_game(interaction: Interaction, game_id: int) -> bool:

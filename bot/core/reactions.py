@@ -151,9 +151,9 @@ def check_window(game: Game, ruleset: Ruleset, action: str, sides: dict[int, str
 def waiting(game: Game, name: str, rule: str) -> str:
     window = game.reaction
     assert window is not None
-    return (f"the game waits for {game.side_name(window.side)}: {name} at {_listed(window.units)} in {window.at} ({rule}), answered "
-            f"with Fire or No fire (the buttons, or their /done); until then {game.side_name(window.mover)} may neither move again nor end the "
-            "step (game option reactions)")
+    return (f"the game waits for {game.side_name(window.side)}: {name} at {_listed(window.units)} in {window.at} "
+            f"({rule}), answered with Fire or No fire (the buttons, or their /done); until then "
+            f"{game.side_name(window.mover)} may neither move again nor end the step (game option reactions)")
 
 
 def _listed(labels: list[str]) -> str:
@@ -276,5 +276,5 @@ def facts(game: Game, ruleset: Ruleset) -> WindowFacts | None:
         return None
     target = window.at if reaction.target_is == "location" else " ".join(window.ids)
     prefill = f"/{reaction.command} {reaction.target}:{target}" + (f" {reaction.extras}" if reaction.extras else "")
-    return WindowFacts(side=window.side, number=window.number, name=window.name, rule=window.rule, command=reaction.command,
-                       prefill=prefill)
+    return WindowFacts(side=window.side, number=window.number, name=window.name, rule=window.rule,
+                       command=reaction.command, prefill=prefill)

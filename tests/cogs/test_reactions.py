@@ -301,4 +301,5 @@ async def test_the_status_says_whom_the_game_waits_for(table):
     status = await table.send("game status", user=CAROL)
     description = status.embeds[0]["description"]
     assert "Russians (to answer a reaction window)" in description
-    assert "Waiting for Russians: Defensive First Fire at 4-6-7 A1, 4-6-7 A2 in F4 (A8.1), Fire or No fire" in description
+    assert ("Waiting for Russians: Defensive First Fire at 4-6-7 A1, 4-6-7 A2 in F4 (A8.1), Fire or No fire"
+            in description)
