@@ -188,7 +188,9 @@ def after_order(before: Game, game: Game, ruleset: Ruleset, action: str, outcome
             if reaction.movers is not None:
                 ids = reaction.movers(game, ids)
             units = [game.units[i] for i in ids]
-            if units and 0 <= side < len(game.sides) and (reaction.able is None or reaction.able(game, side)):
+            # a side with no player seated has nobody to ask: the game goes on as in live play
+            if units and 0 <= side < len(game.sides) and game.sides[side].players and (
+                    reaction.able is None or reaction.able(game, side)):
                 at = units[0].location or ""
                 game.windows += 1
                 game.reaction = ReactionWindow(side=side, mover=outcome.actor_side, units=[u.label for u in units],

@@ -303,3 +303,27 @@ async def test_the_status_says_whom_the_game_waits_for(table):
     assert "Russians (to answer a reaction window)" in description
     assert ("Waiting for Russians: Defensive First Fire at 4-6-7 A1, 4-6-7 A2 in F4 (A8.1), Fire or No fire"
             in description)
+
+
+async def test_the_reminder_of_a_silent_window_goes_to_the_side_that_must_answer(table, clock):
+    await start_game(table, "asl", ["Germans", "Russians"], [
+        unit("A1", 0, "A4", "ger-467"), unit("R1", 1, "B5", "rus-447"),
+    ], phase="MPh", options={"remind_after_hours": 12, "elr": [3, 3]})
+    assert (await table.game()).options["reactions"] == "ask"
+    await table.send("move", {"units": "A1", "to": "F4"}, user=ALICE)
+    clock.advance(hours=13)
+    assert await table.bot.pacer.check() == [table.channel]
+    reminder = table.fake.channel_messages(table.channel)[-1]
+    assert reminder.content == (f"<@{BOB}>: the game waits for your answer to Defensive First Fire at 4-6-7 A1 in "
+                                "F4 (A8.1: Fire or No fire); nothing happened for 13 hours")
+    assert reminder.payload["allowed_mentions"]["users"] == [BOB]
+    assert (await table.game()).reaction is not None  # ask: it waits as long as it takes
+
+
+async def test_no_window_for_a_side_nobody_plays(table):
+    from tests.cogs.helpers import gm
+
+    await asl_move_phase(table)
+    await gm(table, {"action": "leave", "player": BOB}, "/game leave")
+    reply = await table.send("move", {"units": "A1", "to": "F4"}, user=ALICE)
+    assert reply.followups == [] and (await table.game()).reaction is None
