@@ -22,7 +22,7 @@ from bot.client import Interaction, RefereeClient
 from bot.core.commands import parse_dice
 from bot.core.errors import IllegalOrder, RulesError
 from bot.core.game import Game
-from bot.core.reactions import facts
+from bot.core.windows import facts
 from bot.core.rulesets import get_ruleset
 from bot.core.sequence import refereed, side_to_act, step_name
 from bot.limits import Guarded

@@ -22,7 +22,8 @@ from .outcome import Resolution, with_dice
 from .acting import acting_sides
 from .orders import PhaseOrder
 from .ruleset import Ruleset
-from .reactions import REACT, React, after_order, check_window, opening, resolve_react
+from .reactions import REACT, opening
+from .windows import React, after_order, check_window, resolve_react
 from .sequence import Done, check_turn, note_acted, refereed, resolve_done
 from .rulesets import get_ruleset, rulesets
 from .setup import BULK_ACTIONS, SETUP_ACTIONS, SetupOrder, resolve_setup
@@ -153,7 +154,7 @@ def resolve(game: Game, order: dict[str, Any] | BaseModel, dice: DiceSource | No
 def _turn_check(game: Game, ruleset: Ruleset, order: BaseModel, action: Any) -> tuple[dict[int, str], bool]:
     """Where the sequence of play is refereed, the sides an order of the ruleset acts for, each
     checked against the step (``sequence.check_turn``) and an open reaction window
-    (``reactions.check_window``: the moving side waits; the reacting side may react); ({}, False) for
+    (``windows.check_window``: the moving side waits; the reacting side may react); ({}, False) for
     the orders every step allows. The flag: the order is the reacting side's reaction."""
     if not refereed(game) or action in SETUP_ACTIONS or isinstance(order, (PhaseOrder, React)):
         return {}, False
