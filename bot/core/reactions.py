@@ -26,14 +26,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 if TYPE_CHECKING:  # not imported at run time: the rulesets the game model loads import this module
     from .game import Game
     from .ruleset import Ruleset
 
 OPTION = "reactions"  # the game option: ask, off, hours=N
-REACT = "react"  # the action of the answer to a window
+REACT: Final = "react"  # the action of the answer to a window
 ASK, OFF, HOURS = "ask", "off", "hours="
 HOURS_MIN, HOURS_MAX = 0.1, 24 * 30  # the time limit a window may have (a month at most)
 RULE = "reaction window (referee)"  # the rule of the window itself: the referee's, not the game's
