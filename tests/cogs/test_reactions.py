@@ -125,6 +125,25 @@ async def test_reactions_hours_2_closes_the_window_as_no_fire_after_two_hours_no
     assert go_on.content.startswith(f"<@{ALICE}>: Russians: no answer in 2 hours, no fire")
     assert await pacer.check() == []  # closed once
     assert not (await table.send("done", user=ALICE)).ephemeral
+    assert (await table.bot.referee.verify(table.channel)).ok  # the referee's own entry replays too
+
+
+async def test_on_postgresql_too_the_window_closes_after_its_hours_and_games_lists_the_game(pg_table):
+    from tests.cogs.test_undo import Clock
+
+    clock = Clock()
+    pg_table.bot.referee.clock = clock
+    pg_table.bot.pacer.stop()
+    await asl_move_phase(pg_table, reactions="hours=2")
+    await move_in_the_open(pg_table)
+    clock.advance(hours=1, minutes=59)
+    assert await pg_table.bot.pacer.check() == []
+    clock.advance(minutes=1)
+    assert await pg_table.bot.pacer.check() == [pg_table.channel]
+    assert (await last_entry(pg_table)).order["answer"] == "timeout"
+    [embed] = (await pg_table.send("games", {"mine": True}, user=ALICE)).embeds
+    assert embed["fields"][0]["value"].startswith("https://discord.com/channels/")
+    assert (await pg_table.bot.referee.verify(pg_table.channel)).ok
 
 
 async def test_without_the_option_a_move_opens_no_window_as_in_live_play(table):
