@@ -294,7 +294,7 @@ async def post_saved_result(client: Any, channel_id: int, acted: Any, *, why: st
             if line is not None:
                 await channel.send(content=line, allowed_mentions=only_these(side_players(acted.game, acted.hand_off)),
                                    **_done_view(acted))
-        await send_window_notice(channel.send, acted)
+        await send_window_notice(channel.send, acted, unseen=True)
     except discord.HTTPException:
         log.warning("the hand-off after log #%s could not be posted", acted.seq)
     return True
@@ -306,11 +306,13 @@ def _done_view(acted: Any) -> dict[str, Any]:
     return {"view": Buttons(button)} if button is not None else {}
 
 
-async def send_window_notice(send: Any, acted: Any) -> None:
+async def send_window_notice(send: Any, acted: Any, *, unseen: bool = False) -> None:
     """After an action that opened a reaction window, or answered in one: the reacting side's players
     mentioned (the first time) with Fire and No fire; after the window closed, the side that waited
-    mentioned, with its Done. ``send``: the followup's or the channel's. Nothing on a re-delivery."""
-    if getattr(acted, "replayed", False) or not any(step.rule == WINDOW_RULE for step in acted.outcome.trail):
+    mentioned, with its Done. ``send``: the followup's or the channel's. Nothing on a re-delivery,
+    unless the result itself was never seen (``unseen``: posted to the channel after a restart)."""
+    if (getattr(acted, "replayed", False) and not unseen) or \
+            not any(step.rule == WINDOW_RULE for step in acted.outcome.trail):
         return
     game = acted.game
     window = game.reaction

@@ -201,8 +201,8 @@ class ReactButton(Guarded, discord.ui.DynamicItem[discord.ui.Button],
                 window = facts(game, get_ruleset(game.ruleset))
                 assert window is not None  # checked open just above
                 await send_ephemeral(interaction, content=(
-                    f"Give your {window.name} with `{window.prefill}` and the units that fire ({window.rule}); each "
-                    "fire leaves the window open for more: press No fire (or give /done) when you are done"))
+                    f"Give your {window.name} with `{window.prefill}`, naming the units that fire ({window.rule}); "
+                    "each fire leaves the window open for more: press No fire (or give /done) when you are done"))
                 return
 
             def order(game: Game) -> dict[str, Any]:

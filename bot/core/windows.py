@@ -155,6 +155,11 @@ def facts(game: Game, ruleset: Ruleset) -> WindowFacts | None:
     if window is None or reaction is None:
         return None
     target = window.at if reaction.target_is == "location" else " ".join(window.ids)
-    prefill = f"/{reaction.command} {reaction.target}:{target}" + (f" {reaction.extras}" if reaction.extras else "")
+    command = ruleset.command(reaction.command)
+    # the command's other required options, left for the player to fill ("firers:…")
+    left = [f"{o.name}:…" for o in (command.options if command is not None else ())
+            if o.required and o.name != reaction.target]
+    prefill = " ".join([f"/{reaction.command} {reaction.target}:{target}", *left,
+                        *([reaction.extras] if reaction.extras else [])])
     return WindowFacts(side=window.side, number=window.number, name=window.name, rule=window.rule,
                        command=reaction.command, prefill=prefill)

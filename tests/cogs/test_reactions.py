@@ -75,8 +75,8 @@ async def test_fire_resolves_defensive_first_fire_with_ffmo_and_ffnam_then_no_mo
     notice = await move_in_the_open(table)
     told = await table.fake.click(notice, button(notice, "Fire"), user_id=BOB)
     assert told.ephemeral
-    assert told.content.startswith("Give your Defensive First Fire with `/fire target:F4` and the units that fire "
-                                   "(A8.1)")
+    assert told.content.startswith("Give your Defensive First Fire with `/fire target:F4`, naming the units that "
+                                   "fire (A8.1); each fire leaves the window open for more")
     fired = await table.send("fire", {"target": "F4", "firers": "R1 R2", "range": 3, "dice": "4 4 1 1 1 1 1 1 1 1"},
                              user=BOB)
     trail = str(fired.embeds)
@@ -238,7 +238,8 @@ async def test_nhis_a_move_in_an_impulse_waits_for_the_opportunity_fire(table):
     assert "the game waits for Japan: Opportunity Fire at" in await table.refused("done", user=ALICE)
     assert "the game waits for Japan" in await table.refused("move", {"units": "UL", "to": "C1"}, user=ALICE)
     told = await table.fake.click(notice, button(notice, "Fire"), user_id=BOB)
-    assert told.content.startswith("Give your Opportunity Fire with `/fire target:C1` and the units that fire")
+    assert told.content.startswith("Give your Opportunity Fire with `/fire target:C1 firers:… range:…`, naming the "
+                                   "units that fire")
     fired = await table.send("fire", {"target": "C1", "firers": "J1", "range": 2, "dice": "1 1 1 1 1 1 1 1"},
                              user=BOB)
     assert not fired.ephemeral, fired.embeds
@@ -278,7 +279,8 @@ async def test_cd_a_moving_stand_waits_for_the_op_fire_resolved_as_it_moves(tabl
                               "your Fire or No fire")
     assert "the game waits for Germans: Op Fire at" in await table.refused("done", user=ALICE)
     told = await table.fake.click(notice, button(notice, "Fire"), user_id=BOB)
-    assert told.content.startswith("Give your Op Fire with `/fire target:P1` and the units that fire (CD [13.1.2])")
+    assert told.content.startswith("Give your Op Fire with `/fire target:P1 firers:… band:…`, naming the units that "
+                                   "fire (CD [13.1.2])")
     fired = await table.send("fire", {"target": "P1", "firers": "G1", "band": "short", "dice": "9 9 9"},
                              user=BOB)
     assert not fired.ephemeral, fired.embeds
@@ -346,3 +348,16 @@ async def test_no_window_for_a_side_nobody_plays(table):
     await gm(table, {"action": "leave", "player": BOB}, "/game leave")
     reply = await table.send("move", {"units": "A1", "to": "F4"}, user=ALICE)
     assert reply.followups == [] and (await table.game()).reaction is None
+
+
+async def test_a_move_whose_reply_discord_refused_is_posted_with_its_window_and_buttons(table):
+    await asl_move_phase(table)
+    table.fake.fail_next("/callback", 404, code=10062, message="Unknown interaction")
+    reply = await table.send("move", {"units": "A1", "to": "F4"}, user=ALICE)
+    assert reply.message is None
+    result, notice = table.fake.channel_messages(table.channel)[-2:]
+    assert result.content.startswith(f"<@{ALICE}>: your order was saved as log #")
+    assert notice.content.startswith(f"<@{BOB}>: Defensive First Fire at 4-6-7 A1 in F4 (A8.1)?")
+    assert [b["label"] for row in notice.components for b in row["components"]] == ["Fire", "No fire"]
+    pressed = await table.fake.click(notice, button(notice, "No fire"), user_id=BOB)
+    assert pressed.embeds[0]["title"].startswith("Russians do not fire at 4-6-7 A1")
