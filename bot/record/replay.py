@@ -70,6 +70,8 @@ def creation_order(ruleset: str, sides: list[str], scenario: str, variant: str |
     given = dict(options or {})
     if (paced := reactions.creation_value(given)) is not None:  # a game paced by post waits for reactions
         given[reactions.OPTION] = paced
+        if setup is not None:  # a scenario file's game is made from its set-up: its options say so too
+            setup = setup | {"options": dict(setup.get("options") or {}) | {reactions.OPTION: paced}}
     order = {"action": NEW_GAME, "ruleset": ruleset, "sides": list(sides), "scenario": scenario,
              "variant": variant, "options": given | {k: v for k, v in defaults.items() if k not in given},
              "gm": gm, "sequence": SEQUENCE}

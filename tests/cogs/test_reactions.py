@@ -361,3 +361,15 @@ async def test_a_move_whose_reply_discord_refused_is_posted_with_its_window_and_
     assert [b["label"] for row in notice.components for b in row["components"]] == ["Fire", "No fire"]
     pressed = await table.fake.click(notice, button(notice, "No fire"), user_id=BOB)
     assert pressed.embeds[0]["title"].startswith("Russians do not fire at 4-6-7 A1")
+
+
+async def test_a_scenario_file_paced_by_post_asks_for_reactions_too(table):
+    from bot.core.scenario import Scenario, ScenarioSide
+    from bot.service import Actor
+    from tests.cogs.conftest import GM, GUILD
+
+    scenario = Scenario(ruleset="asl", title="By post", options={"remind_after_hours": 24},
+                        sides=[ScenarioSide(name="Germans"), ScenarioSide(name="Russians")])
+    await table.bot.referee.new_game(table.channel, GUILD.id, Actor(GM), "asl", [], setup=scenario)
+    assert (await table.game()).options["reactions"] == "ask"
+    assert (await table.bot.referee.verify(table.channel)).ok
