@@ -20,6 +20,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -28,10 +29,12 @@ if __package__ in (None, ""):  # run as a script: make the checkout importable
 
 from bench import scenarios
 from bench.common import Metric, at_most, over_rounds
-from bot.core.api import resolve
+from bot.core.api import new_game, resolve
 from bot.core.dice import SeededDice
 from bot.service import Actor, Referee
+from bot.record import GENESIS_HASH, LogEntry, state_hash
 from bot.record.chain import saved_state
+from bot.render import player_games_embeds
 from bot.store import SqliteStore
 from bot.store.sqlite import pack_json, pack_plain, pack_state
 
@@ -42,6 +45,8 @@ REPLAY_TARGET_MS = 50.0  # an undo proposal or the Odds of an old result at 10,0
 BYTES_PER_ENTRY_TARGET = 2048  # on average at most 2 KB of database per log entry, checkpoints included (issues 5, 14)
 SAVE_TARGET_MS = 2.0  # save (state + entry) at 400 units (issue 14, item 3)
 REMINDER_SCAN_TARGET_MS = 5.0  # the reminder loop's scan at 10,000 games (issue 14, item 5)
+PLAYER_GAMES_TARGET_MS = 50.0  # /games at 10,000 games on 3 servers, the bot's event-loop time (issue 27, item 4)
+PLAYERS = 3_000  # the players the /games benchmark seats its games' two sides from
 REMINDED_EVERY = 10  # one game in ten asks for reminders (remind_after_hours)
 # one in a hundred of those falls due in a pass: 1,000 silences of 24 hours spread over a day make
 # ~7 due in each 10-minute pass of the reminder loop; the bench has 10
@@ -414,6 +419,56 @@ async def reminder_scan(folder: Path, games: int, repeat: int, verbose: bool) ->
             Metric(f"store: reminder scan, {games:,} active games, all {len(every):,} reminded due", ms(all_due), "ms")]
 
 
+def _first_entry(game_id: int, *, game: Any) -> LogEntry:
+    return LogEntry.seal(prev_hash=GENESIS_HASH, game_id=game_id, seq=1, time="2026-01-01T00:00:00.000+00:00",
+                         actor=1, command="/game new", order={"action": "new_game"}, outcome={},
+                         state_hash=state_hash(game))
+
+
+async def player_games_read(folder: Path, games: int, repeat: int, verbose: bool) -> list[Metric]:
+    """/games (issue 27): one player's games read through the seats index and laid out as the reply,
+    among ``games`` active games on three servers, each side seated with one of PLAYERS players (so a
+    player is in about 2 * games / PLAYERS of them). Timed: the event loop's CPU (``thread_time``: the
+    store's database thread is not the loop's) and the wall time, of ``Referee.player_games`` and
+    ``player_games_embeds`` together, on a store just opened (nothing kept in memory)."""
+    path = folder / "seats.sqlite3"
+    store = await SqliteStore.open(path)
+    try:
+        await store._db.execute("PRAGMA synchronous = OFF")  # setting up only
+        pending = []
+        for i in range(games):
+            game = new_game("asl", sides=["Germans", "Russians"], gm=1, sequence=1)
+            game.sides[0].players, game.sides[1].players = [10_000 + i % PLAYERS], [10_000 + (7 * i + 1) % PLAYERS]
+            pending.append(store.create_game(1_000_000 + i, 1 + i % 3, game, partial(_first_entry, game=game)))
+            if len(pending) >= 500:
+                await asyncio.gather(*pending)
+                pending = []
+        await asyncio.gather(*pending)
+    finally:
+        await store.close()
+    store = await SqliteStore.open(path)
+    referee = Referee(store)
+    cpu, wall = [], []
+    try:
+        for round_ in range(repeat):
+            user = 10_000 + (round_ * 37) % min(PLAYERS, games)  # the first side of game (round_ * 37) % games
+            start, loop = time.perf_counter(), time.thread_time()
+            found = await referee.player_games(user)
+            player_games_embeds(found, mine=False)
+            cpu.append(time.thread_time() - loop)
+            wall.append(time.perf_counter() - start)
+            assert found, user
+        if verbose:
+            print(f"\n/games, {games:,} active games on 3 servers: event-loop CPU {ms(cpu):.2f} ms, wall "
+                  f"{ms(wall):.2f} ms (a player in about {2 * games // PLAYERS} games)")
+    finally:
+        await store.close()
+    name = f"store: /games, {games:,} active games on 3 servers, event-loop CPU"
+    return [at_most(name, ms(cpu), "ms", PLAYER_GAMES_TARGET_MS, item=4) if games >= 10_000
+            else Metric(name, ms(cpu), "ms"),
+            Metric(f"store: /games, {games:,} active games on 3 servers, wall", ms(wall), "ms")]
+
+
 def _order(kind: str, i: int) -> dict[str, Any]:
     if kind == "fire":
         return scenarios.asl_fire()
@@ -483,6 +538,7 @@ async def measure(quick: bool = False, verbose: bool = False) -> list[Metric]:
                     Metric("store: DB bytes/entry, /fire, outcome as text (before)", fire_text, "B"),
                     Metric("store: DB bytes/entry, turn mix, outcome as text (before)", mix_text, "B")]
         metrics += await reminder_scan(folder, 20 if quick else 10_000, repeat, verbose)
+        metrics += await player_games_read(folder, 30 if quick else 10_000, repeat, verbose)
     return metrics
 
 

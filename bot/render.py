@@ -529,7 +529,13 @@ def _sides_text(game: Game) -> str:
     for i, side in enumerate(game.sides):
         players = ", ".join(f"<@{p}>" for p in side.players) or "no player yet"
         marker = " (to act)" if i == side_to_act(game) else ""
+        if game.reaction is not None and i == game.reaction.side:
+            marker = " (to answer a reaction window)"
         lines.append(f"{safe(side.name)}{marker}: {players}")
+    window = game.reaction
+    if window is not None:
+        lines.append(f"Waiting for {safe(game.side_name(window.side))}: {safe(window.name)} at "
+                     f"{safe(', '.join(window.units))} in {safe(window.at)} ({window.rule}), Fire or No fire")
     return "\n".join(lines)
 
 
@@ -541,6 +547,38 @@ def game_status_embed(game: Game) -> list[discord.Embed]:
     description = f"{game_line(game)}\n{_sides_text(game)}"
     blocks = status_blocks(game) or [Block("Units", ("none yet: add them with /unit add",))]
     return paginate(title, blocks, colour=side_colour(side_to_act(game)), description=description)
+
+
+GAMES_TITLE = "Your games"
+
+
+def player_games_embeds(seated: Sequence[Any], *, mine: bool) -> list[discord.Embed]:
+    """/games: each game the user plays in (``Referee.player_games``), the channel as a link, the
+    rules and scenario, whose move and since when (its newest entry), the user's own move first."""
+    if not seated:
+        empty = ("No game waits for your move." if mine else
+                 "You play in no game the bot referees: join one with /game join, or start one with /game new.")
+        return [discord.Embed(title=GAMES_TITLE, description=empty, colour=NEUTRAL_COLOUR)]
+    ordered = sorted(seated, key=lambda s: (not s.theirs, s.since))
+    blocks = []
+    for held in ordered:
+        game = held.game
+        where = (f"https://discord.com/channels/{held.guild_id}/{held.channel_id}" if held.guild_id is not None
+                 else f"<#{held.channel_id}>")
+        since = int(datetime.fromisoformat(held.since).timestamp())
+        waits = "your move" if held.theirs else f"{safe(game.side_name(held.side))} to act"
+        if game.reaction is not None:
+            whose = "your" if held.theirs else f"{safe(game.side_name(held.side))}'"
+            waits = f"{whose} answer to {safe(game.reaction.name)}"
+        name = f"{safe(game.scenario) or title_of(game.ruleset)}"
+        blocks.append(Block(name[:200], (
+            f"{where} · {title_of(game.ruleset)}",
+            f"{waits} (turn {game.turn}, {safe(step_name(game, get_ruleset(game.ruleset)))}) since <t:{since}:R>")))
+    count = sum(1 for s in seated if s.theirs)
+    description = (f"{len(seated)} game{'s' if len(seated) != 1 else ''}"
+                   + ("" if mine else f", {count} waiting for your move"))
+    return paginate(GAMES_TITLE + (": your move" if mine else ""), blocks, colour=NEUTRAL_COLOUR,
+                    description=description)
 
 
 def map_embed(game: Game, filename: str) -> discord.Embed:
@@ -849,14 +887,41 @@ def hand_off_line(game: Game, side: int) -> str | None:
 
 
 def reminder_line(game: Game, silent_for: timedelta) -> str | None:
-    """The reminder of a silent game, to the players of the side to act; None when it has none."""
-    side = side_to_act(game)
+    """The reminder of a silent game, to the players of the side it waits for (the side to act, or
+    the side answering a reaction window); None when it has none."""
+    window = game.reaction
+    side = window.side if window is not None else side_to_act(game)
     players = game.sides[side].players if 0 <= side < len(game.sides) else []
     if not players:
         return None
     hours = int(silent_for.total_seconds() // 3600)
-    return (f"{' '.join(f'<@{p}>' for p in players)}: the game waits for your move ({where_line(game)}); "
+    waits = (f"your answer to {safe(window.name)} at {safe(', '.join(window.units))} in {safe(window.at)} "
+             f"({window.rule}: Fire or No fire)" if window is not None else f"your move ({where_line(game)})")
+    return (f"{' '.join(f'<@{p}>' for p in players)}: the game waits for {waits}; "
             f"nothing happened for {hours} hour{'s' if hours != 1 else ''}")
+
+
+def reaction_line(game: Game) -> str | None:
+    """The open reaction window, to the players who may react: "<@2>: Defensive First Fire at 4-6-7 A1
+    in F4 (A8.1)? Germans wait for your Fire or No fire"; None when none is open or the side has no player."""
+    window = game.reaction
+    if window is None:
+        return None
+    players = game.sides[window.side].players if 0 <= window.side < len(game.sides) else []
+    if not players:
+        return None
+    again = "more " if window.answers else ""
+    return (f"{' '.join(f'<@{p}>' for p in players)}: {again}{safe(window.name)} at "
+            f"{safe(', '.join(window.units))} in {safe(window.at)} ({window.rule})? "
+            f"{safe(game.side_name(window.mover))} wait for your Fire or No fire")
+
+
+def go_on_line(game: Game, side: int, headline: str) -> str | None:
+    """After a reaction window closed: the waiting side's players told to go on; None without players."""
+    players = game.sides[side].players if 0 <= side < len(game.sides) else []
+    if not players:
+        return None
+    return f"{' '.join(f'<@{p}>' for p in players)}: {safe(headline)}; go on ({where_line(game)})"
 
 
 # --- odds --------------------------------------------------------------------------------

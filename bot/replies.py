@@ -16,10 +16,12 @@ import discord
 
 from bot.core.errors import RulesError
 from bot.core.game import Game
+from bot.core.reactions import RULE as WINDOW_RULE
+from bot.core.sequence import refereed, side_to_act
 from bot.limits import Guarded
 from bot.loopshare import share
-from bot.render import (dice_note, digest_embed, error_embed, hand_off_line, message_groups, outcome_embed,
-                        shows_summary)
+from bot.render import (dice_note, digest_embed, error_embed, go_on_line, hand_off_line, message_groups,
+                        outcome_embed, reaction_line, shows_summary)
 
 log = logging.getLogger(__name__)
 
@@ -86,10 +88,35 @@ async def send_ephemeral(interaction: discord.Interaction, *, content: str | Non
                     interaction.id, exc.status, exc.code)
 
 
-def button_json(label: str, custom_id: str) -> dict[str, Any]:
-    """A grey button as Discord's component JSON, the dict discord.py's ``Button`` makes."""
-    return {"type": 2, "style": discord.ButtonStyle.secondary.value, "disabled": False, "label": label,
-            "custom_id": custom_id}
+def button_json(label: str, custom_id: str, style: discord.ButtonStyle = discord.ButtonStyle.secondary
+                ) -> dict[str, Any]:
+    """A button (grey unless ``style``) as Discord's component JSON, the dict discord.py's ``Button`` makes."""
+    return {"type": 2, "style": style.value, "disabled": False, "label": label, "custom_id": custom_id}
+
+
+# --- buttons for the next step: their custom_ids, read back by the dynamic items of cogs/turns.py ---
+
+DONE_ID = "next:done:{game}:{turn}:{step}:{impulse}"  # the step it ends: turn, step, impulse
+REACT_ID = "react:{verb}:{game}:{number}"  # the reaction window it answers, by its number in the game
+
+
+def done_button(game_id: int, game: Game) -> dict[str, Any] | None:
+    """"Done" for the side holding the step now (None where the sequence of play is not refereed)."""
+    if not refereed(game):
+        return None
+    return button_json("Done", DONE_ID.format(game=game_id, turn=game.turn, step=game.step, impulse=game.impulse),
+                       discord.ButtonStyle.primary)
+
+
+def reaction_buttons(game_id: int, game: Game) -> list[dict[str, Any]]:
+    """"Fire" and "No fire" for the open reaction window (none when none is open)."""
+    window = game.reaction
+    if window is None:
+        return []
+    return [button_json("Fire", REACT_ID.format(verb="fire", game=game_id, number=window.number),
+                        discord.ButtonStyle.danger),
+            button_json("No fire", REACT_ID.format(verb="pass", game=game_id, number=window.number),
+                        discord.ButtonStyle.success)]
 
 
 class Buttons:
@@ -217,6 +244,8 @@ async def reply_outcome(interaction: discord.Interaction, acted: Any, *, ephemer
         await interaction.followup.send(embeds=group, ephemeral=ephemeral)
     if not ephemeral and getattr(acted, "hand_off", None) is not None:
         await send_hand_off(interaction, acted)
+    if not ephemeral:
+        await send_window_notice(interaction.followup.send, acted)
 
 
 async def reply_and_close(interaction: discord.Interaction, acted: Any) -> None:
@@ -259,14 +288,47 @@ async def post_saved_result(client: Any, channel_id: int, acted: Any, *, why: st
                     "is posted again at the next start", acted.seq, channel_id, exc.status, exc.code)
         return False
     await note_shown(client, acted)
-    if getattr(acted, "hand_off", None) is not None:
-        line = hand_off_line(acted.game, acted.hand_off)
-        if line is not None:
-            try:
-                await channel.send(content=line, allowed_mentions=only_these(side_players(acted.game, acted.hand_off)))
-            except discord.HTTPException:
-                log.warning("the hand-off after log #%s could not be posted", acted.seq)
+    try:
+        if getattr(acted, "hand_off", None) is not None:
+            line = hand_off_line(acted.game, acted.hand_off)
+            if line is not None:
+                await channel.send(content=line, allowed_mentions=only_these(side_players(acted.game, acted.hand_off)),
+                                   **_done_view(acted))
+        await send_window_notice(channel.send, acted, unseen=True)
+    except discord.HTTPException:
+        log.warning("the hand-off after log #%s could not be posted", acted.seq)
     return True
+
+
+def _done_view(acted: Any) -> dict[str, Any]:
+    """The Done button for the side the game was handed to, as ``send``'s keyword (none when not refereed)."""
+    button = done_button(acted.entry.game_id, acted.game)
+    return {"view": Buttons(button)} if button is not None else {}
+
+
+async def send_window_notice(send: Any, acted: Any, *, unseen: bool = False) -> None:
+    """After an action that opened a reaction window, or answered in one: the reacting side's players
+    mentioned (the first time) with Fire and No fire; after the window closed, the side that waited
+    mentioned, with its Done. ``send``: the followup's or the channel's. Nothing on a re-delivery,
+    unless the result itself was never seen (``unseen``: posted to the channel after a restart)."""
+    if (getattr(acted, "replayed", False) and not unseen) or \
+            not any(step.rule == WINDOW_RULE for step in acted.outcome.trail):
+        return
+    game = acted.game
+    window = game.reaction
+    if window is not None:
+        line = reaction_line(game)
+        if line is not None:
+            players = side_players(game, window.side) if not window.answers else []
+            await send(content=line, allowed_mentions=only_these(players),
+                       view=Buttons(*reaction_buttons(acted.entry.game_id, game)))
+        return
+    if acted.entry.order.get("action") != "react" or getattr(acted, "hand_off", None) is not None:
+        return  # the window closed with its step: the hand-off said what comes next
+    side = side_to_act(game)
+    line = go_on_line(game, side, acted.outcome.headline)
+    if line is not None:
+        await send(content=line, allowed_mentions=only_these(side_players(game, side)), **_done_view(acted))
 
 
 async def send_hand_off(interaction: discord.Interaction, acted: Any) -> None:
@@ -279,4 +341,5 @@ async def send_hand_off(interaction: discord.Interaction, acted: Any) -> None:
     referee = getattr(interaction.client, "referee", None)
     since = await referee.since_last_acted(acted.entry, game, side) if referee is not None else []
     extra = {"embed": digest_embed(since, game)} if since else {}
-    await interaction.followup.send(content=line, allowed_mentions=only_these(side_players(game, side)), **extra)
+    await interaction.followup.send(content=line, allowed_mentions=only_these(side_players(game, side)), **extra,
+                                    **_done_view(acted))

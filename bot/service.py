@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from bot.config import Rate, Settings
+from bot.core import reactions
 from bot.core.api import order_model, resolve
 from bot.core.sealed import check_sealable, note_sealed, reveal_sealed, sealed_text
 from bot.core.dice import (CommittedDice, DiceSource, Roller, ScriptedDice, SystemDice, commitment, contribution_value,
@@ -125,6 +126,20 @@ class Odds:
     game: Game
     entry: LogEntry | None = None
     plan: DicePlan | None = None  # the manual dice, in the order the order uses them
+
+
+@dataclass(frozen=True)
+class SeatedGame:
+    """A game a user plays in, as /games lists it: where it is, the game, its newest entry's time, the
+    side it waits for (``side``) and whether that is the user's (``theirs``)."""
+
+    game_id: int
+    channel_id: int
+    guild_id: int | None
+    game: Game
+    since: str
+    side: int
+    theirs: bool
 
 
 @dataclass(frozen=True)
@@ -786,16 +801,21 @@ class Referee:
         return found
 
     async def act(self, channel_id: int, actor: Actor, order: dict[str, Any] | OrderBuilder, *,
-                  dice: list[int] | None = None, command: str, interaction_id: int | None = None) -> Acted:
+                  dice: list[int] | None = None, command: str, interaction_id: int | None = None,
+                  after_seq: int | None = None) -> Acted:
         """Resolve ``order`` in the channel's game and save the result with its log entry.
 
         ``order`` may be a function of the game (a cog's options mean different orders in
         different rulesets): it is called under the channel's lock, after a re-delivered
-        interaction has been answered from the log, so a replay never depends on today's game."""
+        interaction has been answered from the log, so a replay never depends on today's game.
+        ``after_seq``: refused unless the game's newest entry is still that one (the referee's own
+        order for a game it looked at a moment before: nothing happened in between)."""
         async with self._lock(channel_id):
             stored = await self._recorded_or_active(channel_id, interaction_id)
             if isinstance(stored, Acted):
                 return stored
+            if after_seq is not None and stored.last_seq != after_seq:
+                raise NotAllowed(f"the game moved on after entry #{after_seq}: nothing was done")
             self._check_room(stored)
             plain = _plain_order(order(stored.game) if callable(order) else order)
             check_permission(stored.game, actor, plain)
@@ -813,6 +833,22 @@ class Referee:
             recorded = await self._save(stored, resolution.game, entry)
             return recorded or Acted(resolution.outcome, resolution.game, entry,
                                      hand_off=_hand_off(stored.game, resolution.game))
+
+    async def close_reaction(self, channel_id: int, seq: int, actor: Actor) -> Acted | None:
+        """Close the channel's open reaction window as no reaction, its time limit (the game option
+        reactions=hours=N) having passed since entry ``seq``, the newest: a logged ``react`` order
+        given by ``actor`` (the bot). None when the game moved on meanwhile or no such window is open."""
+
+        def order(game: Game) -> dict[str, Any]:
+            hours = reactions.timeout_hours(game)
+            if hours is None or game.reaction is None:
+                raise NotAllowed("no reaction window with a time limit is open")
+            return {"action": "react", "side": game.reaction.side, "answer": "timeout", "hours": hours}
+
+        try:
+            return await self.act(channel_id, actor, order, command="/react (time limit)", after_seq=seq)
+        except RulesError:
+            return None
 
     async def end_game(self, channel_id: int, actor: Actor, interaction_id: int | None = None) -> Acted:
         async with self._lock(channel_id):
@@ -1069,6 +1105,21 @@ class Referee:
                 break
             since.append(logged)
         return list(reversed(since))[-most:]
+
+    async def player_games(self, user_id: int, *, mine: bool = False) -> list[SeatedGame]:
+        """Every active game ``user_id`` plays in, on every server (the store's seats index, never a
+        scan), oldest newest entry first; ``mine``: only those waiting for them (the side to act, or
+        the side answering a reaction window)."""
+        found = []
+        for held in await self._store.player_games(user_id):
+            game = held.game.game
+            waiting = reactions.waits_for(game)
+            side = side_to_act(game) if waiting is None else waiting
+            theirs = 0 <= side < len(game.sides) and user_id in game.sides[side].players
+            if theirs or not mine:
+                found.append(SeatedGame(held.game.id, held.game.channel_id, held.game.guild_id, game,
+                                        held.last_time, side, theirs))
+        return found
 
     async def log(self, channel_id: int, page: int | None = None, per_page: int = 10) -> LogPage:
         """One page of the channel's game log (the active game, else the last ended one).

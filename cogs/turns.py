@@ -22,11 +22,13 @@ from bot.client import Interaction, RefereeClient
 from bot.core.commands import parse_dice
 from bot.core.errors import IllegalOrder, RulesError
 from bot.core.game import Game
-from bot.core.sequence import refereed, side_to_act
+from bot.core.windows import facts
+from bot.core.rulesets import get_ruleset
+from bot.core.sequence import refereed, side_to_act, step_name
 from bot.limits import Guarded
 from bot.render import error_embed
 from bot.replies import only_these, reply_and_close, reply_outcome, send_ephemeral, side_players
-from bot.service import is_game_master
+from bot.service import Actor, is_game_master
 from cogs._common import actor_of
 
 
@@ -38,6 +40,8 @@ def done_order(game: Game, interaction: Interaction) -> dict[str, Any]:
         return {"action": "done", "side": holder}  # the rules core says what to use instead
     actor = actor_of(interaction)
     mine = [i for i, side in enumerate(game.sides) if actor.user_id in side.players]
+    if game.reaction is not None and game.reaction.side in mine and holder not in mine:
+        return {"action": "react", "side": game.reaction.side}  # the reacting side is done: no (more) fire
     if holder in mine or (is_game_master(game, actor) and not mine):
         return {"action": "done", "side": holder}
     if not mine:
@@ -79,6 +83,141 @@ class AnswerButton(Guarded, discord.ui.DynamicItem[discord.ui.Button],
         await reply_and_close(interaction, acted)
 
 
+def _step_words(game: Game, turn: int, step: int, impulse: int) -> str:
+    """"the Movement Phase, turn 1": a step of the sequence as it was named when a button was posted."""
+    ruleset = get_ruleset(game.ruleset)
+    data = ruleset.sequence()
+    if data is None or not 0 <= step < len(data.steps):
+        return f"turn {turn}"
+    held = data.steps[step]
+    name = ruleset.phase_names.get(held.phase, held.phase)
+    part = f", impulse {max(impulse, 1)}" if held.holder == "impulse" else (f", {held.part}" if held.part else "")
+    return f"the {name}{part}, turn {turn}"
+
+
+def _now_words(game: Game) -> str:
+    ruleset = get_ruleset(game.ruleset)
+    return f"the {step_name(game, ruleset)}, turn {game.turn}, {game.side_name(side_to_act(game))} to act"
+
+
+async def _same_game(interaction: Interaction, game_id: int) -> bool:
+    """The button's game is still the channel's active one; else the presser is told, privately."""
+    try:
+        current = await interaction.client.referee.game_id(interaction.channel_id)
+    except RulesError as exc:
+        await send_ephemeral(interaction, embed=error_embed(exc.message, exc.rule))
+        return False
+    if current != game_id:
+        await send_ephemeral(interaction, embed=error_embed(
+            "this button belongs to an earlier game of this channel: it ended, and a new one was started"))
+        return False
+    return True
+
+
+def _sides_of(game: Game, actor: Actor) -> list[int]:
+    return [i for i, side in enumerate(game.sides) if actor.user_id in side.players]
+
+
+class DoneButton(Guarded, discord.ui.DynamicItem[discord.ui.Button],
+                 template=r"next:done:(?P<game>[0-9]{1,18}):(?P<turn>[0-9]{1,6}):(?P<step>[0-9]{1,4}):"
+                          r"(?P<impulse>[0-9]{1,6})"):
+    """"Done" under a hand-off (or a closed reaction window): the side holding the step ends it, with
+    the same checks as /done. Its custom_id names the game and the step it ends (bot/replies.py
+    DONE_ID), so a press from the other side, or after the step moved on, is refused saying what
+    changed; rebuilt from its custom_id on every click, restarts included."""
+
+    def __init__(self, game_id: int, turn: int, step: int, impulse: int):
+        super().__init__(discord.ui.Button(label="Done", style=discord.ButtonStyle.primary,
+                                           custom_id=f"next:done:{game_id}:{turn}:{step}:{impulse}"))
+        self.game_id, self.turn, self.step, self.impulse = game_id, turn, step, impulse
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button,
+                             match: re.Match[str]) -> DoneButton:
+        return cls(int(match["game"]), int(match["turn"]), int(match["step"]), int(match["impulse"]))
+
+    async def callback(self, interaction: Interaction) -> None:  # type: ignore[override]
+        actor = actor_of(interaction)
+
+        def order(game: Game) -> dict[str, Any]:  # under the channel's lock: the game as the press finds it
+            was = _step_words(game, self.turn, self.step, self.impulse)
+            if (game.turn, game.step, game.impulse) != (self.turn, self.step, self.impulse):
+                raise IllegalOrder(f"this Done was for {was}, which has ended: it is now {_now_words(game)}")
+            holder, mine = side_to_act(game), _sides_of(game, actor)
+            if holder not in mine and (mine or not is_game_master(game, actor)):
+                yours = (f"you play {' and '.join(game.side_name(i) for i in mine)}: /done asks them to end it"
+                         if mine else "you play no side in this game")
+                raise IllegalOrder(f"this Done is {game.side_name(holder)}'s, who hold {was}; {yours}")
+            return {"action": "done", "side": holder}
+
+        if not await _same_game(interaction, self.game_id):
+            return
+        try:
+            acted = await interaction.client.referee.act(interaction.channel_id, actor, order, command="/done",
+                                                         interaction_id=interaction.id)
+        except RulesError as exc:  # components bypass the tree's error handler: refuse here, privately
+            await send_ephemeral(interaction, embed=error_embed(exc.message, exc.rule))
+            return
+        await reply_and_close(interaction, acted)
+
+
+class ReactButton(Guarded, discord.ui.DynamicItem[discord.ui.Button],
+                  template=r"react:(?P<verb>fire|pass):(?P<game>[0-9]{1,18}):(?P<number>[0-9]{1,9})"):
+    """"Fire" and "No fire" under a reaction window (bot/core/reactions.py), for the reacting side's
+    players (or the game master). Fire tells the presser, privately, the command to give, filled in
+    at the movers; No fire closes the window (a logged order) and the side that waited is told to go
+    on. The custom_id names the game and the window (its number in the game): a press on a window
+    that closed, or on an older one, is refused saying so."""
+
+    def __init__(self, verb: str, game_id: int, number: int):
+        style = discord.ButtonStyle.danger if verb == "fire" else discord.ButtonStyle.success
+        super().__init__(discord.ui.Button(label="Fire" if verb == "fire" else "No fire", style=style,
+                                           custom_id=f"react:{verb}:{game_id}:{number}"))
+        self.verb, self.game_id, self.number = verb, game_id, number
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button,
+                             match: re.Match[str]) -> ReactButton:
+        return cls(match["verb"], int(match["game"]), int(match["number"]))
+
+    def _check(self, game: Game, actor: Actor) -> None:
+        window = game.reaction
+        if window is None or window.number != self.number:
+            now = (f"a later one is open ({window.name} at {', '.join(window.units)} in {window.at}): use its "
+                   "buttons" if window is not None else f"it is now {_now_words(game)}")
+            raise IllegalOrder(f"this reaction window is closed (answered, or its step ended); {now}")
+        if window.side not in _sides_of(game, actor) and not is_game_master(game, actor):
+            raise IllegalOrder(f"this window is {game.side_name(window.side)}'s to answer: the other side waits "
+                               "for their Fire or No fire", rule=window.rule)
+
+    async def callback(self, interaction: Interaction) -> None:  # type: ignore[override]
+        actor, referee = actor_of(interaction), interaction.client.referee
+        if not await _same_game(interaction, self.game_id):
+            return
+        try:
+            if self.verb == "fire":
+                game = await referee.game(interaction.channel_id)
+                self._check(game, actor)
+                window = facts(game, get_ruleset(game.ruleset))
+                assert window is not None  # checked open just above
+                await send_ephemeral(interaction, content=(
+                    f"Give your {window.name} with `{window.prefill}`, naming the units that fire ({window.rule}); "
+                    "each fire leaves the window open for more: press No fire (or give /done) when you are done"))
+                return
+
+            def order(game: Game) -> dict[str, Any]:
+                self._check(game, actor)
+                assert game.reaction is not None
+                return {"action": "react", "side": game.reaction.side}
+
+            acted = await referee.act(interaction.channel_id, actor, order, command="/react (No fire)",
+                                      interaction_id=interaction.id)
+        except RulesError as exc:  # components bypass the tree's error handler: refuse here, privately
+            await send_ephemeral(interaction, embed=error_embed(exc.message, exc.rule))
+            return
+        await reply_and_close(interaction, acted)
+
+
 def answer_view(acted: Any) -> discord.ui.View:
     view = discord.ui.View(timeout=None)
     for verb in ("accept", "refuse"):
@@ -93,10 +232,10 @@ class Turns(commands.Cog):
         self.bot = bot
 
     async def cog_load(self) -> None:
-        self.bot.add_dynamic_items(AnswerButton)
+        self.bot.add_dynamic_items(AnswerButton, DoneButton, ReactButton)
 
     async def cog_unload(self) -> None:
-        self.bot.remove_dynamic_items(AnswerButton)
+        self.bot.remove_dynamic_items(AnswerButton, DoneButton, ReactButton)
 
     @app_commands.command(name="done", description="End your part of the turn; the game passes to whoever acts next")
     @app_commands.describe(dice="Manual dice for a roll the next step starts with (an initiative roll), in order")

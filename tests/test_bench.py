@@ -26,7 +26,7 @@ EXPECTED_ROWS = [
     "e2e /fire: commands/s", "e2e /fire: p50 latency", "e2e /fire: p99 latency", "e2e /fire floor: p99 latency",
     "e2e /fire: p99 ours / p99 floor", "e2e /morale: commands/s", "e2e /morale: p99 ours / p99 floor",
     "store: load, log of", "store: DB bytes/entry, phase orders", "store: DB bytes/entry, standard game: /fire",
-    "store: DB bytes/entry, standard game: turn mix", "store: reminder scan, ",
+    "store: DB bytes/entry, standard game: turn mix", "store: reminder scan, ", "store: /games, ",
     # issue 14: the bot's event-loop CPU beside the floor's, the long logs, the loop probe
     "e2e /fire: loop CPU per command", "e2e /fire floor: loop CPU per command", "e2e /fire: loop CPU ours / floor",
     "e2e /fire floor, our reply copied (", "e2e /fire: loop CPU ours / the floor with our reply",

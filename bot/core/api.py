@@ -22,18 +22,21 @@ from .outcome import Resolution, with_dice
 from .acting import acting_sides
 from .orders import PHASE_ACTIONS, PhaseOrder
 from .ruleset import Ruleset
+from .reactions import REACT, opening
+from .windows import React, after_order, check_window, resolve_react
 from .sequence import Done, check_turn, note_acted, refereed, resolve_done
 from .rulesets import get_ruleset, rulesets
 from .setup import BULK_ACTIONS, SETUP_ACTIONS, SetupOrder, resolve_setup
 
 _SETUP_ADAPTER: TypeAdapter[Any] | None = None
 # The orders every ruleset has: setting up the game, and ending one's part of the turn
-GenericOrder = SetupOrder | Done
+GenericOrder = SetupOrder | Done | React
 _GENERIC_MODELS = {get_args(m.model_fields["action"].annotation)[0]: m for m in get_args(GenericOrder)}
 GENERIC_ACTIONS = frozenset(_GENERIC_MODELS)
 # the actions a refusal lists: the bulk set-up orders are the several-unit forms of unit_add, unit_move and
 # unit_edit, given by the same /unit commands (and a refusal's words stay what they were before them)
-_LISTED_GENERIC = sorted(GENERIC_ACTIONS - BULK_ACTIONS)
+# (and the answer to a reaction window: given with its buttons or /done, never typed as an order)
+_LISTED_GENERIC = sorted(GENERIC_ACTIONS - BULK_ACTIONS - {REACT})
 # the orders that keep the game (set it up, move it on) rather than play it: no odds, no side's colour
 BOOKKEEPING_ACTIONS = GENERIC_ACTIONS | PHASE_ACTIONS
 
@@ -122,7 +125,7 @@ def resolve(game: Game, order: dict[str, Any] | BaseModel, dice: DiceSource | No
     roller = Roller(source)
     check_phase(game, ruleset, parsed)
     action = getattr(parsed, "action", None)
-    sides = _turn_check(game, ruleset, parsed, action)
+    sides, reacting = _turn_check(game, ruleset, parsed, action)
     working = not in_place and action in ruleset.working_actions
     if working:  # the units made plain objects as the ruleset reads them (working.py)
         work = working_game(game, eager=action in ruleset.eager_actions)
@@ -132,24 +135,37 @@ def resolve(game: Game, order: dict[str, Any] | BaseModel, dice: DiceSource | No
         outcome = resolve_setup(work, ruleset, parsed)
     elif isinstance(parsed, Done):
         outcome = resolve_done(work, ruleset, parsed, roller)
+    elif isinstance(parsed, React):
+        outcome = resolve_react(work, ruleset, parsed)
     else:
         outcome = ruleset.resolve(work, parsed, roller)
-        if sides:
+        if sides and not reacting:
             note_acted(work, sides)
     unused = tuple(source.remaining) if isinstance(source, ScriptedDice) else ()
     outcome = with_dice(outcome, tuple(roller.rolls) if roller.rolls else outcome.rolls,
                         roller.manual and bool(roller.rolls), unused)
-    return Resolution(outcome=outcome, game=finished_game(work) if working else work)
+    after = finished_game(work) if working else work
+    if (game.reaction is not None or (ruleset.reactions and opening(ruleset, after, action) is not None)) \
+            and action not in SETUP_ACTIONS and not isinstance(parsed, React):
+        outcome = after_order(game, after, ruleset, action, outcome, reacting)
+    return Resolution(outcome=outcome, game=after)
 
 
-def _turn_check(game: Game, ruleset: Ruleset, order: BaseModel, action: Any) -> dict[int, str]:
+def _turn_check(game: Game, ruleset: Ruleset, order: BaseModel, action: Any) -> tuple[dict[int, str], bool]:
     """Where the sequence of play is refereed, the sides an order of the ruleset acts for, each
-    checked against the step (``sequence.check_turn``); {} for the orders every step allows."""
-    if not refereed(game) or action in SETUP_ACTIONS or isinstance(order, (Done, PhaseOrder)):
-        return {}
+    checked against the step (``sequence.check_turn``) and an open reaction window
+    (``windows.check_window``: the moving side waits; the reacting side may react); ({}, False) for
+    the orders every step allows. The flag: the order is the reacting side's reaction."""
+    if not refereed(game) or action in SETUP_ACTIONS or isinstance(order, (PhaseOrder, React)):
+        return {}, False
+    if isinstance(order, Done):
+        check_window(game, ruleset, action, {}, ends_step=order.answer is None and order.side == game.to_act)
+        return {}, False
     sides = acting_sides(game, type(order), order)
-    check_turn(game, ruleset, action, sides)
-    return sides
+    reacting = check_window(game, ruleset, action, sides, ends_step=False)
+    if not reacting:
+        check_turn(game, ruleset, action, sides)
+    return sides, reacting
 
 
 def check_phase(game: Game, ruleset: Ruleset, order: BaseModel) -> None:

@@ -46,6 +46,24 @@ class PendingSeal(BaseModel):
     turn: int
 
 
+class ReactionWindow(BaseModel):
+    """A reaction window open after a move (bot/core/reactions.py): the side that may react, the side
+    that moved and waits, the movers (labels and ids) and their Location, the reaction declared by the
+    ruleset (its name and rule), and how many reactions were given in it so far."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    side: int
+    mover: int
+    units: list[str]
+    ids: list[str]
+    at: str
+    name: str
+    rule: str
+    number: int  # the game's windows opened so far, this one included: a button names the window it answers
+    answers: int = 0
+
+
 class Game(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -82,6 +100,9 @@ class Game(BaseModel):
     units_added: int = Field(default=0, exclude_if=lambda v: v == 0, repr=False)  # every unit ever added (the cap)
     # orders sealed to be revealed later in the sequence of play (a game option, e.g. CD's sealed_orders)
     sealed: list[PendingSeal] = Field(default_factory=list, exclude_if=lambda v: not v, repr=False)
+    # a reaction window open after a move (game option reactions): the moving side waits for the answer
+    reaction: ReactionWindow | None = Field(default=None, exclude_if=lambda v: v is None, repr=False)
+    windows: int = Field(default=0, exclude_if=lambda v: v == 0, repr=False)  # reaction windows ever opened
 
     @field_validator("ruleset")
     @classmethod

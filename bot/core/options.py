@@ -13,9 +13,11 @@ generated from this catalogue (tests/test_docs.py).
 from __future__ import annotations
 
 import difflib
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from . import reactions
 from .errors import InvalidOrder
 
 if TYPE_CHECKING:
@@ -38,9 +40,15 @@ class GameOption:
     rule: str = ""
     variants: tuple[str, ...] = ()  # the ruleset's variants it belongs to; empty: every one
     example: str = ""  # a value to show, when the default is not a good one
+    # a choice that takes more than its fixed words (``hours=N``): the value as stored, or None; and what
+    # it takes, in words
+    parse: Callable[[Any], Any] | None = None
+    takes_words: str = ""
 
     def takes(self) -> str:
         """What the option takes, in words: 'yes or no', 'a number from 0.1 to 8,760'."""
+        if self.takes_words:
+            return self.takes_words
         if self.kind == "yes/no":
             return "yes or no"
         if self.kind == "choice":
@@ -81,7 +89,9 @@ class GameOption:
                 return value
             raise InvalidOrder(f"the game option {self.name} is {self.takes()}", field="options")
         ok: Any
-        if self.kind == "yes/no":
+        if self.parse is not None:
+            ok = self.parse(value)
+        elif self.kind == "yes/no":
             ok = value if isinstance(value, bool) else None
         elif self.kind == "choice":
             ok = next((c for c in self.choices if isinstance(value, str) and c.casefold() == value.casefold()), None)
@@ -106,6 +116,12 @@ GENERAL: tuple[GameOption, ...] = (
                default=False),
     GameOption("remind_after_hours", "number", "hours of silence after which the side to act is reminded once; "
                "no reminders unless set", low=0.1, high=24 * 365, example="12"),
+    GameOption("reactions", "choice", "after a move that gives the other side a reaction (fire at a unit moving "
+               "in the open), the mover waits for its Fire or No fire: ask (as long as it takes), hours=N (no "
+               "answer in N hours is no fire), off (live play: the other side interrupts by typing); games "
+               "created with remind_after_hours start with ask, others off",
+               choices=(reactions.ASK, reactions.OFF), parse=reactions.check_mode, example="hours=12",
+               takes_words=f"ask, off, or hours=N (N from {reactions.HOURS_MIN:g} to {reactions.HOURS_MAX:,g})"),
     GameOption("undo_minutes", "number", "minutes an undo proposal waits for the other side's answer "
                "(2,880 is 48 hours)", default=48 * 60, low=1, high=7 * 24 * 60),
 )

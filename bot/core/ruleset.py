@@ -29,6 +29,7 @@ from .errors import IllegalOrder, InvalidOrder
 from .game import Game, Side
 from .orders import PHASE_ACTIONS, PhaseOrder, Sealing
 from .outcome import Outcome, UnitEffect
+from .reactions import Reaction
 from .suggest import common_suggestions
 from .trail import Trail
 
@@ -87,6 +88,9 @@ class Ruleset:
     order_type: ClassVar[Any]  # the union of this ruleset's orders, discriminated on ``action``
     commands: ClassVar[tuple[Command, ...]] = ()
     instead: ClassVar[dict[str, str]] = {}  # a command it lacks -> what it uses instead ("transfer": ...)
+    # the reactions its rules give the other side after an order (bot/core/reactions.py): a move in the
+    # open opens a window the mover waits on, with the game option reactions
+    reactions: ClassVar[tuple[Reaction, ...]] = ()
 
     def __init__(self) -> None:
         self._adapter: TypeAdapter[Any] | None = None

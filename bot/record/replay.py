@@ -29,6 +29,7 @@ from bot.core.scenario import Scenario, build_game
 from bot.core.outcome import Outcome, UnitEffect
 from bot.core.rulesets import get_ruleset, title_of
 from bot.core.trail import Trail
+from bot.core import reactions
 from bot.core.sequence import SEQUENCE
 from bot.core.version import RULES_VERSION
 
@@ -67,6 +68,10 @@ def creation_order(ruleset: str, sides: list[str], scenario: str, variant: str |
     except InvalidOrder:  # an unknown ruleset: new_game refuses it by name
         defaults = {}
     given = dict(options or {})
+    if (paced := reactions.creation_value(given)) is not None:  # a game paced by post waits for reactions
+        given[reactions.OPTION] = paced
+        if setup is not None:  # a scenario file's game is made from its set-up: its options say so too
+            setup = setup | {"options": dict(setup.get("options") or {}) | {reactions.OPTION: paced}}
     order = {"action": NEW_GAME, "ruleset": ruleset, "sides": list(sides), "scenario": scenario,
              "variant": variant, "options": given | {k: v for k, v in defaults.items() if k not in given},
              "gm": gm, "sequence": SEQUENCE}

@@ -9,8 +9,8 @@ hash chain, its replay) is ``bot.record``'s, shared by every store.
 from pathlib import Path
 
 from .base import (MAX_LOG_ENTRIES, ActiveGameExists, DatabaseUnusable, DuplicateInteraction, GameExtras, LogFull,
-                   QuietGame, SchemaTooNew, ServerGames, StaleGame, StorageUnavailable, Store, StoredGame, StoreError,
-                   UndoRequest)
+                   PlayerGame, QuietGame, SchemaTooNew, ServerGames, StaleGame, StorageUnavailable, Store, StoredGame,
+                   StoreError, UndoRequest)
 from .postgres import PostgresStore, is_postgres
 from .sqlite import SqliteStore, migrations
 
@@ -25,6 +25,7 @@ async def open_store(database: "str | Path", *, max_entries: int = MAX_LOG_ENTRI
 
 __all__ = [
     "MAX_LOG_ENTRIES", "ActiveGameExists", "DatabaseUnusable", "DuplicateInteraction", "GameExtras", "LogFull",
+    "PlayerGame",
     "QuietGame",
     "PostgresStore", "SchemaTooNew", "ServerGames", "SqliteStore", "StaleGame", "StorageUnavailable", "Store", "StoreError", "StoredGame",
     "UndoRequest", "is_postgres", "migrations", "open_store",

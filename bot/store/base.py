@@ -162,6 +162,20 @@ class QuietGame:
 
 
 @dataclass(frozen=True)
+class PlayerGame:
+    """An active game a user plays in (``Store.player_games``), with the time of its newest entry."""
+
+    game: StoredGame
+    last_time: str
+
+
+def seated(game: Game) -> tuple[int, ...]:
+    """The users seated in ``game`` (on any side), each once, in the order the sides list them: what the
+    stores' ``seats`` index holds for it."""
+    return tuple(dict.fromkeys(player for side in game.sides for player in side.players))
+
+
+@dataclass(frozen=True)
 class ServerGames:
     """A server's games, for its caps: how many run now, how many were started in a window, and
     when the first of those was started (an ISO time: a refusal says when the next may start)."""
@@ -414,6 +428,12 @@ class Store(ABC):
         current silence; with ``due_by`` (a time as the entries write it), only those whose newest
         entry is that many hours old by then. An indexed read (issue 14): its cost follows the
         games due, not the games running."""
+
+    @abstractmethod
+    async def player_games(self, user_id: int) -> list[PlayerGame]:
+        """The active games ``user_id`` is seated in, on every server, each with its newest entry's
+        time, oldest first: read through the ``seats`` index (written with a game's state whenever
+        its seated players change), so its cost follows the user's games, not the games running."""
 
     @abstractmethod
     async def mark_reminded(self, game_id: int, seq: int, sent_at: str) -> None: ...

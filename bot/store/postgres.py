@@ -40,9 +40,9 @@ from bot.record.chain import GENESIS_HASH, LogEntry, canonical_json, saved_state
 from bot.record.checkpoint import Checkpoint, advance_live
 
 from .base import (CHECKPOINT_EVERY, MAX_LOG_ENTRIES, ActiveGameExists, DatabaseUnusable, DuplicateInteraction,
-                   FirstEntries, GameExtras, HeadFor, KeptGames, LogFull, QuietGame, SchemaTooNew, ServerGames,
-                   StaleGame, StorageUnavailable, Store, StoredGame, StoreError, UndoRequest, UndoStatus,
-                   creation_entries, pack_state, unpack_state)
+                   FirstEntries, GameExtras, HeadFor, KeptGames, LogFull, PlayerGame, QuietGame, SchemaTooNew,
+                   ServerGames, StaleGame, StorageUnavailable, Store, StoredGame, StoreError, UndoRequest, UndoStatus,
+                   creation_entries, pack_state, seated, unpack_state)
 from .sqlite import (_entry, _entry_params, _live, _order_and_proof, _runs, _stored, _undo, _undo_params, _utc_now,
                      migrations, remind_due)
 
@@ -104,6 +104,7 @@ def _write_sql(remind: bool) -> str:
 
 _WRITE, _WRITE_BEFORE_3 = _write_sql(True), _write_sql(False)
 CHECKPOINTS_SCHEMA = 3  # pg_migrations/0003_checkpoints_and_reminders.sql
+SEATS_SCHEMA = 5  # pg_migrations/0005_seats.sql
 
 _ACTIVE_GAME = f"SELECT {_GAME_COLUMNS} FROM games WHERE channel_id = $1 AND status = 'active'"
 _LOGGED_OR_ACTIVE = (
@@ -195,8 +196,9 @@ async def _reset(conn: Any) -> None:
 
 class PostgresStore(Store):
     def __init__(self, pool: Any, *, max_entries: int = MAX_LOG_ENTRIES, label: str = "postgresql",
-                 checkpoint_every: int | None = CHECKPOINT_EVERY):
+                 checkpoint_every: int | None = CHECKPOINT_EVERY, track_seats: bool = True):
         self._pool = pool
+        self.track_seats = track_seats  # schema 5 on: the seats index (pg_migrations/0005_seats.sql)
         self.max_entries = max_entries
         # a checkpoint every this many entries, and reminders by their indexed due time (schema 3 on);
         # None: neither (a store held at an earlier schema by ``open(upto=...)``)
@@ -225,13 +227,17 @@ class PostgresStore(Store):
                                    "server is running, the database exists and the user may log in") from None
         try:
             async with pool.acquire() as conn:
-                await migrate(conn, upto=upto)
+                before = await schema_version(conn)
+                reached = await migrate(conn, upto=upto)
+                if 0 < before < SEATS_SCHEMA <= reached:
+                    await _seat_every_game(conn)  # a schema older than the seats index: its games read once
         except BaseException:
             await pool.close()
             raise
         held_before_3 = upto is not None and upto < CHECKPOINTS_SCHEMA
         return cls(pool, max_entries=max_entries, label=label,
-                   checkpoint_every=None if held_before_3 else checkpoint_every)
+                   checkpoint_every=None if held_before_3 else checkpoint_every,
+                   track_seats=upto is None or upto >= SEATS_SCHEMA)
 
     async def close(self) -> None:
         if self._shown_flush is not None:
@@ -409,6 +415,8 @@ class PostgresStore(Store):
                 else:
                     await conn.execute("UPDATE games SET last_seq = $1, head_hash = $2, remind_due = $3 WHERE id = $4",
                                        last.seq, last.hash, remind_due(game, last.time), game_id)
+                if self.track_seats and seated(game):
+                    await _seat(conn, game_id, game)
         except asyncpg.UniqueViolationError as exc:
             raise self._unique(exc, sealed[0].interaction_id if sealed else None) from None
         return StoredGame(id=last.game_id, channel_id=channel_id, guild_id=guild_id, ruleset=game.ruleset,
@@ -429,19 +437,23 @@ class PostgresStore(Store):
         sql, extra = (_WRITE, (remind_due(game, entry.time),)) if remind else (_WRITE_BEFORE_3, ())
         shown, self._shown = self._shown, []  # the results seen meanwhile go off the list with this write
         params = (*moved_params, *_entry_row(entry), *extra, *_shown_arrays(shown))
+        # a join, a leave, an undo of one: the seats index changes with the state, in its transaction
+        reseat = self.track_seats and seated(stored.game) != seated(game)
         try:
             async with self._connection() as conn:
-                if undo is None:
+                if undo is None and not reseat:
                     moved, since = await conn.fetchrow(sql, *params)
                 else:
                     async with conn.transaction():
                         moved, since = await conn.fetchrow(sql, *params)
-                        if moved == 1:
+                        if moved == 1 and undo is not None:
                             accepted = await conn.execute(
                                 "UPDATE undo_requests SET status = 'accepted', answered_by = $1, answered_at = $2 "
                                 "WHERE id = $3 AND status = 'pending'", undo[1], entry.time, undo[0])
                             if accepted != "UPDATE 1":
                                 raise StaleGame(f"undo request {undo[0]} is no longer pending")
+                        if moved == 1 and reseat:
+                            await _seat(conn, stored.id, game)
                 if moved != 1:
                     # another process logged this very interaction first: answer from the log
                     if entry.interaction_id is not None and await conn.fetchval(
@@ -640,6 +652,8 @@ class PostgresStore(Store):
                 if extras.reminded is not None:
                     await conn.execute("INSERT INTO pacing_reminders (game_id, seq, sent_at) VALUES ($1, $2, $3)",
                                        stored.id, *extras.reminded)
+                if self.track_seats:
+                    await _seat(conn, stored.id, stored.game)
                 await conn.executemany("INSERT INTO unshown_entries (game_id, seq, channel_id) VALUES ($1, $2, $3)",
                                        [(stored.id, seq, channel) for seq, channel in extras.unshown])
                 if self.checkpoint_every is not None:
@@ -761,6 +775,17 @@ class PostgresStore(Store):
                     f"{due}ORDER BY g.remind_due, g.id", *([due_by] if due_by is not None else []))
         return [QuietGame(_stored(tuple(row)[:9]), row[9], row[10]) for row in rows]
 
+    async def player_games(self, user_id: int) -> list[PlayerGame]:
+        if not self.track_seats:
+            return []  # a store held before schema 5 has no seats index
+        columns = ", ".join("g." + c.strip() for c in _GAME_COLUMNS.split(","))
+        async with self._connection() as conn:
+            rows = await conn.fetch(
+                f"SELECT {columns}, e.time FROM seats s JOIN games g ON g.id = s.game_id "
+                "JOIN log_entries e ON e.game_id = g.id AND e.seq = g.last_seq "
+                "WHERE s.user_id = $1 AND g.status = 'active' ORDER BY e.time, g.id", user_id)
+        return [PlayerGame(_stored(tuple(row)[:9]), row[9]) for row in rows]
+
     async def keep_secret(self, commitment: str, secret: bytes) -> None:
         async with self._connection() as conn:
             await conn.execute("INSERT INTO held_secrets (commitment, secret, kept_at) VALUES ($1, $2, $3) "
@@ -797,6 +822,22 @@ async def schema_version(conn: Any) -> int:
     if not exists:
         return 0
     return int(await conn.fetchval("SELECT coalesce(max(version), 0) FROM schema_migrations"))
+
+
+async def _seat(conn: Any, game_id: int, game: Game) -> None:
+    """The game's rows of the seats index, rewritten for the players seated in ``game`` (inside the
+    caller's transaction)."""
+    await conn.execute("DELETE FROM seats WHERE game_id = $1", game_id)
+    await conn.executemany("INSERT INTO seats (user_id, game_id) VALUES ($1, $2)", [(u, game_id) for u in seated(game)])
+
+
+async def _seat_every_game(conn: Any) -> None:
+    """Fill the seats index from every active game's state, once, as a schema older than it is
+    upgraded (idempotent: a process starting at the same moment may do it too)."""
+    rows = await conn.fetch("SELECT id, state FROM games WHERE status = 'active'")
+    seats = [(user, row[0]) for row in rows for user in seated(unpack_state(row[1]))]
+    async with conn.transaction():
+        await conn.executemany("INSERT INTO seats (user_id, game_id) VALUES ($1, $2) ON CONFLICT DO NOTHING", seats)
 
 
 async def migrate(conn: Any, *, upto: int | None = None) -> int:

@@ -44,11 +44,12 @@ from typing import Any
 import aiosqlite
 
 from bot.core.game import Game
+from bot.core.reactions import timeout_hours
 
 from .base import (CHECKPOINT_EVERY, MAX_LOG_ENTRIES, ActiveGameExists, DatabaseUnusable, DuplicateInteraction,
-                   EntryRows, FirstEntries, GameExtras, HeadFor, KeptGames, LogFull, QuietGame, SchemaTooNew,
-                   ServerGames, StaleGame, StorageUnavailable, Store, StoredGame, StoreError, UndoRequest,
-                   UndoStatus, creation_entries, pack_state, unpack_state)
+                   EntryRows, FirstEntries, GameExtras, HeadFor, KeptGames, LogFull, PlayerGame, QuietGame,
+                   SchemaTooNew, ServerGames, StaleGame, StorageUnavailable, Store, StoredGame, StoreError,
+                   UndoRequest, UndoStatus, creation_entries, pack_state, seated, unpack_state)
 from bot.record.chain import GENESIS_HASH, LogEntry, SavedState, canonical_json, saved_state
 from bot.record.checkpoint import Checkpoint, advance_live
 from bot.record.dice_audit import state_after
@@ -131,6 +132,7 @@ COMPRESSED_OUTCOMES_SCHEMA = 4  # migrations/0004_compact_log.sql
 DICTIONARY_SCHEMA = 9  # migrations/0009_outcome_dictionary.sql
 UNSHOWN_SCHEMA = 5  # migrations/0005_unshown_entries.sql
 CHECKPOINTS_SCHEMA = 7  # migrations/0007_checkpoints_and_reminders.sql
+SEATS_SCHEMA = 10  # migrations/0010_seats.sql
 SHOWN_FLUSH_SECONDS = 0.25  # results seen but still listed as unshown wait at most this long for a write
 
 
@@ -180,11 +182,37 @@ def unpack_json(stored: str | bytes) -> Any:
     return json.loads(inflate(stored) if isinstance(stored, bytes) else stored)
 
 
+def _seat(conn: Connection, game_id: int, game: Game) -> None:
+    """The game's rows of the seats index, rewritten for the players seated in ``game`` (inside the
+    caller's transaction)."""
+    conn.execute("DELETE FROM seats WHERE game_id = ?", (game_id,))
+    conn.executemany("INSERT INTO seats (user_id, game_id) VALUES (?, ?)", [(u, game_id) for u in seated(game)])
+
+
+async def _seat_every_game(db: aiosqlite.Connection) -> None:
+    """Fill the seats index from every active game's state, once, as a database older than it is
+    upgraded (the states are compressed: the migration's SQL cannot read them)."""
+    async with db.execute("SELECT id, state FROM games WHERE status = 'active'") as cursor:
+        rows = await cursor.fetchall()
+    seats = [(user, game_id) for game_id, state in rows for user in seated(unpack_state(state))]
+    await db.execute("BEGIN IMMEDIATE")
+    try:
+        await db.executemany("INSERT OR IGNORE INTO seats (user_id, game_id) VALUES (?, ?)", seats)
+    except BaseException:
+        await db.execute("ROLLBACK")
+        raise
+    await db.execute("COMMIT")
+
+
 def remind_due(game: Game, time: str) -> str | None:
     """When a game whose newest entry was logged at ``time`` is due for a reminder (its option
     ``remind_after_hours``, a positive number), in the entries' time format; None when it asked
-    for none. The reminder loop (bot/pacing.py) checks the option again before it sends one."""
-    hours = game.options.get("remind_after_hours")
+    for none. The reminder loop (bot/pacing.py) checks the option again before it sends one. A game
+    waiting on a reaction window with a time limit (the game option reactions=hours=N) is due when
+    the window closes instead: the loop closes it (no reminder of the side that waits)."""
+    hours = timeout_hours(game)
+    if hours is None:
+        hours = game.options.get("remind_after_hours")
     if isinstance(hours, str):
         try:
             hours = float(hours)
@@ -384,7 +412,7 @@ class SqliteStore(Store):
                  entry_columns: str = _ENTRY_COLUMNS,
                  pack_outcomes: Callable[[str], bytes] | None = pack_json,
                  track_unshown: bool = True, reader: aiosqlite.Connection | None = None,
-                 checkpoint_every: int | None = CHECKPOINT_EVERY):
+                 checkpoint_every: int | None = CHECKPOINT_EVERY, track_seats: bool = True):
         self._db = db  # the writer (and every read of a memory database)
         self._reader = reader or db  # reads: their own thread, never queued behind a write's wait
         # schema 5 on: an entry made by an interaction is listed as unshown until its reply is out
@@ -403,6 +431,7 @@ class SqliteStore(Store):
         # a checkpoint every this many entries (migrations/0007); None: none (a store held at an
         # earlier schema)
         self.checkpoint_every = checkpoint_every
+        self.track_seats = track_seats  # schema 10 on: the seats index (migrations/0010_seats.sql)
         # group commit: the writes waiting for the next transaction, and the task committing them
         self._queued: list[tuple[Callable[[Connection], Any], asyncio.Future[Any]]] = []
         self._committing: asyncio.Task[None] | None = None
@@ -440,7 +469,10 @@ class SqliteStore(Store):
             # FULL: a commit is on disk before the player sees the result (a restart loses nothing)
             await db.execute("PRAGMA synchronous = FULL")
             await db.execute("PRAGMA foreign_keys = ON")
-            await migrate(db, upto=upto)
+            before = await schema_version(db)
+            reached = await migrate(db, upto=upto)
+            if before < SEATS_SCHEMA <= reached and before > 0:
+                await _seat_every_game(db)  # a database older than the seats index: its games read once
             # may the bot write here? (SQLite opens a file it may not write read-only, silently,
             # and a migrated database writes nothing at start-up: ask now, not at the first order)
             await db.execute("BEGIN IMMEDIATE")
@@ -470,7 +502,8 @@ class SqliteStore(Store):
             raise
         return cls(db, max_entries=max_entries, entry_columns=columns, pack_outcomes=pack,
                    track_unshown=upto is None or upto >= UNSHOWN_SCHEMA, reader=reader,
-                   checkpoint_every=checkpoint_every if upto is None or upto >= CHECKPOINTS_SCHEMA else None)
+                   checkpoint_every=checkpoint_every if upto is None or upto >= CHECKPOINTS_SCHEMA else None,
+                   track_seats=upto is None or upto >= SEATS_SCHEMA)
 
     async def close(self) -> None:
         async with self._lock:
@@ -654,6 +687,8 @@ class SqliteStore(Store):
             last = sealed[-1]
             conn.execute(f"UPDATE games SET last_seq = ?, head_hash = ?{self._remind_column} WHERE id = ?",
                          (last.seq, last.hash, *self._remind_param(game, last), game_id))
+            if self.track_seats and seated(game):
+                _seat(conn, game_id, game)
             return last
 
         try:
@@ -673,6 +708,7 @@ class SqliteStore(Store):
             raise LogFull(f"the log holds {self.max_entries} entries, the most one game may have")
         state = self._state(game)
         written: list[bytes | str] = []  # the state's column as written (for ``kept``)
+        reseat = self.track_seats and seated(stored.game) != seated(game)  # a join, a leave, an undo of one
 
         def write(conn: Connection) -> None:
             packed = pack_state(state) if isinstance(state, SavedState) else state  # zlib here, off the event loop
@@ -688,6 +724,8 @@ class SqliteStore(Store):
             if cursor.rowcount != 1:
                 raise StaleGame(f"game {stored.id} changed since it was loaded")
             self._insert_entry(conn, entry)
+            if reseat:
+                _seat(conn, stored.id, game)
             if also is not None:
                 also(conn)
             self._checkpoint(conn, stored.id, entry, packed)
@@ -882,6 +920,8 @@ class SqliteStore(Store):
             if extras.reminded is not None:
                 conn.execute("INSERT INTO pacing_reminders (game_id, seq, sent_at) VALUES (?, ?, ?)",
                              (stored.id, *extras.reminded))
+            if self.track_seats:
+                _seat(conn, stored.id, stored.game)
             if self.track_unshown:
                 conn.executemany("INSERT INTO unshown_entries (game_id, seq, channel_id) VALUES (?, ?, ?)",
                                  [(stored.id, seq, channel) for seq, channel in extras.unshown])
@@ -992,6 +1032,16 @@ class SqliteStore(Store):
                 f"SELECT {columns} {joins} WHERE g.status = 'active' AND g.remind_due IS NOT NULL "
                 "AND g.remind_due <= coalesce(?, g.remind_due) ORDER BY g.remind_due", (due_by,))
         return [QuietGame(_stored(row[:9]), row[9], row[10]) for row in rows]
+
+    async def player_games(self, user_id: int) -> list[PlayerGame]:
+        if not self.track_seats:
+            return []  # a store held before schema 10 has no seats index
+        columns = ", ".join("g." + c.strip() for c in _GAME_COLUMNS.split(","))
+        rows = await self._fetchall(
+            f"SELECT {columns}, e.time FROM seats s JOIN games g ON g.id = s.game_id "
+            "JOIN log_entries e ON e.game_id = g.id AND e.seq = g.last_seq "
+            "WHERE s.user_id = ? AND g.status = 'active' ORDER BY e.time, g.id", (user_id,))
+        return [PlayerGame(_stored(row[:9]), row[9]) for row in rows]
 
     async def mark_reminded(self, game_id: int, seq: int, sent_at: str) -> None:
         def mark(conn: Connection) -> None:

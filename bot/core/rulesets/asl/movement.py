@@ -10,6 +10,7 @@ from ...errors import IllegalOrder
 from ...game import Game
 from ...movement import enemies_in, move_to, movers
 from ...outcome import Outcome
+from ...reactions import Reaction
 from .. import get_ruleset
 from .context import AslContext
 from .models import AslUnit
@@ -93,3 +94,17 @@ def _mark_movers(ctx: AslContext, units: list[AslUnit], order: AslMove) -> None:
         if order.cx and not unit.cx:
             unit.cx = True
             ctx.effect(unit, "CX (Double Time)", rule="A4.5")
+
+
+def _may_fire_first(game: Game, side: int) -> bool:
+    """The DEFENDER has a unit that could fire at the movers: in play on the board, not broken, not a
+    weapon, not marked Final Fire (A8.1, A8.4); line of sight and range are the players' to judge."""
+    return any(u.side == side and not u.eliminated and u.location is not None and not u.broken
+               and not u.is_sw and u.fire_marker != "final" for u in game.units.values())
+
+
+# A8.1: a unit or stack that expends MF in the MPh may be attacked by Defensive First Fire as it does;
+# the window lets the DEFENDER's players, hours away, answer each move before the ATTACKER goes on
+DEFENSIVE_FIRST_FIRE = Reaction(
+    after="move", phases=("MPh",), name="Defensive First Fire", rule="A8.1", command="fire", action="fire",
+    target="target", target_is="location", able=_may_fire_first)

@@ -33,6 +33,7 @@ class AslRuleset(Ruleset):
     }
     order_type = AslOrder
     commands = COMMANDS
+    reactions = (movement.DEFENSIVE_FIRST_FIRE,)  # a move in the MPh: the DEFENDER may fire first (A8.1)
     instead = {"artillery": "fire with /fire"}
     working_actions = frozenset({"fire", "morale", "rally", "transfer", "recover"})
     eager_actions = frozenset({"fire"})

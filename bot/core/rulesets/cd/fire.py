@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import Counter
 
 from ...errors import IllegalOrder, InvalidOrder
+from ...game import Game
 from ...outcome import Outcome
 from ...sequence import refereed
 from . import tables
@@ -25,13 +26,17 @@ PERSONNEL_COVER = {"medium": "medium_cover", "hard": "hard_cover", "fortificatio
 
 def resolve_fire(ctx: CdContext, order: CdFire) -> Outcome:
     firer, targets = participants(ctx, order)
-    op_fire = order.op_fire or ctx.game.phase == "OpFire"
-    check_may_fire(ctx, firer, order, op_fire)
+    moving = as_it_moves(ctx.game, firer, targets)
+    op_fire = order.op_fire or ctx.game.phase == "OpFire" or moving
+    check_may_fire(ctx, firer, order, op_fire, moving=moving)
     if refereed(ctx.game):
-        firer.fired_phase = f"{ctx.turn}:{ctx.game.phase}"
+        firer.fired_phase = f"{ctx.turn}:{OP_FIRE_PHASE if moving else ctx.game.phase}"
     base = base_to_hit(firer, order.range_band)
     ap_penetration = penetration(firer, targets, order.range_band)
     ctx.trail.section(f"{firer.label} fires at {', '.join(t.label for t in targets)}", rule="CD [13]", unit=firer.id)
+    if moving:
+        ctx.trail.note(f"Op Fire at {', '.join(t.label for t in targets)} as it moves (the reaction window): "
+                       f"{OP_FIRE_NOW}", rule="CD [13.1.2]")
     if op_fire:
         for target in (t for t in targets if t.moved_turn == ctx.turn):
             ctx.trail.note(f"Op Fire at {target.label}, which moved this turn", rule="CD [13.1.2]", unit=target.id)
@@ -70,7 +75,30 @@ def check_targets(firer: CdStand, targets: list[CdStand]) -> None:
             raise IllegalOrder(f"{target.label} is already eliminated", rule="CD [19.1]")
 
 
-def check_may_fire(ctx: CdContext, firer: CdStand, order: CdFire, op_fire: bool) -> None:
+OP_FIRE_PHASE = "OpFire"
+OP_FIRE_NOW = ("resolved at once, the stand's fire of the Opportunity Fire phase (assumed: the card resolves Op Fire "
+               "in its own phase; played by post, the table fires at the stand where it stands on its way)")
+
+
+def as_it_moves(game: Game, firer: CdStand, targets: list[CdStand]) -> bool:
+    """Op Fire at stands as they move: a reaction window is open (bot/core/reactions.py) for the
+    firer's side, and every target is one of its movers."""
+    window = game.reaction
+    return (window is not None and game.phase == "Movement" and window.side == firer.side
+            and all(t.id in window.ids for t in targets))
+
+
+def may_op_fire(game: Game, stand: CdStand) -> bool:
+    """Whether ``stand`` could Op Fire now, as far as its own state says (CD [13.1.2], [21.3], [27.1], [7.1.3])."""
+    if stand.eliminated or stand.location is None or stand.demoralized or stand.ammo_depleted or stand.acts_pinned:
+        return False
+    if stand.weapon_class == "none" or not stand.to_hit or stand.fired_phase == f"{game.turn}:{OP_FIRE_PHASE}":
+        return False
+    chosen = tables.orders().orders.get(stand.order or "")
+    return chosen is None or chosen.prep_op_fire
+
+
+def check_may_fire(ctx: CdContext, firer: CdStand, order: CdFire, op_fire: bool, *, moving: bool = False) -> None:
     """The firer's state, the phase and the order it is under [13.1, 21.3, 21.4, 27.1]."""
     if firer.eliminated:
         raise IllegalOrder(f"{firer.label} is eliminated and cannot fire", rule="CD [19.1]")
@@ -82,11 +110,12 @@ def check_may_fire(ctx: CdContext, firer: CdStand, order: CdFire, op_fire: bool)
         raise IllegalOrder(f"{firer.label} has no direct-fire weapon (CD [14])", rule="CD [14]")
     if order.human_wave and not order.close_assault:
         raise InvalidOrder("Human Wave adds a die only in close assault (CD [13.5])", field="human_wave")
-    check_fire_kind(ctx, firer, order, op_fire)
+    check_fire_kind(ctx, firer, order, op_fire, moving=moving)
 
 
-def check_fire_kind(ctx: CdContext, firer: CdStand, order: CdFire, op_fire: bool) -> None:
-    phase = ctx.game.phase
+def check_fire_kind(ctx: CdContext, firer: CdStand, order: CdFire, op_fire: bool, *, moving: bool = False) -> None:
+    # Op Fire at stands as they move is the Opportunity Fire phase's fire, given in the Movement Phase
+    phase = OP_FIRE_PHASE if moving else ctx.game.phase
     if op_fire and phase != "OpFire":
         raise IllegalOrder(f"Op Fire is resolved in the OpFire phase, not the {phase} phase (CD [13.1.2])",
                            rule="CD [13.1.2]")

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 from ...errors import IllegalOrder, InvalidOrder
 from ...movement import move_to, movers
+from ...game import Game
 from ...outcome import Outcome
+from ...reactions import Reaction
 from .. import get_ruleset
 from . import tables
 from .context import CdContext
+from .fire import may_op_fire
 from .models import CdStand
 from .morale import company
 from .orders import SEALING, CdGiveOrders, CdMove
@@ -96,3 +99,19 @@ def resolve_move(ctx: CdContext, order: CdMove) -> Outcome:
         stand.moved_turn = ctx.turn
         ctx.effect(stand, "moved this turn: Op Fire may take it as it moves", rule=MOVE_RULE)
     return ctx.outcome("move", f"{', '.join(s.label for s in stands)} move to {order.to}", stands[0].side)
+
+
+def _may_op_fire(game: Game, side: int) -> bool:
+    """The side has a stand that could Op Fire at the movers: in play, with a direct-fire weapon and
+    its ammunition, neither demoralized nor pinned, under an order that allows Op Fire (or none yet),
+    and not fired in the Opportunity Fire phase this turn (CD [13.1.2], [21.3], [7.1.3])."""
+    return any(s.side == side and may_op_fire(game, s) for s in game.units.values())
+
+
+OP_FIRE_AS_IT_MOVES = ("assumed: Op Fire at a stand as it moves is resolved at once, where it stands on its way; "
+                       "it is the firer's fire of the Opportunity Fire phase")
+# CD [13.1.2]: Op Fire takes a stand that moved this turn; the window lets the other side's players, hours
+# away, fire at it as it moves (where it stands on its way) before the moving side goes on
+OP_FIRE = Reaction(
+    after="move", phases=("Movement",), name="Op Fire", rule="CD [13.1.2]", command="fire", action="fire",
+    target="target", target_is="units", able=_may_op_fire, note=OP_FIRE_AS_IT_MOVES)

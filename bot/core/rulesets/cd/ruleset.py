@@ -17,6 +17,7 @@ from ...suggest import common_suggestions, first_named
 from ...trail import Trail
 from . import odds, tables
 from .commands import COMMANDS
+from .movement import OP_FIRE
 from .models import CdStand
 from .orders import (SEALING, CdArtilleryResponse, CdFire, CdGiveOrders, CdIndirectFire, CdMorale, CdMove, CdOrder,
                      CdRally)
@@ -40,6 +41,7 @@ class CdRuleset(Ruleset):
                    "CommandMorale": "Command & Morale Phase"}
     order_type = CdOrder
     commands = COMMANDS
+    reactions = (OP_FIRE,)  # a stand moving: the other side's Op Fire (CD [13.1.2])
     instead = {"transfer": "its weapons belong to the units themselves",
                "recover": "its weapons belong to the units themselves"}
 

@@ -10,6 +10,7 @@ from ...errors import IllegalOrder
 from ...game import Game
 from ...movement import enemies_in, move_to, movers
 from ...outcome import Outcome
+from ...reactions import Reaction
 from .. import get_ruleset
 from . import tables
 from .context import NhisContext
@@ -50,3 +51,18 @@ def resolve_move(game: Game, order: NhisMove, roller: Roller) -> Outcome:
             f"{order.kind.title()} marker: a moving target (+2 against it) until the Administrative Phase"
         ctx.effect(unit, what, rule=RULE)
     return ctx.outcome_of("move", f"{', '.join(u.label for u in units)} {order.kind}s to {to}", units[0].side)
+
+
+def _may_fire(game: Game, side: int) -> bool:
+    """The side has a unit that could fire at the movers: in play, not Shaken, not marked Fire, with
+    Firepower, not fired in this impulse (seed 001; range and line of sight are the players' to judge)."""
+    return any(u.side == side and not u.eliminated and u.location is not None and not u.shaken
+               and u.marker != "fire" and u.current_fp > 0 and u.fired_impulse != game.impulse
+               for u in game.units.values())
+
+
+# A move in an impulse may draw the other side's opportunity fire at the hex it entered (sequence.yaml,
+# assumed): the window lets that side's players answer each move before the impulse goes on
+OPPORTUNITY_FIRE = Reaction(
+    after="move", phases=("Operations",), name="Opportunity Fire", rule=RULE, command="fire", action="fire",
+    target="target", target_is="location", able=_may_fire)

@@ -26,6 +26,7 @@ class NhisRuleset(Ruleset):
                    "Administrative": "Administrative Phase"}
     order_type = NhisOrder
     commands = COMMANDS
+    reactions = (movement.OPPORTUNITY_FIRE,)  # a move in an impulse: the other side's opportunity fire
     instead = {"transfer": "its weapons belong to the units themselves",
                "recover": "its weapons belong to the units themselves", "artillery": "fire with /fire"}
 
