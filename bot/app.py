@@ -35,7 +35,7 @@ from bot.loopshare import share
 from bot.pacing import Pacer
 from bot.render import error_embed
 from bot.store.base import DatabaseUnusable, StorageUnavailable
-from bot.replies import UNKNOWN_INTERACTION, DetailsButton, post_saved_result, send_ephemeral
+from bot.replies import UNKNOWN_INTERACTION, DetailsButton, post_saved_result, reply_outcome, send_ephemeral
 from bot.maps import MapButton
 
 if TYPE_CHECKING:
@@ -137,6 +137,8 @@ class RefereeTree(app_commands.CommandTree):
             await send_ephemeral(interaction, content=str(error) or "You cannot use this command here.")
         elif isinstance(original, discord.HTTPException):
             await self._answer_lost(interaction, original)
+        elif await self._saved_after_all(interaction, original):
+            return
         elif isinstance(original, StorageUnavailable):
             self.storage_faults.note(original)  # one log line per fault, not a traceback per command
             await send_ephemeral(interaction, content=str(original))
@@ -146,6 +148,30 @@ class RefereeTree(app_commands.CommandTree):
             await send_ephemeral(interaction, content=(
                 "Something went wrong on our side; nothing was changed "
                 f"(reference: {interaction.id})"))
+
+    async def _saved_after_all(self, interaction: discord.Interaction, error: BaseException) -> bool:
+        """A command that failed after its write had committed (the database went away as the
+        channel's lock was let go, say) saved its order: its player is shown the result, never
+        told "nothing was changed", or he would give it again. True when answered here: the order
+        is in the log (the result is the answer), or the log cannot be read to tell."""
+        referee = getattr(self.client, "referee", None)
+        if referee is None or not is_application_command(interaction):
+            return False
+        try:
+            acted = await referee.recorded(interaction.id)
+        except StorageUnavailable as unreadable:
+            self.storage_faults.note(unreadable)
+            await send_ephemeral(interaction, content=(
+                f"The database failed while answering ({unreadable}), and the bot cannot tell yet whether your "
+                f"order was saved: look at /log before giving it again (reference: {interaction.id})"))
+            return True
+        if acted is None:
+            return False
+        log.warning("/%s failed after its order was saved as log #%s (%s: %s): the result is shown",
+                    interaction.command.qualified_name if interaction.command else "?", acted.seq,
+                    type(error).__name__, error)
+        await reply_outcome(interaction, acted)
+        return True
 
     async def _answer_lost(self, interaction: discord.Interaction, error: discord.HTTPException) -> None:
         """Discord refused a message of the answer (the 3 seconds were up, an outage past
