@@ -18,6 +18,7 @@ import logging
 import pkgutil
 import signal
 import time
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 import aiohttp
@@ -216,6 +217,7 @@ class RefereeBot(RefereeClient):
                          allowed_mentions=discord.AllowedMentions.none(), help_command=None,
                          tree_cls=RefereeTree, **kwargs)
         self.settings = settings
+        self.started_at = datetime.now(timezone.utc)  # the results saved before it are the restart's to show
         self.store: Store | None = None  # opened in setup_hook; only the app shell touches it
         self.loaded_cogs: list[str] = []
         # every command and button per user, channel and server, and rolling commands per player
@@ -246,8 +248,16 @@ class RefereeBot(RefereeClient):
         """Open (check, migrate) the database once; a file that cannot serve raises
         DatabaseUnusable. ``serve`` calls it before logging in: a bad file stops the bot before
         its token goes anywhere."""
-        from bot.store import open_store
+        from bot.store import is_postgres, open_store
 
+        shards, count = self.settings.shards, self.settings.shard_count
+        partial = shards is not None and count is not None and len(shards) < count
+        if partial and not is_postgres(self.settings.database):
+            raise DatabaseUnusable(
+                f"this process holds shard{'s' if len(shards) > 1 else ''} {','.join(map(str, shards))} of {count}: "
+                "the other shards' processes cannot share an SQLite file with it (each would keep its own lock and "
+                "cache). Run several processes on PostgreSQL (REFEREE_DATABASE=postgresql://...), or one process "
+                "without sharding, or holding every shard (REFEREE_SHARD_IDS)")
         if self.store is None:
             self.store = await _maybe_await(open_store(self.settings.database,
                                                        max_entries=self.settings.max_log_entries,
@@ -259,7 +269,10 @@ class RefereeBot(RefereeClient):
         log entry, so a player does not give the order again and roll twice."""
         await self.wait_until_ready()
         try:
-            for channel_id, acted in await self.referee.unshown():
+            # only what was saved before this process started (what it answers meanwhile is its
+            # own to show), and only its own shards' servers (another process shows theirs)
+            for channel_id, acted in await self.referee.unshown(before=self.started_at,
+                                                                serves=self.settings.serves_guild):
                 await post_saved_result(self, channel_id, acted, why=(
                     f"<@{acted.entry.actor}>'s order was saved as log #{acted.seq} just before the bot "
                     "restarted, and may not have been shown: here is the result. Do not give it again."))
