@@ -18,6 +18,7 @@ import logging
 import pkgutil
 import signal
 import time
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 import aiohttp
@@ -35,7 +36,7 @@ from bot.loopshare import share
 from bot.pacing import Pacer
 from bot.render import error_embed
 from bot.store.base import DatabaseUnusable, StorageUnavailable
-from bot.replies import UNKNOWN_INTERACTION, DetailsButton, post_saved_result, send_ephemeral
+from bot.replies import UNKNOWN_INTERACTION, DetailsButton, post_saved_result, reply_outcome, send_ephemeral
 from bot.maps import MapButton
 
 if TYPE_CHECKING:
@@ -137,6 +138,8 @@ class RefereeTree(app_commands.CommandTree):
             await send_ephemeral(interaction, content=str(error) or "You cannot use this command here.")
         elif isinstance(original, discord.HTTPException):
             await self._answer_lost(interaction, original)
+        elif await self._saved_after_all(interaction, original):
+            return
         elif isinstance(original, StorageUnavailable):
             self.storage_faults.note(original)  # one log line per fault, not a traceback per command
             await send_ephemeral(interaction, content=str(original))
@@ -146,6 +149,30 @@ class RefereeTree(app_commands.CommandTree):
             await send_ephemeral(interaction, content=(
                 "Something went wrong on our side; nothing was changed "
                 f"(reference: {interaction.id})"))
+
+    async def _saved_after_all(self, interaction: discord.Interaction, error: BaseException) -> bool:
+        """A command that failed after its write had committed (the database went away as the
+        channel's lock was let go, say) saved its order: its player is shown the result, never
+        told "nothing was changed", or he would give it again. True when answered here: the order
+        is in the log (the result is the answer), or the log cannot be read to tell."""
+        referee = getattr(self.client, "referee", None)
+        if referee is None or not is_application_command(interaction):
+            return False
+        try:
+            acted = await referee.recorded(interaction.id)
+        except StorageUnavailable as unreadable:
+            self.storage_faults.note(unreadable)
+            await send_ephemeral(interaction, content=(
+                f"The database failed while answering ({unreadable}), and the bot cannot tell yet whether your "
+                f"order was saved: look at /log before giving it again (reference: {interaction.id})"))
+            return True
+        if acted is None:
+            return False
+        log.warning("/%s failed after its order was saved as log #%s (%s: %s): the result is shown",
+                    interaction.command.qualified_name if interaction.command else "?", acted.seq,
+                    type(error).__name__, error)
+        await reply_outcome(interaction, acted)
+        return True
 
     async def _answer_lost(self, interaction: discord.Interaction, error: discord.HTTPException) -> None:
         """Discord refused a message of the answer (the 3 seconds were up, an outage past
@@ -190,6 +217,7 @@ class RefereeBot(RefereeClient):
                          allowed_mentions=discord.AllowedMentions.none(), help_command=None,
                          tree_cls=RefereeTree, **kwargs)
         self.settings = settings
+        self.started_at = datetime.now(timezone.utc)  # the results saved before it are the restart's to show
         self.store: Store | None = None  # opened in setup_hook; only the app shell touches it
         self.loaded_cogs: list[str] = []
         # every command and button per user, channel and server, and rolling commands per player
@@ -220,8 +248,16 @@ class RefereeBot(RefereeClient):
         """Open (check, migrate) the database once; a file that cannot serve raises
         DatabaseUnusable. ``serve`` calls it before logging in: a bad file stops the bot before
         its token goes anywhere."""
-        from bot.store import open_store
+        from bot.store import is_postgres, open_store
 
+        shards, count = self.settings.shards, self.settings.shard_count
+        partial = shards is not None and count is not None and len(shards) < count
+        if partial and not is_postgres(self.settings.database):
+            raise DatabaseUnusable(
+                f"this process holds shard{'s' if len(shards) > 1 else ''} {','.join(map(str, shards))} of {count}: "
+                "the other shards' processes cannot share an SQLite file with it (each would keep its own lock and "
+                "cache). Run several processes on PostgreSQL (REFEREE_DATABASE=postgresql://...), or one process "
+                "without sharding, or holding every shard (REFEREE_SHARD_IDS)")
         if self.store is None:
             self.store = await _maybe_await(open_store(self.settings.database,
                                                        max_entries=self.settings.max_log_entries,
@@ -233,7 +269,10 @@ class RefereeBot(RefereeClient):
         log entry, so a player does not give the order again and roll twice."""
         await self.wait_until_ready()
         try:
-            for channel_id, acted in await self.referee.unshown():
+            # only what was saved before this process started (what it answers meanwhile is its
+            # own to show), and only its own shards' servers (another process shows theirs)
+            for channel_id, acted in await self.referee.unshown(before=self.started_at,
+                                                                serves=self.settings.serves_guild):
                 await post_saved_result(self, channel_id, acted, why=(
                     f"<@{acted.entry.actor}>'s order was saved as log #{acted.seq} just before the bot "
                     "restarted, and may not have been shown: here is the result. Do not give it again."))

@@ -8,6 +8,7 @@ import it without importing the app shell.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 from typing import Any
@@ -30,13 +31,55 @@ UNKNOWN_INTERACTION = 10062  # ... for an answer after the 3 s deadline (the tok
 _THINKING = "referee.thinking"  # interaction.extras: "ephemeral" or "public" while a deferred answer is owed
 
 
+_DEFERRING = "referee.deferring"  # interaction.extras: the deferral on its way (an asyncio future)
+# a command not answered this long after it arrived is deferred ("thinking..."), whatever holds it:
+# the channel's lock held by another process's command, a slow database. Discord takes the first
+# answer within 3 s; this leaves room for the deferral itself to get there on a loaded machine
+DEFER_AFTER = 1.5
+
+
 async def defer_thinking(interaction: discord.Interaction, *, ephemeral: bool = False) -> None:
     """Show "<bot> is thinking..." (to the player alone when ``ephemeral``): the answer comes later,
     in that same message (``send_answer``). Every deferral of a message goes through here, so the
     answer knows who can see the message it will land in (after a private "thinking...", the answer
-    stays private whatever it asks)."""
-    await interaction.response.defer(ephemeral=ephemeral, thinking=True)
-    interaction.extras[_THINKING] = "ephemeral" if ephemeral else "public"
+    stays private whatever it asks). Deferring again is nothing: the first deferral stands."""
+    pending = interaction.extras.get(_DEFERRING)
+    if pending is not None:
+        await asyncio.shield(pending)
+        return
+    if interaction.response.is_done():
+        return
+    pending = interaction.extras[_DEFERRING] = asyncio.get_running_loop().create_future()
+    try:
+        await interaction.response.defer(ephemeral=ephemeral, thinking=True)
+        interaction.extras[_THINKING] = "ephemeral" if ephemeral else "public"
+    finally:
+        pending.set_result(None)
+
+
+def defer_when_slow(interaction: discord.Interaction) -> None:
+    """Defer ``interaction`` if it is still unanswered ``DEFER_AFTER`` seconds from now: called as a
+    command starts (``RefereeTree.interaction_check``), so a command waiting for its channel's lock
+    or a slow store still answers within Discord's 3 s, then edits "thinking..." into its answer."""
+    loop = asyncio.get_running_loop()
+
+    def due() -> None:
+        if not interaction.response.is_done() and _DEFERRING not in interaction.extras:
+            task = loop.create_task(_defer_late(interaction), name=f"referee-defer-{interaction.id}")
+            _LATE.add(task)
+            task.add_done_callback(_LATE.discard)
+
+    loop.call_later(DEFER_AFTER, due)
+
+
+_LATE: set[asyncio.Task[None]] = set()  # the late deferrals on their way (kept referenced)
+
+
+async def _defer_late(interaction: discord.Interaction) -> None:
+    try:
+        await defer_thinking(interaction)
+    except discord.HTTPException as exc:  # the answer went out meanwhile, or too late: the answer decides
+        log.info("interaction %s could not be deferred (%s, code %s)", interaction.id, exc.status, exc.code)
 
 
 async def send_answer(interaction: discord.Interaction, *, ephemeral: bool = False, **kwargs: Any) -> Any:
@@ -49,6 +92,9 @@ async def send_answer(interaction: discord.Interaction, *, ephemeral: bool = Fal
     deletes that message and goes privately as a followup: a refusal never lands in the channel.
     Returns what discord.py returns for the message sent (the edited or followup message, or the
     response's callback result)."""
+    pending = interaction.extras.get(_DEFERRING)
+    if pending is not None:
+        await asyncio.shield(pending)  # a deferral on its way is the response: this answer follows it
     if not interaction.response.is_done():
         return await interaction.response.send_message(ephemeral=ephemeral, **kwargs)
     thinking = interaction.extras.pop(_THINKING, None)

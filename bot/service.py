@@ -527,13 +527,21 @@ class Referee:
         """``acted``'s result reached its channel (the reply, or the channel post standing in)."""
         await self._store.entry_shown(acted.entry.game_id, acted.entry.seq)
 
-    async def unshown(self, limit: int = 100) -> list[tuple[int, Acted]]:
+    async def unshown(self, limit: int = 100, *, before: datetime | None = None,
+                      serves: Callable[[int | None], bool] | None = None) -> list[tuple[int, Acted]]:
         """(channel, result) of what was saved but never seen: the bot died between the save and
-        the reply, or Discord refused the reply and the channel post failed too."""
+        the reply, or Discord refused the reply and the channel post failed too. ``before``: only
+        entries logged before then (a process starting asks for what was saved before it started:
+        a command it answers meanwhile is its own to show); ``serves``: only the games of the
+        servers this process serves (its shards: another process shows its own)."""
         found = []
         for channel_id, entry in await self._store.unshown_entries(limit):
+            if before is not None and datetime.fromisoformat(entry.time) >= before:
+                continue
             stored = await self._store.load_game(entry.game_id)
             assert stored is not None  # entries reference their game (foreign key)
+            if serves is not None and not serves(stored.guild_id):
+                continue
             found.append((channel_id, Acted(entry.outcome_model(), stored.game, entry, replayed=True)))
         return found
 

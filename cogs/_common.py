@@ -24,7 +24,7 @@ from bot.core.rulesets import get_ruleset
 from bot.core.suggest import common_suggestions
 from bot.render import odds_embed, safe
 from bot.scenario import MAX_BYTES, Scenario, ScenarioFileError, read
-from bot.replies import defer_thinking, reply_outcome, send_embeds
+from bot.replies import defer_thinking, defer_when_slow, reply_outcome, send_embeds
 from bot.service import Actor
 
 MAX_CHOICES = 25  # Discord's limit for autocomplete answers
@@ -210,7 +210,10 @@ async def act_and_reply(interaction: Interaction, order: Any, *, command: str,
     """The body every order-giving command shares: resolve ``order`` (a dict, or a function of
     the channel's game called under its lock) through the referee service and answer with the
     outcome; with ``preview``, show its exact odds instead; with ``sealed``, seal it to be revealed
-    later (bot/core/sealed.py). ``view_for(acted)`` may add buttons."""
+    later (bot/core/sealed.py). ``view_for(acted)`` may add buttons. Every answer goes through
+    ``send_answer``, so the order is deferred when it waits long (``defer_when_slow``: its channel's
+    lock held by another process's command, a slow store) and answers in the "thinking..." message."""
+    defer_when_slow(interaction)
     if preview:
         await show_odds(interaction, order, dice)
         return

@@ -19,7 +19,7 @@ from bot.emulator import FakeDiscord, running
 from bot.emulator.payloads import ChannelSpec, GuildSpec, default_guild
 from bot.pacing import Pacer
 from bot.service import Referee
-from bot.store import open_store
+from bot.store import DatabaseUnusable, open_store
 
 from tests.store.helpers import CHANNEL, GERMAN, GM, GUILD, RUSSIAN
 
@@ -141,10 +141,10 @@ def _guild_on_shard(shard: int, count: int, n: int = 0) -> GuildSpec:
     return dataclasses.replace(base, id=guild_id, name=f"shard {shard}'s server", channels=(channel,))
 
 
-async def test_one_process_serves_its_shards_servers_each_over_that_shards_connection(tmp_path: Path):
+async def test_one_process_serves_its_shards_servers_each_over_that_shards_connection(pg_dsn):
+    # shard 1 is another process's: they share a PostgreSQL database (an SQLite file is refused below)
     guilds = [_guild_on_shard(n, 3) for n in range(3)]
-    bot = RefereeBot(load_settings(token=None, database=tmp_path / "referee.sqlite3", dev_guild=None,
-                                   shard_ids="0,2", shard_count=3))
+    bot = RefereeBot(load_settings(token=None, database=pg_dsn, dev_guild=None, shard_ids="0,2", shard_count=3))
 
     async def at_once(shard_id: int, *, initial: bool = False) -> None:
         """Discord's identify limit (one per 5 s) is discord.py's wait here: not on loopback."""
@@ -168,3 +168,26 @@ async def test_one_process_serves_its_shards_servers_each_over_that_shards_conne
         store = bot.store
         assert sorted(g.guild_id for g in [await store.load_active(guilds[n].channels[0].id) for n in (0, 2)]) == \
             [guilds[0].id, guilds[2].id]
+
+
+@pytest.mark.parametrize(("shards", "held"), [({"shard_id": 1}, "shard 1 of 2"), ({"shard_ids": "0"}, "shard 0 of 2")])
+async def test_a_process_holding_some_of_the_shards_refuses_an_sqlite_file(tmp_path: Path, shards, held):
+    """Another process would serve the other shards on the same file: each would keep its own lock
+    and cache of the games, so the bot stops at start-up with one line instead (issue 28)."""
+    bot = RefereeBot(load_settings(token=None, database=tmp_path / "referee.sqlite3", dev_guild=None,
+                                   shard_count=2, **shards))
+    with pytest.raises(DatabaseUnusable) as refused:
+        await bot.open_store()
+    assert str(refused.value).startswith(f"this process holds {held}: the other shards' processes cannot share "
+                                         "an SQLite file") and "postgresql://" in str(refused.value)
+    assert not (tmp_path / "referee.sqlite3").exists()  # refused before the file is made
+
+
+async def test_one_process_holding_every_shard_may_use_an_sqlite_file(tmp_path: Path):
+    bot = RefereeBot(load_settings(token=None, database=tmp_path / "referee.sqlite3", dev_guild=None,
+                                   shard_ids="0,1", shard_count=2))
+    await bot.open_store()
+    try:
+        assert bot.store is not None
+    finally:
+        await bot.store.close()

@@ -185,6 +185,17 @@ def _fault(exc: BaseException) -> StorageUnavailable | None:
     return None
 
 
+def _end_session(conn: Any, why: str) -> None:
+    """End a connection's session (and every advisory lock it holds) without going back to the
+    pool. A connection the pool has already taken back (after the server went away) refuses
+    ``terminate``; its session is gone already, which is all this asks."""
+    log.warning("ending a database session: %s", why)
+    try:
+        conn.terminate()
+    except Exception as exc:
+        log.warning("the session had ended already (%s: %s)", type(exc).__name__, exc)
+
+
 async def _reset(conn: Any) -> None:
     """What the pool does to a connection given back: nothing but ending a transaction left open
     (none is: every one is a context manager). asyncpg's default (unlock every advisory lock, RESET
@@ -311,10 +322,10 @@ class PostgresStore(Store):
         try:
             try:
                 await conn.execute("SELECT pg_advisory_lock($1)", key)
-            except BaseException:
+            except BaseException as exc:
                 # cancelled (or failed) while waiting: the lock may have been granted meanwhile, so
                 # the session ends here rather than go back to the pool perhaps holding it
-                conn.terminate()
+                _end_session(conn, f"waiting for the lock {key} ended ({type(exc).__name__})")
                 raise
             keys = (held[3] if mine else frozenset()) | {key}
             token = _HELD.set((asyncio.current_task(), conn, self, keys))
@@ -324,12 +335,19 @@ class PostgresStore(Store):
                 _HELD.reset(token)
                 try:
                     await conn.execute("SELECT pg_advisory_unlock($1)", key)
-                except BaseException:
-                    conn.terminate()  # its session ends, and its locks with it: never back to the pool held
-                    raise
+                except BaseException as exc:
+                    # The command's work is done (its write committed, or it failed on its own), so
+                    # this is never its error: a player told "nothing was changed" about an order
+                    # saved would give it twice. The session ends instead, and its locks with it.
+                    _end_session(conn, f"the lock {key} could not be let go ({type(exc).__name__}: {exc})")
+                    if not isinstance(exc, Exception):
+                        raise  # cancelled, or the process is stopping
         finally:
             if acquired is not None:
-                await acquired.__aexit__(None, None, None)
+                try:
+                    await acquired.__aexit__(None, None, None)
+                except Exception as exc:  # a connection that broke: the pool replaces it
+                    log.warning("a connection could not go back to the pool (%s: %s)", type(exc).__name__, exc)
 
     # --- games ---
 

@@ -64,3 +64,33 @@ async def test_marks_of_several_results_go_with_one_write_and_a_newer_result_sta
     await store.entry_shown(third.entry.game_id, third.entry.seq)
     await referee.act(OTHER, GM, asl_squad("A3", 0), command="/unit add")
     assert await unshown(later) == []
+
+
+async def test_a_starting_process_lists_only_its_own_shards_results_saved_before_it_started(stores):
+    """A process starting posts what was saved and never seen before it started, of the servers of
+    its own shards: not another shard's (that process shows its own), not a command answered since
+    it started (its reply is on its way). Both used to be posted as "saved just before the bot
+    restarted" into channels whose results had been shown (issue 28)."""
+    import asyncio
+    from datetime import datetime, timezone
+
+    from bot.config import load_settings
+
+    store, later = stores
+    referee = Referee(store)
+    on_shard = {n: next(g for g in range(1 << 22, 1 << 30, 1 << 22) if (g >> 22) % 2 == n) for n in (0, 1)}
+    await referee.new_game(CHANNEL, on_shard[0], GM, "asl", ["Germans", "Russians"], interaction_id=9_101)
+    await referee.new_game(OTHER, on_shard[1], GM, "asl", ["Germans", "Russians"], interaction_id=9_102)
+    await asyncio.sleep(0.01)
+    started = datetime.now(timezone.utc)
+    await asyncio.sleep(0.01)
+    since = await referee.act(CHANNEL, GM, asl_squad("A2", 0), command="/unit add", interaction_id=9_004)
+
+    everything = [(channel, acted.seq) for channel, acted in await Referee(later).unshown()]
+    assert (CHANNEL, since.entry.seq) in everything and any(channel == OTHER for channel, _ in everything)
+    shard_0 = load_settings(shard_id=0, shard_count=2)
+    mine = [(channel, acted.seq) for channel, acted in await Referee(later).unshown(
+        before=started, serves=shard_0.serves_guild)]
+    assert mine and {channel for channel, _ in mine} == {CHANNEL}  # not shard 1's channel
+    assert (CHANNEL, since.entry.seq) not in mine  # logged after the start: this process's to show
+    assert mine == [(c, s) for c, s in everything if c == CHANNEL and s != since.entry.seq]

@@ -1,0 +1,47 @@
+"""The database going away as a command ends (issue 28): a write that committed is never reported
+as "nothing was changed". Here the session holding the channel's lock is killed right after the
+command's write committed, so letting the lock go fails: the command still returns its saved entry,
+no lock is left behind, and the channel plays on."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from bot.service import Referee
+from bot.store import open_store
+
+from .helpers import CHANNEL, GM, asl_squad, seated_asl_game
+
+pytestmark = pytest.mark.usefixtures("pg_server")
+
+
+async def test_a_lock_lost_with_its_session_after_the_write_is_not_the_commands_error(pg_dsn, monkeypatch):
+    store, other = await open_store(pg_dsn), await open_store(pg_dsn)
+    try:
+        referee = Referee(store)
+        await seated_asl_game(referee)  # entries 1-5
+        real_append = store.append
+        killed = []
+
+        async def append_then_lose_the_session(stored, game, entry):
+            saved = await real_append(stored, game, entry)
+            pid = store._held().get_server_pid()  # the connection holding the channel's lock
+            async with other._pool.acquire() as conn:
+                killed.append(await conn.fetchval("SELECT pg_terminate_backend($1)", pid))
+            return saved
+
+        monkeypatch.setattr(store, "append", append_then_lose_the_session)
+        acted = await referee.act(CHANNEL, GM, asl_squad("U1", 0, None), command="/unit add")
+        monkeypatch.undo()
+
+        assert killed == [True] and acted.entry.seq == 6  # the command's own answer: its saved entry
+        async with asyncio.timeout(10), other.channel_lock(CHANNEL):  # no lock left behind
+            pass
+        again = await Referee(other).act(CHANNEL, GM, asl_squad("U2", 0, None), command="/unit add")
+        assert again.entry.seq == 7
+        assert (await Referee(store).verify(CHANNEL)).ok  # the first process's pool serves on
+    finally:
+        await store.close()
+        await other.close()
