@@ -129,6 +129,10 @@ class RefereeTree(app_commands.CommandTree):
     async def on_error(self, interaction: discord.Interaction, error: app_commands.AppCommandError) -> None:
         await self.settle_roll(interaction)
         original = error.original if isinstance(error, app_commands.CommandInvokeError) else error
+        if not isinstance(original, discord.HTTPException):
+            # refused, mistyped or failed: it did none of its work, so it does not spend a heavy quota
+            # (a refused answer, HTTPException, may follow work done: it stays counted)
+            self.client.quotas.take_back_interaction(interaction)
         if isinstance(original, RulesError):
             await send_ephemeral(interaction, embed=error_embed(original.message, original.rule))
         elif isinstance(error, app_commands.TransformerError):

@@ -60,10 +60,12 @@ class MapButton(Guarded, discord.ui.DynamicItem[discord.ui.Button], template=r"m
         try:
             field, picture = await battlefield_picture(referee, interaction.channel_id)
             if field.game_id != self.game_id:
+                self.refused(interaction)
                 await send_ephemeral(interaction, embed=error_embed(
                     "this Map button belongs to an earlier game of this channel: /game map shows this one"))
                 return
         except RulesError as exc:  # components bypass the tree's error handler: refuse here, privately
+            self.refused(interaction)  # a refused press does not spend a heavy quota
             await send_ephemeral(interaction, embed=error_embed(exc.message, exc.rule))
             return
         await interaction.response.send_message(embed=map_embed(field.game, MAP_FILE), file=map_file(picture),
