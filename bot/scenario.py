@@ -15,9 +15,10 @@ import json
 from typing import Any
 
 import yaml
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 
-from bot.core.errors import InvalidOrder, plain_validation
+from bot.core.errors import InvalidOrder, RulesError, plain_validation
+from bot.core.rulesets import get_ruleset
 from bot.core.game import Game
 from bot.core.scenario import Scenario, ScenarioRefused, ScenarioUnit, build_game, scenario_of
 from bot.core.sequence import SEQUENCE
@@ -115,7 +116,7 @@ def _check_keys(node: yaml.Node, path: tuple[Any, ...]) -> None:
             _check_keys(item, (*path, i))
 
 
-def _validation_error(root: yaml.Node | None, exc: ValidationError) -> ScenarioFileError:
+def _validation_error(root: yaml.Node | None, exc: ValidationError, data: Any = None) -> ScenarioFileError:
     """The first of the file's errors, by line (the one a reader meets first), in players' words."""
     errors = exc.errors(include_url=False)
     # a field missing where an unknown one is given is most often that field misspelt: name the unknown one
@@ -134,8 +135,60 @@ def _validation_error(root: yaml.Node | None, exc: ValidationError) -> ScenarioF
         return ScenarioFileError(f"'{path[-1]}' is missing: it is required", line=_line(root, path[:-1]),
                                  field=_field_name(path))
     where = _strip_union(path)
-    message = plain_validation(err, str(where[-1]) if where else "the file")  # players' words, not pydantic's
+    message = file_words(err, where, data, union=len(where) < len(path))  # players' words, not pydantic's
     return ScenarioFileError(message, line=_line(root, where), field=_field_name(where))
+
+
+# what a field of a union takes, by the name of the mapping it is in (bot/core/scenario.py: Value, Scalar)
+UNION_WORDS = {"stats": "a number, yes or no, a word, a list of words, or numbers by range band ({short: 6})",
+               "options": "one value: a number, yes or no, or a word"}
+
+
+def file_words(err: dict[str, Any], where: tuple[Any, ...], data: Any = None, *, union: bool = False) -> str:
+    """One of pydantic's errors about a scenario file said in a file's own terms (``plain_validation``
+    speaks of slash options): an item of a list by its number, a list and a mapping as YAML writes
+    them, a unit's stat by what the ruleset's counters take."""
+    if where and isinstance(where[-1], int):  # an item of a list: 'features' item 2
+        parent = next((p for p in reversed(where) if isinstance(p, str)), "the list")
+        return plain_validation(err, parent).replace(f"'{parent}'", f"'{parent}' item {where[-1] + 1}", 1)
+    name = str(where[-1]) if where else "the file"
+    value = err.get("input")
+    if union:
+        stat = _stat_words(where, value, data)
+        if stat is not None:
+            return stat
+        takes = UNION_WORDS["stats" if "stats" in where else "options"]
+        return f"'{name}' takes {takes}, not '{_shown(value)}'"
+    kind = str(err.get("type", ""))
+    if kind in ("list_type", "tuple_type", "set_type"):
+        return f"'{name}' takes a list, written [a, b] or one '- item' a line, not '{_shown(value)}'"
+    if kind in ("dict_type", "model_type", "model_attributes_type"):
+        return f"'{name}' takes fields written 'key: value' (one a line, or {{key: value, ...}}), not '{_shown(value)}'"
+    return plain_validation(err, name)
+
+
+def _shown(value: Any) -> str:
+    text = str(value)
+    return text if len(text) <= 30 else text[:29] + "…"
+
+
+def _stat_words(where: tuple[Any, ...], value: Any, data: Any) -> str | None:
+    """A unit's stat that is none of a scenario's kinds of value, said as the ruleset's counters take
+    it ('morale' takes a whole number); None when the file's ruleset or the field is unknown."""
+    if len(where) < 2 or where[-2] != "stats" or not isinstance(data, dict):
+        return None
+    try:
+        model = get_ruleset(str(data.get("ruleset", ""))).unit_model()
+    except RulesError:
+        return None
+    info = model.model_fields.get(str(where[-1]))
+    if info is None:
+        return None
+    try:
+        TypeAdapter(info.annotation).validate_python(value)
+    except ValidationError as exc:
+        return plain_validation(exc.errors(include_url=False)[0], str(where[-1]))
+    return None
 
 
 def _strip_union(path: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -175,7 +228,7 @@ def parse(text: str | bytes) -> tuple[Scenario, yaml.Node | None]:
     try:
         return Scenario.model_validate(data), root
     except ValidationError as exc:
-        raise _validation_error(root, exc) from None
+        raise _validation_error(root, exc, data) from None
 
 
 def read(text: str | bytes, *, ruleset: str | None = None, gm: int | None = None,

@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from bot.config import Rate, Settings
-from bot.core.api import order_model, resolve
+from bot.core.api import as_given, order_model, resolve
 from bot.core.sealed import check_sealable, note_sealed, reveal_sealed, sealed_text
 from bot.core.dice import (CommittedDice, DiceSource, Roller, ScriptedDice, SystemDice, commitment, contribution_value,
                            new_seed)
@@ -694,6 +694,7 @@ class Referee:
             stored = await self._active(channel_id)
             plain = _plain_order(order(stored.game) if callable(order) else order)
             check_permission(stored.game, actor, plain)
+            plain = _plain_order(as_given(stored.game, plain))  # what the log holds and a replay resolves
         estimate = odds_size(stored.game, plain)  # refused now, before anything is enumerated
         cost = estimate * PREVIEW_STEPS
         report, plan = await self.worker.run(
@@ -799,6 +800,7 @@ class Referee:
             self._check_room(stored)
             plain = _plain_order(order(stored.game) if callable(order) else order)
             check_permission(stored.game, actor, plain)
+            plain = _plain_order(as_given(stored.game, plain))  # what the log holds and a replay resolves
             state = await self._dice_state(stored)
             source = await self._source(stored, state, dice, interaction_id)
             # from here to the save (the rules core, the seal) runs on: other channels' turns first if due
