@@ -36,7 +36,7 @@ from bot.pacing import Pacer
 from bot.render import error_embed
 from bot.store.base import DatabaseUnusable, StorageUnavailable
 from bot.replies import UNKNOWN_INTERACTION, DetailsButton, post_saved_result, send_ephemeral
-from bot.maps import MapButton
+from bot.maps import MapButton, UnitsButton
 
 if TYPE_CHECKING:
     from bot.store import Store
@@ -212,7 +212,7 @@ class RefereeBot(RefereeClient):
                                worker=Worker(budget=self.settings.long_work_seconds,
                                              at_once=self.settings.long_work_processes))
         self.add_dynamic_items(DetailsButton)  # on every result shown outcome first (bot/replies.py)
-        self.add_dynamic_items(MapButton)  # under /game status (bot/maps.py)
+        self.add_dynamic_items(MapButton, UnitsButton)  # under /game status (bot/maps.py)
         await self.load_cogs()
         await self.sync_commands()
         self.pacer.start()  # the reminders of slow games (bot/pacing.py); it waits until ready

@@ -484,6 +484,15 @@ class Referee:
         (``game`` and ``game_id`` one after the other are two: /game status, the busiest command)."""
         return await self._active(channel_id)
 
+    async def status(self, channel_id: int, recent: int = 3) -> tuple[StoredGame, list[LogEntry], frozenset[int]]:
+        """The channel's active game, its newest ``recent`` log entries and which of them are undone
+        (/game status: what changed lately)."""
+        stored = await self._active(channel_id)
+        after = max(0, stored.last_seq - recent)
+        entries = await self._store.entries(stored.id, after_seq=after, limit=recent)
+        undone = await self._store.undone(stored.id, after_seq=after)
+        return stored, entries, frozenset(undone)
+
     async def game_id(self, channel_id: int) -> int:
         """The id of the channel's active game (buttons name it, so an old game's button says so)."""
         return (await self._active(channel_id)).id

@@ -60,7 +60,7 @@ async def test_the_map_button_under_game_status_shows_the_map_to_the_presser(tab
     status = await table.send("game status")
     game_id = await table.bot.referee.game_id(table.channel)
     buttons = [b for row in status.message.components for b in row["components"]]
-    assert [(b["label"], b["custom_id"]) for b in buttons] == [("Map", f"map:{game_id}")]
+    assert [(b["label"], b["custom_id"]) for b in buttons] == [("Units", f"units:{game_id}"), ("Map", f"map:{game_id}")]
     pressed = await table.fake.click(status.message, f"map:{game_id}", user_id=BOB)
     assert pressed.ephemeral
     data = picture_of(pressed)
@@ -74,13 +74,16 @@ async def test_the_map_button_under_game_status_shows_the_map_to_the_presser(tab
 async def test_an_old_games_map_button_says_so(table):
     await asl_game(table)
     status = await table.send("game status")
-    custom_id = status.message.components[0]["components"][0]["custom_id"]
+    units_id, map_id = (b["custom_id"] for b in status.message.components[0]["components"])
     await table.bot.referee.end_game(table.channel, GM_ACTOR)
     await nhis_game(table)
-    refused = await table.fake.click(status.message, custom_id, user_id=BOB)
+    refused = await table.fake.click(status.message, map_id, user_id=BOB)
     assert refused.ephemeral and refused.files == []
     assert refused.embeds[0]["description"] == ("this Map button belongs to an earlier game of this channel: "
                                                 "/game map shows this one")
+    refused = await table.fake.click(status.message, units_id, user_id=BOB)
+    assert refused.ephemeral and refused.embeds[0]["description"] == (
+        "this Units button belongs to an earlier game of this channel: /game status shows this one")
 
 
 async def test_an_nhis_map(table):
