@@ -43,13 +43,14 @@ async def test_game_map_draws_the_stacks_terrain_and_latest_fire_in_a_worker(tab
 
     game = await table.game()
     field = await table.bot.referee.battlefield(table.channel)
-    assert data == map_png(game, latest_fire(game, field.entries, field.undone)).png  # the picture the bot sent
+    drawn = map_png(game, latest_fire(game, field.entries, field.undone))
+    assert data == drawn.png  # the picture the bot sent
     image = decode(data)
-    centres = hex_layout(list(game.locations) + [u.location for u in game.units.values()]).centres
+    centres = drawn.centres  # laid out under a header of two lines: the title and the legend do not fit on one
     a4, b5 = centres["A4"], centres["B5"]
     middle = ((a4[0] + b5[0]) / 2, (a4[1] + b5[1]) / 2)
     assert near(image, middle, SIDE_RGB[0], reach=1)  # the fire, A4 -> B5, in the Germans' colour
-    assert image.getpixel((round(b5[0] - 30), round(b5[1] - 40))) == TERRAIN_RGB["woods"]
+    assert image.getpixel((round(b5[0] + 30), round(b5[1] - 40))) == TERRAIN_RGB["woods"]
 
     again = await table.send("game map")
     assert picture_of(again) == data and len(threads) == 1  # the cache: not drawn again
