@@ -14,7 +14,7 @@ from bot.emulator.records import CHANNEL_MESSAGE
 from bot.limits import Guarded, Quotas, RateLimited, RollRateLimiter
 from bot.service import ServerCaps
 from tests.cogs.conftest import ALICE, BOB, CAROL, GENERAL, GM, THREAD, refusal
-from tests.cogs.helpers import asl_game
+from tests.cogs.helpers import GM_ACTOR, asl_game, nhis_game
 from tests.reliability.audit import audit_database, size
 
 
@@ -295,6 +295,23 @@ async def test_a_game_master_runs_stats_each_export_and_a_verify_in_one_sitting_
     assert not (await table.send("morale", {"unit": "R0", "dice": "2 3"}, user=BOB)).ephemeral
     clock.now += 300
     assert not (await table.as_gm("log verify")).ephemeral
+
+
+async def test_a_refused_press_of_a_heavy_button_does_not_spend_the_heavy_quota(table):
+    clock = FakeClock()
+    await asl_game(table)
+    status = await table.send("game status", user=CAROL)
+    [map_id] = [b["custom_id"] for row in status.message.components for b in row["components"] if b["label"] == "Map"]
+    await table.bot.referee.end_game(table.channel, GM_ACTOR)
+    await nhis_game(table)
+    table.bot.quotas = quotas(clock, quota_heavy_user="1/300")
+    for _ in range(3):  # the Map button of the ended game: refused each time, and never counted
+        old = await table.fake.click(status.message, map_id, user_id=CAROL)
+        assert old.ephemeral and old.embeds[0]["description"].startswith("this Map button belongs to an earlier game")
+    assert not (await table.send("game map", user=CAROL)).ephemeral  # not heavy: the command draws the same map
+    verified = await table.send("log verify", user=CAROL)  # the one heavy place is still free
+    assert not verified.ephemeral and verified.message.embeds[0]["title"] == "The log checks out"
+    assert (await table.send("log verify", user=CAROL)).content.startswith("Slow down: you gave 1 heavy command")
 
 
 # --- the caps per server (issue 17) --------------------------------------------------------
