@@ -21,6 +21,7 @@ from bot.core.errors import InvalidOrder, RulesError, plain_validation
 from bot.core.rulesets import get_ruleset
 from bot.core.game import Game
 from bot.core.scenario import Scenario, ScenarioRefused, ScenarioUnit, build_game, scenario_of
+from bot.core.setup import unit_references
 from bot.core.sequence import SEQUENCE
 
 __all__ = ["MAX_BYTES", "Scenario", "ScenarioFileError", "ScenarioUnit", "read", "schema", "write"]
@@ -247,10 +248,35 @@ def read(text: str | bytes, *, ruleset: str | None = None, gm: int | None = None
         raise InvalidOrder(f"{plain_validation(err, _field_name(tuple(err.get('loc', ()))))} (given with the file)",
                            field=str(err.get("loc", ("",))[0])) from None
     try:
-        build_game(scenario, gm=gm, sequence=sequence)
+        game = build_game(scenario, gm=gm, sequence=sequence)
+        _check_companies(game, scenario)
     except ScenarioRefused as exc:
         raise ScenarioFileError(exc.message, line=_line(root, exc.path), field=_field_name(exc.path)) from None
     return scenario
+
+
+def _check_companies(game: Game, scenario: Scenario) -> None:
+    """A company (a unit field declared ``Refers("company")``, as /unit add checks it) is one side's,
+    spelled one way: a stand of the other side in it, or its name in other letters, is refused on the
+    stat's line. Checked as the file is read, not when the log replays a game set up from it."""
+    first: dict[tuple[str, str], tuple[str, int, str]] = {}  # (field, name folded) -> (unit, side, spelling)
+    for i, side in enumerate(scenario.sides):
+        for j, spec in enumerate(side.units):
+            unit = game.units.get(spec.id)
+            if unit is None:
+                continue
+            for name, ref in unit_references(type(unit)):
+                value = getattr(unit, name, None)
+                if ref.to != "company" or not value:
+                    continue
+                path = ("sides", i, "units", j, "stats", name)
+                seen = first.setdefault((name, str(value).casefold()), (unit.id, unit.side, str(value)))
+                if seen[1] != unit.side:
+                    raise ScenarioRefused(path, f"{unit.id}: {ref.to} {value} belongs to {game.side_name(seen[1])} "
+                                          f"({seen[0]}); a unit of {game.side_name(unit.side)} is in one of its own")
+                if seen[2] != str(value):
+                    raise ScenarioRefused(path, f"{unit.id}: {ref.to} '{value}' is spelled '{seen[2]}' by {seen[0]}: "
+                                          "write it the same way, or it is another company")
 
 
 def apply_overrides(scenario: Scenario, *, title: str | None = None, variant: str | None = None,

@@ -203,6 +203,33 @@ def test_each_kind_of_bad_value_is_refused_in_players_words_with_its_line_and_fi
         assert pydantic_words not in message
 
 
+CD = """\
+ruleset: cd
+title: Two companies
+locations:
+  - {id: farm}
+sides:
+  - name: Americans
+    units:
+      - {id: U1, type: us-rifle, location: farm, stats: {company: Able}}
+      - {id: U2, type: us-rifle, location: farm, stats: {company: Able}}
+  - name: Germans
+    units:
+      - {id: G1, type: ger-rifle, stats: {company: Kampf}}
+"""
+
+
+def test_a_company_is_one_side_s_and_spelled_one_way():
+    assert files.read(CD).sides[0].units[1].stats == {"company": "Able"}
+    assert refusal(CD.replace("{company: Kampf}", "{company: Able}")) == (
+        "Scenario file, line 12, 'sides[1].units[0].stats.company': G1: company Able belongs to Americans (U1); a "
+        "unit of Germans is in one of its own")
+    assert refusal(CD.replace("U2, type: us-rifle, location: farm, stats: {company: Able}",
+                              "U2, type: us-rifle, location: farm, stats: {company: able}")) == (
+        "Scenario file, line 9, 'sides[0].units[1].stats.company': U2: company 'able' is spelled 'Able' by U1: write "
+        "it the same way, or it is another company")
+
+
 def test_over_the_stacking_limit_names_the_unit_that_does_not_fit():
     units = "".join(f"      - {{id: A{i}, type: ger-467, location: B5}}\n" for i in range(2, 5))
     text = swap("      - {id: A1, type: ger-467, location: B5}\n",
