@@ -34,7 +34,7 @@ from bot.core.ruleset import Ruleset
 from bot.core.rulesets import get_ruleset
 from bot.core.rulesets.base import UnitBase
 
-from .draw import DRAWING, INK, NEUTRAL_RGB, SIDE_RGB, WHITE, fit, font, palette, png, side_rgb, text_size
+from .draw import DRAWING, INK, NEUTRAL_RGB, SIDE_RGB, WHITE, font, palette, png, side_rgb
 
 Point = tuple[float, float]
 Box = tuple[int, int, int, int]
@@ -446,12 +446,8 @@ def _draw_label(draw: ImageDraw.ImageDraw, centre: Point, rows: list[Row]) -> Bo
     """A stack's label: a white box centred on ``centre``, no wider than the space between two
     columns of hexes (so neighbours' labels never overlap); every line fits whole (``label_rows``)."""
     label_font, small = font(LABEL_SIZE), font(SMALL_SIZE)
-    needed = [CHIP + label_font.getlength(r.text) + (4 + small.getlength(r.marks) if r.marks else 0)
-              if r.kind == "counter" else INDENT.get(r.kind, 0) + small.getlength(r.text) for r in rows]
-    width = min(LABEL_W, math.ceil(max(needed or [0])) + 8)
-    height = LINE * len(rows) + 4
-    x0, y0 = round(centre[0] - width / 2), round(centre[1] - height / 2)
-    box = (x0, y0, x0 + width, y0 + height)
+    box = _label_box(centre, rows)
+    x0, y0, width = box[0], box[1], box[2] - box[0]
     draw.rectangle((box[0], box[1], box[2] - 1, box[3] - 1), fill=LABEL_BG, outline=HEX_EDGE)
     y = y0 + 2
     for row in rows:
