@@ -558,6 +558,19 @@ def test_no_two_texts_of_a_map_overlap_none_is_cut_and_the_fire_s_counters_are_s
             assert any(part.startswith(f"{unit_id}  ") or part == unit_id for part in label.split(" / ")), unit_id
 
 
+def test_a_hill_is_drawn_as_a_ring_inside_its_hex_and_named_with_its_terrain():
+    game = new_game("nhis", sides=["US", "Japan"], scenario="Hill")
+    game.locations["0406"] = Location(id="0406", terrain="huts", features=["hill"])
+    game.locations["0405"] = Location(id="0405", terrain="huts")
+    picture = map_png(game)
+    image = decode(picture.png)
+    for location, ring in (("0406", TERRAIN_RGB["hill"]), ("0405", TERRAIN_RGB["huts"])):
+        x, y = picture.centres[location]
+        assert image.getpixel((round(x - RADIUS + 9), round(y))) == ring  # inside the left corner
+        assert image.getpixel((round(x - RADIUS + 20), round(y))) == TERRAIN_RGB["huts"]  # the ground within
+    assert ("huts, hill" in [text for text, _box in picture.texts]) and "huts" in [t for t, _b in picture.texts]
+
+
 def test_a_stack_too_tall_keeps_the_counters_that_fired_and_names_the_others_under_the_map():
     game, _shot = sample_game()
     stack = [u.model_copy(update={"location": "B2", "owner": None}) for u in list(game.units.values())[:12]]

@@ -71,6 +71,19 @@ TERRAIN_RGB = {  # by the first word of the terrain key that has a colour
     "foxhole": (186, 164, 120), "trench": (186, 164, 120), "wreck": (140, 140, 140),
 }
 UNKNOWN_TERRAIN = (205, 205, 205)
+ELEVATION = ("hill", "level", "crest", "ridge")  # a feature that raises a hex: a ring of the hill's colour inside it
+
+
+def terrain_words(location: Location | None) -> str:
+    """What a hex says of its ground: its terrain (but open) and its features, "huts, hill"."""
+    if location is None:
+        return ""
+    return ", ".join([*([location.terrain] if location.terrain != "open" else []), *location.features])
+
+
+def raised(location: Location | None) -> bool:
+    return location is not None and any(word in ELEVATION for feature in location.features
+                                        for word in re.split(r"[\s_-]+", feature.casefold()))
 
 def _map_palette() -> Image.Image:
     """Every flat colour of a map exactly, and the shades of its glyphs' and edges' anti-aliasing."""
@@ -560,8 +573,8 @@ def _hex_map(game: Game, shot: Shot | None) -> MapPicture:
         extra = location_markers(location) if location else []
         stack = stacks.get(location_id, [])
         if stack or extra:
-            terrain = location.terrain if location and location.terrain != "open" else ""
-            labels[location_id] = label_rows(ruleset, stack, extra, location_id, keep=keep, place=terrain)
+            labels[location_id] = label_rows(ruleset, stack, extra, location_id, keep=keep,
+                                             place=terrain_words(location))
     notes = _notes(game, units, in_play, layout, labels, stacks)
     note_lines = [line for note in notes for line in _words(note, SMALL_SIZE, layout.size[0] - 2 * MARGIN)]
     notes_top = layout.size[1] - MARGIN // 2
@@ -581,9 +594,11 @@ def _hex_map(game: Game, shot: Shot | None) -> MapPicture:
         location = game.locations.get(location_id)
         terrain = location.terrain if location else "open"
         draw.polygon(hex_corners(centre), fill=terrain_rgb(terrain), outline=INK, width=1)
+        if raised(location):  # a hill: a ring of its colour inside the hex's edge
+            draw.polygon(hex_corners(centre, RADIUS - 5), outline=TERRAIN_RGB["hill"], width=6)
         covering = label_boxes.get(location_id)
         for text, at, anchor in ((location_id, (centre[0], centre[1] - HEX_H / 2 + 3), "mt"),
-                                 (terrain if terrain != "open" else "", (centre[0], centre[1] + HEX_H / 2 - 3), "mb")):
+                                 (terrain_words(location), (centre[0], centre[1] + HEX_H / 2 - 3), "mb")):
             box = _text_box(at[0], at[1], text, SMALL_SIZE, anchor) if text else None
             if box is not None and not (covering is not None and _overlaps(box, covering)):
                 hex_texts.append((text, at, anchor, box))  # (a text under the label: the label says it itself)
