@@ -652,6 +652,26 @@ def between_labels(start: Point, end: Point, source: Box | None, target: Box | N
     return [a, b]
 
 
+def off_bases(path: list[Point], first: Box, last: Box) -> list[Point]:
+    """``path`` (a CD fire's line, from the firing stand's centre to the target's) from the edge of
+    the firer's base to the edge of the target's, ARROW_GAP beyond them; the whole line when that
+    leaves too little of it (the two stands side by side)."""
+    def grown(box: Box) -> Box:
+        return (box[0] - ARROW_GAP, box[1] - ARROW_GAP, box[2] + ARROW_GAP, box[3] + ARROW_GAP)
+
+    i, j = 0, len(path) - 1
+    while i < j and _inside(path[i + 1], grown(first)):
+        i += 1
+    while j > i + 1 and _inside(path[j - 1], grown(last)):
+        j -= 1
+    if i >= j:
+        return path
+    a = _leaving(path[i], path[i + 1], first) if _inside(path[i], grown(first)) else path[i]
+    b = _leaving(path[j], path[j - 1], last) if _inside(path[j], grown(last)) else path[j]
+    clipped = [a, *path[i + 1:j], b]
+    return clipped if sum(math.dist(p, q) for p, q in zip(clipped, clipped[1:])) >= 24 else path
+
+
 def _inside(point: Point, box: Box) -> bool:
     return box[0] <= point[0] <= box[2] and box[1] <= point[1] <= box[3]
 
@@ -790,7 +810,8 @@ def _table_top(game: Game, shot: Shot | None = None) -> MapPicture:
                 if start is not None and end is not None:
                     others = [box for stand, box in bases.items() if stand not in (firer, target)]
                     path = clear_path(start, end, others, writing, (MARGIN, 0, width - MARGIN, height - MARGIN))
-                    _arrow(draw, start, end, side_rgb(shot.side), path)
+                    path = off_bases(path, bases[firer], bases[target])  # their names and states stay in sight
+                    _arrow(draw, path[0], path[-1], side_rgb(shot.side), path)
                     picture.arrows.append((start, end))
                     picture.paths.append(path)
     picture.png = png(image, MAP_PALETTE)
