@@ -37,7 +37,7 @@ from bot.pacing import Pacer
 from bot.render import error_embed
 from bot.store.base import DatabaseUnusable, StorageUnavailable
 from bot.replies import UNKNOWN_INTERACTION, DetailsButton, post_saved_result, reply_outcome, send_ephemeral
-from bot.maps import MapButton
+from bot.maps import MapButton, UnitsButton
 
 if TYPE_CHECKING:
     from bot.store import Store
@@ -130,6 +130,10 @@ class RefereeTree(app_commands.CommandTree):
     async def on_error(self, interaction: discord.Interaction, error: app_commands.AppCommandError) -> None:
         await self.settle_roll(interaction)
         original = error.original if isinstance(error, app_commands.CommandInvokeError) else error
+        if not isinstance(original, discord.HTTPException):
+            # refused, mistyped or failed: it did none of its work, so it does not spend a heavy quota
+            # (a refused answer, HTTPException, may follow work done: it stays counted)
+            self.client.quotas.take_back_interaction(interaction)
         if isinstance(original, RulesError):
             await send_ephemeral(interaction, embed=error_embed(original.message, original.rule))
         elif isinstance(error, app_commands.TransformerError):
@@ -236,7 +240,7 @@ class RefereeBot(RefereeClient):
                                worker=Worker(budget=self.settings.long_work_seconds,
                                              at_once=self.settings.long_work_processes))
         self.add_dynamic_items(DetailsButton)  # on every result shown outcome first (bot/replies.py)
-        self.add_dynamic_items(MapButton)  # under /game status (bot/maps.py)
+        self.add_dynamic_items(MapButton, UnitsButton)  # under /game status (bot/maps.py)
         await self.load_cogs()
         await self.sync_commands()
         self.pacer.start()  # the reminders of slow games (bot/pacing.py); it waits until ready

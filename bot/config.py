@@ -104,13 +104,15 @@ class Settings(BaseSettings):
     roll_window: float = Field(default=60.0, gt=0, le=86_400)  # seconds
     # quotas on every command and button press (bot.limits.Quotas), "COUNT/SECONDS" or "off":
     # per user, per channel and per server; the heavy ones (exports, verifies, statistics, undo
-    # proposals, odds, previews) count again against their own, smaller quotas
+    # proposals, odds, previews, maps) count again against their own, smaller quotas, sized so a game
+    # master can run the statistics, one of each export and a verify in one sitting (refused ones
+    # are taken back)
     quota_user: RateSetting = Rate(30, 60)
     quota_channel: RateSetting = Rate(90, 60)
     quota_server: RateSetting = Rate(600, 60)
-    quota_heavy_user: RateSetting = Rate(6, 300)
-    quota_heavy_channel: RateSetting = Rate(10, 300)
-    quota_heavy_server: RateSetting = Rate(40, 300)
+    quota_heavy_user: RateSetting = Rate(12, 300)
+    quota_heavy_channel: RateSetting = Rate(20, 300)
+    quota_heavy_server: RateSetting = Rate(60, 300)
     # games per server: at most this many running at once, and this many started in a day
     max_games_per_server: int = Field(default=100, ge=1, le=100_000)
     new_games_per_server: RateSetting = Rate(100, 86_400)

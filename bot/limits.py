@@ -5,9 +5,12 @@
   ``REFEREE_QUOTA_CHANNEL`` 90/60, ``REFEREE_QUOTA_SERVER`` 600/60); the heavy ones (exports,
   verifies, statistics, undo proposals, the Odds button, previews: they say so with
   ``extras={"heavy": True}``, a ``preview`` option, or ``heavy = True`` on a button) count again
-  against smaller quotas (``REFEREE_QUOTA_HEAVY_*``: 6, 10 and 40 in 5 minutes). The check is
-  in memory and instant, before the command is parsed; the refusal is private and says when to
-  try again. Autocomplete is not counted: it reads, never writes, and Discord throttles it.
+  against smaller quotas (``REFEREE_QUOTA_HEAVY_*``: 12, 20 and 60 in 5 minutes: a game master
+  runs the statistics, one of each export and a verify in one sitting). A heavy command that is
+  refused (a typo, a side that is not in the game, a rule) is taken back from the heavy quotas
+  (``Quotas.take_back_heavy``): only what did its work counts there. The check is in memory and
+  instant, before the command is parsed; the refusal is private, says what is still open and when
+  to try again. Autocomplete is not counted: it reads, never writes, and Discord throttles it.
 - Rolling commands (every command whose orders may roll: they say so themselves, with
   ``extras={"rolls": True}``, from their order's declaration ``OrderBase.rolls``) are limited per
   player: at most ``REFEREE_ROLL_LIMIT`` (20) orders that rolled in any ``REFEREE_ROLL_WINDOW``
@@ -52,9 +55,14 @@ class RateLimited(app_commands.CheckFailure):
 
 def when_to_retry(wait: float, wall_clock: Callable[[], datetime]) -> str:
     """"Try again in 12 seconds (<t:…:T>)": rounded up, so the retry is never refused again."""
+    return f"Try again {within(wait, wall_clock)}."
+
+
+def within(wait: float, wall_clock: Callable[[], datetime]) -> str:
+    """"in 12 seconds (<t:…:T>)", rounded up."""
     seconds = max(1, int(wait + 0.999))
     when = int((wall_clock() + timedelta(seconds=seconds)).timestamp())
-    return f"Try again in {seconds} second{'s' if seconds != 1 else ''} (<t:{when}:T>)."
+    return f"in {seconds} second{'s' if seconds != 1 else ''} (<t:{when}:T>)"
 
 
 class SlidingWindow:
@@ -89,6 +97,12 @@ class SlidingWindow:
             for idle in [k for k, recent in self._seen.items() if not recent or recent[-1][0] <= now - self.rate.seconds]:
                 del self._seen[idle]
 
+    def forget(self, key: int, interaction_id: int) -> None:
+        """Take back the attempt of ``interaction_id`` (none counted: nothing changes)."""
+        recent = self._seen.get(key)
+        if recent and any(seen == interaction_id for _, seen in recent):
+            self._seen[key] = deque(seen for seen in recent if seen[1] != interaction_id)
+
     @property
     def tracked(self) -> int:
         return len(self._seen)
@@ -97,7 +111,7 @@ class SlidingWindow:
 SCOPES = ("user", "channel", "server")
 WHO = {"user": "you", "channel": "this channel", "server": "this server"}
 WHOSE = {"user": "one player", "channel": "one channel", "server": "one server"}
-HEAVY_WORDS = "exports, verifies, statistics, undo proposals, odds and previews"
+HEAVY_WORDS = "exports, verifies, statistics, undo proposals, odds, previews and maps"
 
 
 class Quotas:
@@ -125,14 +139,24 @@ class Quotas:
                  if (wait := window.wait(key, now)) is not None]
         if waits:
             wait, (is_heavy, scope), window = max(waits, key=lambda found: found[0])
-            what = HEAVY_WORDS if is_heavy else "commands and button presses"
-            verb = "gave" if scope == "user" else "had"
-            raise RateLimited(
-                f"Slow down: {WHO[scope]} {verb} {window.rate.count} {what} in the last "
-                f"{window.rate.window_words}, the most {WHOSE[scope]} may. Nothing was done. "
-                + when_to_retry(wait, self._wall_clock), wait)
+            raise RateLimited(over_quota(window.rate, is_heavy=is_heavy, scope=scope, wait=wait,
+                                         wall_clock=self._wall_clock), wait)
         for _, window, key in applies:
             window.record(key, interaction_id, now)
+
+    def take_back_heavy(self, *, user: int, channel: int | None, server: int | None, interaction_id: int) -> None:
+        """A heavy command or button that was refused (it did none of its work) no longer counts
+        against the heavy quotas; it stays counted against the others, so typing fast is still
+        bounded. Taking back one never counted changes nothing."""
+        keys = {"user": user, "channel": channel, "server": server}
+        for (is_heavy, scope), window in self._windows.items():
+            if is_heavy and keys[scope] is not None:
+                window.forget(keys[scope], interaction_id)
+
+    def take_back_interaction(self, interaction: Any) -> None:
+        """``take_back_heavy`` for a refused slash command or button press."""
+        self.take_back_heavy(user=interaction.user.id, channel=interaction.channel_id,
+                             server=interaction.guild_id, interaction_id=interaction.id)
 
     def check_interaction(self, interaction: Any) -> None:
         """For slash commands (``RefereeTree.interaction_check``) and buttons (``Guarded``)."""
@@ -156,6 +180,23 @@ class Quotas:
         return sum(window.tracked for window in self._windows.values())
 
 
+def over_quota(rate: Rate, *, is_heavy: bool, scope: str, wait: float,
+               wall_clock: Callable[[], datetime]) -> str:
+    """The refusal of a quota: what was spent, what is still open, and when to try again."""
+    verb = "gave" if scope == "user" else "had"
+    plural = "s" if rate.count != 1 else ""
+    what = (f"{rate.count} heavy command{plural} ({HEAVY_WORDS})" if is_heavy
+            else f"{rate.count} command{plural} and button presses")
+    spent = (f"Slow down: {WHO[scope]} {verb} {what} in the last {rate.window_words}, the most {WHOSE[scope]} "
+             "may. Nothing was done. ")
+    if is_heavy:  # only the heavy ones are spent: say what is still open
+        return (spent + "Orders, /game status and every other command still go through; the next heavy one "
+                + within(wait, wall_clock) + ".")
+    if scope == "user":
+        return spent + when_to_retry(wait, wall_clock) + " Other players' commands still go through."
+    return spent + when_to_retry(wait, wall_clock)
+
+
 class Guarded:
     """Mixed into every button (a ``DynamicItem``; tests/reliability/test_limits.py checks each one
     in cogs/): the quotas count its presses as the command tree counts slash commands, and a press
@@ -163,6 +204,11 @@ class Guarded:
     may take long (a replay, an enumeration) sets ``heavy``."""
 
     heavy: ClassVar[bool] = False
+
+    def refused(self, interaction: Any) -> None:
+        """Its press was refused (a rule, an old button): taken back from the heavy quotas."""
+        if self.heavy:
+            interaction.client.quotas.take_back_interaction(interaction)
 
     async def interaction_check(self, interaction: Any) -> bool:
         try:

@@ -28,26 +28,13 @@ from discord.ext import tasks
 from bot.core.game import Game
 from bot.core.reactions import timeout_hours, waits_for
 from bot.core.sequence import side_to_act
-from bot.render import reminder_line
+from bot.render import reminder_hours, reminder_line
 from bot.replies import only_these, post_saved_result, side_players
 from bot.service import Actor
 
 log = logging.getLogger(__name__)
 
 CHECK_EVERY_MINUTES = 10  # how often the reminder loop looks for silent games
-
-
-def reminder_hours(game: Game) -> float | None:
-    """The game's ``remind_after_hours`` option, when it is a positive number."""
-    value = game.options.get("remind_after_hours")
-    if isinstance(value, str):
-        try:
-            value = float(value)
-        except ValueError:
-            return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-        return None
-    return float(value)
 
 
 class Pacer:

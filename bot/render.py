@@ -539,8 +539,84 @@ def _sides_text(game: Game) -> str:
     return "\n".join(lines)
 
 
+STATUS_RECENT = 3  # log entries /game status shows under "Lately"
+STATUS_LINE = 58  # characters of a line of /game status at most: one line of a phone's screen
+
+
+def reminder_hours(game: Game) -> float | None:
+    """The game's ``remind_after_hours`` option, when it is a positive number (bot/pacing.py)."""
+    value = game.options.get("remind_after_hours")
+    if isinstance(value, str):
+        try:
+            value = float(value)
+        except ValueError:
+            return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        return None
+    return float(value)
+
+
+def _shorten(text: str, most: int = STATUS_LINE) -> str:
+    return text if len(text) <= most else text[:most - 1].rstrip() + "…"
+
+
+def side_counts(game: Game, side: int) -> str:
+    """"Germans: 22 on the map, 2 off board, 1 eliminated"."""
+    units = [u for u in game.units.values() if u.side == side]
+    on_map = sum(1 for u in units if not u.eliminated and u.location is not None)
+    off = sum(1 for u in units if not u.eliminated and u.location is None)
+    gone = sum(1 for u in units if u.eliminated)
+    parts = [f"{on_map} on the map"] + ([f"{off} off board"] if off else []) + ([f"{gone} eliminated"] if gone else [])
+    return f"{safe(game.side_name(side))}: " + (", ".join(parts) if units else "no units yet")
+
+
+def status_embed(game: Game, recent: Sequence[LogEntry] = (), undone: Iterable[int] = (), *,
+                 now: datetime | None = None) -> discord.Embed:
+    """/game status in the channel, one phone screen: who acts and in which step, the reminder due
+    if the game has one, each side's players and count of units, and the newest log entries. The
+    whole unit list is the Units button's, to the presser alone (``game_status_embed``)."""
+    title = f"{safe(game.scenario) or title_of(game.ruleset)}: turn {game.turn}"
+    if game.turns is not None:
+        title += f" of {game.turns}"
+    ruleset = get_ruleset(game.ruleset)
+    acting = side_to_act(game)
+    if refereed(game):
+        lines = [f"{safe(step_name(game, ruleset))} · **{safe(game.side_name(acting))}** to act"]
+    else:
+        phase = ruleset.phase_names.get(game.phase, game.phase)
+        lines = [f"{safe(phase)} · **{safe(game.side_name(game.active_side))}**'s turn"]
+    lines.append(" · ".join(f"{safe(side.name)}: {' '.join(f'<@{p}>' for p in side.players) or 'no player'}"
+                            for side in game.sides))
+    hours = reminder_hours(game)
+    if hours is not None and recent:
+        due = datetime.fromisoformat(recent[-1].time) + timedelta(hours=hours)
+        when = int(due.timestamp())
+        if now is None or due > now:
+            lines.append(f"Reminder to {safe(game.side_name(acting))} <t:{when}:R> if nothing happens")
+        else:
+            lines.append(f"Silent since <t:{int(datetime.fromisoformat(recent[-1].time).timestamp())}:R>: "
+                         f"{safe(game.side_name(acting))} reminded")
+    embed = discord.Embed(title=_title(title), description="\n".join(lines), colour=side_colour(acting))
+    embed.add_field(name="Units", inline=False,
+                    value="\n".join(side_counts(game, i) for i in range(len(game.sides))) if game.units
+                    else "none yet: add them with /unit add")
+    struck = set(undone)
+    lately = []
+    for entry in recent:
+        seq, headline = f"#{entry.seq} ", str(entry.outcome.get("headline", ""))
+        if entry.seq in struck:
+            lately.append(f"{seq}~~{safe(_shorten(headline, STATUS_LINE - len(seq) - 9))}~~ (undone)")
+        else:
+            lately.append(seq + safe(_shorten(headline, STATUS_LINE - len(seq))))
+    if lately:
+        embed.add_field(name="Lately", inline=False, value="\n".join(lately))
+    embed.set_footer(text="Units: every unit, to you alone · Map: the battlefield")
+    return embed
+
+
 def game_status_embed(game: Game) -> list[discord.Embed]:
-    """Turn, phase, side to act, and every unit by location with its markers."""
+    """Turn, phase, side to act, and every unit by location with its markers (the Units button
+    under /game status, to the presser alone)."""
     title = f"{safe(game.scenario) or title_of(game.ruleset)}: turn {game.turn}"
     if game.turns is not None:  # the scenario's length (a scenario file gives it)
         title += f" of {game.turns}"

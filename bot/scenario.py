@@ -15,11 +15,13 @@ import json
 from typing import Any
 
 import yaml
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 
-from bot.core.errors import InvalidOrder, plain_validation
+from bot.core.errors import InvalidOrder, RulesError, plain_validation
+from bot.core.rulesets import get_ruleset
 from bot.core.game import Game
 from bot.core.scenario import Scenario, ScenarioRefused, ScenarioUnit, build_game, scenario_of
+from bot.core.setup import unit_references
 from bot.core.sequence import SEQUENCE
 
 __all__ = ["MAX_BYTES", "Scenario", "ScenarioFileError", "ScenarioUnit", "read", "schema", "write"]
@@ -115,7 +117,7 @@ def _check_keys(node: yaml.Node, path: tuple[Any, ...]) -> None:
             _check_keys(item, (*path, i))
 
 
-def _validation_error(root: yaml.Node | None, exc: ValidationError) -> ScenarioFileError:
+def _validation_error(root: yaml.Node | None, exc: ValidationError, data: Any = None) -> ScenarioFileError:
     """The first of the file's errors, by line (the one a reader meets first), in players' words."""
     errors = exc.errors(include_url=False)
     # a field missing where an unknown one is given is most often that field misspelt: name the unknown one
@@ -134,8 +136,60 @@ def _validation_error(root: yaml.Node | None, exc: ValidationError) -> ScenarioF
         return ScenarioFileError(f"'{path[-1]}' is missing: it is required", line=_line(root, path[:-1]),
                                  field=_field_name(path))
     where = _strip_union(path)
-    message = plain_validation(err, str(where[-1]) if where else "the file")  # players' words, not pydantic's
+    message = file_words(err, where, data, union=len(where) < len(path))  # players' words, not pydantic's
     return ScenarioFileError(message, line=_line(root, where), field=_field_name(where))
+
+
+# what a field of a union takes, by the name of the mapping it is in (bot/core/scenario.py: Value, Scalar)
+UNION_WORDS = {"stats": "a number, yes or no, a word, a list of words, or numbers by range band ({short: 6})",
+               "options": "one value: a number, yes or no, or a word"}
+
+
+def file_words(err: dict[str, Any], where: tuple[Any, ...], data: Any = None, *, union: bool = False) -> str:
+    """One of pydantic's errors about a scenario file said in a file's own terms (``plain_validation``
+    speaks of slash options): an item of a list by its number, a list and a mapping as YAML writes
+    them, a unit's stat by what the ruleset's counters take."""
+    if where and isinstance(where[-1], int):  # an item of a list: 'features' item 2
+        parent = next((p for p in reversed(where) if isinstance(p, str)), "the list")
+        return plain_validation(err, parent).replace(f"'{parent}'", f"'{parent}' item {where[-1] + 1}", 1)
+    name = str(where[-1]) if where else "the file"
+    value = err.get("input")
+    if union:
+        stat = _stat_words(where, value, data)
+        if stat is not None:
+            return stat
+        takes = UNION_WORDS["stats" if "stats" in where else "options"]
+        return f"'{name}' takes {takes}, not '{_shown(value)}'"
+    kind = str(err.get("type", ""))
+    if kind in ("list_type", "tuple_type", "set_type"):
+        return f"'{name}' takes a list, written [a, b] or one '- item' a line, not '{_shown(value)}'"
+    if kind in ("dict_type", "model_type", "model_attributes_type"):
+        return f"'{name}' takes fields written 'key: value' (one a line, or {{key: value, ...}}), not '{_shown(value)}'"
+    return plain_validation(err, name)
+
+
+def _shown(value: Any) -> str:
+    text = str(value)
+    return text if len(text) <= 30 else text[:29] + "…"
+
+
+def _stat_words(where: tuple[Any, ...], value: Any, data: Any) -> str | None:
+    """A unit's stat that is none of a scenario's kinds of value, said as the ruleset's counters take
+    it ('morale' takes a whole number); None when the file's ruleset or the field is unknown."""
+    if len(where) < 2 or where[-2] != "stats" or not isinstance(data, dict):
+        return None
+    try:
+        model = get_ruleset(str(data.get("ruleset", ""))).unit_model()
+    except RulesError:
+        return None
+    info = model.model_fields.get(str(where[-1]))
+    if info is None:
+        return None
+    try:
+        TypeAdapter(info.annotation).validate_python(value)
+    except ValidationError as exc:
+        return plain_validation(exc.errors(include_url=False)[0], str(where[-1]))
+    return None
 
 
 def _strip_union(path: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -175,7 +229,7 @@ def parse(text: str | bytes) -> tuple[Scenario, yaml.Node | None]:
     try:
         return Scenario.model_validate(data), root
     except ValidationError as exc:
-        raise _validation_error(root, exc) from None
+        raise _validation_error(root, exc, data) from None
 
 
 def read(text: str | bytes, *, ruleset: str | None = None, gm: int | None = None,
@@ -194,10 +248,35 @@ def read(text: str | bytes, *, ruleset: str | None = None, gm: int | None = None
         raise InvalidOrder(f"{plain_validation(err, _field_name(tuple(err.get('loc', ()))))} (given with the file)",
                            field=str(err.get("loc", ("",))[0])) from None
     try:
-        build_game(scenario, gm=gm, sequence=sequence)
+        game = build_game(scenario, gm=gm, sequence=sequence)
+        _check_companies(game, scenario)
     except ScenarioRefused as exc:
         raise ScenarioFileError(exc.message, line=_line(root, exc.path), field=_field_name(exc.path)) from None
     return scenario
+
+
+def _check_companies(game: Game, scenario: Scenario) -> None:
+    """A company (a unit field declared ``Refers("company")``, as /unit add checks it) is one side's,
+    spelled one way: a stand of the other side in it, or its name in other letters, is refused on the
+    stat's line. Checked as the file is read, not when the log replays a game set up from it."""
+    first: dict[tuple[str, str], tuple[str, int, str]] = {}  # (field, name folded) -> (unit, side, spelling)
+    for i, side in enumerate(scenario.sides):
+        for j, spec in enumerate(side.units):
+            unit = game.units.get(spec.id)
+            if unit is None:
+                continue
+            for name, ref in unit_references(type(unit)):
+                value = getattr(unit, name, None)
+                if ref.to != "company" or not value:
+                    continue
+                path = ("sides", i, "units", j, "stats", name)
+                seen = first.setdefault((name, str(value).casefold()), (unit.id, unit.side, str(value)))
+                if seen[1] != unit.side:
+                    raise ScenarioRefused(path, f"{unit.id}: {ref.to} {value} belongs to {game.side_name(seen[1])} "
+                                          f"({seen[0]}); a unit of {game.side_name(unit.side)} is in one of its own")
+                if seen[2] != str(value):
+                    raise ScenarioRefused(path, f"{unit.id}: {ref.to} '{value}' is spelled '{seen[2]}' by {seen[0]}: "
+                                          "write it the same way, or it is another company")
 
 
 def apply_overrides(scenario: Scenario, *, title: str | None = None, variant: str | None = None,

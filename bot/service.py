@@ -25,7 +25,7 @@ from pydantic import BaseModel
 
 from bot.config import Rate, Settings
 from bot.core import reactions
-from bot.core.api import order_model, resolve
+from bot.core.api import as_given, order_model, resolve
 from bot.core.sealed import check_sealable, note_sealed, reveal_sealed, sealed_text
 from bot.core.dice import (CommittedDice, DiceSource, Roller, ScriptedDice, SystemDice, commitment, contribution_value,
                            new_seed)
@@ -499,6 +499,15 @@ class Referee:
         (``game`` and ``game_id`` one after the other are two: /game status, the busiest command)."""
         return await self._active(channel_id)
 
+    async def status(self, channel_id: int, recent: int = 3) -> tuple[StoredGame, list[LogEntry], frozenset[int]]:
+        """The channel's active game, its newest ``recent`` log entries and which of them are undone
+        (/game status: what changed lately)."""
+        stored = await self._active(channel_id)
+        after = max(0, stored.last_seq - recent)
+        entries = await self._store.entries(stored.id, after_seq=after, limit=recent)
+        undone = await self._store.undone(stored.id, after_seq=after)
+        return stored, entries, frozenset(undone)
+
     async def game_id(self, channel_id: int) -> int:
         """The id of the channel's active game (buttons name it, so an old game's button says so)."""
         return (await self._active(channel_id)).id
@@ -717,6 +726,7 @@ class Referee:
             stored = await self._active(channel_id)
             plain = _plain_order(order(stored.game) if callable(order) else order)
             check_permission(stored.game, actor, plain)
+            plain = _plain_order(as_given(stored.game, plain))  # what the log holds and a replay resolves
         estimate = odds_size(stored.game, plain)  # refused now, before anything is enumerated
         cost = estimate * PREVIEW_STEPS
         report, plan = await self.worker.run(
@@ -827,6 +837,7 @@ class Referee:
             self._check_room(stored)
             plain = _plain_order(order(stored.game) if callable(order) else order)
             check_permission(stored.game, actor, plain)
+            plain = _plain_order(as_given(stored.game, plain))  # what the log holds and a replay resolves
             state = await self._dice_state(stored)
             source = await self._source(stored, state, dice, interaction_id)
             # from here to the save (the rules core, the seal) runs on: other channels' turns first if due

@@ -30,12 +30,24 @@ MIN_EXPECTED = 5.0  # the usual rule for a chi-square test: at least 5 expected 
 TWO_D6_WAYS = {total: 6 - abs(total - 7) for total in range(2, 13)}  # 1, 2, ..., 6, ..., 1 of 36
 
 
+UNFAIR_BELOW = 0.01  # a p-value below this says the dice look unfair
+
+
 @dataclass(frozen=True)
 class Family:
     key: str
     title: str
     faces: tuple[int, ...]
     weights: tuple[float, ...]  # expected probability of each face
+    axis: str = "face"  # what the chart's horizontal axis shows
+    counted: str = "dice"  # what ``n`` counts: dice, or rolls of two dice
+
+    @property
+    def unit(self) -> str:
+        return self.axis
+
+    def rolls_words(self, count: int) -> str:
+        return f"{count} {self.counted}"
 
     @property
     def expected_mean(self) -> float:
@@ -45,7 +57,8 @@ class Family:
 FAMILIES = (
     Family("d6", "d6 faces", tuple(range(1, 7)), tuple([1 / 6] * 6)),
     Family("d10", "d10 faces", tuple(range(1, 11)), tuple([1 / 10] * 10)),
-    Family("2d6", "2d6 totals", tuple(range(2, 13)), tuple(TWO_D6_WAYS[t] / 36 for t in range(2, 13))),
+    Family("2d6", "2d6 totals", tuple(range(2, 13)), tuple(TWO_D6_WAYS[t] / 36 for t in range(2, 13)),
+           axis="total", counted="rolls"),
 )
 TWO_DICE_KINDS = {"DR", "2d6"}
 

@@ -26,7 +26,7 @@ from bot.core.ruleset import Ruleset
 from bot.core.rulesets import get_ruleset, rulesets
 from bot.limits import Guarded
 from bot.maps import MAP_FILE, battlefield_picture, map_file, map_view
-from bot.render import error_embed, game_status_embed, map_embed, options_embed, seat_embed
+from bot.render import STATUS_RECENT, error_embed, map_embed, options_embed, seat_embed, status_embed
 from bot.replies import reply_and_close, reply_outcome, send_embeds, send_ephemeral
 from bot.service import NotAllowed, is_game_master
 from cogs._common import (act_and_reply, actor_of, phase_autocomplete, reply_new_game, scenario_file,
@@ -207,11 +207,15 @@ class GameCog(commands.Cog):
             raise NotAllowed("only the game master takes another player's seat away: /game leave gives up yours")
         await act_and_reply(interaction, {"action": "leave", "player": player.id}, command="/game kick")
 
-    @game.command(name="status", description="Show the turn, the phase, the players and every unit on the map")
+    @game.command(name="status", description="Who acts, the step, each side's units, what changed lately; "
+                                             "every unit and the map on buttons")
     async def status(self, interaction: Interaction) -> None:
-        # anyone may look, players or not: it changes nothing; the Map button draws the picture
-        stored = await interaction.client.referee.active(interaction.channel_id)  # one read of the database
-        await send_embeds(interaction, game_status_embed(stored.game), ephemeral=False, view=map_view(stored.id))
+        # anyone may look, players or not: it changes nothing. One phone screen in the channel; the
+        # Units button lists every unit to the presser alone, the Map button draws the picture
+        referee = interaction.client.referee
+        stored, recent, undone = await referee.status(interaction.channel_id, STATUS_RECENT)
+        await send_embeds(interaction, [status_embed(stored.game, recent, undone, now=referee.clock())],
+                          ephemeral=False, view=map_view(stored.id))
 
     @game.command(name="map", description="A picture of the battlefield: terrain, every stack or stand, and the "
                                           "latest fire")

@@ -202,6 +202,7 @@ class OddsButton(Guarded, discord.ui.DynamicItem[discord.ui.Button],
             odds = await interaction.client.referee.entry_odds(
                 self.game_id, self.seq, on_long=lambda: defer_thinking(interaction, ephemeral=True))
         except RulesError as exc:  # components bypass the tree's error handler: refuse here, privately
+            self.refused(interaction)  # a refused press does not spend a heavy quota
             await send_ephemeral(interaction, embed=error_embed(exc.message, exc.rule))
             return
         await send_embeds(interaction, odds_embed(odds.report, odds.game, before_seq=self.seq,

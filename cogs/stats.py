@@ -56,10 +56,12 @@ class StatsCog(commands.Cog):
                                                      steps_per_entry=STATS_STEPS)
         sides = entries.first.order.get("sides") or []
         number = side_of(sides, side) if side is not None else None
-        who = [safe(player.display_name)] if player else []
-        who += [safe(sides[number])] if number is not None else []
+        plain = [player.display_name] if player else []
+        plain += [sides[number]] if number is not None else []
+        who = [safe(name) for name in plain]
         stats, breakdown, png = await referee.run_long(
-            dice_job, entries, player.id if player else None, number, not who, cost=len(entries) * STATS_STEPS,
+            dice_job, entries, player.id if player else None, number, not who, " · ".join(plain) or "everyone",
+            cost=len(entries) * STATS_STEPS,
             what=f"counting the statistics of this game's {len(entries):,} log entries", instead="ask for one player's "
             "or one side's dice, or export the dice (/log export format:CSV)")
         groups = message_groups(stats_embeds(stats, " · ".join(who) or "everyone", breakdown))
@@ -88,12 +90,12 @@ async def send_groups(interaction: Interaction, groups: list, *, file: discord.F
 
 
 def dice_job(entries: Iterable[LogEntry], player: int | None, side: int | None,
-             with_breakdown: bool) -> tuple[DiceStats, Block | None, bytes]:
-    """The tally, everyone's breakdown and the chart (run in a worker process when long)."""
+             with_breakdown: bool, who: str = "everyone") -> tuple[DiceStats, Block | None, bytes]:
+    """The tally, everyone's breakdown and the chart naming ``who`` (run in a worker process when long)."""
     exported = [e.export() for e in entries]
     stats = tally(exported, player=player, side=side)
     sides = exported[0]["order"].get("sides") or []
-    return stats, breakdown_block(exported, sides) if with_breakdown else None, chart_png(stats)
+    return stats, breakdown_block(exported, sides) if with_breakdown else None, chart_png(stats, who)
 
 
 def pace_job(entries: Iterable[LogEntry]) -> SideWaits:

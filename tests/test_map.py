@@ -113,8 +113,9 @@ def sample():
 
 def test_every_stack_is_labelled_at_its_hexs_centre_with_its_sides_chips(sample):
     game, _shot, picture, image = sample
+    image = decode(map_png(game).png)  # the chips without the fire's arrow drawn over the target's label
     layout = hex_layout(game.locations)
-    assert image.size == layout.size == picture.size
+    assert image.size == picture.size and image.width == layout.size[0] and image.height >= layout.size[1]  # notes
     stacks = {}
     for unit in game.units.values():
         stacks.setdefault(unit.location, []).append(unit)
@@ -124,10 +125,17 @@ def test_every_stack_is_labelled_at_its_hexs_centre_with_its_sides_chips(sample)
         cx, cy = layout.centres[location]
         x0, y0, x1, y1 = picture.labels[location]
         assert abs((x0 + x1) / 2 - cx) <= 1 and abs((y0 + y1) / 2 - cy) <= 1, location  # centred on the hex
-        rows = label_rows(asl, units, location_markers(game.locations[location]), location)
+        terrain = game.locations[location].terrain
+        rows = label_rows(asl, units, location_markers(game.locations[location]), location,
+                          place="" if terrain == "open" else terrain)
         assert y1 - y0 == LINE * len(rows) + 4  # a line per row: counters, their markers, the Residual FP
         counters = [(i, row) for i, row in enumerate(rows) if row.kind == "counter"]
-        assert [row.text.split()[0] for _i, row in counters] == [u.id for u in units]
+        shown = [row.text.split()[0] for _i, row in counters]
+        assert shown == [u.id for u in units if u.id in shown]  # in the stack's order
+        if len(shown) < len(units):  # a stack too tall: "+N more" in the label, the others named under the map
+            assert rows[-1] == Row("more", f"+{len(units) - len(shown)} more")
+            hidden = ", ".join(u.id for u in units if u.id not in shown)
+            assert f"Also in {location}: {hidden}" in [text for text, _box in picture.texts]
         for i, row in counters:  # each counter's chip, in its side's colour, on its line
             chip = (x0 + 8, y0 + 2 + LINE * i + 6)
             assert image.getpixel(chip) == SIDE_RGB[row.side], (location, row.text)
@@ -166,15 +174,22 @@ def test_the_latest_fire_is_an_arrow_from_each_firing_hex_to_the_target(sample):
     target = layout.centres["H6"]
     assert picture.arrows == [(layout.centres["B2"], target), (layout.centres["D3"], target)]
     germans = SIDE_RGB[0]
-    for start, end in picture.arrows:
-        assert near(image, start, germans)  # the dot at the firers' centre
+    labels = list(picture.labels.values())
+    for (centre, _target), (start, end) in zip(picture.arrows, picture.paths):
+        # drawn from the edge of the firers' label to the edge of the target's, under the labels: along
+        # the line from one hex's centre to the other's, its head in sight
+        assert math.dist(centre, start) + math.dist(start, end) + math.dist(end, target) == pytest.approx(
+            math.dist(centre, target))
+        assert not any(inside(start, box) or inside(end, box) for box in labels)
+        assert near(image, start, germans)  # the dot where the firers' label ends
         length = math.dist(start, end)
         ux, uy = (end[0] - start[0]) / length, (end[1] - start[1]) / length
         for part in (0.25, 0.5, 0.75):
-            assert near(image, (start[0] + (end[0] - start[0]) * part, start[1] + (end[1] - start[1]) * part),
-                        germans, reach=1)
-        assert near(image, (end[0] - ux * 3, end[1] - uy * 3), germans, reach=1)  # the head's tip at the centre
-        assert not near(image, (end[0] + ux * 12, end[1] + uy * 12), germans, reach=0)  # and not beyond it
+            point = (start[0] + (end[0] - start[0]) * part, start[1] + (end[1] - start[1]) * part)
+            if not any(inside(point, box) for box in labels):  # another stack's label lies over it
+                assert near(image, point, germans, reach=1)
+        assert near(image, (end[0] - ux * 3, end[1] - uy * 3), germans, reach=1)  # the head's tip
+        assert not near(image, (end[0] + ux * 6, end[1] + uy * 6), germans, reach=0)  # and not beyond it
     # without the fire, nothing of the Germans' colour along the first arrow's middle
     plain = decode(map_png(game, None).png)
     start, end = picture.arrows[0]
@@ -237,8 +252,8 @@ def test_a_label_fits_between_its_neighbours_and_says_what_it_leaves_out():
     assert [r.text for r in short if r.kind == "counter"] == ["R1  4-4-7", "G2  4-6-7"]
     rows = label_rows(asl, stack, ["Residual 4 FP"], "B2")
     assert len(rows) <= MAX_ROWS
-    assert [(r.kind, r.text) for r in rows[:4]] == [("id", "B2"), ("place", "Residual 4 FP"), ("counter", "G1  4-6-7"),
-                                                   ("marks", "broken, pinned, Prep Fire")]
+    assert [(r.kind, r.text) for r in rows[:5]] == [("id", "B2"), ("place", "Residual 4 FP"), ("counter", "G1  4-6-7"),
+                                                   ("marks", "broken, pinned,"), ("marks", "Prep Fire")]  # whole
     shown = sum(1 for r in rows if r.kind == "counter")
     assert rows[-1] == Row("more", f"+{9 - shown} more")
     game.units = {u.id: u for u in stack}
@@ -342,6 +357,10 @@ def inside(point, box) -> bool:
     return box[0] <= point[0] <= box[2] and box[1] <= point[1] <= box[3]
 
 
+def widened(box, by):
+    return (box[0] - by, box[1] - by, box[2] + by, box[3] + by)
+
+
 def along(path, part=None):
     """Points every pixel along a drawn line (``part`` None), or the point that far along it (0-1)."""
     pieces = list(zip(path, path[1:]))
@@ -376,17 +395,22 @@ def test_the_latest_command_decision_fire_is_an_arrow_from_the_firing_stand_to_e
     g1 = picture.stands["G1"]
     assert picture.arrows == [(g1, picture.stands["S1"]), (g1, picture.stands["P1"])]
     # the arrow to S1 is straight; the one to P1 bends round S1 (straight, it would cross S1's name and state)
-    assert picture.paths[0] == [g1, picture.stands["S1"]] and len(picture.paths[1]) > 2
+    assert len(picture.paths[0]) == 2 and len(picture.paths[1]) > 2
     sx, sy = picture.stands["S1"]
 
     s1_base = (sx - STAND_W / 2, sy - STAND_H / 2, sx + STAND_W / 2, sy + STAND_H / 2)
     straight_to_p1 = [(g1[0] + (picture.stands["P1"][0] - g1[0]) * i / 100, g1[1]) for i in range(101)]
     assert any(inside(point, s1_base) for point in straight_to_p1)  # what a straight arrow would have done
     germans = SIDE_RGB[1]
-    for path, (start, end) in zip(picture.paths, picture.arrows):
-        assert path[0] == start and path[-1] == end
+    bases = {name: (x - STAND_W / 2, y - STAND_H / 2, x + STAND_W / 2, y + STAND_H / 2)
+             for name, (x, y) in picture.stands.items()}
+    for path, (centre, target), to in zip(picture.paths, picture.arrows, ("S1", "P1")):
+        # from the edge of the firer's base to the edge of the target's: their names and states stay clear
+        assert not inside(path[0], bases["G1"]) and not inside(path[-1], bases[to])
+        assert inside(path[0], widened(bases["G1"], 6)) and inside(path[-1], widened(bases[to], 6))
+        start, end = path[0], path[-1]
         assert not any(inside(point, s1_base) for point in along(path) if path is picture.paths[1])
-        assert near(image, start, germans)  # the dot on the firing stand
+        assert near(image, start, germans)  # the dot at the firing stand's edge
         for part in (0.25, 0.5, 0.75):
             point = along(path, part)
             assert near(image, point, germans, reach=1) and not near(plain, point, germans, reach=1)
@@ -408,7 +432,7 @@ def test_a_command_decision_fire_from_the_right_bends_round_the_nearer_target_ev
     px, py = picture.stands["P1"]
     p1_base = (px - STAND_W / 2, py - STAND_H / 2, px + STAND_W / 2, py + STAND_H / 2)
     assert len(to_s1) > 2 and not any(inside(point, p1_base) for point in along(to_s1))
-    assert to_p1 == [picture.stands["P2"], picture.stands["P1"]]  # nothing between: straight
+    assert len(to_p1) == 2  # nothing between: straight
     assert near(decode(picture.png), along(to_s1, 0.5), SIDE_RGB[0], reach=1)
 
 
@@ -461,6 +485,128 @@ def test_every_sample_scenario_has_a_map_with_each_stack_labelled():
             assert placed <= set(picture.labels), path.name
         else:  # the table top: a box per position
             assert placed == set(picture.labels), path.name
+
+
+# --- a map for a phone (issue 30): nothing overlaps, nothing is cut, the fire's counters shown ----------
+
+
+def sandbox_sample(name: str):
+    """The sandbox's sample game ``name`` (bot/sandbox_scenarios.py), set up through the rules core
+    from the very lines the sandbox types (the seats aside)."""
+    import re as regex
+
+    from bot.core.api import resolve
+    from bot.core.commands import parse_options
+    from bot.sandbox_scenarios import SCENARIOS
+
+    def options(line: str) -> dict[str, str]:
+        parts = regex.split(r"\s(\w+):", " " + line.split(" ", 2)[2])
+        return {parts[i]: parts[i + 1].strip() for i in range(1, len(parts) - 1, 2)}
+
+    game = None
+    for line in SCENARIOS[name].lines:
+        if line.startswith("/game new"):
+            given = options(line)
+            game = new_game(given["ruleset"], sides=[s.strip() for s in given["sides"].split(",")],
+                            scenario=given.get("scenario", ""))
+        elif line.startswith("/unit add"):
+            given = options(line)
+            side = [s.name for s in game.sides].index(given["side"])
+            game = resolve(game, {"action": "unit_add", "id": given["id"], "side": side, "type": given["type"],
+                                  "location": given.get("location"),
+                                  "stats": parse_options(given.get("stats"), option="stats")}).game
+        elif line.startswith("/location set"):
+            given = options(line)
+            game = resolve(game, {"action": "location_set", "location": given["location"],
+                                  "terrain": given["terrain"]}).game
+    return game
+
+
+def phone_maps():
+    """The three sandbox samples and every scenario file (the 44-counter village assault among them),
+    each with a fire from its first side's first stack at the other side's first stack drawn."""
+    from bot.core.scenario import build_game
+    from bot.scenario import read
+
+    games = {f"sample {name}": sandbox_sample(name) for name in ("asl", "nhis", "cd")}
+    games |= {path.name: build_game(read(path.read_text(encoding="utf-8")))
+              for path in sorted((ROOT / "data").glob("*/scenarios/*.yaml"))}
+    for name, game in games.items():
+        placed = [u for u in game.units.values() if u.location]
+        firers = [u for u in placed if u.side == 0 and u.location == placed[0].location]
+        target = next(u for u in placed if u.side == 1)
+        if get_ruleset(game.ruleset).board == "table":
+            shot = Shot(0, (), "", firers=(firers[0].id,), targets=(target.id,))
+        else:
+            shot = Shot(0, (firers[0].location,), target.location, units=tuple(u.id for u in firers))
+        yield name, game, shot
+
+
+def overlapping(boxes):
+    for i, (text_a, a) in enumerate(boxes):
+        for text_b, b in boxes[i + 1:]:
+            if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]:
+                yield text_a, text_b
+
+
+@pytest.mark.parametrize("name, game, shot", list(phone_maps()), ids=lambda v: v if isinstance(v, str) else "")
+def test_no_two_texts_of_a_map_overlap_none_is_cut_and_the_fire_s_counters_are_shown(name, game, shot):
+    picture = map_png(game, shot)
+    image = decode(picture.png)
+    width, height = image.size
+    assert picture.texts, name
+    for text, box in picture.texts:  # every text whole inside the picture, and none cut with "…"
+        assert 0 <= box[0] <= box[2] <= width and 0 <= box[1] <= box[3] <= height, (name, text, box)
+        assert "…" not in text, (name, text)
+    assert list(overlapping(picture.texts)) == [], name
+    header = [box for text, box in picture.texts if box[1] < 60 and text in [s.name for s in game.sides]]
+    assert len(header) == len(game.sides), name  # the legend is drawn, clear of the title (above)
+    if get_ruleset(game.ruleset).board == "hexes":
+        for unit_id in shot.units:  # each counter of the latest fire is in its stack's label
+            label = next(text for text, box in picture.texts if box == picture.labels[game.units[unit_id].location])
+            assert any(part.startswith(f"{unit_id}  ") or part == unit_id for part in label.split(" / ")), unit_id
+
+
+def test_a_hill_is_drawn_as_a_ring_inside_its_hex_and_named_with_its_terrain():
+    game = new_game("nhis", sides=["US", "Japan"], scenario="Hill")
+    game.locations["0406"] = Location(id="0406", terrain="huts", features=["hill"])
+    game.locations["0405"] = Location(id="0405", terrain="huts")
+    picture = map_png(game)
+    image = decode(picture.png)
+    for location, ring in (("0406", TERRAIN_RGB["hill"]), ("0405", TERRAIN_RGB["huts"])):
+        x, y = picture.centres[location]
+        assert image.getpixel((round(x - RADIUS + 9), round(y))) == ring  # inside the left corner
+        assert image.getpixel((round(x - RADIUS + 20), round(y))) == TERRAIN_RGB["huts"]  # the ground within
+    assert ("huts, hill" in [text for text, _box in picture.texts]) and "huts" in [t for t, _b in picture.texts]
+
+
+def test_a_stack_too_tall_keeps_the_counters_that_fired_and_names_the_others_under_the_map():
+    game, _shot = sample_game()
+    stack = [u.model_copy(update={"location": "B2", "owner": None}) for u in list(game.units.values())[:12]]
+    game.units = {u.id: u for u in stack}
+    game.locations = {"B2": game.locations["B2"]}
+    last, before_last = stack[-1].id, stack[-2].id
+    rows = label_rows(get_ruleset("asl"), stack, [], "B2", keep=[last, before_last])
+    shown = [r.text.split()[0] for r in rows if r.kind == "counter"]
+    assert last in shown and before_last in shown and len(rows) <= MAX_ROWS
+    assert rows[-1] == Row("more", f"+{12 - len(shown)} more")
+    picture = map_png(game, Shot(0, ("B2",), "B2", units=(last, before_last)))
+    hidden = [u.id for u in stack if u.id not in shown]
+    assert f"Also in B2: {', '.join(hidden)}" in [text for text, _ in picture.texts]
+
+
+def test_the_header_puts_the_legend_under_the_title_when_they_do_not_fit_on_one_line():
+    from bot.pictures.battlefield import header_layout
+
+    game = new_game("asl", sides=["Germans", "Russians"], scenario="A very long scenario title " * 3)
+    height, texts = header_layout(game, 420)
+    title = [box for text, box, _size in texts[:-2]]
+    legend = [box for text, box, _size in texts[-2:]]
+    assert len(title) >= 2 and all(box[2] <= 420 - 16 for box in title)  # the title wrapped within the width
+    assert all(box[1] >= title[-1][3] for box in legend) and height >= legend[-1][3]  # the legend under it
+    short = new_game("asl", sides=["Germans", "Russians"])
+    height, texts = header_layout(short, 900)
+    assert texts[-1][1][1] < texts[0][1][3] and height == 34  # beside the title: one line
 
 
 if __name__ == "__main__":

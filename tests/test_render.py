@@ -317,7 +317,10 @@ class FakeInteraction:
     """Just the surface of discord.Interaction the reply helpers use."""
 
     def __init__(self, interaction_id=99):
+        from types import SimpleNamespace
+
         self.id = interaction_id
+        self.user, self.channel_id, self.guild_id = SimpleNamespace(id=1), 10, 100  # the quotas' keys
         self.sent = []
         self.response = FakeResponse(self.sent)
         self.followup = FakeFollowup(self.sent)

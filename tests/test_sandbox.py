@@ -88,8 +88,9 @@ def details(out: str, command: str) -> list[str]:
 
 
 def test_asl_session_transfer_fire_morale_rally_undo_and_export(tmp_path):
-    out = sandbox(tmp_path, "--scenario", "asl", script=ASL_PLAY.format(folder=tmp_path / "files"))
-    assert "   LMG MG1 (Germans): held by A1" in out  # the scenario's /game status
+    out = sandbox(tmp_path, "--scenario", "asl", script="click units\n" + ASL_PLAY.format(folder=tmp_path / "files"))
+    assert "buttons: [Units]  [Map]  (type: click LABEL)" in out  # the scenario's /game status, in short
+    assert "   LMG MG1 (Germans): held by A1" in reply_to(out, "click units")  # every unit, on its button
     assert reply_to(out, "/transfer weapon:MG1 to:A2").splitlines()[0] == \
         "== LMG MG1 passes from 4-6-7 A1 to 4-6-7 A2 =="
     command = "/fire firers:A1 L1 target:C4 range:1 dice:2 3 5 4 3 3"
@@ -280,9 +281,9 @@ def test_seeded_dice_are_the_seeds_sequence_and_the_banner_says_so(tmp_path):
 def test_a_database_file_keeps_the_games_and_passes_the_health_check(tmp_path, monkeypatch):
     database = tmp_path / "sandbox.sqlite3"
     sandbox(tmp_path, "--scenario", "cd", "--database", str(database), script="")
-    out = sandbox(tmp_path, "--database", str(database), script="channel cd\n/game status\n")
+    out = sandbox(tmp_path, "--database", str(database), script="channel cd\n/game status\nclick units\n")
     assert f"  database: {database}\n" in out
-    assert "   US 105mm battery RA1 (Americans): no markers" in reply_to(out, "/game status")
+    assert "   US 105mm battery RA1 (Americans): no markers" in reply_to(out, "click units")
     monkeypatch.setenv("REFEREE_DATABASE", str(database))
     health = io.StringIO()
     assert cli.main(["health"], stdout=health) == 0
@@ -296,7 +297,7 @@ def test_the_forty_counter_scenario_file_loads_in_one_command(tmp_path):
 
     database, folder = tmp_path / "sandbox.sqlite3", tmp_path / "pictures"
     out = sandbox(tmp_path, "--scenario", "asl-file", "--database", str(database),
-                  script=f"/scenario load file:asl/scenarios/nowhere.yaml\n/game map\nsave {folder}\n")
+                  script=f"click units\n/scenario load file:asl/scenarios/nowhere.yaml\n/game map\nsave {folder}\n")
     # its map: the reply names its picture, ``save`` writes it where asked, and it is the README's
     assert "[file: map.png, " in reply_to(out, "/game map")
     assert f"saved {folder / 'map.png'} (" in reply_to(out, f"save {folder}")
@@ -305,7 +306,7 @@ def test_the_forty_counter_scenario_file_loads_in_one_command(tmp_path):
     differing = sum(1 for a, b in zip(drawn.get_flattened_data(), shown.get_flattened_data()) if a != b)
     assert differing < drawn.width * drawn.height // 100
     assert "  /scenario load file:asl/scenarios/village-assault.yaml\n   New Advanced Squad Leader game" in out
-    assert "   MMG GMG1 (Germans): held by G1" in out  # the status shown after it
+    assert "   MMG GMG1 (Germans): held by G1" in reply_to(out, "click units")  # the status shown after it
     assert "takes a file: no file 'asl/scenarios/nowhere.yaml'" in out
     with sqlite3.connect(database) as db:
         [(state,)] = db.execute("SELECT state FROM games").fetchall()
@@ -322,8 +323,8 @@ def test_a_second_session_on_the_database_is_not_answered_from_the_first_ones_lo
     out = sandbox(tmp_path, "--database", str(database), script="channel cd\nas gm\n/unit move unit:1-A to:hedge-1\n")
     moved = reply_to(out, "/unit move unit:1-A to:hedge-1")
     assert moved.startswith("== US rifle platoon 1-A to hedge-1 ==") and "(log #9)" in moved, moved
-    out = sandbox(tmp_path, "--database", str(database), script="channel cd\n/game status\n")
-    assert "-- hedge-1: open --\n   US rifle platoon 1-A (Americans)" in reply_to(out, "/game status")
+    out = sandbox(tmp_path, "--database", str(database), script="channel cd\n/game status\nclick units\n")
+    assert "-- hedge-1: open --\n   US rifle platoon 1-A (Americans)" in reply_to(out, "click units")
 
 
 def test_a_database_that_cannot_be_opened_is_one_line(tmp_path):

@@ -148,6 +148,88 @@ def test_a_bad_file_is_refused_with_its_line_and_field(text, line, field, words)
     assert words in message, message
 
 
+UNIT = "{id: A1, type: ger-467, location: B5}"
+
+
+def unit_with(fields: str) -> str:
+    return swap(UNIT, UNIT[:-1] + ", " + fields + "}")
+
+
+@pytest.mark.parametrize("text, expected", [
+    # a whole number: of the file's own fields, and of a unit's stats (the ruleset's counter says it)
+    (swap("title: Two squads", "title: Two squads\nturns: many"),
+     "line 3, 'turns': 'turns' takes a whole number, not 'many'"),
+    (unit_with("stats: {morale: high}"),
+     "line 8, 'sides[0].units[0].stats.morale': A1: 'morale' takes a whole number, not 'high'"),
+    # a number with a fraction where a whole one is wanted
+    (swap("title: Two squads", "title: Two squads\nturns: 2.5"),
+     "line 3, 'turns': 'turns' takes a whole number, not '2.5'"),
+    (unit_with("stats: {morale: 7.5}"),
+     "line 8, 'sides[0].units[0].stats.morale': A1: 'morale' takes a whole number, not '7.5'"),
+    # yes or no
+    (swap("{id: B5, terrain: woods}", "{id: B5, terrain: woods, smoke: thick}"),
+     "line 4, 'locations[0].smoke': 'smoke' takes yes or no, not 'thick'"),
+    (unit_with("stats: {broken: maybe}"),
+     "line 8, 'sides[0].units[0].stats.broken': A1: 'broken' takes yes or no, not 'maybe'"),
+    # a choice
+    (unit_with("stats: {quality: superb}"), "line 8, 'sides[0].units[0].stats.quality': A1: 'quality' takes elite, "
+                                            "first_line, second_line, green or conscript, not 'superb'"),
+    # missing
+    (swap(UNIT, "{type: ger-467, location: B5}"), "line 8, 'sides[0].units[0].id': 'id' is missing: it is required"),
+    (swap(UNIT, "{id: A1, stats: {fp: 4}}"), "line 8, 'sides[0].units[0]': A1: 'kind' is required"),
+    # an unknown field
+    (unit_with("colour: red"), "line 8, 'sides[0].units[0].colour': unknown field 'colour' (fields here: id, type, "
+                               "name, location, held_by, markers, stats)"),
+    (unit_with("stats: {armour: 3}"), "line 8, 'sides[0].units[0].stats.armour': units of Advanced Squad Leader "
+                                      "have no field 'armour'"),
+    # a list where one value goes, a value where a list goes, a list of the wrong things
+    (unit_with("markers: broken"), "line 8, 'sides[0].units[0].markers': 'markers' takes a list, written [a, b] or "
+                                   "one '- item' a line, not 'broken'"),
+    (swap("{id: B5, terrain: woods}", "{id: B5, terrain: woods, features: [hill, 3]}"),
+     "line 4, 'locations[0].features[1]': 'features' item 2 takes text, not '3'"),
+    (unit_with("stats: {fp: [1, 2]}"),
+     "line 8, 'sides[0].units[0].stats.fp': 'fp' takes a whole number, not '[1, 2]'"),
+    (swap("title: Two squads", "title: Two squads\noptions: {night: [a, b]}"),
+     "line 3, 'options.night': 'night' takes one value: a number, yes or no, or a word, not '['a', 'b']'"),
+    (unit_with("stats: [fp]"), "line 8, 'sides[0].units[0].stats': 'stats' takes fields written 'key: value' (one "
+                               "a line, or {key: value, ...}), not '['fp']'"),
+])
+def test_each_kind_of_bad_value_is_refused_in_players_words_with_its_line_and_field(text, expected):
+    """Issue 30: the reader answered "Input should be a valid integer, unable to parse string as an
+    integer"; every kind of bad value is said as what the field takes, on its line."""
+    message = refusal(text)
+    assert message == f"Scenario file, {expected}", message
+    for pydantic_words in ("Input should", "valid integer", "Field required", "Extra inputs", "unable to"):
+        assert pydantic_words not in message
+
+
+CD = """\
+ruleset: cd
+title: Two companies
+locations:
+  - {id: farm}
+sides:
+  - name: Americans
+    units:
+      - {id: U1, type: us-rifle, location: farm, stats: {company: Able}}
+      - {id: U2, type: us-rifle, location: farm, stats: {company: Able}}
+  - name: Germans
+    units:
+      - {id: G1, type: ger-rifle, stats: {company: Kampf}}
+"""
+
+
+def test_a_company_is_one_side_s_and_spelled_one_way():
+    assert files.read(CD).sides[0].units[1].stats == {"company": "Able"}
+    assert refusal(CD.replace("{company: Kampf}", "{company: Able}")) == (
+        "Scenario file, line 12, 'sides[1].units[0].stats.company': G1: company Able belongs to Americans (U1); a "
+        "unit of Germans is in one of its own")
+    assert refusal(CD.replace("U2, type: us-rifle, location: farm, stats: {company: Able}",
+                              "U2, type: us-rifle, location: farm, stats: {company: able}")) == (
+        "Scenario file, line 9, 'sides[0].units[1].stats.company': U2: company 'able' is spelled 'Able' by U1: write "
+        "it the same way, or it is another company")
+
+
 def test_over_the_stacking_limit_names_the_unit_that_does_not_fit():
     units = "".join(f"      - {{id: A{i}, type: ger-467, location: B5}}\n" for i in range(2, 5))
     text = swap("      - {id: A1, type: ger-467, location: B5}\n",

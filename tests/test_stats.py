@@ -7,7 +7,8 @@ import pytest
 from PIL import Image
 
 from bot.pictures import chart_png
-from bot.pictures.chart import BOTTOM, EXPECTED, LEFT, OBSERVED, PANEL_H, PANEL_W, TOP, bar_boxes
+from bot.pictures.chart import (BOTTOM, EXPECTED, HEADER, LEFT, OBSERVED, PANEL_H, PANEL_W, TOP, bar_boxes,
+                                chart_layout, panel_top, scale, chi_square_line)
 from bot.stats import chi_square_p, rollers, summary, tally
 
 
@@ -102,7 +103,7 @@ def decode(data):
 def test_the_chart_is_a_png_with_one_panel_per_die_family_rolled():
     data = chart_png(tally(HAND_DRS))
     image = decode(data)
-    assert image.size == (PANEL_W, 2 * PANEL_H)  # d6 faces and 2d6 totals; no d10 rolled
+    assert image.size == (PANEL_W, HEADER + 2 * PANEL_H)  # d6 faces and 2d6 totals; no d10 rolled
     assert len(data) < 200 * 1024
 
 
@@ -110,13 +111,14 @@ def test_the_bars_are_drawn_where_and_as_tall_as_the_counts():
     stats = tally(HAND_DRS)
     image = decode(chart_png(stats))
     d6 = stats.family("d6")
-    boxes = bar_boxes(d6, top=0)
+    boxes = bar_boxes(d6, top=panel_top(0))
     plot_h = PANEL_H - TOP - BOTTOM
     for count, (observed, expected) in zip(d6.observed, boxes):
         x0, y0, x1, y1 = observed
-        assert y1 - y0 == round(plot_h * count / 12)  # the peak count is 12 threes: the full height
+        # the peak count is 12 threes, the top of the count axis (0 to 12 by 2): the full height
+        assert y1 - y0 == round(plot_h * count / 12)
         middle = (x0 + x1) // 2
-        column = [image.getpixel((middle, y)) for y in range(TOP, y1)]
+        column = [image.getpixel((middle, y)) for y in range(HEADER + TOP, y1)]
         assert column.count(OBSERVED) == y1 - y0  # the bar, all of it and only it, in its colour
         assert image.getpixel((middle, y0 - 2)) != OBSERVED
         ex0, ey0, ex1, ey1 = expected
@@ -124,7 +126,7 @@ def test_the_bars_are_drawn_where_and_as_tall_as_the_counts():
         assert image.getpixel(((ex0 + ex1) // 2, (ey0 + ey1) // 2)) == EXPECTED
     # the second panel: the 2d6 totals, each observed bar in place
     totals = stats.family("2d6")
-    for count, (observed, _expected) in zip(totals.observed, bar_boxes(totals, top=PANEL_H)):
+    for count, (observed, _expected) in zip(totals.observed, bar_boxes(totals, top=panel_top(1))):
         x0, y0, x1, y1 = observed
         if count:
             assert image.getpixel(((x0 + x1) // 2, (y0 + y1) // 2)) == OBSERVED
@@ -132,16 +134,88 @@ def test_the_bars_are_drawn_where_and_as_tall_as_the_counts():
 
 def test_the_chart_has_its_words_written_in_a_real_font():
     image = decode(chart_png(tally(HAND_DRS)))
-    title = image.crop((LEFT, 6, LEFT + 200, TOP - 6))
-    inked = [p for p in title.get_flattened_data() if p != (255, 255, 255)]
+    layout = chart_layout(tally(HAND_DRS))
+    title = next(t for t in layout.texts if t.role == "title")
+    inked = [p for p in image.crop(title.box).get_flattened_data() if p != (255, 255, 255)]
     shades = set(inked)
     assert len(inked) > 150  # the title is written
     assert len(shades) > 8  # anti-aliased glyphs (a scalable font), not the old two-colour pixel font
     # the face numbers under the axis, centred under each face's pair of bars
-    for face, (observed, expected) in zip(range(1, 7), bar_boxes(tally(HAND_DRS).family("d6"), top=0)):
+    base = HEADER + PANEL_H - BOTTOM
+    for face, (observed, expected) in zip(range(1, 7), bar_boxes(tally(HAND_DRS).family("d6"), top=panel_top(0))):
         centre = (observed[0] + expected[2]) // 2
-        under = image.crop((centre - 8, PANEL_H - BOTTOM + 3, centre + 8, PANEL_H - 4))
+        under = image.crop((centre - 8, base + 3, centre + 8, base + 22))
         assert any(p != (255, 255, 255) for p in under.get_flattened_data()), face
+
+
+@pytest.mark.parametrize("peak, step, top", [(1, 1, 1), (6, 1, 6), (7, 2, 8), (12, 2, 12), (13, 5, 15),
+                                             (30, 5, 30), (31, 10, 40), (60, 10, 60), (61, 20, 80),
+                                             (1200, 200, 1200), (1201, 500, 1500), (0.4, 1, 1), (9.5, 2, 10)])
+def test_the_count_axis_goes_up_in_round_steps_to_the_first_one_over_the_peak(peak, step, top):
+    assert scale(peak) == (step, top)
+
+
+def test_the_chart_names_whose_dice_it_shows_labels_both_axes_and_carries_the_chi_square():
+    """Issue 30: the chart labelled only the top of its y-axis and said neither the chi-square
+    result nor whose dice it showed."""
+    stats = tally(HAND_DRS)
+    layout = chart_layout(stats, "Alice · Germans")
+    says = [(t.role, t.text) for t in layout.texts]
+    assert says[0] == ("header", "Dice of Alice · Germans · 30 rolls")
+    assert ("title", "d6 faces: 60 dice") in says and ("title", "2d6 totals: 30 rolls") in says
+    assert ("test", "chi-square 1.00, 5 df, p = 0.963: nothing is wrong") in says
+    assert ("test", "chi-square test not given yet: it needs 180 rolls (5 expected per total)") in says
+    d6_plot, totals_plot = layout.plots
+    ticks = [t for t in layout.texts if t.role == "tick"]
+    assert [t.text for t in ticks] == ["0", "2", "4", "6", "8", "10", "12", "0", "2", "4", "6", "8", "10"]
+    for tick in ticks:  # left of its plot, at its height: 0 on the axis, the top at the plot's top
+        plot = d6_plot if tick.box[1] < totals_plot[1] - 20 else totals_plot
+        assert tick.box[2] < plot[0] and plot[1] - 10 <= (tick.box[1] + tick.box[3]) / 2 <= plot[3] + 10
+    faces = [t.text for t in layout.texts if t.role == "face"]
+    assert faces == [str(f) for f in range(1, 7)] + [str(t) for t in range(2, 13)]
+    assert [t.text for t in layout.texts if t.role == "axis"] == ["face", "count", "total", "count"]
+    for face in (t for t in layout.texts if t.role == "face"):
+        plot = d6_plot if face.box[1] < totals_plot[1] else totals_plot
+        assert face.box[1] > plot[3] and plot[0] <= face.box[0] and face.box[2] <= plot[2]
+    # every text inside the picture, no two overlapping, none over a plot area
+    width, height = layout.size
+    boxes = [t.box for t in layout.texts]
+    for t in layout.texts:
+        assert 0 <= t.box[0] < t.box[2] <= width and 0 <= t.box[1] < t.box[3] <= height, t
+        for plot in layout.plots:
+            assert not overlap(t.box, plot), (t, plot)
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1:]:
+            assert not overlap(a, b), (layout.texts[boxes.index(a)], b)
+    # and drawn: ink in every text's box (the count axis' title turned upright too)
+    image = decode(chart_png(stats, "Alice · Germans"))
+    for t in layout.texts:
+        assert any(p != (255, 255, 255) for p in image.crop(t.box).get_flattened_data()), t
+
+
+def test_a_long_name_is_cut_to_the_chart_s_width():
+    layout = chart_layout(tally(HAND_DRS), "x" * 300)
+    header = layout.texts[0]
+    assert header.text.endswith("…") and header.box[2] <= PANEL_W
+
+
+def test_the_chi_square_line_at_the_unfair_threshold():
+    from bot.stats import FAMILIES, FamilyStats
+
+    d6 = FAMILIES[0]
+    # 30 dice: the chi-square steps by 0.4 here; 15.2 (p just under 0.01) says unfair, 14.8 (just over) does not
+    unfair = FamilyStats(d6, (12, 7, 4, 3, 2, 2))
+    assert unfair.p_value < 0.01 and chi_square_line(unfair) == (
+        f"chi-square 15.20, 5 df, p = {unfair.p_value:.3f}: the dice look unfair")
+    fair = FamilyStats(d6, (12, 7, 3, 3, 3, 2))
+    assert 0.01 < fair.p_value < 0.012
+    assert chi_square_line(fair) == f"chi-square {fair.chi_square:.2f}, 5 df, p = {fair.p_value:.3f}: nothing is wrong"
+    assert chi_square_line(FamilyStats(d6, (5, 5, 5, 5, 5, 4))) == (
+        "chi-square test not given yet: it needs 30 dice (5 expected per face)")
+
+
+def overlap(a, b) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
 def test_the_summary_line_and_who_rolled():

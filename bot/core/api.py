@@ -26,7 +26,7 @@ from .reactions import REACT, opening
 from .windows import React, after_order, check_window, resolve_react
 from .sequence import Done, check_turn, note_acted, refereed, resolve_done
 from .rulesets import get_ruleset, rulesets
-from .setup import BULK_ACTIONS, SETUP_ACTIONS, SetupOrder, resolve_setup
+from .setup import BULK_ACTIONS, SETUP_ACTIONS, SetupOrder, given_order, resolve_setup
 
 _SETUP_ADAPTER: TypeAdapter[Any] | None = None
 # The orders every ruleset has: setting up the game, and ending one's part of the turn
@@ -109,6 +109,13 @@ def parse_order(ruleset_name: str, data: dict[str, Any] | BaseModel) -> BaseMode
     except ValidationError as exc:
         message, field = validation_message(exc, order_model(ruleset_name, action))
         raise InvalidOrder(message, field=field) from None
+
+
+def as_given(game: Game, order: dict[str, Any]) -> dict[str, Any]:
+    """The checks of an order as a player gives it, which a replay of the log does not run again
+    (``setup.given_order``: a unit field naming another unit or a company must name one in the
+    game); the order to resolve and log, its names spelled as the game spells them."""
+    return given_order(game, get_ruleset(game.ruleset), order)
 
 
 def resolve(game: Game, order: dict[str, Any] | BaseModel, dice: DiceSource | None = None, *,

@@ -15,7 +15,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from .errors import RulesError
+from .errors import RulesError, plain_validation
 from .game import Game, Location
 from .setup import ID_PATTERN, MAX_LOCATIONS, MAX_UNITS, check_ranges
 
@@ -242,11 +242,12 @@ def _place_units(game: Game, ruleset: Any, scenario: Scenario) -> None:
                 unit = ruleset.make_unit(spec.type, id=spec.id, side=i, location=location, stats=stats,
                                          library=library)
             except ValidationError as exc:
-                err = exc.errors()[0]
+                err = exc.errors(include_url=False)[0]
                 key = next((p for p in err.get("loc", ()) if isinstance(p, str)), None)
                 where = (*path, "stats", key) if key in spec.stats else (*path, "markers") if key in spec.markers \
                     else path
-                raise ScenarioRefused(where, f"{spec.id}: {key or 'unit'}: {err.get('msg', 'invalid')}") from None
+                # in players' words (plain_validation), never pydantic's ("Input should be a valid integer")
+                raise ScenarioRefused(where, f"{spec.id}: {plain_validation(err, key or 'unit')}") from None
             except RulesError as exc:
                 raise _refuse((*path, "type"), exc) from None
             placed.append((unit, spec, path))

@@ -14,7 +14,7 @@ from pydantic import Field, StringConstraints, ValidationError
 from .errors import IllegalOrder, InvalidOrder, plain_validation
 from .game import Game, Location
 from .errors import RulesError
-from .orders import ActingUnit, ActingUnits, OrderBase, Refers
+from .orders import ActingUnit, ActingUnits, OrderBase, Refers, refers
 from .outcome import Outcome, UnitEffect
 from .ruleset import Ruleset
 from .trail import Trail
@@ -438,6 +438,133 @@ def _set_options(game: Game, ruleset: Ruleset, order: OptionsSet, trail: Trail) 
             game.options[name] = value
         trail.put("effect", f"{name}: {option.shown(before)} -> {option.shown(current(game, option))}")
     return _outcome(ruleset, order.action, f"Game options changed: {', '.join(sorted(checked))}", trail, [])
+
+
+# --- the references of a unit to others, checked as the order is given -----------------------------
+
+TIED = ("unit", "weapon")  # a unit field naming another unit ties it there: it is where that unit is
+
+
+def unit_references(model: Any) -> tuple[tuple[str, Refers], ...]:
+    """(field, declaration) of the fields of a unit model naming another unit (a weapon's holder)
+    or a company, declared ``Refers`` on the model as orders declare theirs."""
+    found = _UNIT_REFS.get(model)
+    if found is None:
+        found = _UNIT_REFS[model] = tuple(
+            (name, ref) for name in getattr(model, "model_fields", {})
+            if (ref := refers(model, name)) is not None and ref.to in (*TIED, "company"))
+    return found
+
+
+_UNIT_REFS: dict[Any, tuple[tuple[str, Refers], ...]] = {}
+
+
+def given_order(game: Game, ruleset: Ruleset, order: dict[str, Any]) -> dict[str, Any]:
+    """A set-up order as it is given (the service runs this before resolving it; a replay does not:
+    the log holds the order this returns). A unit field naming another unit or a company (declared
+    ``Refers`` on the unit model: an ASL weapon's holder, a Command Decision stand's company) must
+    name one in the game when it is given, not when a later order trips on it ("no unit 'A9'"):
+    a unit of the same side, in play, not the unit itself, not tied to another in turn; a company of
+    the same side, or a new one. The order comes back with the names as the game spells them, and
+    a unit tied to another placed where that one is."""
+    action = order.get("action")
+    if action in ("unit_add", "unit_add_many") and isinstance(order.get("stats"), dict):
+        model = ruleset.unit_model()
+        side = order.get("side")
+        if not isinstance(side, int) or isinstance(side, bool) or not 0 <= side < len(game.sides):
+            return order  # the resolution refuses the side itself
+        ids = [order.get("id")] if action == "unit_add" else list(order.get("ids") or [])
+        stats, tied_to = _references(game, model, dict(order["stats"]), side=side,
+                                     selves={str(i).casefold() for i in ids}, field="stats")
+        order = order | {"stats": stats}
+        if tied_to is not None:
+            given = order.get("location")
+            if given is None:
+                order["location"] = tied_to.location
+            elif tied_to.location is None or str(given).casefold() != tied_to.location.casefold():
+                name, ref = next((n, r) for n, r in unit_references(model) if r.to in TIED and stats.get(n))
+                raise IllegalOrder(f"location: {', '.join(map(str, ids))} goes where {tied_to.id}, "
+                                   f"{ref.label or 'the unit it names'}, is ({tied_to.location or 'off board'}): "
+                                   "leave location out")
+        return order
+    if action in ("unit_edit", "unit_edit_many") and isinstance(order.get("changes"), dict):
+        names = [order.get("unit")] if action == "unit_edit" else list(order.get("units") or [])
+        units = [game.find_unit(str(n)) for n in names]
+        if not units or any(u is None for u in units):
+            return order  # the resolution names the unit that is not there
+        changes = dict(order["changes"])
+        for unit in units:
+            changes, tied_to = _references(game, type(unit), changes, side=unit.side,
+                                           selves={u.id.casefold() for u in units}, field="changes", unit=unit)
+            if tied_to is not None and "location" not in changes and unit.location != tied_to.location:
+                changes["location"] = tied_to.location
+        return order | {"changes": changes}
+    return order
+
+
+def _references(game: Game, model: Any, values: dict[str, Any], *, side: int, selves: set[str], field: str,
+                unit: Any = None) -> tuple[dict[str, Any], Any]:
+    """``values`` with each reference checked and spelled as the game does; the unit it ties to, if any."""
+    tied_to = None
+    for name, ref in unit_references(model):
+        value = values.get(name)
+        if value is None or value == "" or isinstance(value, bool):
+            continue  # none, or no name at all: the unit model refuses what is not text
+        text = str(value)
+        if ref.to in TIED:
+            other = _tying(game, ref, name, text, side=side, selves=selves, field=field, unit=unit)
+            values[name], tied_to = other.id, other
+        else:
+            values[name] = _company(game, ref, name, text, side=side, selves=selves, field=field)
+    return values, tied_to
+
+
+def _tying(game: Game, ref: Refers, name: str, text: str, *, side: int, selves: set[str], field: str,
+           unit: Any) -> Any:
+    what = ref.label or "the unit it names"
+    if text.casefold() in selves:
+        raise IllegalOrder(f"{field}: {name}={text[:30]}: that is the unit itself")
+    other = game.find_unit(text)
+    if other is None:
+        mine = [u.id for u in game.units.values() if u.side == side and not u.eliminated]
+        shown = ", ".join(mine[:12]) + (f" and {len(mine) - 12} more" if len(mine) > 12 else "")
+        raise InvalidOrder(f"{field}: {name}={text[:30]} names {what}, but there is no unit '{text[:30]}' in this "
+                           f"game (units of {game.side_name(side)}: {shown or 'none yet'}); add it first",
+                           field=field)
+    if other.id.casefold() in selves:
+        raise IllegalOrder(f"{field}: {name}={other.id}: that is the unit itself")
+    if other.side != side:
+        raise IllegalOrder(f"{field}: {name}={other.id} names {what}, but {other.label} fights for "
+                           f"{game.side_name(other.side)}, not {game.side_name(side)}")
+    if other.eliminated:
+        raise IllegalOrder(f"{field}: {name}={other.id} names {what}, but {other.label} is eliminated")
+    own = next((f"{n} {getattr(other, n)}" for n, r in unit_references(type(other))
+                if r.to in TIED and getattr(other, n, None)), None)
+    if own is not None:
+        raise IllegalOrder(f"{field}: {name}={other.id}: {other.label} has {own} itself, so it cannot be {what}")
+    if unit is not None:
+        tied = next(((u, n) for u in game.units.values() for n, r in unit_references(type(u))
+                     if r.to in TIED and getattr(u, n, None) == unit.id), None)
+        if tied is not None:
+            raise IllegalOrder(f"{field}: {name}={other.id}: {tied[0].label} has {tied[1]} {unit.id}, so "
+                               f"{unit.label} cannot be tied to another unit in turn")
+    return other
+
+
+def _company(game: Game, ref: Refers, name: str, text: str, *, side: int, selves: set[str], field: str) -> str:
+    folded = text.strip().casefold()
+    same = [u for u in game.units.values() if u.id.casefold() not in selves
+            and str(getattr(u, name, "") or "").casefold() == folded]
+    if not same:
+        return text.strip()  # a new one: its first unit names it
+    spelled = str(getattr(same[0], name))
+    if all(u.side != side for u in same):
+        theirs = game.side_name(same[0].side)
+        mine = sorted({str(getattr(u, name)) for u in game.units.values() if u.side == side and getattr(u, name, "")})
+        raise IllegalOrder(f"{field}: {name}={text[:30]}: {ref.to} {spelled} belongs to {theirs}; a unit of "
+                           f"{game.side_name(side)} joins one of its own ({', '.join(mine) or 'none yet'}) "
+                           "or a new one")
+    return spelled
 
 
 def _validation_message(exc: ValidationError, field: str, ruleset: Ruleset, model: Any) -> str:

@@ -34,7 +34,7 @@ from bot.core.ruleset import Ruleset
 from bot.core.rulesets import get_ruleset
 from bot.core.rulesets.base import UnitBase
 
-from .draw import DRAWING, INK, NEUTRAL_RGB, SIDE_RGB, WHITE, fit, font, palette, png, side_rgb, text_size
+from .draw import DRAWING, INK, NEUTRAL_RGB, SIDE_RGB, WHITE, font, palette, png, side_rgb
 
 Point = tuple[float, float]
 Box = tuple[int, int, int, int]
@@ -52,6 +52,8 @@ UNDER_ID = math.floor((HEX_H - 26) / LINE)  # a label's lines under the hex id, 
 # of one column never overlap; "+N more" last
 MAX_ROWS = math.floor((STEP_Y - 4) / LINE)
 CHIP = 16  # the side's chip before a counter's line
+MARKS_INDENT = 4  # a counter's markers on lines of their own: indented under its line
+INDENT = {"marks": MARKS_INDENT, "cont": CHIP}  # "cont": the rest of an id too long for one line
 GRID_COLUMNS, GRID_ROWS = 36, 24  # the grid's size at most: an ASL board (33 x 10) twice over, stacked
 OTHERS_PER_ROW, MAX_OTHERS = 10, 60  # Locations that are not on the grid: per row, and at most
 
@@ -69,6 +71,19 @@ TERRAIN_RGB = {  # by the first word of the terrain key that has a colour
     "foxhole": (186, 164, 120), "trench": (186, 164, 120), "wreck": (140, 140, 140),
 }
 UNKNOWN_TERRAIN = (205, 205, 205)
+ELEVATION = ("hill", "level", "crest", "ridge")  # a feature that raises a hex: a ring of the hill's colour inside it
+
+
+def terrain_words(location: Location | None) -> str:
+    """What a hex says of its ground: its terrain (but open) and its features, "huts, hill"."""
+    if location is None:
+        return ""
+    return ", ".join([*([location.terrain] if location.terrain != "open" else []), *location.features])
+
+
+def raised(location: Location | None) -> bool:
+    return location is not None and any(word in ELEVATION for feature in location.features
+                                        for word in re.split(r"[\s_-]+", feature.casefold()))
 
 def _map_palette() -> Image.Image:
     """Every flat colour of a map exactly, and the shades of its glyphs' and edges' anti-aliasing."""
@@ -116,7 +131,7 @@ class Layout:
     grid: dict[tuple[int, int], Point]
 
 
-def hex_layout(location_ids: Iterable[str]) -> Layout:
+def hex_layout(location_ids: Iterable[str], header: int = HEADER) -> Layout:
     """Lay the Locations out: hex ids on the grid (one hex of margin around those in play, at most
     GRID_COLUMNS x GRID_ROWS hexes from the top-left one in play: a hex id beyond is laid out with the
     others), the others in rows of OTHERS_PER_ROW under it, at most MAX_OTHERS (the rest are left
@@ -126,7 +141,7 @@ def hex_layout(location_ids: Iterable[str]) -> Layout:
     placed = {i: p for i in ids if (p := hex_position(i)) is not None}
     centres: dict[str, Point] = {}
     grid: dict[tuple[int, int], Point] = {}
-    bottom = HEADER + MARGIN
+    bottom = header + MARGIN
     width = 2 * MARGIN + HEX_W
     if placed:
         c0 = max(0, min(c for c, _ in placed.values()) - 1)
@@ -138,7 +153,7 @@ def hex_layout(location_ids: Iterable[str]) -> Layout:
         def centre(column: int, row: int) -> Point:
             shift = 0.5 if column % 2 == 1 else 0.0  # B, D, ... half a hex lower
             return (MARGIN + RADIUS + (column - c0) * STEP_X,
-                    HEADER + MARGIN + HEX_H / 2 + (row - r0 + shift) * STEP_Y)
+                    header + MARGIN + HEX_H / 2 + (row - r0 + shift) * STEP_Y)
 
         for column in range(c0, c1 + 1):
             for row in range(r0, r1 + 1):
@@ -219,6 +234,8 @@ class Shot:
     target: str
     firers: tuple[str, ...] = ()  # CD: the stands that fired
     targets: tuple[str, ...] = ()  # CD: the stands fired at
+    # hex boards: the counters that fired (a label always shows them); not part of what the shot is
+    units: tuple[str, ...] = field(default=(), compare=False)
 
 
 STAND_FIRE = ("fire", "indirect_fire")  # CD: direct fire [13] and a battery's indirect fire [17.6]
@@ -258,10 +275,14 @@ def latest_fire(game: Game, entries: Iterable[dict[str, Any]], undone: Iterable[
         if target is None:
             return None
         sources: list[str] = []
+        fired: list[str] = []
         for firer in order.get("firers") or []:
             unit = game.find_unit(str(firer))
             if unit is None:
                 continue
+            fired.append(unit.id)
+            if getattr(unit, "owner", None) and game.find_unit(unit.owner) is not None:
+                fired.append(game.find_unit(unit.owner).id)  # type: ignore[union-attr]  (its holder fires with it)
             where = unit.location
             owner = getattr(unit, "owner", None)
             if where is None and owner and game.find_unit(owner) is not None:
@@ -269,7 +290,7 @@ def latest_fire(game: Game, entries: Iterable[dict[str, Any]], undone: Iterable[
             if where is not None and where not in sources:
                 sources.append(where)
         side = (entry.get("outcome") or {}).get("actor_side")
-        return Shot(side if isinstance(side, int) else None, tuple(sources), target)
+        return Shot(side if isinstance(side, int) else None, tuple(sources), target, units=tuple(dict.fromkeys(fired)))
     return None
 
 
@@ -287,6 +308,7 @@ class MapPicture:
     arrows: list[tuple[Point, Point]] = field(default_factory=list)  # (from, to), the fire
     paths: list[list[Point]] = field(default_factory=list)  # each arrow's line as drawn (CD: bent round stands)
     stands: dict[str, Point] = field(default_factory=dict)  # CD: each stand's centre on the table top
+    texts: list[tuple[str, Box]] = field(default_factory=list)  # every text drawn (a label as one), with its box
 
 
 def title_of(game: Game) -> str:
@@ -295,16 +317,73 @@ def title_of(game: Game) -> str:
     return f"{scenario}Turn {game.turn} · {game.side_name(game.active_side)} · {phase}"
 
 
-def _header(draw: ImageDraw.ImageDraw, game: Game, width: int) -> None:
-    draw.text((MARGIN, 9), title_of(game), fill=INK, font=font(TITLE_SIZE))
-    x = width - MARGIN
-    for index in reversed(range(len(game.sides))):
-        name = game.side_name(index)
-        x -= text_size(name, LABEL_SIZE)[0]
-        draw.text((x, 12), name, fill=INK, font=font(LABEL_SIZE))
-        x -= 16
-        draw.rectangle((x, 12, x + 11, 23), fill=side_rgb(index))
-        x -= 14
+def _words(text: str, size: int, width: float) -> list[str]:
+    """``text`` in lines of whole words no wider than ``width`` (a word wider alone is cut into pieces
+    that fit, so nothing is ever cut off)."""
+    face, lines, line = font(size), [], ""
+    for word in text.split(" "):
+        while face.getlength(word) > width:  # a word wider than the line: its pieces, each on a line
+            cut = max(1, next(i for i in range(len(word), 0, -1) if face.getlength(word[:i]) <= width or i == 1))
+            if line:
+                lines.append(line)
+                line = ""
+            lines.append(word[:cut])
+            word = word[cut:]
+        if line and face.getlength(f"{line} {word}") > width:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    return lines + ([line] if line else [])
+
+
+HEADER_GAP = 24  # between the title and the sides' legend on one line
+
+
+def header_layout(game: Game, width: int) -> tuple[int, list[tuple[str, Box, int]]]:
+    """The header's height and its texts ((text, box, size); a legend entry's box holds its chip):
+    the title in as many lines as the picture's width needs, then the sides' legend on the title's
+    last line when it fits beside it, else on a line of its own (wrapped too): they never overlap."""
+    room = width - 2 * MARGIN
+    texts: list[tuple[str, Box, int]] = []
+    y = 8
+    lines = _words(title_of(game), TITLE_SIZE, room)
+    for line in lines:
+        w = math.ceil(font(TITLE_SIZE).getlength(line))
+        texts.append((line, (MARGIN, y, MARGIN + w, y + TITLE_SIZE + 3), TITLE_SIZE))
+        y += TITLE_SIZE + 5
+    entries = [(game.side_name(i), 16 + math.ceil(font(LABEL_SIZE).getlength(game.side_name(i))))
+               for i in range(len(game.sides))]
+    legend_w = sum(w for _, w in entries) + 14 * (len(entries) - 1)
+    last = texts[-1][1]
+    if last[2] + HEADER_GAP + legend_w <= width - MARGIN:  # beside the title's last line, right-aligned
+        x, y_legend = width - MARGIN - legend_w, last[1] + 3
+    else:
+        x, y_legend = MARGIN, y
+        y += LABEL_SIZE + 6
+    for name, w in entries:
+        if x + w > width - MARGIN and x > MARGIN:  # the legend wraps too
+            x, y_legend = MARGIN, y_legend + LABEL_SIZE + 6
+            y = max(y, y_legend + LABEL_SIZE + 6)
+        texts.append((name, (x, y_legend, x + w, y_legend + LABEL_SIZE + 2), LABEL_SIZE))
+        x += w + 14
+    return max(HEADER, y + 4), texts
+
+
+def _header(draw: ImageDraw.ImageDraw, game: Game, width: int, picture: "MapPicture | None" = None) -> int:
+    """Draw the header (``header_layout``); its height."""
+    height, texts = header_layout(game, width)
+    names = {game.side_name(i): i for i in range(len(game.sides))}
+    title_lines = len(texts) - len(game.sides)
+    for n, (text, box, size) in enumerate(texts):
+        if n < title_lines:
+            draw.text((box[0], box[1]), text, fill=INK, font=font(size))
+        else:
+            draw.rectangle((box[0], box[1] + 1, box[0] + 11, box[1] + 12), fill=side_rgb(names.get(text)))
+            draw.text((box[0] + 16, box[1]), text, fill=INK, font=font(size))
+        if picture is not None:
+            picture.texts.append((text, box))
+    return height
 
 
 @dataclass(frozen=True)
@@ -319,54 +398,84 @@ class Row:
     marks: str = ""
 
 
-def label_rows(ruleset: Ruleset, units: list[UnitBase], extra: list[str], location_id: str = "") -> list[Row]:
+def counter_forms(unit: UnitBase) -> list[str]:
+    """What a counter's line may say, longest first: the id, its values and its name; the id and its
+    values; the id alone (a label keeps the first that fits; the map's notes name what it left out)."""
+    full = counter_text(unit)
+    words = full.split("  ", 1)
+    forms = [full]
+    if len(words) == 2:
+        rest = words[1].split(" ")
+        if _VALUES.match(rest[0]) or (len(rest[0]) <= 5 and rest[0][:1].isdigit()):
+            forms.append(f"{unit.id}  {rest[0]}")
+        forms.append(unit.id)
+    return list(dict.fromkeys(forms))
+
+
+def label_rows(ruleset: Ruleset, units: list[UnitBase], extra: list[str], location_id: str = "",
+               keep: Iterable[str] = (), place: str = "") -> list[Row]:
     """The lines of a stack's label, in the stack's order: under the hex id when they fit there
-    (UNDER_ID), else headed by the hex id, at most MAX_ROWS in all."""
+    (UNDER_ID), else headed by the hex id (and ``place``, the terrain, when it fits beside it), at
+    most MAX_ROWS in all. Nothing is cut: a counter's line is the longest of ``counter_forms`` that
+    fits, its markers wrapped by words; a stack too tall shows "+N more" last, and never leaves
+    out a counter of ``keep`` (the latest fire's)."""
     label_font, small = font(LABEL_SIZE), font(SMALL_SIZE)
-    rows = [Row("place", text) for text in extra]
+    room = LABEL_W - 8
+    groups: list[tuple[list[Row], bool]] = [([Row("place", text)], True) for text in extra]  # (rows, must show)
+    kept = {k.casefold() for k in keep}
     for unit in units:
-        text, marks = counter_text(unit), ", ".join(markers(ruleset, unit))
-        if not marks or CHIP + label_font.getlength(text) + 4 + small.getlength(marks) <= LABEL_W - 8:
-            rows.append(Row("counter", text, unit.side, marks))
+        text = next((f for f in counter_forms(unit) if CHIP + label_font.getlength(f) <= room), None)
+        marks = ", ".join(markers(ruleset, unit))
+        if text is None:  # even the id is wider than a label: it goes on as many lines as it needs
+            pieces = _words(unit.id, LABEL_SIZE, room - CHIP)
+            group = [Row("counter", pieces[0], unit.side)] + [Row("cont", p, unit.side) for p in pieces[1:]]
+        elif marks and CHIP + label_font.getlength(text) + 4 + small.getlength(marks) <= room:
+            group, marks = [Row("counter", text, unit.side, marks)], ""
         else:
-            rows += [Row("counter", text, unit.side), Row("marks", marks, unit.side)]
-    if len(rows) > UNDER_ID:
-        rows.insert(0, Row("id", location_id))
-    if len(rows) > MAX_ROWS:
-        keep = MAX_ROWS - 1  # the last line says how many counters are left out
-        if rows[keep - 1].kind == "counter" and rows[keep].kind == "marks":
-            keep -= 1  # a counter is never shown without its markers
-        shown = sum(1 for row in rows[:keep] if row.kind == "counter")
-        rows = rows[:keep] + [Row("more", f"+{len(units) - shown} more")]
-    return rows
+            group = [Row("counter", text, unit.side)]
+        group += [Row("marks", line, unit.side) for line in (_words(marks, SMALL_SIZE, room - MARKS_INDENT) if marks
+                                                              else [])]
+        groups.append((group, unit.id.casefold() in kept))
+    count = sum(len(g) for g, _ in groups)
+    head = []
+    if count > UNDER_ID:  # the label covers the hex id (and its terrain): it says them itself
+        both = f"{location_id} · {place}"
+        head = [Row("id", both if place and small.getlength(both) <= room else location_id)]
+    if len(head) + count <= MAX_ROWS:
+        return head + [r for g, _ in groups for r in g]
+    budget = MAX_ROWS - len(head) - 1  # the last line says how many counters are left out
+    used = sum(len(g) for g, must in groups if must)
+    chosen = []
+    for g, must in groups:  # in the stack's order: the fire's counters and the place's markers first
+        if must or used + len(g) <= budget:
+            chosen.append(g)
+            used += 0 if must else len(g)
+    rows = [r for g in chosen for r in g][:budget]
+    shown = sum(1 for r in rows if r.kind == "counter")
+    return head + rows + [Row("more", f"+{len(units) - shown} more")]
 
 
 def _draw_label(draw: ImageDraw.ImageDraw, centre: Point, rows: list[Row]) -> Box:
     """A stack's label: a white box centred on ``centre``, no wider than the space between two
-    columns of hexes (so neighbours' labels never overlap), each line cut to fit with "…"."""
+    columns of hexes (so neighbours' labels never overlap); every line fits whole (``label_rows``)."""
     label_font, small = font(LABEL_SIZE), font(SMALL_SIZE)
-    needed = [CHIP + label_font.getlength(r.text) + (4 + small.getlength(r.marks) if r.marks else 0)
-              if r.kind == "counter" else (CHIP if r.kind == "marks" else 0) + small.getlength(r.text) for r in rows]
-    width = min(LABEL_W, math.ceil(max(needed or [0])) + 8)
-    height = LINE * len(rows) + 4
-    x0, y0 = round(centre[0] - width / 2), round(centre[1] - height / 2)
-    box = (x0, y0, x0 + width, y0 + height)
+    box = _label_box(centre, rows)
+    x0, y0, width = box[0], box[1], box[2] - box[0]
     draw.rectangle((box[0], box[1], box[2] - 1, box[3] - 1), fill=LABEL_BG, outline=HEX_EDGE)
-    room = width - 8
     y = y0 + 2
     for row in rows:
         if row.kind == "counter":
             draw.rectangle((x0 + 4, y + 2, x0 + 13, y + 11), fill=side_rgb(row.side))
-            text = fit(row.text, LABEL_SIZE, room - CHIP + 4)
-            draw.text((x0 + CHIP + 4, y), text, fill=INK, font=label_font)
+            draw.text((x0 + CHIP + 4, y), row.text, fill=INK, font=label_font)
             if row.marks:
-                draw.text((x0 + CHIP + 8 + label_font.getlength(text), y + 1), row.marks, fill=MARKER_RGB, font=small)
+                draw.text((x0 + CHIP + 8 + label_font.getlength(row.text), y + 1), row.marks, fill=MARKER_RGB,
+                          font=small)
         elif row.kind == "id":
             draw.text((x0 + width / 2, y + 1), row.text, fill=INK, font=small, anchor="mt")
         else:
-            indent = CHIP if row.kind == "marks" else 0
-            colour = INK if row.kind == "more" else MARKER_RGB
-            draw.text((x0 + 4 + indent, y + 1), fit(row.text, SMALL_SIZE, room - indent), fill=colour, font=small)
+            indent = INDENT.get(row.kind, 0)
+            colour = INK if row.kind in ("more", "cont") else MARKER_RGB
+            draw.text((x0 + 4 + indent, y + 1), row.text, fill=colour, font=small)
         y += LINE
     return box
 
@@ -438,59 +547,176 @@ def clear_path(start: Point, end: Point, stands: Iterable[Box], writing: Iterabl
     return (clear or curves or [straight])[0]
 
 
+def _overlaps(a: Box, b: Box) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def _text_box(x: float, y: float, text: str, size: int, anchor: str) -> Box:
+    x0, y0, x1, y1 = font(size).getbbox(text, anchor=anchor)
+    return (math.floor(x + x0), math.floor(y + y0), math.ceil(x + x1), math.ceil(y + y1))
+
+
 def _hex_map(game: Game, shot: Shot | None) -> MapPicture:
     ruleset = get_ruleset(game.ruleset)
     units = [u for u in game.units.values() if not u.eliminated]
     in_play = list(game.locations) + [u.location for u in units if u.location and u.location not in game.locations]
-    layout = hex_layout(in_play)
-    image = Image.new("RGB", layout.size, WHITE)
+    header, _ = header_layout(game, hex_layout(in_play).size[0])
+    layout = hex_layout(in_play, header)
+    stacks: dict[str, list[UnitBase]] = {}
+    for unit in units:
+        if unit.location is not None:
+            stacks.setdefault(unit.location, []).append(unit)
+    keep = shot.units if shot is not None else ()
+    labels: dict[str, list[Row]] = {}
+    for location_id in layout.centres:
+        location = game.locations.get(location_id)
+        extra = location_markers(location) if location else []
+        stack = stacks.get(location_id, [])
+        if stack or extra:
+            labels[location_id] = label_rows(ruleset, stack, extra, location_id, keep=keep,
+                                             place=terrain_words(location))
+    notes = _notes(game, units, in_play, layout, labels, stacks)
+    note_lines = [line for note in notes for line in _words(note, SMALL_SIZE, layout.size[0] - 2 * MARGIN)]
+    notes_top = layout.size[1] - MARGIN // 2
+    size = (layout.size[0], notes_top + len(note_lines) * (LINE + 1) + MARGIN // 2 if note_lines else layout.size[1])
+    image = Image.new("RGB", size, WHITE)
     draw = ImageDraw.Draw(image)
-    _header(draw, game, layout.size[0])
+    picture = MapPicture(b"", size, dict(layout.centres))
+    _header(draw, game, size[0], picture)
     located = set(layout.centres.values())
     for (column, row), centre in layout.grid.items():
         if centre not in located:
             draw.polygon(hex_corners(centre), fill=EMPTY_HEX, outline=HEX_EDGE)
     small = font(SMALL_SIZE)
+    label_boxes = {loc: _label_box(layout.centres[loc], rows) for loc, rows in labels.items()}
+    hex_texts: list[tuple[str, Point, str, Box]] = []  # the hexes' ids and terrains, drawn over the fire's arrow
     for location_id, centre in layout.centres.items():
         location = game.locations.get(location_id)
         terrain = location.terrain if location else "open"
         draw.polygon(hex_corners(centre), fill=terrain_rgb(terrain), outline=INK, width=1)
-        draw.text((centre[0], centre[1] - HEX_H / 2 + 3), location_id, fill=INK, font=small, anchor="mt")
-        if terrain != "open":
-            draw.text((centre[0], centre[1] + HEX_H / 2 - 3), terrain, fill=INK, font=small, anchor="mb")
-    picture = MapPicture(b"", layout.size, dict(layout.centres))
-    stacks: dict[str, list[UnitBase]] = {}
-    for unit in units:
-        if unit.location is not None:
-            stacks.setdefault(unit.location, []).append(unit)
-    for location_id, centre in layout.centres.items():
-        location = game.locations.get(location_id)
-        extra = location_markers(location) if location else []
-        stack = stacks.get(location_id, [])
-        if stack or extra:
-            picture.labels[location_id] = _draw_label(draw, centre, label_rows(ruleset, stack, extra, location_id))
-    if shot is not None and shot.target in layout.centres:
+        if raised(location):  # a hill: a ring of its colour inside the hex's edge
+            draw.polygon(hex_corners(centre, RADIUS - 5), outline=TERRAIN_RGB["hill"], width=6)
+        covering = label_boxes.get(location_id)
+        for text, at, anchor in ((location_id, (centre[0], centre[1] - HEX_H / 2 + 3), "mt"),
+                                 (terrain_words(location), (centre[0], centre[1] + HEX_H / 2 - 3), "mb")):
+            box = _text_box(at[0], at[1], text, SMALL_SIZE, anchor) if text else None
+            if box is not None and not (covering is not None and _overlaps(box, covering)):
+                hex_texts.append((text, at, anchor, box))  # (a text under the label: the label says it itself)
+    if shot is not None and shot.target in layout.centres:  # under the labels, which stay readable
         end = layout.centres[shot.target]
         for source in shot.sources or (shot.target,):
             start = layout.centres.get(source)
             if start is not None:
-                _arrow(draw, start, end, side_rgb(shot.side))
+                line = between_labels(start, end, label_boxes.get(source), label_boxes.get(shot.target))
+                _arrow(draw, line[0], line[1], side_rgb(shot.side))
                 picture.arrows.append((start, end))
-                picture.paths.append([start, end])
-    off = [f"{u.id}" for u in units if u.location is None]
-    left_out = len(set(in_play) - set(layout.centres))
-    notes = (["Off board: " + ", ".join(off)] if off else []) + (
-        [f"{left_out} more Locations not drawn (too far from the others, or too many)"] if left_out else [])
-    if notes:
-        draw.text((MARGIN, layout.size[1] - MARGIN + 2), fit("; ".join(notes), SMALL_SIZE, layout.size[0] - 2 * MARGIN),
-                  fill=INK, font=small, anchor="lb")
+                picture.paths.append(line)
+    for text, at, anchor, box in hex_texts:
+        draw.text(at, text, fill=INK, font=small, anchor=anchor)
+        picture.texts.append((text, box))
+    for location_id, rows in labels.items():
+        box = _draw_label(draw, layout.centres[location_id], rows)
+        picture.labels[location_id] = box
+        picture.texts.append((" / ".join(r.text + (f" {r.marks}" if r.marks else "") for r in rows), box))
+    for i, line in enumerate(note_lines):
+        y = notes_top + i * (LINE + 1)
+        draw.text((MARGIN, y), line, fill=INK, font=small)
+        picture.texts.append((line, _text_box(MARGIN, y, line, SMALL_SIZE, "la")))
     picture.png = png(image, MAP_PALETTE)
     return picture
 
 
+ARROW_GAP = 4  # pixels between a fire arrow's ends and the labels it joins
+
+
+def _leaving(point: Point, towards: Point, box: Box) -> Point:
+    """Where the line from ``point`` (inside ``box``) to ``towards`` leaves ``box``, ARROW_GAP beyond."""
+    (x, y), (tx, ty) = point, towards
+    length = math.dist(point, towards)
+    ux, uy = (tx - x) / length, (ty - y) / length
+    t = min([((box[2] + ARROW_GAP - x) / ux) if ux > 0 else ((box[0] - ARROW_GAP - x) / ux) if ux < 0 else math.inf,
+             ((box[3] + ARROW_GAP - y) / uy) if uy > 0 else ((box[1] - ARROW_GAP - y) / uy) if uy < 0 else math.inf])
+    return (x + ux * t, y + uy * t)
+
+
+def between_labels(start: Point, end: Point, source: Box | None, target: Box | None) -> list[Point]:
+    """A fire arrow's line from the firing hex to the target's, from the edge of the firers' label to
+    the edge of the target's (drawn under the labels, its head stays in sight); centre to centre
+    when the labels leave no room between them (the same hex, neighbours whose labels touch)."""
+    if math.dist(start, end) < 1:
+        return [start, end]
+    a = _leaving(start, end, source) if source and _inside(start, source) else start
+    b = _leaving(end, start, target) if target and _inside(end, target) else end
+    if math.dist(a, b) < 24 or math.dist(start, b) <= math.dist(start, a):
+        return [start, end]
+    return [a, b]
+
+
+def off_bases(path: list[Point], first: Box, last: Box) -> list[Point]:
+    """``path`` (a CD fire's line, from the firing stand's centre to the target's) from the edge of
+    the firer's base to the edge of the target's, ARROW_GAP beyond them; the whole line when that
+    leaves too little of it (the two stands side by side)."""
+    def grown(box: Box) -> Box:
+        return (box[0] - ARROW_GAP, box[1] - ARROW_GAP, box[2] + ARROW_GAP, box[3] + ARROW_GAP)
+
+    i, j = 0, len(path) - 1
+    while i < j and _inside(path[i + 1], grown(first)):
+        i += 1
+    while j > i + 1 and _inside(path[j - 1], grown(last)):
+        j -= 1
+    if i >= j:
+        return path
+    a = _leaving(path[i], path[i + 1], first) if _inside(path[i], grown(first)) else path[i]
+    b = _leaving(path[j], path[j - 1], last) if _inside(path[j], grown(last)) else path[j]
+    clipped = [a, *path[i + 1:j], b]
+    return clipped if sum(math.dist(p, q) for p, q in zip(clipped, clipped[1:])) >= 24 else path
+
+
+def _inside(point: Point, box: Box) -> bool:
+    return box[0] <= point[0] <= box[2] and box[1] <= point[1] <= box[3]
+
+
+def _label_box(centre: Point, rows: list[Row]) -> Box:
+    """The box ``_draw_label`` draws (computed first, to know which hex ids it covers)."""
+    label_font, small = font(LABEL_SIZE), font(SMALL_SIZE)
+    needed = [CHIP + label_font.getlength(r.text) + (4 + small.getlength(r.marks) if r.marks else 0)
+              if r.kind == "counter" else INDENT.get(r.kind, 0) + small.getlength(r.text) for r in rows]
+    width = min(LABEL_W, math.ceil(max(needed or [0])) + 8)
+    height = LINE * len(rows) + 4
+    x0, y0 = round(centre[0] - width / 2), round(centre[1] - height / 2)
+    return (x0, y0, x0 + width, y0 + height)
+
+
+def _notes(game: Game, units: list[UnitBase], in_play: list[str], layout: Layout, labels: dict[str, list[Row]],
+           stacks: dict[str, list[UnitBase]]) -> list[str]:
+    """The lines under the map: the counters off board, what the labels left out (the names of the
+    counters shown by id and values, the counters of a stack too tall), the Locations not drawn."""
+    notes = []
+    off = [u.id for u in units if u.location is None]
+    if off:
+        notes.append("Off board: " + ", ".join(off))
+    named: dict[str, list[str]] = {}
+    for location_id, rows in labels.items():
+        shown = {r.text for r in rows if r.kind == "counter"}
+        for unit in stacks.get(location_id, []):
+            full = counter_text(unit)
+            if full not in shown and any(f in shown for f in counter_forms(unit)[1:]):
+                named.setdefault(full.split("  ", 1)[1], []).append(unit.id)
+        hidden = [u.id for u in stacks.get(location_id, [])
+                  if not any(r.text in counter_forms(u) for r in rows if r.kind == "counter")]
+        if hidden:
+            notes.append(f"Also in {location_id}: {', '.join(hidden)}")
+    if named:
+        notes.append("Counters: " + "; ".join(f"{', '.join(ids)}: {name}" for name, ids in named.items()))
+    left_out = len(set(in_play) - set(layout.centres))
+    if left_out:
+        notes.append(f"{left_out} more Locations not drawn (too far from the others, or too many)")
+    return notes
+
+
 # --- the table top (Command Decision) ----------------------------------------------------------------
 
-STAND_W, STAND_H = 132, 40
+STAND_W, STAND_H = 132, 54  # a stand's base; STAND_H at least: every base of a picture is as high as its longest needs
 GROUP_PAD = 10
 GROUP_COLUMNS = 3  # groups side by side
 
@@ -509,9 +735,20 @@ def _table_groups(game: Game) -> tuple[str, dict[str, list[UnitBase]]]:
     return "company", groups
 
 
+def stand_lines(ruleset: Ruleset, stand: UnitBase) -> tuple[list[str], list[str], bool]:
+    """A stand's base, whole: its id and name in lines that fit, then its states (or its quality) in
+    lines that fit; whether the states are markers (drawn in red)."""
+    marks = markers(ruleset, stand)
+    states = ", ".join(marks) or str(getattr(stand, "quality", ""))
+    return (_words(f"{stand.id}  {stand.name}", LABEL_SIZE, STAND_W - 18),
+            _words(states, SMALL_SIZE, STAND_W - 18) if states else [], bool(marks))
+
+
 def _table_top(game: Game, shot: Shot | None = None) -> MapPicture:
     kind, groups = _table_groups(game)
     ruleset = get_ruleset(game.ruleset)
+    written = {stand.id: stand_lines(ruleset, stand) for stands in groups.values() for stand in stands}
+    stand_h = max([STAND_H] + [8 + 13 * len(names) + 12 * len(states) for names, states, _ in written.values()])
     per_row = 2
     boxes: dict[str, Box] = {}
     x = y = 0
@@ -522,19 +759,21 @@ def _table_top(game: Game, shot: Shot | None = None) -> MapPicture:
             x, y = 0, y + row_height + GROUP_PAD
             row_height = 0
         rows = math.ceil(len(stands) / per_row)
-        height = 24 + rows * (STAND_H + GROUP_PAD) + GROUP_PAD // 2
+        height = 24 + rows * (stand_h + GROUP_PAD) + GROUP_PAD // 2
         boxes[name] = (MARGIN + x, HEADER + MARGIN + y, MARGIN + x + group_w, HEADER + MARGIN + y + height)
         x += group_w + GROUP_PAD
         row_height = max(row_height, height)
     width = max([420] + [b[2] + MARGIN for b in boxes.values()])
-    height = max([HEADER + 3 * MARGIN] + [b[3] + MARGIN for b in boxes.values()])
+    header, _ = header_layout(game, width)  # a header of several lines moves the groups down
+    boxes = {name: (b[0], b[1] + header - HEADER, b[2], b[3] + header - HEADER) for name, b in boxes.items()}
+    height = max([header + 3 * MARGIN] + [b[3] + MARGIN for b in boxes.values()])
     image = Image.new("RGB", (width, height), WHITE)
     draw = ImageDraw.Draw(image)
-    _header(draw, game, width)
     picture = MapPicture(b"", (width, height))
+    _header(draw, game, width, picture)
     label_font, small = font(LABEL_SIZE), font(SMALL_SIZE)
     bases: dict[str, Box] = {}  # each stand's base, which the fire's arrows go round
-    writing: list[Box] = [(0, 0, width, HEADER)]  # and the title, the legend and the groups' names
+    writing: list[Box] = [(0, 0, width, header)]  # and the title, the legend and the groups' names
     for name, box in boxes.items():
         location = game.locations.get(name) if kind == "position" else None
         fill = terrain_rgb(location.terrain) if location else (245, 245, 240)
@@ -542,22 +781,28 @@ def _table_top(game: Game, shot: Shot | None = None) -> MapPicture:
         title = name if location is None or location.terrain == "open" else f"{name} ({location.terrain})"
         draw.text((box[0] + GROUP_PAD, box[1] + 6), title, fill=INK, font=label_font)
         writing.append(draw.textbbox((box[0] + GROUP_PAD, box[1] + 6), title, font=label_font))
+        picture.texts.append((title, tuple(map(math.ceil, writing[-1]))))  # type: ignore[arg-type]
         picture.centres[name] = ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
         picture.labels[name] = box
         for j, stand in enumerate(groups[name]):
             sx = box[0] + GROUP_PAD + (j % per_row) * (STAND_W + GROUP_PAD)
-            sy = box[1] + 24 + (j // per_row) * (STAND_H + GROUP_PAD)
-            draw.rectangle((sx, sy, sx + STAND_W - 1, sy + STAND_H - 1), fill=WHITE, outline=side_rgb(stand.side),
+            sy = box[1] + 24 + (j // per_row) * (stand_h + GROUP_PAD)
+            draw.rectangle((sx, sy, sx + STAND_W - 1, sy + stand_h - 1), fill=WHITE, outline=side_rgb(stand.side),
                            width=3)
-            draw.rectangle((sx, sy, sx + 8, sy + STAND_H - 1), fill=side_rgb(stand.side))
-            draw.text((sx + 13, sy + 5), fit(f"{stand.id}  {stand.name}", LABEL_SIZE, STAND_W - 18), fill=INK,
-                      font=label_font)
-            marks = markers(ruleset, stand)
-            states = ", ".join(marks) or str(getattr(stand, "quality", ""))
-            draw.text((sx + 13, sy + 22), fit(states, SMALL_SIZE, STAND_W - 18), fill=MARKER_RGB if marks else INK,
-                      font=small)
-            picture.stands[stand.id] = (sx + STAND_W / 2, sy + STAND_H / 2)
-            bases[stand.id] = (sx, sy, sx + STAND_W - 1, sy + STAND_H - 1)
+            draw.rectangle((sx, sy, sx + 8, sy + stand_h - 1), fill=side_rgb(stand.side))
+            names, states, marked = written[stand.id]
+            ty = sy + 5
+            for line in names:
+                draw.text((sx + 13, ty), line, fill=INK, font=label_font)
+                picture.texts.append((line, _text_box(sx + 13, ty, line, LABEL_SIZE, "la")))
+                ty += 13
+            ty += 2
+            for line in states:
+                draw.text((sx + 13, ty), line, fill=MARKER_RGB if marked else INK, font=small)
+                picture.texts.append((line, _text_box(sx + 13, ty, line, SMALL_SIZE, "la")))
+                ty += 12
+            picture.stands[stand.id] = (sx + STAND_W / 2, sy + stand_h / 2)
+            bases[stand.id] = (sx, sy, sx + STAND_W - 1, sy + stand_h - 1)
     if shot is not None:  # the latest fire: from the firing stand to each target, round the stands between
         for firer in shot.firers:
             for target in shot.targets:
@@ -565,7 +810,8 @@ def _table_top(game: Game, shot: Shot | None = None) -> MapPicture:
                 if start is not None and end is not None:
                     others = [box for stand, box in bases.items() if stand not in (firer, target)]
                     path = clear_path(start, end, others, writing, (MARGIN, 0, width - MARGIN, height - MARGIN))
-                    _arrow(draw, start, end, side_rgb(shot.side), path)
+                    path = off_bases(path, bases[firer], bases[target])  # their names and states stay in sight
+                    _arrow(draw, path[0], path[-1], side_rgb(shot.side), path)
                     picture.arrows.append((start, end))
                     picture.paths.append(path)
     picture.png = png(image, MAP_PALETTE)

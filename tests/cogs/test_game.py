@@ -4,6 +4,10 @@ log exactly as they were (``table.refused``)."""
 
 from __future__ import annotations
 
+import json
+import re
+from datetime import datetime, timedelta
+
 import pytest
 
 from bot.core.rulesets import get_ruleset
@@ -197,7 +201,7 @@ async def test_game_join_refusals_leave_the_seats_as_they_were(table):
 # --- /game status ------------------------------------------------------------------------
 
 
-async def test_game_status_shows_the_board_to_anyone_even_a_non_player(table):
+async def test_game_status_shows_the_game_in_short_to_anyone_and_every_unit_on_a_button(table):
     await start_asl(table, scenario="The Guards")
     await seat_players(table)
     await table.as_gm("unit add", {"id": "A1", "side": "Germans", "type": "ger-467", "location": "B3"})
@@ -212,6 +216,23 @@ async def test_game_status_shows_the_board_to_anyone_even_a_non_player(table):
     assert not reply.ephemeral and reply.message.flags == 0
     assert reply.embeds == [{
         "type": "rich", "flags": 0, "color": BLUE, "title": "The Guards: turn 1",
+        "description": "Rally Phase, ATTACKER's part · **Germans** to act\n"
+                       f"Germans: <@{ALICE}> · Russians: <@{BOB}>",
+        "fields": [
+            {"name": "Units", "inline": False, "value": "Germans: 1 on the map\nRussians: 1 on the map, 1 off board"},
+            {"name": "Lately", "inline": False, "value": "#6 8-1 R2 joins Russians\n#7 B3 is woods\n"
+                                                         "#8 4-4-7 R1 corrected"},
+        ],
+        "footer": {"text": "Units: every unit, to you alone · Map: the battlefield"},
+    }]
+    game_id = await table.bot.referee.game_id(table.channel)
+    buttons = [b for row in reply.message.components for b in row["components"]]
+    assert [(b["label"], b["custom_id"]) for b in buttons] == [("Units", f"units:{game_id}"), ("Map", f"map:{game_id}")]
+    units = await table.fake.click(reply.message, f"units:{game_id}", user_id=CAROL)
+    assert units.ephemeral
+    assert units.embeds == [{
+        "type": "rich", "flags": 0, "color": BLUE,
+        "title": "The Guards: turn 1",
         "description": "Advanced Squad Leader · The Guards · turn 1, Rally Phase, ATTACKER's part · Germans to act\n"
                        f"Germans (to act): <@{ALICE}>\nRussians: <@{BOB}>",
         "fields": [
@@ -223,11 +244,49 @@ async def test_game_status_shows_the_board_to_anyone_even_a_non_player(table):
     assert await table.snapshot() == before  # looking changes nothing, not even the log
 
 
+async def test_game_status_of_the_44_counter_scenario_fits_one_phone_screen(table):
+    """Issue 30: /game status posted 63 lines and ~2,000 characters for the 44-counter scenario."""
+    from bot.core.data import data_path
+    from tests.cogs.test_scenario import attach
+
+    await table.as_gm("scenario load", {"file": attach(data_path("asl", "scenarios", "village-assault.yaml"))})
+    await table.invite(ALICE, "Germans")
+    await table.invite(BOB, "Russians")
+    status = await table.send("game status", user=CAROL)
+    [embed] = status.embeds
+    lines = [embed["title"], *embed["description"].splitlines(),
+             *(line for f in embed["fields"] for line in [f["name"], *f["value"].splitlines()]),
+             embed["footer"]["text"]]
+    assert len(lines) <= 15, lines
+    shown = [re.sub(r"<@\d+>", "@player", line.replace("**", "")) for line in lines]  # as Discord shows them
+    assert all(len(line) <= 60 for line in shown), "\n".join(shown)  # none wraps on a phone (about 60 characters)
+    assert embed["description"].splitlines()[0] == "Rally Phase, ATTACKER's part · **Germans** to act"
+    assert embed["fields"][0] == {"name": "Units", "inline": False,
+                                  "value": "Germans: 21 on the map\nRussians: 22 on the map, 1 off board"}
+    assert len(json.dumps(embed)) < 800
+    # every unit is on the Units button, to the presser alone
+    [units] = [b["custom_id"] for row in status.message.components for b in row["components"]
+               if b["label"] == "Units"]
+    listed = await table.fake.click(status.message, units, user_id=CAROL)
+    assert listed.ephemeral
+    text = json.dumps(listed.embeds)
+    assert all(unit_id in text for unit_id in (await table.game()).units)
+
+
+async def test_game_status_says_when_the_side_to_act_is_reminded(table):
+    await start_asl(table, options="remind_after_hours=12")
+    status = await table.send("game status", user=CAROL)
+    entry = await last_entry(table)
+    due = int((datetime.fromisoformat(entry.time) + timedelta(hours=12)).timestamp())
+    assert status.embeds[0]["description"].splitlines()[2] == f"Reminder to Germans <t:{due}:R> if nothing happens"
+
+
 async def test_game_status_of_a_new_game_says_how_to_add_units(table):
     await table.as_gm("game new", {"ruleset": "nhis", "sides": "Marines, Japanese"})
     reply = await table.send("game status", user=CAROL)
     assert reply.embeds[0]["fields"] == [
-        {"name": "Units", "inline": False, "value": "none yet: add them with /unit add"}]
+        {"name": "Units", "inline": False, "value": "none yet: add them with /unit add"},
+        {"name": "Lately", "inline": False, "value": "#1 New No Honor in Surrender game: Marines vs Japanese"}]
 
 
 async def test_game_status_without_a_game_is_refused(table):

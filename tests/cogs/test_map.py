@@ -43,13 +43,14 @@ async def test_game_map_draws_the_stacks_terrain_and_latest_fire_in_a_worker(tab
 
     game = await table.game()
     field = await table.bot.referee.battlefield(table.channel)
-    assert data == map_png(game, latest_fire(game, field.entries, field.undone)).png  # the picture the bot sent
+    drawn = map_png(game, latest_fire(game, field.entries, field.undone))
+    assert data == drawn.png  # the picture the bot sent
     image = decode(data)
-    centres = hex_layout(list(game.locations) + [u.location for u in game.units.values()]).centres
+    centres = drawn.centres  # laid out under a header of two lines: the title and the legend do not fit on one
     a4, b5 = centres["A4"], centres["B5"]
     middle = ((a4[0] + b5[0]) / 2, (a4[1] + b5[1]) / 2)
     assert near(image, middle, SIDE_RGB[0], reach=1)  # the fire, A4 -> B5, in the Germans' colour
-    assert image.getpixel((round(b5[0] - 30), round(b5[1] - 40))) == TERRAIN_RGB["woods"]
+    assert image.getpixel((round(b5[0] + 30), round(b5[1] - 40))) == TERRAIN_RGB["woods"]
 
     again = await table.send("game map")
     assert picture_of(again) == data and len(threads) == 1  # the cache: not drawn again
@@ -60,7 +61,7 @@ async def test_the_map_button_under_game_status_shows_the_map_to_the_presser(tab
     status = await table.send("game status")
     game_id = await table.bot.referee.game_id(table.channel)
     buttons = [b for row in status.message.components for b in row["components"]]
-    assert [(b["label"], b["custom_id"]) for b in buttons] == [("Map", f"map:{game_id}")]
+    assert [(b["label"], b["custom_id"]) for b in buttons] == [("Units", f"units:{game_id}"), ("Map", f"map:{game_id}")]
     pressed = await table.fake.click(status.message, f"map:{game_id}", user_id=BOB)
     assert pressed.ephemeral
     data = picture_of(pressed)
@@ -74,13 +75,16 @@ async def test_the_map_button_under_game_status_shows_the_map_to_the_presser(tab
 async def test_an_old_games_map_button_says_so(table):
     await asl_game(table)
     status = await table.send("game status")
-    custom_id = status.message.components[0]["components"][0]["custom_id"]
+    units_id, map_id = (b["custom_id"] for b in status.message.components[0]["components"])
     await table.bot.referee.end_game(table.channel, GM_ACTOR)
     await nhis_game(table)
-    refused = await table.fake.click(status.message, custom_id, user_id=BOB)
+    refused = await table.fake.click(status.message, map_id, user_id=BOB)
     assert refused.ephemeral and refused.files == []
     assert refused.embeds[0]["description"] == ("this Map button belongs to an earlier game of this channel: "
                                                 "/game map shows this one")
+    refused = await table.fake.click(status.message, units_id, user_id=BOB)
+    assert refused.ephemeral and refused.embeds[0]["description"] == (
+        "this Units button belongs to an earlier game of this channel: /game status shows this one")
 
 
 async def test_an_nhis_map(table):

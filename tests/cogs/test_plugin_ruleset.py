@@ -69,7 +69,10 @@ async def test_a_ruleset_defined_under_tests_is_played_through_the_real_bot(tabl
     assert await table.refused("toss", {"unit": "P1", "dice": "2"}, user=BOB) == "Pawn P1 belongs to Red; you play Blue"
     # its status words and counter numbers come from its description too
     status = await table.send("game status", user=GM)
-    assert "Pawn P1 (Red): shaken" in status.embeds[0]["fields"][0]["value"]
+    assert status.embeds[0]["fields"][0]["value"] == "Red: 1 on the map\nBlue: 1 on the map"
+    units = await table.fake.click(status.message, status.message.components[0]["components"][0]["custom_id"],
+                                   user_id=GM)
+    assert "Pawn P1 (Red): shaken" in units.embeds[0]["fields"][0]["value"]
     types = await table.send("unit types", user=ALICE)
     assert types.embeds[0]["title"] == "Toy Skirmish counter library: 1 types"
     assert "pawn: Pawn (pawn, nerve 3)" in types.embeds[0]["fields"][0]["value"]

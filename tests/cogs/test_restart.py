@@ -58,7 +58,9 @@ async def test_commands_carry_on_after_a_restart(table):
     phase = await table.as_gm("game phase", {"to": "Administrative"}, channel=THREAD)
     assert phase.embeds[0]["footer"] == {"text": "log #6"}
     status = await table.send("game status", channel=THREAD)
-    assert [f["name"] for f in status.embeds[0]["fields"]] == ["H7: open", "H8: jungle (hill, foxhole)"]
+    units = await table.fake.click(status.message, status.message.components[0]["components"][0]["custom_id"],
+                                   user_id=ALICE)  # the Units button, registered again at the start
+    assert [f["name"] for f in units.embeds[0]["fields"]] == ["H7: open", "H8: jungle (hill, foxhole)"]
     assert await table.autocomplete("unit move", {"unit": ""}, focused="unit") == [
         {"name": "A1 (4-6-7, Germans, B4)", "value": "A1"},
         {"name": "A2 (LMG, Germans, B3)", "value": "A2"},

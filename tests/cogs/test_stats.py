@@ -1,9 +1,17 @@
 """/stats dice end to end: counts, means, expected, chi-square and the chart attached."""
 
+from bot.pictures import chart_png
+from bot.stats import tally
 from tests.cogs.conftest import ALICE, BOB, CAROL
 from tests.cogs.helpers import asl_game
 from tests.store.helpers import CountingDice
 from tests.test_stats import decode
+
+
+async def expected_chart(table, who: str, **only) -> bytes:
+    """The chart of the channel's log for ``who`` (chart_layout's header names them, tests/test_stats.py)."""
+    _, entries = await table.bot.referee.log_snapshot(table.channel)
+    return chart_png(tally([e.export() for e in entries], **only), who)
 
 
 async def rolled_game(table):
@@ -45,17 +53,20 @@ async def test_stats_dice_counts_every_die_and_attaches_the_chart(table):
     assert embed["image"]["url"] == "attachment://dice.png"
     (chart,) = reply.files
     assert chart.filename == "dice.png" and len(chart.data) < 8 * 1024 * 1024
-    assert decode(chart.data).size == (640, 420)
+    assert decode(chart.data).size == (640, 40 + 2 * 272)  # the header, d6 faces and 2d6 totals
+    assert chart.data == await expected_chart(table, "everyone")
 
 
 async def test_stats_dice_for_one_player_and_for_one_side(table):
     await rolled_game(table)
     alice = await table.send("stats dice", {"player": ALICE})
     assert alice.embeds[0]["title"] == "Dice statistics: alice"
+    assert alice.files[0].data == await expected_chart(table, "alice", player=ALICE)  # the chart names her
     assert "By player and by side" not in {f["name"] for f in alice.embeds[0]["fields"]}
     assert alice.embeds[0]["description"].startswith("2 rolls by the bot's dice.")
     russians = await table.send("stats dice", {"side": "russians"})
     assert russians.embeds[0]["title"] == "Dice statistics: Russians"
+    assert russians.files[0].data == await expected_chart(table, "Russians", side=1)
     assert russians.embeds[0]["description"].startswith("1 roll by the bot's dice; 2 manual dice left out")
     refused = await table.send("stats dice", {"side": "Italians"})
     assert refused.ephemeral
@@ -66,4 +77,4 @@ async def test_stats_dice_before_any_roll_says_so(table):
     await asl_game(table)
     reply = await table.send("stats dice")
     assert reply.embeds[0]["fields"] == [{"name": "No dice yet", "value": "nothing was rolled", "inline": False}]
-    assert decode(reply.files[0].data).size == (640, 210)  # the d6 panel, empty
+    assert decode(reply.files[0].data).size == (640, 40 + 272)  # the d6 panel, empty

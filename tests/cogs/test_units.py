@@ -146,6 +146,75 @@ async def test_unit_add_refusals(table):
         "'location': 'B3;drop' is not a valid id")
 
 
+async def test_a_holder_must_be_in_the_game_when_it_is_given(table):
+    """Issue 30: stats:owner=A9 was accepted, and the weapon could never fire ("no unit 'A9'")."""
+    await asl_game(table)
+    add = {"id": "MG1", "side": "Germans", "type": "ger-lmg"}
+    assert await table.refused("unit add", add | {"stats": "owner=A9"}, user=ALICE) == (
+        "stats: owner=A9 names the unit holding it, but there is no unit 'A9' in this game (units of Germans: "
+        "A1); add it first")
+    assert await table.refused("unit add", add | {"stats": "owner=R1"}, user=ALICE) == (
+        "stats: owner=R1 names the unit holding it, but 4-4-7 R1 fights for Russians, not Germans")
+    assert await table.refused("unit add", add | {"stats": "owner=MG1"}, user=ALICE) == (
+        "stats: owner=MG1: that is the unit itself")
+    assert await table.refused("unit add", add | {"stats": "owner=A1", "location": "C4"}, user=ALICE) == (
+        "location: MG1 goes where A1, the unit holding it, is (B3): leave location out")
+    # given as the game spells it, or in other letters: held by A1 and where A1 is
+    await table.send("unit add", add | {"stats": "owner=a1"}, user=ALICE)
+    held = (await table.game()).units["MG1"]
+    assert (held.owner, held.location) == ("A1", "B3")
+    # a weapon cannot hold another
+    assert await table.refused("unit add", add | {"id": "MG2", "stats": "owner=MG1"}, user=ALICE) == (
+        "stats: owner=MG1: LMG MG1 has owner A1 itself, so it cannot be the unit holding it")
+    # every unit of a bulk add is checked: refused whole
+    assert await table.refused("unit add", {"id": "MG2 MG3", "side": "Germans", "type": "ger-lmg",
+                                            "stats": "owner=A7"}, user=ALICE) == (
+        "stats: owner=A7 names the unit holding it, but there is no unit 'A7' in this game (units of Germans: "
+        "A1, MG1); add it first")
+    eliminated = await table.as_gm("unit add", {"id": "A2", "side": "Germans", "type": "ger-467",
+                                                 "stats": "eliminated=yes"})
+    assert not eliminated.ephemeral
+    assert await table.refused("unit add", add | {"id": "MG2", "stats": "owner=A2"}, user=GM) == (
+        "stats: owner=A2 names the unit holding it, but 4-6-7 A2 is eliminated")
+
+
+async def test_a_holder_given_by_a_correction_must_be_in_the_game_and_the_weapon_goes_to_it(table):
+    await asl_game(table)
+    await table.as_gm("unit add", {"id": "A2", "side": "Germans", "type": "ger-467", "location": "D6"})
+    await table.as_gm("unit add", {"id": "MG1", "side": "Germans", "type": "ger-lmg", "stats": "owner=A1"})
+    assert await table.refused("unit edit", {"unit": "MG1", "stats": "owner=Z1"}, user=GM) == (
+        "changes: owner=Z1 names the unit holding it, but there is no unit 'Z1' in this game (units of Germans: "
+        "A1, A2, MG1); add it first")
+    assert await table.refused("unit edit", {"unit": "A1", "stats": "owner=A2"}, user=GM) == (
+        "changes: owner=A2: LMG MG1 has owner A1, so 4-6-7 A1 cannot be tied to another unit in turn")
+    reply = await table.as_gm("unit edit", {"unit": "MG1", "stats": "owner=a2"})
+    assert "LMG MG1: location 'B3' -> 'D6'" in reply.embeds[0]["fields"][0]["value"]
+    held = (await table.game()).units["MG1"]
+    assert (held.owner, held.location) == ("A2", "D6")
+    assert await table.refused("unit edit", {"unit": "MG1", "stats": "owner=no"}, user=GM) == (
+        "changes: 'owner' takes text, not 'False'")
+
+
+async def test_a_stand_joins_a_company_of_its_own_side_as_the_game_spells_it(table):
+    await table.as_gm("game new", {"ruleset": "cd", "sides": "Americans, Germans"})
+    await table.as_gm("unit add", {"id": "U1", "side": "Americans", "type": "us-rifle", "location": "Farm",
+                                   "stats": "company=Able"})
+    await table.as_gm("unit add", {"id": "G1", "side": "Germans", "type": "ger-rifle", "location": "Wood",
+                                   "stats": "company=Kampf"})
+    await table.as_gm("unit add", {"id": "U2", "side": "Americans", "type": "us-rifle", "location": "Farm",
+                                   "stats": "company=able"})
+    assert (await table.game()).units["U2"].company == "Able"  # one company, not two told apart by a capital
+    assert await table.refused("unit add", {"id": "U3", "side": "Americans", "type": "us-rifle",
+                                            "stats": "company=kampf"}, user=GM) == (
+        "stats: company=kampf: company Kampf belongs to Germans; a unit of Americans joins one of its own (Able) or a "
+        "new one")
+    assert await table.refused("unit edit", {"unit": "U2", "stats": "company=Kampf"}, user=GM) == (
+        "changes: company=Kampf: company Kampf belongs to Germans; a unit of Americans joins one of its own (Able) or "
+        "a new one")
+    await table.as_gm("unit add", {"id": "U3", "side": "Americans", "type": "us-rifle", "stats": "company=Baker"})
+    assert (await table.game()).units["U3"].company == "Baker"  # a new company: its first stand names it
+
+
 # --- /unit edit --------------------------------------------------------------------------
 
 

@@ -14,7 +14,7 @@ from bot.emulator.records import CHANNEL_MESSAGE
 from bot.limits import Guarded, Quotas, RateLimited, RollRateLimiter
 from bot.service import ServerCaps
 from tests.cogs.conftest import ALICE, BOB, CAROL, GENERAL, GM, THREAD, refusal
-from tests.cogs.helpers import asl_game
+from tests.cogs.helpers import GM_ACTOR, asl_game, nhis_game
 from tests.reliability.audit import audit_database, size
 
 
@@ -114,7 +114,8 @@ def test_each_quota_counts_its_own_scope_and_a_refusal_counts_nowhere():
     q.check(user=1, channel=10, server=100, heavy=False, interaction_id=1)
     q.check(user=1, channel=10, server=100, heavy=False, interaction_id=2)
     with pytest.raises(RateLimited, match=r"^Slow down: you gave 2 commands and button presses in the last minute, "
-                                          r"the most one player may\. Nothing was done\. Try again in 60 seconds"):
+                                          r"the most one player may\. Nothing was done\. Try again in 60 seconds "
+                                          r"\(<t:\d+:T>\)\. Other players' commands still go through\.$"):
         q.check(user=1, channel=10, server=100, heavy=False, interaction_id=3)
     q.check(user=2, channel=10, server=100, heavy=False, interaction_id=4)  # another player: the channel's third
     with pytest.raises(RateLimited, match=r"^Slow down: this channel had 3 commands and button presses in the last "
@@ -134,14 +135,51 @@ def test_heavy_commands_count_against_both_quotas():
     q = quotas(clock, quota_user="5/60", quota_heavy_user="1/300")
     q.check(user=1, channel=10, server=100, heavy=True, interaction_id=1)
     q.check(user=1, channel=10, server=100, heavy=False, interaction_id=2)  # light ones still pass
-    with pytest.raises(RateLimited, match=r"^Slow down: you gave 1 exports, verifies, statistics, undo proposals, "
-                                          r"odds and previews in the last 5 minutes, the most one player may\. "
-                                          r"Nothing was done\. Try again in 300 seconds"):
+    with pytest.raises(RateLimited, match=r"^Slow down: you gave 1 heavy command \(exports, verifies, statistics, "
+                                          r"undo proposals, odds, previews and maps\) in the last 5 minutes, the most "
+                                          r"one player may\. Nothing was done\. Orders, /game status and every other "
+                                          r"command still go through; the next heavy one in 300 seconds "
+                                          r"\(<t:\d+:T>\)\.$"):
         q.check(user=1, channel=10, server=100, heavy=True, interaction_id=3)
     for i in range(4, 7):
         q.check(user=1, channel=10, server=100, heavy=False, interaction_id=i)
     with pytest.raises(RateLimited, match="you gave 5 commands and button presses"):
         q.check(user=1, channel=10, server=100, heavy=False, interaction_id=7)
+
+
+def test_a_refused_heavy_command_is_taken_back_from_the_heavy_quotas_only():
+    clock = FakeClock()
+    q = quotas(clock, quota_user="3/60", quota_heavy_user="1/300", quota_heavy_channel="1/300",
+               quota_heavy_server="1/300")
+    q.check(user=1, channel=10, server=100, heavy=True, interaction_id=1)
+    q.take_back_heavy(user=1, channel=10, server=100, interaction_id=1)  # refused: as if never given
+    q.take_back_heavy(user=1, channel=10, server=100, interaction_id=1)  # twice changes nothing
+    q.take_back_heavy(user=1, channel=10, server=100, interaction_id=77)  # one never counted: nothing either
+    q.check(user=1, channel=10, server=100, heavy=True, interaction_id=2)  # the one heavy place is free again
+    with pytest.raises(RateLimited, match="you gave 1 heavy command "):
+        q.check(user=1, channel=10, server=100, heavy=True, interaction_id=3)
+    q.check(user=1, channel=10, server=100, heavy=False, interaction_id=4)
+    # the refused one still counted against the quota of every command: 1, 2 and 4 make 3
+    with pytest.raises(RateLimited, match="you gave 3 commands and button presses"):
+        q.check(user=1, channel=10, server=100, heavy=False, interaction_id=5)
+
+
+def test_the_heavy_refusal_of_a_channel_says_what_is_still_open():
+    clock = FakeClock()
+    q = quotas(clock, quota_heavy_channel="2/300")
+    q.check(user=1, channel=10, server=100, heavy=True, interaction_id=1)
+    clock.now += 100
+    q.check(user=2, channel=10, server=100, heavy=True, interaction_id=2)
+    with pytest.raises(RateLimited, match=r"^Slow down: this channel had 2 heavy commands \(exports, .*\) in the last "
+                                          r"5 minutes, the most one channel may\. Nothing was done\. Orders, /game "
+                                          r"status and every other command still go through; the next heavy one in "
+                                          r"200 seconds \(<t:\d+:T>\)\.$"):
+        q.check(user=3, channel=10, server=100, heavy=True, interaction_id=3)
+    with pytest.raises(RateLimited, match=r"^Slow down: this channel had 2 .*Nothing was done\. Orders"):
+        q.check(user=3, channel=10, server=100, heavy=True, interaction_id=3)  # the refusal counted nowhere
+    q.check(user=3, channel=10, server=100, heavy=False, interaction_id=4)
+    clock.now += 200
+    q.check(user=3, channel=10, server=100, heavy=True, interaction_id=5)
 
 
 def test_quotas_are_read_from_the_environment(monkeypatch):
@@ -216,13 +254,64 @@ async def test_button_presses_count_and_the_odds_button_is_heavy(table):
     assert first.ephemeral and first.embeds  # the odds, privately
     again = await table.fake.click(fired.message, odds_id, user_id=CAROL)
     assert again.ephemeral and not again.embeds
-    assert again.content.startswith("Slow down: you gave 1 exports, verifies, statistics, undo proposals, odds and "
-                                    "previews in the last 5 minutes, the most one player may. Nothing was done.")
+    assert again.content.startswith("Slow down: you gave 1 heavy command (exports, verifies, statistics, undo "
+                                    "proposals, odds, previews and maps) in the last 5 minutes, the most one player "
+                                    "may. Nothing was done. Orders, /game status and every other command still go "
+                                    "through; the next heavy one in ")
     # a preview is heavy too; a plain look is not
     previewed = await table.send("fire", {"firers": "A1", "target": "B5", "range": 2, "preview": True}, user=CAROL)
-    assert previewed.content.startswith("Slow down: you gave 1 exports")
+    assert previewed.content.startswith("Slow down: you gave 1 heavy command")
     assert not (await table.send("game status", user=CAROL)).ephemeral
     assert not (await table.fake.click(fired.message, odds_id, user_id=BOB)).content  # another player's first
+
+
+async def test_a_game_master_runs_stats_each_export_and_a_verify_in_one_sitting_typos_not_counted(table):
+    """Issue 30: one /stats typo and a CSV export used to lock out the JSON export, /log verify and
+    /scenario export for five minutes. With the default quotas, refused commands taken back, a game
+    master's sitting goes through; the first heavy one past the quota is refused naming what is open."""
+    clock = FakeClock()
+    await asl_table(table)
+    await table.send("morale", {"unit": "A0", "dice": "2 3"}, user=ALICE)
+    table.bot.quotas = Quotas(Settings(), clock=clock)  # the defaults, on a fake clock
+    heavy_user = Settings().quota_heavy_user.count
+    typos = [("stats dice", {"side": "Amercans"}, {}), ("log export", {"format": "csv"}, {"channel": GENERAL}),
+             ("stats dice", {"side": "3"}, {}), ("log verify", {}, {"channel": GENERAL})]  # no game in GENERAL
+    sitting = [("stats dice", {}), ("stats dice", {"side": "Germans"}), ("stats dice", {"player": ALICE}),
+               ("stats pace", {}), ("log export", {"format": "markdown"}), ("log export", {"format": "csv"}),
+               ("log export", {"format": "json"}), ("scenario export", {}), ("log verify", {})]
+    for (typo, options, where), (name, good) in zip(typos * 3, sitting):
+        refused = await table.as_gm(typo, options, **where)
+        assert refused.ephemeral and not refused.content.startswith("Slow down"), (typo, refused.content)
+        answer = await table.as_gm(name, good)
+        assert not answer.ephemeral and not answer.content.startswith("Slow down"), (name, answer.content)
+    for i in range(heavy_user - len(sitting)):  # the rest of the quota: twelve heavy ones that did their work
+        assert not (await table.as_gm("log verify")).ephemeral
+    over = await table.as_gm("log verify")
+    assert over.ephemeral and over.content.startswith(
+        f"Slow down: you gave {heavy_user} heavy commands (exports, verifies, statistics, undo proposals, odds, "
+        "previews and maps) in the last 5 minutes, the most one player may. Nothing was done. Orders, /game status "
+        "and every other command still go through; the next heavy one in 300 seconds (<t:")
+    assert not (await table.as_gm("game status")).ephemeral  # still open, as said
+    assert not (await table.send("morale", {"unit": "R0", "dice": "2 3"}, user=BOB)).ephemeral
+    clock.now += 300
+    assert not (await table.as_gm("log verify")).ephemeral
+
+
+async def test_a_refused_press_of_a_heavy_button_does_not_spend_the_heavy_quota(table):
+    clock = FakeClock()
+    await asl_game(table)
+    status = await table.send("game status", user=CAROL)
+    [map_id] = [b["custom_id"] for row in status.message.components for b in row["components"] if b["label"] == "Map"]
+    await table.bot.referee.end_game(table.channel, GM_ACTOR)
+    await nhis_game(table)
+    table.bot.quotas = quotas(clock, quota_heavy_user="1/300")
+    for _ in range(3):  # the Map button of the ended game: refused each time, and never counted
+        old = await table.fake.click(status.message, map_id, user_id=CAROL)
+        assert old.ephemeral and old.embeds[0]["description"].startswith("this Map button belongs to an earlier game")
+    assert not (await table.send("game map", user=CAROL)).ephemeral  # not heavy: the command draws the same map
+    verified = await table.send("log verify", user=CAROL)  # the one heavy place is still free
+    assert not verified.ephemeral and verified.message.embeds[0]["title"] == "The log checks out"
+    assert (await table.send("log verify", user=CAROL)).content.startswith("Slow down: you gave 1 heavy command")
 
 
 # --- the caps per server (issue 17) --------------------------------------------------------

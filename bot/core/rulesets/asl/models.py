@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
+from ...orders import Refers
 from ...working import work_class
 from ..base import UnitBase
 
@@ -42,7 +43,8 @@ class AslUnit(UnitBase):
     breakdown: int | None = None  # B#; None = B12 for MGs (A.11)
     removal: int | None = None  # X#
     portage: int = 0
-    owner: str | None = None  # id of the unit possessing this SW
+    # id of the unit possessing this SW: it must be in the game when given (bot/core/setup.py given_order)
+    owner: Annotated[str | None, Refers("unit", label="the unit holding it")] = None
     captured: bool = False
     malfunctioned: bool = False
     recovered_phase: str | None = None  # "turn:phase" it was recovered in (no transfer then)

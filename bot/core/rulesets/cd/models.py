@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
+from ...orders import Refers
 from ..base import UnitBase
 
 TroopQuality = Literal["green", "trained", "regular", "experienced", "veteran", "elite"]
@@ -15,7 +16,8 @@ WeaponClass = Literal["A", "H", "HC", "W", "S", "F", "none"]
 class CdStand(UnitBase):
     system: Literal["cd"] = "cd"
     kind: Literal["personnel", "gun", "vehicle", "afv", "artillery"] = "personnel"
-    company: str = ""  # morale is checked by company [21]
+    # morale is checked by company [21]; one side's, spelled as its first stand has it (bot/core/setup.py)
+    company: Annotated[str, Refers("company")] = ""
     quality: TroopQuality = "regular"
     rof: int = 1
     weapon_class: WeaponClass = "none"
