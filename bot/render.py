@@ -532,11 +532,16 @@ def _sides_text(game: Game) -> str:
         if game.reaction is not None and i == game.reaction.side:
             marker = " (to answer a reaction window)"
         lines.append(f"{safe(side.name)}{marker}: {players}")
-    window = game.reaction
-    if window is not None:
-        lines.append(f"Waiting for {safe(game.side_name(window.side))}: {safe(window.name)} at "
-                     f"{safe(', '.join(window.units))} in {safe(window.at)} ({window.rule}), Fire or No fire")
+    if game.reaction is not None:
+        lines.append(_waiting_line(game))
     return "\n".join(lines)
+
+
+def _waiting_line(game: Game) -> str:
+    """What an open reaction window waits for: "Waiting for Russians: Defensive First Fire at ..."."""
+    window = game.reaction
+    return (f"Waiting for {safe(game.side_name(window.side))}: {safe(window.name)} at "
+            f"{safe(', '.join(window.units))} in {safe(window.at)} ({window.rule}), Fire or No fire")
 
 
 STATUS_RECENT = 3  # log entries /game status shows under "Lately"
@@ -585,8 +590,12 @@ def status_embed(game: Game, recent: Sequence[LogEntry] = (), undone: Iterable[i
     else:
         phase = ruleset.phase_names.get(game.phase, game.phase)
         lines = [f"{safe(phase)} · **{safe(game.side_name(game.active_side))}**'s turn"]
-    lines.append(" · ".join(f"{safe(side.name)}: {' '.join(f'<@{p}>' for p in side.players) or 'no player'}"
-                            for side in game.sides))
+    window = game.reaction  # the mover waits on the other side's answer (bot/core/windows.py)
+    lines.append(" · ".join(
+        f"{safe(side.name)}{' (to answer a reaction window)' if window is not None and i == window.side else ''}: "
+        f"{' '.join(f'<@{p}>' for p in side.players) or 'no player'}" for i, side in enumerate(game.sides)))
+    if window is not None:
+        lines.append(_waiting_line(game))
     hours = reminder_hours(game)
     if hours is not None and recent:
         due = datetime.fromisoformat(recent[-1].time) + timedelta(hours=hours)
