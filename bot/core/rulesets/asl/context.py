@@ -21,7 +21,7 @@ def status_text(unit: AslUnit) -> str:
     else:
         first = "broken" if unit.broken else "Good Order"
     # taken once per unit before and after every action: most units carry no marker at all
-    if not (unit.pinned or unit.dm or unit.cx or unit.berserk or unit.heroic or unit.fire_marker):
+    if not (unit.pinned or unit.dm or unit.cx or unit.berserk or unit.heroic or unit.wounded or unit.fire_marker):
         return first
     parts = [first]
     if unit.pinned:
@@ -34,6 +34,8 @@ def status_text(unit: AslUnit) -> str:
         parts.append("berserk")
     if unit.heroic:
         parts.append("heroic")
+    if unit.wounded:
+        parts.append("wounded")
     if unit.fire_marker:
         marker = unit.fire_marker
         parts.append(_FIRE_MARKER_WORDS.get(marker) or f"{marker.title()} Fire")

@@ -12,7 +12,7 @@ from ...outcome import Outcome, UnitEffect
 from ...ruleset import Ruleset, SideOption
 from ...suggest import common_suggestions
 from ...trail import Trail
-from . import effects, fire, heat, morale, movement, rally, tables, transfer
+from . import effects, fire, heat, markers, morale, movement, rally, tables, transfer
 from .commands import COMMANDS
 from .models import AslUnit
 from .orders import AslFire, AslMorale, AslMove, AslOrder, AslRally, AslRecover, AslTransfer
@@ -45,7 +45,7 @@ class AslRuleset(Ruleset):
                    "leadership": (-3, 3), "rof": (0, 4), "breakdown": (2, 12), "removal": (2, 12), "portage": (0, 10)}
     status_flags = (("broken", "broken"), ("pinned", "pinned"), ("dm", "DM"), ("cx", "CX"), ("in_melee", "in melee"),
                     ("malfunctioned", "malfunctioned"), ("captured", "captured"), ("moving", "moving"),
-                    ("assault_moving", "assault moving"))
+                    ("assault_moving", "assault moving"), ("wounded", "wounded"))
 
     def unit_model(self):
         return AslUnit
@@ -129,7 +129,11 @@ class AslRuleset(Ruleset):
         # data/asl/ift.yaml, morale.yaml (MC, ELR, Casualty Reduction), heat_of_battle.yaml, stacking.yaml
         return (tables.ift, effects.rules, heat.table, tables.stacking)
 
-    internal_options = (rally.SELF_RALLY_OPTION,)  # which player turn each side's Self-Rally was in
+    # which player turn each side's Self-Rally was in; the clean-up's version (data/asl/markers.yaml) and
+    # whether single-man counters are wounded (A17, data/asl/morale.yaml): games created today have both,
+    # a game logged before replays as it was played
+    internal_options = (rally.SELF_RALLY_OPTION, markers.data().option, effects.rules().wounds.option)
+    creation_defaults = {markers.data().option: markers.VERSION, effects.rules().wounds.option: True}
 
     def game_options(self) -> tuple[GameOption, ...]:
         hob, recovery = heat.table(), effects.rules().recovery
@@ -168,8 +172,8 @@ class AslRuleset(Ruleset):
         return super().resolve_action(game, order, roller)
 
     def phase_end(self, game: Game, trail: Trail, effects: list[UnitEffect]) -> None:
-        fire.phase_end(game, trail, effects)  # fire markers, residual FP (A8.2, seed 003)
-        rally.phase_end(game, trail, effects)  # DM removal at the end of the RPh (A10.62)
+        markers.clean_up(game, trail, effects)  # every marker that comes off now (data/asl/markers.yaml)
+        rally.phase_end(game)  # Self-Rally again in the next player turn
 
 
 RULESET = AslRuleset()
