@@ -92,7 +92,15 @@ class AslRuleset(Ruleset):
         full = (game.variant or "full") == "full"
         if full and game.options.get("heat_of_battle", "mark") != "mark":
             return False
-        return not any(getattr(u, "berserk", False) or getattr(u, "heroic", False) for u in game.units.values())
+        return not any(self._slow(game, u) for u in game.units.values())
+
+    @staticmethod
+    def _slow(game: Game, unit: Any) -> bool:
+        """A unit the fast engine does not mirror: berserk or heroic; a hero whose Casualty Reduction is a
+        wound (A17: the engine branches on a leader's wound, it carries a hero as a distribution)."""
+        if getattr(unit, "berserk", False) or getattr(unit, "heroic", False):
+            return True
+        return getattr(unit, "kind", "") == "hero" and not unit.eliminated and effects.wounds_refereed(game)
 
     def preview(self, game: Game, order: Any) -> Any:
         from ...odds import asl as fast
@@ -103,7 +111,7 @@ class AslRuleset(Ruleset):
         full = (game.variant or "full") == "full"
         if full and game.options.get("heat_of_battle", "mark") != "mark":
             return None
-        if any(getattr(u, "berserk", False) or getattr(u, "heroic", False) for u in game.units.values()):
+        if any(self._slow(game, u) for u in game.units.values()):
             return None
         if isinstance(order, AslFire) and fire.fire_kind(game, order) != "fpf":
             return fast.fire_odds(game, order)
