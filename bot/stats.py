@@ -48,6 +48,7 @@ FAMILIES = (
     Family("2d6", "2d6 totals", tuple(range(2, 13)), tuple(TWO_D6_WAYS[t] / 36 for t in range(2, 13))),
 )
 TWO_DICE_KINDS = {"DR", "2d6"}
+D10_KINDS = {"d10", "nd10"}  # the kinds whose dice are d10s (a public /roll of several d10 is nd10)
 
 
 @dataclass(frozen=True)
@@ -121,7 +122,7 @@ def tally(entries: Iterable[dict[str, Any]], *, player: int | None = None, side:
             dice = [int(d) for d in roll.get("dice", ())]
             kind = roll.get("kind")
             rolls += 1
-            family = counts["d10" if kind == "d10" else "d6"]
+            family = counts["d10" if kind in D10_KINDS else "d6"]
             for die in dice:
                 if die in family:
                     family[die] += 1

@@ -22,20 +22,22 @@ from .outcome import Resolution, with_dice
 from .acting import acting_sides
 from .orders import PhaseOrder
 from .ruleset import Ruleset
+from .public_roll import PublicRoll, resolve_public_roll
 from .sequence import Done, check_turn, note_acted, refereed, resolve_done
 from .rulesets import get_ruleset, rulesets
 from .setup import BULK_ACTIONS, SETUP_ACTIONS, SetupOrder, resolve_setup
 
 _SETUP_ADAPTER: TypeAdapter[Any] | None = None
-# The orders every ruleset has: setting up the game, and ending one's part of the turn
-GenericOrder = SetupOrder | Done
+# The orders every ruleset has: setting up the game, ending one's part of the turn, a public roll
+GenericOrder = SetupOrder | Done | PublicRoll
 _GENERIC_MODELS = {get_args(m.model_fields["action"].annotation)[0]: m for m in get_args(GenericOrder)}
 GENERIC_ACTIONS = frozenset(_GENERIC_MODELS)
 # the actions a refusal lists: the bulk set-up orders are the several-unit forms of unit_add, unit_move and
 # unit_edit, given by the same /unit commands (and a refusal's words stay what they were before them)
 _LISTED_GENERIC = sorted(GENERIC_ACTIONS - BULK_ACTIONS)
-# the orders that keep the game (set it up, move it on) rather than play it: no odds, no side's colour
-BOOKKEEPING_ACTIONS = GENERIC_ACTIONS | set(get_args(PhaseOrder.model_fields["action"].annotation))
+# the orders that keep the game (set it up, move it on) rather than play it: no odds, no side's colour (a
+# public roll is a side's, in its colour)
+BOOKKEEPING_ACTIONS = (GENERIC_ACTIONS - {"roll"}) | set(get_args(PhaseOrder.model_fields["action"].annotation))
 
 
 def _setup_adapter() -> TypeAdapter[Any]:
@@ -132,6 +134,8 @@ def resolve(game: Game, order: dict[str, Any] | BaseModel, dice: DiceSource | No
         outcome = resolve_setup(work, ruleset, parsed)
     elif isinstance(parsed, Done):
         outcome = resolve_done(work, ruleset, parsed, roller)
+    elif isinstance(parsed, PublicRoll):  # any step, any side: not an action of the turn
+        outcome = resolve_public_roll(work, parsed, roller)
     else:
         outcome = ruleset.resolve(work, parsed, roller)
         if sides:
@@ -145,7 +149,7 @@ def resolve(game: Game, order: dict[str, Any] | BaseModel, dice: DiceSource | No
 def _turn_check(game: Game, ruleset: Ruleset, order: BaseModel, action: Any) -> dict[int, str]:
     """Where the sequence of play is refereed, the sides an order of the ruleset acts for, each
     checked against the step (``sequence.check_turn``); {} for the orders every step allows."""
-    if not refereed(game) or action in SETUP_ACTIONS or isinstance(order, (Done, PhaseOrder)):
+    if not refereed(game) or action in SETUP_ACTIONS or isinstance(order, (Done, PhaseOrder, PublicRoll)):
         return {}
     sides = acting_sides(game, type(order), order)
     check_turn(game, ruleset, action, sides)
