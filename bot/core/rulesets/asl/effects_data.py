@@ -50,6 +50,7 @@ class WoundRules(_Strict):
     rule: str
     option: str  # the internal game option of the games whose single-man counters are wounded
     kinds: tuple[str, ...]
+    instead_of_breaking: tuple[str, ...]  # the kinds an MC failed while unwounded wounds instead of breaking
     severity_rule: str
     mortal_from: int = Field(ge=1, le=7)
     again_drm: int
