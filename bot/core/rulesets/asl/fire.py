@@ -16,11 +16,10 @@ from typing import NamedTuple, cast
 from ...dice import Roll, Roller
 from ...errors import IllegalOrder, InvalidOrder
 from ...game import Game, Location
-from ...outcome import Outcome, TableCell, UnitEffect, fire_outcome, table_cell
-from ...trail import Trail
+from ...outcome import Outcome, TableCell, fire_outcome, table_cell
 from . import morale, tables
 from .context import AslContext
-from .models import ASL_UNITS, AslUnit, AslUnits, FireMarker
+from .models import AslUnit, AslUnits, FireMarker
 from .orders import AslFire, FireKind
 from .weapons import MgShot, check_breakdowns, is_mg, keeps_rof
 

@@ -66,7 +66,8 @@ class AslUnit(UnitBase):
     # serializer called back into Python for every unit: 3.7x slower dumps, issue 14).
     berserk: bool = Field(default=False, exclude_if=_unset)  # Heat of Battle result (A15.4): Good Order, never cowers
     heroic: bool = Field(default=False, exclude_if=_unset)  # a leader made heroic by Heat of Battle (A15.21)
-    # a single-man counter wounded (A17): its morale and leadership already lowered in the fields above
+    # a single-man counter wounded (A17). A wound taken in play lowers the morale and leadership above
+    # itself (effects.wound); a counter set up or edited wounded keeps the numbers it is given
     wounded: bool = Field(default=False, exclude_if=_unset)
 
     @property

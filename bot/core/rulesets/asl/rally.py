@@ -12,12 +12,11 @@ from __future__ import annotations
 from ...dice import Roller
 from ...errors import IllegalOrder, InvalidOrder
 from ...game import Game
-from ...outcome import Outcome, UnitEffect
-from ...trail import Trail
+from ...outcome import Outcome
 from . import heat, morale
-from .context import AslContext, status_text
+from .context import AslContext
 from .effects import casualty_reduction, rules
-from .models import ASL_UNITS, AslUnit
+from .models import AslUnit
 from .orders import AslRally
 
 RULE = "A10.6"
