@@ -138,8 +138,10 @@ def _apply(game: Game, order: dict[str, Any], where: str) -> Game:
 def build_situation(ruleset_name: str, situation: Situation) -> Game:
     from bot.core.api import new_game
 
+    # a situation is a game created today: the ruleset's creation defaults, unless the request sets them
+    options = {**get_ruleset(ruleset_name).creation_defaults, **situation.options}
     game = new_game(ruleset_name, sides=situation.sides, scenario=situation.scenario,
-                    variant=situation.variant, options=situation.options)
+                    variant=situation.variant, options=options)
     if situation.phase is not None:
         game.phase = _phase(ruleset_name, situation.phase)
     game.turn = situation.turn

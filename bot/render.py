@@ -279,7 +279,7 @@ def roll_line(roll: Roll) -> str:
     elif len(roll.dice) == 1:
         text = f"{roll.kind} {roll.dice[0]}"
     else:
-        text = f"{roll.kind} {roll.total}: {' + '.join(map(str, roll.dice))}"
+        text = f"{roll.name} {roll.total}: {' + '.join(map(str, roll.dice))}"
     return f"{text} ({safe(roll.purpose)})" if roll.purpose else text
 
 

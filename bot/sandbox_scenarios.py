@@ -88,7 +88,9 @@ SCENARIOS: dict[str, Scenario] = {
         lines=("/scenario load file:asl/scenarios/village-assault.yaml",
                "as alice", "/game join side:Germans", "as bob", "/game join side:Russians", "as gm"),
         next_steps=("Try: /unit list location:D3 | /scenario export | as alice | /done | as bob | /done | as alice | "
-                    "/fire firers:G1 G2 GL1 GMG1 target:H2 range:4"),
+                    "/fire firers:G1 G2 GL1 GMG1 target:H2 range:4 | /roll public dice:d6 purpose:sniper dr (what "
+                    "the referee does not rule on) | /done ... to the end of the Close Combat Phase: G11's Pin "
+                    "from the set-up comes off"),
     ),
     "nhis-file": Scenario(
         title="No Honor in Surrender: Hill 362 (sample scenario file)",

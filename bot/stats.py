@@ -61,6 +61,7 @@ FAMILIES = (
            axis="total", counted="rolls"),
 )
 TWO_DICE_KINDS = {"DR", "2d6"}
+D10_KINDS = {"d10", "nd10"}  # the kinds whose dice are d10s (a public /roll of several d10 is nd10)
 
 
 @dataclass(frozen=True)
@@ -134,7 +135,7 @@ def tally(entries: Iterable[dict[str, Any]], *, player: int | None = None, side:
             dice = [int(d) for d in roll.get("dice", ())]
             kind = roll.get("kind")
             rolls += 1
-            family = counts["d10" if kind == "d10" else "d6"]
+            family = counts["d10" if kind in D10_KINDS else "d6"]
             for die in dice:
                 if die in family:
                     family[die] += 1

@@ -63,6 +63,10 @@ class HelpCog(commands.Cog):
             await send_embeds(interaction, help_embeds(game, known, everything=True), ephemeral=True)
             return
         found = next((c for c in known if c.path == wanted), None)
+        grouped = [c for c in known if c.path.startswith(wanted + " ")]  # a group: /help command:roll
+        if found is None and grouped:
+            await send_embeds(interaction, [e for c in grouped for e in command_help_embeds(game, c)], ephemeral=True)
+            return
         if found is None:
             close = difflib.get_close_matches(wanted, [c.path for c in known], n=1, cutoff=0.5)
             hint = f"did you mean {close[0]}? " if close else ""

@@ -13,9 +13,12 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.client import Interaction, RefereeClient
+from bot.core.commands import parse_dice
+from bot.core.errors import InvalidOrder
+from bot.core.game import Game
 from bot.render import safe
 from bot.replies import reply_outcome
-from cogs._common import actor_of, reply_sealed, side_autocomplete, side_index
+from cogs._common import act_and_reply, actor_of, reply_sealed, side_autocomplete, side_index
 
 
 ROLL_KINDS = [app_commands.Choice(name=name, value=value) for name, value in (
@@ -23,10 +26,40 @@ ROLL_KINDS = [app_commands.Choice(name=name, value=value) for name, value in (
 
 
 class SealCog(commands.Cog):
-    roll = app_commands.Group(name="roll", description="Rolls outside an order", guild_only=True)
+    roll = app_commands.Group(name="roll", description="Dice outside an order: public (everyone sees them now, "
+                                                      "logged) or secret (only you, until revealed)", guild_only=True)
 
     def __init__(self, bot: RefereeClient):
         self.bot = bot
+
+    @roll.command(name="public", description="Roll dice everyone sees, for what the referee does not rule on (a "
+                                             "sniper's dr, a special rule)", extras={"rolls": True})
+    @app_commands.describe(dice="The dice: d6, 2d6, 3d6, d10, 2d10 ... (d6 or d10, 1 to 12 of them)",
+                           purpose="What the roll is for (logged with it, shown to everyone)",
+                           rolled="Manual dice: the faces you rolled at the table, e.g. 3 5; leave out to let the "
+                                  "bot roll",
+                           side="Game master only: the side this roll is for (none: the game master's own)")
+    @app_commands.autocomplete(side=side_autocomplete)
+    async def public(self, interaction: Interaction, dice: app_commands.Range[str, 1, 12],
+                     purpose: app_commands.Range[str, 1, 100], rolled: str | None = None,
+                     side: str | None = None) -> None:
+        try:
+            manual = parse_dice(rolled)
+        except InvalidOrder as exc:
+            raise InvalidOrder(exc.message.replace("'dice'", "'rolled'"), field="rolled") from None
+        user = interaction.user.id
+
+        def order(game: Game) -> dict:
+            mine = [i for i, s in enumerate(game.sides) if user in s.players]
+            index = side_index(game, side) if side else (mine[0] if mine else None)
+            return {"action": "roll", "side": index, "dice": dice, "purpose": purpose}
+
+        try:
+            await act_and_reply(interaction, order, command="/roll public", dice=manual)
+        except InvalidOrder as exc:  # the manual dice's refusals name this command's option for them
+            if manual is None or exc.field != "dice" or "given" not in exc.message:
+                raise
+            raise InvalidOrder(exc.message.replace("leave 'dice' out", "leave 'rolled' out"), field="rolled") from None
 
     @roll.command(name="secret", description="Roll dice only you see now (a spotting roll): shown at /reveal or "
                                              "at the game turn's end")

@@ -24,21 +24,23 @@ from .orders import PHASE_ACTIONS, PhaseOrder
 from .ruleset import Ruleset
 from .reactions import REACT, opening
 from .windows import React, after_order, check_window, resolve_react
+from .public_roll import PublicRoll, resolve_public_roll
 from .sequence import Done, check_turn, note_acted, refereed, resolve_done
 from .rulesets import get_ruleset, rulesets
 from .setup import BULK_ACTIONS, SETUP_ACTIONS, SetupOrder, given_order, resolve_setup
 
 _SETUP_ADAPTER: TypeAdapter[Any] | None = None
-# The orders every ruleset has: setting up the game, and ending one's part of the turn
-GenericOrder = SetupOrder | Done | React
+# The orders every ruleset has: setting up the game, ending one's part of the turn, a public roll
+GenericOrder = SetupOrder | Done | React | PublicRoll
 _GENERIC_MODELS = {get_args(m.model_fields["action"].annotation)[0]: m for m in get_args(GenericOrder)}
 GENERIC_ACTIONS = frozenset(_GENERIC_MODELS)
 # the actions a refusal lists: the bulk set-up orders are the several-unit forms of unit_add, unit_move and
 # unit_edit, given by the same /unit commands (and a refusal's words stay what they were before them)
 # (and the answer to a reaction window: given with its buttons or /done, never typed as an order)
 _LISTED_GENERIC = sorted(GENERIC_ACTIONS - BULK_ACTIONS - {REACT})
-# the orders that keep the game (set it up, move it on) rather than play it: no odds, no side's colour
-BOOKKEEPING_ACTIONS = GENERIC_ACTIONS | PHASE_ACTIONS
+# the orders that keep the game (set it up, move it on) rather than play it: no odds, no side's colour (a
+# public roll is a side's, in its colour)
+BOOKKEEPING_ACTIONS = (GENERIC_ACTIONS - {"roll"}) | PHASE_ACTIONS
 
 
 def _setup_adapter() -> TypeAdapter[Any]:
@@ -144,6 +146,8 @@ def resolve(game: Game, order: dict[str, Any] | BaseModel, dice: DiceSource | No
         outcome = resolve_done(work, ruleset, parsed, roller)
     elif isinstance(parsed, React):
         outcome = resolve_react(work, ruleset, parsed)
+    elif isinstance(parsed, PublicRoll):  # any step, any side: not an action of the turn
+        outcome = resolve_public_roll(work, parsed, roller)
     else:
         outcome = ruleset.resolve(work, parsed, roller)
         if sides and not reacting:
@@ -153,7 +157,7 @@ def resolve(game: Game, order: dict[str, Any] | BaseModel, dice: DiceSource | No
                         roller.manual and bool(roller.rolls), unused)
     after = finished_game(work) if working else work
     if (game.reaction is not None or (ruleset.reactions and opening(ruleset, after, action) is not None)) \
-            and action not in SETUP_ACTIONS and not isinstance(parsed, React):
+            and action not in SETUP_ACTIONS and not isinstance(parsed, (React, PublicRoll)):
         outcome = after_order(game, after, ruleset, action, outcome, reacting)
     return Resolution(outcome=outcome, game=after)
 
@@ -163,7 +167,7 @@ def _turn_check(game: Game, ruleset: Ruleset, order: BaseModel, action: Any) -> 
     checked against the step (``sequence.check_turn``) and an open reaction window
     (``windows.check_window``: the moving side waits; the reacting side may react); ({}, False) for
     the orders every step allows. The flag: the order is the reacting side's reaction."""
-    if not refereed(game) or action in SETUP_ACTIONS or isinstance(order, (PhaseOrder, React)):
+    if not refereed(game) or action in SETUP_ACTIONS or isinstance(order, (PhaseOrder, React, PublicRoll)):
         return {}, False
     if isinstance(order, Done):
         check_window(game, ruleset, action, {}, ends_step=order.answer is None and order.side == game.to_act)

@@ -26,7 +26,9 @@ from pydantic import BaseModel, ConfigDict
 from .built import built, plain_ints
 from .errors import InvalidOrder
 
-RollKind = Literal["DR", "dr", "2d6", "d6", "d10"]
+# "nd6", "nd10": several d6 or d10 rolled at once outside the rules (a public /roll of 3d6, 2d10)
+RollKind = Literal["DR", "dr", "2d6", "d6", "d10", "nd6", "nd10"]
+SEVERAL = {"nd6": 6, "nd10": 10}  # the kinds of several dice, and their faces
 
 
 class DiceSource(Protocol):
@@ -225,7 +227,12 @@ class Roll(BaseModel):
             return f"DR {self.total} (white {self.dice[0]}, colored {self.dice[1]})"
         if len(self.dice) == 1:
             return f"{self.kind} {self.dice[0]}"
-        return f"{self.kind} {self.total} ({' + '.join(map(str, self.dice))})"
+        return f"{self.name} {self.total} ({' + '.join(map(str, self.dice))})"
+
+    @property
+    def name(self) -> str:
+        """The kind as players write it: "3d6" for several d6 (kind nd6), else the kind."""
+        return f"{len(self.dice)}d{SEVERAL[self.kind]}" if self.kind in SEVERAL else self.kind
 
 
 _ROLL_KINDS = frozenset(get_args(RollKind))
@@ -321,6 +328,16 @@ class Roller:
 
     def d10(self, purpose: str) -> Roll:
         return self._draw("d10", purpose, 10, 1)
+
+    def several(self, purpose: str, count: int, sides: int) -> Roll:
+        """``count`` dice of ``sides`` faces (6 or 10) in one roll: the kinds above where they fit
+        (a d6, 2d6, a d10), else nd6 / nd10."""
+        if sides == 6 and count in (1, 2):
+            return self.d6(purpose) if count == 1 else self.two_d6(purpose)
+        if sides == 10 and count == 1:
+            return self.d10(purpose)
+        kind = next(k for k, faces in SEVERAL.items() if faces == sides)
+        return self._draw(kind, purpose, sides, count)  # type: ignore[arg-type]
 
 
 def dice_source(values: Sequence[int] | None) -> DiceSource:

@@ -22,6 +22,9 @@ History:
      words ("DM", "Unshakable"), not by their field names
   4. a secret roll's seal says it is hidden until its reveal or the end of its game turn, whichever
      comes first (it said "until /reveal" only, though the turn's end opens it too)
+  5. the ASL clean-up reads data/asl/markers.yaml: each unit whose markers come off at a phase's end
+     is one effect, its state before and after in words ("Good Order, Prep Fire" -> "Good Order"),
+     and an eliminated unit's markers come off without a line
 """
 
 from __future__ import annotations
@@ -29,4 +32,4 @@ from __future__ import annotations
 # Entries logged before the version was recorded read as this one.
 LEGACY_RULES_VERSION = 1
 
-RULES_VERSION = 4
+RULES_VERSION = 5

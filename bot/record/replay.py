@@ -77,6 +77,9 @@ def creation_order(ruleset: str, sides: list[str], scenario: str, variant: str |
              "gm": gm, "sequence": SEQUENCE}
     if setup is not None:
         order["setup"] = setup
+        # the creation defaults reach a game set up from a scenario file too (a creation logged before
+        # this mark set its game up from the scenario's own options alone, and replays so)
+        order["setup_defaults"] = True
     return order
 
 
@@ -86,7 +89,12 @@ def game_from_creation(order: dict[str, Any]) -> Game:
             scenario = Scenario.model_validate(order["setup"])
         except ValueError:
             raise ReplayRefused("the game's creation holds a scenario that does not validate") from None
-        return build_game(scenario, gm=order.get("gm"), sequence=order.get("sequence"))
+        game = build_game(scenario, gm=order.get("gm"), sequence=order.get("sequence"))
+        if order.get("setup_defaults"):
+            # the order's options are the scenario's and the ruleset's creation defaults (creation_order)
+            given = order.get("options") or {}
+            game.options.update({k: v for k, v in given.items() if k not in game.options})
+        return game
     return new_game(order.get("ruleset", ""), sides=list(order.get("sides") or []),
                     scenario=order.get("scenario") or "", variant=order.get("variant"),
                     options=order.get("options"), gm=order.get("gm"), sequence=order.get("sequence"))

@@ -21,7 +21,8 @@ def status_text(unit: AslUnit) -> str:
     else:
         first = "broken" if unit.broken else "Good Order"
     # taken once per unit before and after every action: most units carry no marker at all
-    if not (unit.pinned or unit.dm or unit.cx or unit.berserk or unit.heroic or unit.fire_marker or unit.in_melee):
+    if not (unit.pinned or unit.dm or unit.cx or unit.berserk or unit.heroic or unit.wounded or unit.fire_marker
+            or unit.in_melee):
         return first
     parts = [first]
     if unit.pinned:
@@ -34,6 +35,8 @@ def status_text(unit: AslUnit) -> str:
         parts.append("berserk")
     if unit.heroic:
         parts.append("heroic")
+    if unit.wounded:
+        parts.append("wounded")
     if unit.in_melee:
         parts.append("Melee")
     if unit.fire_marker:

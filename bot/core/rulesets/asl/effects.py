@@ -25,7 +25,7 @@ DATA_FILE = data_path("asl", "morale.yaml")
 # Markers and bookkeeping a unit keeps when it is replaced by another counter type
 STATUS_FIELDS = ("broken", "pinned", "dm", "cx", "fire_marker", "in_melee", "moving", "assault_moving",
                  "rallied_turn", "led_group", "rph_action_turn", "recovery_attempts", "eliminated",
-                 "berserk", "heroic")
+                 "berserk", "heroic", "wounded")
 
 
 # --------------------------------------------------------------------------- the data file
@@ -124,8 +124,13 @@ def half_squad(ctx: AslContext, unit: AslUnit, *, new_id: str | None = None) -> 
 
 
 def casualty_reduction(ctx: AslContext, unit: AslUnit, *, rule: str = "A7.302") -> AslUnit | None:
-    """A squad becomes its half-squad; a half-squad, crew or SMC is eliminated (A7.302).
-    Returns the unit now in play, or None."""
+    """The ruleset's one Casualty Reduction (fire, morale checks, rally and close combat all call
+    it): a squad becomes its half-squad; a half-squad or crew is eliminated (A7.302); a single-man
+    counter is wounded (A17.1), its Wound Severity dr deciding whether it lives (``wound``), in the
+    games that referee wounds (an older game eliminates it, as it was played). Returns the unit now
+    in play, or None."""
+    if unit.kind in rules().wounds.kinds and wounds_refereed(ctx.game):
+        return wound(ctx, unit, why=f"Casualty Reduction ({rule})")
     if unit.kind != "squad":
         eliminate(ctx, unit, rule=rule, why="Casualty Reduction")
         return None
@@ -133,6 +138,48 @@ def casualty_reduction(ctx: AslContext, unit: AslUnit, *, rule: str = "A7.302") 
     new = half_squad(ctx, unit)
     ctx.effect(new, f"reduced to {new.name}", rule=rule)
     return new
+
+
+def wounds_refereed(game) -> bool:
+    """Whether the game wounds its single-man counters (A17; games created since, a creation default)."""
+    return bool(game.options.get(rules().wounds.option))
+
+
+def wound(ctx: AslContext, unit: AslUnit, *, why: str) -> AslUnit | None:
+    """A single-man counter is wounded (A17.1): a Wound Severity dr, +1 if he is wounded already;
+    from ``mortal_from`` the wound is mortal and he is eliminated (A17.11); otherwise he is marked
+    wounded, his morale one lower and a leader's leadership modifier one worse, once only (A17.3).
+    Returns the unit, or None when the wound killed him."""
+    data = rules().wounds
+    ctx.trail.note(f"{unit.label}: {why} wounds a single-man counter", rule=data.rule, unit=unit.id)
+    roll = ctx.roller.dr(f"Wound Severity of {unit.label}")
+    ctx.trail.put("dice", "Wound Severity dr", roll.total, rule=data.severity_rule, unit=unit.id)
+    final = roll.total
+    if unit.wounded:
+        final += data.again_drm
+        ctx.trail.put("modifier", "already wounded", data.again_drm, rule=data.severity_rule, unit=unit.id)
+    mortal = final >= data.mortal_from
+    verdict = f"mortal ({data.mortal_from}+)" if mortal else f"wounded (1-{data.mortal_from - 1})"
+    ctx.trail.put("check", f"Final dr {final}", verdict, total=final, rule=data.severity_rule, unit=unit.id)
+    if mortal:
+        eliminate(ctx, unit, rule=data.severity_rule, why="mortal wound")
+        return None
+    ctx.touch(unit)
+    if unit.wounded:
+        ctx.effect(unit, "wounded again: no further loss of morale or leadership", rule=data.effects_rule)
+        return unit
+    unit.wounded = True
+    changes = [f"morale {unit.morale} -> {unit.morale + data.morale_drm}"]
+    unit.morale += data.morale_drm
+    if unit.broken_morale is not None:
+        unit.broken_morale += data.morale_drm
+    if unit.kind == "leader":
+        after = unit.leadership + data.leadership_drm
+        changes.append(f"leadership {unit.leadership:+d} -> {after:+d}")
+        unit.leadership = after
+    changes.append(f"{data.mf} MF, no Double Time ({data.movement_rule})")
+    ctx.effect(unit, f"wounded: {', '.join(changes)}", rule=data.effects_rule)
+    return unit
 
 
 def free_id(game, base: str) -> str:

@@ -45,6 +45,22 @@ class CasualtyRules(_Strict):
     assumed: str
 
 
+class WoundRules(_Strict):
+    rule: str
+    option: str  # the internal game option of the games whose single-man counters are wounded
+    kinds: tuple[str, ...]
+    instead_of_breaking: tuple[str, ...]  # the kinds an MC failed while unwounded wounds instead of breaking
+    severity_rule: str
+    mortal_from: int = Field(ge=1, le=7)
+    again_drm: int
+    effects_rule: str
+    morale_drm: int
+    leadership_drm: int
+    movement_rule: str
+    mf: int = Field(ge=0)
+    assumed: str
+
+
 class RecoveryRules(_Strict):
     rule: str
     max_final_dr: int = Field(ge=1, le=6)
@@ -65,5 +81,6 @@ class MoraleData(_Strict):
     heat_of_battle: HeatOfBattle
     rally: RallyRules
     casualty_reduction: CasualtyRules
+    wounds: WoundRules
     recovery: RecoveryRules
     portage: PortageRules

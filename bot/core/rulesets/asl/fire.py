@@ -16,11 +16,10 @@ from typing import NamedTuple, cast
 from ...dice import Roll, Roller
 from ...errors import IllegalOrder, InvalidOrder
 from ...game import Game, Location
-from ...outcome import Outcome, TableCell, UnitEffect, fire_outcome, table_cell
-from ...trail import Trail
+from ...outcome import Outcome, TableCell, fire_outcome, table_cell
 from . import morale, tables
 from .context import AslContext
-from .models import ASL_UNITS, AslUnit, AslUnits, FireMarker
+from .models import AslUnit, AslUnits, FireMarker
 from .orders import AslFire, FireKind
 from .weapons import MgShot, check_breakdowns, is_mg, keeps_rof
 
@@ -708,42 +707,3 @@ def _headline(total: Fraction, attack: Attack, loc: Location, *, residual: bool 
 def _outcome(ctx: AslContext, side: int, headline: str, cell: TableCell | None = None) -> Outcome:
     return fire_outcome("asl", "fire", headline, side, ctx.trail.freeze(), (cell,) if cell else (), ctx.effects())
 
-
-# --------------------------------------------------------------------------- phase ends
-
-def phase_end(game: Game, trail: Trail, effects: list[UnitEffect]) -> None:
-    """Markers that come off as the phase ends (seed 003): Residual FP and the moving flags at
-    the end of the MPh; First and Final Fire at the end of the DFPh; Prep Fire at the end of the
-    player turn (the CCPh)."""
-    if game.phase == "MPh":
-        _clear_residual(game, trail)
-        for unit in game.units.values():
-            if isinstance(unit, ASL_UNITS):
-                unit.moving = False
-                unit.assault_moving = False
-    if game.phase == "DFPh":
-        _clear_markers(game, trail, effects, ("first", "final"), "A8.4, seed 003")
-    if game.phase == "CCPh":
-        _clear_markers(game, trail, effects, ("prep",), "seed 003")
-    if game.phase in ("PFPh", "DFPh", "AFPh"):
-        for unit in game.units.values():
-            if isinstance(unit, ASL_UNITS):
-                unit.led_group = None  # a leader's direction lasts one fire phase (A7.53)
-
-
-def _clear_residual(game: Game, trail: Trail) -> None:
-    for loc in game.locations.values():
-        if loc.residual_fp:
-            trail.put("marker", f"Residual FP {loc.residual_fp} removed from {loc.id}", rule="A8.2, seed 003")
-            loc.residual_fp = 0
-
-
-def _clear_markers(game: Game, trail: Trail, effects: list[UnitEffect], markers: tuple[str, ...], rule: str) -> None:
-    for unit in game.units.values():
-        if isinstance(unit, ASL_UNITS) and unit.fire_marker in markers:
-            name = MARKER_NAMES[unit.fire_marker]
-            trail.put("marker", f"{unit.label}: {name} marker removed", rule=rule, unit=unit.id)
-            effects.append(UnitEffect(unit=unit.id, name=unit.name, side=unit.side,
-                                      before=name, after="",
-                                      effects=(f"{name} marker removed",)))
-            unit.fire_marker = None

@@ -13,7 +13,7 @@ from ..base import UnitBase
 AslKind = Literal["squad", "half-squad", "crew", "leader", "hero", "sw"]
 Quality = Literal["elite", "first_line", "second_line", "green", "conscript"]
 FireMarker = Literal["prep", "first", "final"]
-LATE_FIELDS = ("berserk", "heroic")  # Heat of Battle (A15): omitted from a saved state while False
+LATE_FIELDS = ("berserk", "heroic", "wounded")  # Heat of Battle (A15), wounds (A17): omitted from a saved state while False
 
 
 def _unset(value: bool) -> bool:
@@ -68,6 +68,9 @@ class AslUnit(UnitBase):
     # serializer called back into Python for every unit: 3.7x slower dumps, issue 14).
     berserk: bool = Field(default=False, exclude_if=_unset)  # Heat of Battle result (A15.4): Good Order, never cowers
     heroic: bool = Field(default=False, exclude_if=_unset)  # a leader made heroic by Heat of Battle (A15.21)
+    # a single-man counter wounded (A17). A wound taken in play lowers the morale and leadership above
+    # itself (effects.wound); a counter set up or edited wounded keeps the numbers it is given
+    wounded: bool = Field(default=False, exclude_if=_unset)
 
     @property
     def is_leader(self) -> bool:

@@ -20,7 +20,8 @@ from ...game import Game
 from ...outcome import Outcome
 from . import heat
 from .context import AslContext
-from .effects import break_unit, casualty_reduction, eliminate, elr_replacement, give_dm, pin, rules
+from .effects import (break_unit, casualty_reduction, eliminate, elr_replacement, give_dm, pin, rules, wound,
+                      wounds_refereed)
 from .models import ASL_UNITS, AslUnit, AslUnits
 from .orders import AslMorale
 from .selection import random_selection
@@ -210,6 +211,10 @@ def _failed_mc(ctx: AslContext, unit: AslUnit, result: CheckResult, losses: list
         survivor = casualty_reduction(ctx, unit, rule="A10.3")
         if survivor is None:
             _lost(unit, losses, eliminated=True)
+        return
+    wounds = rules().wounds
+    if unit.kind in wounds.instead_of_breaking and not unit.wounded and wounds_refereed(ctx.game):
+        wound(ctx, unit, why="a failed MC (an unwounded hero is wounded instead of broken)")
         return
     for now in _elr(ctx, unit, result):
         break_unit(ctx, now, rule="A10.3")

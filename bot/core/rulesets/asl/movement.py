@@ -13,10 +13,12 @@ from ...outcome import Outcome
 from ...reactions import Reaction
 from .. import get_ruleset
 from .context import AslContext
+from .effects import rules
 from .models import AslUnit
 from .orders import AslMove
 
 MOVE, ROUT, ADVANCE = "A4.1", "A10.5", "A4.7"
+WOUNDS = rules().wounds  # a wounded man's movement (A17.2)
 
 
 def resolve_move(game: Game, order: AslMove, roller: Roller) -> Outcome:
@@ -32,6 +34,10 @@ def resolve_move(game: Game, order: AslMove, roller: Roller) -> Outcome:
         if enemy:  # A4.14: entering a Known enemy unit's Location is for a few special cases only
             raise IllegalOrder(f"{to} holds {enemy[0].label}: infantry may not enter an enemy-occupied Location "
                                "in the MPh (A4.14)", rule="A4.14")
+        wounded = next((u for u in units if u.wounded), None)
+        if order.cx and wounded is not None:
+            raise IllegalOrder(f"{wounded.label} is wounded: {WOUNDS.mf} MF and no Double Time ({WOUNDS.movement_rule}); "
+                               "move it without cx", rule=WOUNDS.movement_rule)
         if order.kind == "assault" and order.cx:
             raise IllegalOrder("Assault Movement and Double Time do not go together: an assault mover spends at "
                                "most half its MF (A4.61, A4.5)", rule="A4.61")

@@ -30,7 +30,7 @@ from functools import lru_cache
 from typing import Any
 
 from ...copying import tree_copy
-from ...dice import Roll, Roller
+from ...dice import Roll, Roller, ScriptedDice
 from ...errors import IllegalOrder
 from ...game import Game
 from . import effects, fire, morale, rally, tables, weapons
@@ -71,11 +71,12 @@ class Printed:
     morale_underlined: bool
     reduces_to: str | None
     replaced_by: str | None
+    wounded: bool = False  # a single-man counter's wound (A17): its morale and leadership above already lowered
 
     @classmethod
     def of(cls, unit: AslUnit) -> Printed:
         return cls(unit.kind, unit.type, unit.name, unit.fp, unit.range, unit.morale, unit.broken_morale,
-                   unit.leadership, unit.morale_underlined, unit.reduces_to, unit.replaced_by)
+                   unit.leadership, unit.morale_underlined, unit.reduces_to, unit.replaced_by, unit.wounded)
 
 
 @dataclass(frozen=True)
@@ -164,14 +165,14 @@ class Counters:
             "id": rec.id, "kind": p.kind, "type": p.type, "name": p.name, "fp": p.fp, "range": p.range,
             "morale": p.morale, "broken_morale": p.broken_morale, "leadership": p.leadership,
             "morale_underlined": p.morale_underlined, "reduces_to": p.reduces_to, "replaced_by": p.replaced_by,
-            "broken": rec.broken, "pinned": rec.pinned, "eliminated": rec.eliminated})
+            "wounded": p.wounded, "broken": rec.broken, "pinned": rec.pinned, "eliminated": rec.eliminated})
 
-    def _real(self, rec: Rec, how: str) -> tuple[Rec, ...]:
-        key = (rec, how)
+    def _real(self, rec: Rec, how: str, dice: tuple[int, ...] = ()) -> tuple[Rec, ...]:
+        key = (rec, how, dice)
         if key not in self._cache:
             unit = self._unit(rec)
             scratch = self.game.model_copy(update={"units": {unit.id: unit}})
-            ctx = AslContext(scratch, Roller(_NoDice()))
+            ctx = AslContext(scratch, Roller(ScriptedDice(dice) if dice else _NoDice()))
             if how == "reduce":
                 survivor = effects.casualty_reduction(ctx, unit)
                 now = [survivor] if survivor is not None else [unit]
@@ -180,6 +181,21 @@ class Counters:
             self._cache[key] = tuple(Rec(u.id, rec.origin, Printed.of(u), u.broken, u.pinned, u.eliminated)
                                      for u in now)
         return self._cache[key]
+
+    def wounds(self, rec: Rec) -> bool:
+        """Whether Casualty Reduction wounds this counter (A17.1), a Wound Severity dr deciding."""
+        return rec.kind in effects.rules().wounds.kinds and effects.wounds_refereed(self.game)
+
+    def reduce_options(self, rec: Rec) -> tuple[tuple[Fraction, Rec], ...]:
+        """(probability, record after) of Casualty Reduction: one certain record, or for a wounded
+        single-man counter one per Wound Severity dr (A17.11), the same records merged."""
+        if not self.wounds(rec):
+            return ((ONE, self.reduce(rec)),)
+        found: dict[Rec, Fraction] = {}
+        for dr in range(1, 7):
+            (now,) = self._real(rec, "reduce", (dr,))
+            found[now] = found.get(now, Fraction(0)) + Fraction(1, 6)
+        return tuple((p, now) for now, p in found.items())
 
     def reduce(self, rec: Rec) -> Rec:
         return self._real(rec, "reduce")[0]
@@ -195,9 +211,11 @@ class Counters:
             return effects.rules().elr.underlined_morale_elr
         return self.game.sides[self.game.units[rec.origin].side].elr
 
-    def apply(self, rec: Rec, tag: str) -> tuple[tuple[Rec, ...], bool | None]:
-        """The records after the class ``tag`` and, for a leader lost, whether he was eliminated."""
+    def apply(self, rec: Rec, tag: str, reduce=None) -> tuple[tuple[Rec, ...], bool | None]:
+        """The records after the class ``tag`` and, for a leader lost, whether he was eliminated.
+        ``reduce``: Casualty Reduction on a path that branches on a wound's severity (Path.reduce)."""
         leader = rec.kind == "leader"
+        reduce = reduce or self.reduce
         if tag in (PASS, HOB):
             return (rec,), None
         if tag == PIN:  # effects.pin: a broken unit is not pinned as well
@@ -209,9 +227,9 @@ class Counters:
         if tag == REDUCE or (tag == ORIGINAL_12 and rec.broken):
             if tag == ORIGINAL_12:  # Original 12 while broken: eliminated (A10.31)
                 return (replace(rec, eliminated=True),), (True if leader else None)
-            now = self.reduce(rec)
+            now = reduce(rec)
             return (now,), (True if leader and now.eliminated else None)
-        now = self.reduce(rec)  # Original 12, Good Order: Casualty Reduction and broken
+        now = reduce(rec)  # Original 12, Good Order: Casualty Reduction and broken
         if now.eliminated:
             return (now,), (True if leader else None)
         return (replace(now, broken=True, pinned=False),), (False if leader else None)
@@ -298,7 +316,7 @@ class Path(Brancher):
                 return
             classes = check_classes(rec.current_morale, rec.broken, kind, n + drm, after_ift, c.full, None)
             tag = self.branch([(Fraction(w, 36), t) for t, w in classes])
-            (now,), lost = c.apply(rec, tag)
+            (now,), lost = c.apply(rec, tag, self.reduce)
             self.leaders[uid] = now
             if lost is not None:
                 self.losses.append(morale.LeaderLoss(uid, lost))
@@ -357,6 +375,12 @@ class Path(Brancher):
             if any(takes(r) for recs in dist[0] for r in recs):
                 self.check(uid, kind, n, drm, after_ift=False, eligible=takes)
 
+    def reduce(self, rec: Rec) -> Rec:
+        """Casualty Reduction on this path: a wounded single-man counter branches on the Wound
+        Severity dr (A17.11), as the leaders' checks do."""
+        options = self.counters.reduce_options(rec)
+        return options[0][1] if len(options) == 1 else self.branch(list(options))
+
     # --- IFT results
 
     def select(self, unit_ids: list[str], count: int) -> set[str]:
@@ -383,7 +407,7 @@ class Path(Brancher):
                     self._lost(rec, False)
         elif match.group(3):  # K/n (A7.302)
             for uid in self.select(units, 1):
-                now = c.reduce(self.rec(uid))
+                now = self.reduce(self.rec(uid))
                 self.set_point(uid, now)
                 if now.eliminated:
                     self._lost(now, True)
@@ -694,7 +718,7 @@ def rally_odds(game: Game, order: AslRally) -> OddsReport:
         if tag.startswith("rallies"):
             path.set_point(unit.id, replace(rec, broken=False))
         elif tag == "Casualty Reduction":
-            now = path.counters.reduce(rec)
+            now = path.reduce(rec)
             path.set_point(unit.id, now)
             if now.eliminated and now.kind == "leader":
                 path.losses.append(morale.LeaderLoss(unit.id, True))

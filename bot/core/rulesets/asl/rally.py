@@ -12,12 +12,11 @@ from __future__ import annotations
 from ...dice import Roller
 from ...errors import IllegalOrder, InvalidOrder
 from ...game import Game
-from ...outcome import Outcome, UnitEffect
-from ...trail import Trail
+from ...outcome import Outcome
 from . import heat, morale
-from .context import AslContext, status_text
+from .context import AslContext
 from .effects import casualty_reduction, rules
-from .models import ASL_UNITS, AslUnit
+from .models import AslUnit
 from .orders import AslRally
 
 RULE = "A10.6"
@@ -171,32 +170,8 @@ def _rallies(ctx: AslContext, unit: AslUnit) -> None:
 
 # --------------------------------------------------------------------------- phase ends
 
-def phase_end(game: Game, trail: Trail, effects: list[UnitEffect]) -> None:
-    if game.phase == "RPh":
-        _remove_dm(game, trail, effects)
-    if game.phase == "CCPh":  # the player turn ends
-        _reset_player_turn(game)
-
-
-def _remove_dm(game: Game, trail: Trail, effects: list[UnitEffect]) -> None:
-    removed = False
-    for unit in game.units.values():
-        if isinstance(unit, ASL_UNITS) and unit.dm and not unit.eliminated:
-            before = status_text(unit)
-            unit.dm = False
-            removed = True
-            trail.put("marker", f"{unit.label}: DM removed", rule="A10.62", unit=unit.id)
-            effects.append(UnitEffect(unit=unit.id, name=unit.name, side=unit.side, before=before,
-                                      after=status_text(unit), effects=("DM removed",)))
-    if removed:
-        trail.note("The bot has no map: DM comes off every unit; one adjacent to a Known armed enemy keeps "
-                   "it, so put it back with /unit edit (A10.62)", rule="A10.62")
-
-
-def _reset_player_turn(game: Game) -> None:
-    game.options.pop(SELF_RALLY_OPTION, None)
-    for unit in game.units.values():
-        if isinstance(unit, ASL_UNITS):
-            unit.rallied_turn = None
-            unit.rph_action_turn = None
-            unit.recovery_attempts = []
+def phase_end(game: Game) -> None:
+    """The player turn ends: each side may Self-Rally again (the units' own bookkeeping of the
+    player turn comes off with the markers, data/asl/markers.yaml)."""
+    if game.phase == "CCPh":
+        game.options.pop(SELF_RALLY_OPTION, None)

@@ -13,7 +13,8 @@ from ...outcome import Outcome, UnitEffect
 from ...ruleset import Ruleset, SideOption
 from ...suggest import common_suggestions
 from ...trail import Trail
-from . import close_combat, close_combat_odds, effects, fire, heat, morale, movement, odds, rally, tables, transfer
+from . import (close_combat, close_combat_odds, effects, fire, heat, markers, morale, movement, odds, rally, tables,
+               transfer)
 from .commands import COMMANDS
 from .models import AslUnit
 from .orders import AslCloseCombat, AslFire, AslMorale, AslMove, AslOrder, AslRally, AslRecover, AslTransfer
@@ -47,7 +48,7 @@ class AslRuleset(Ruleset):
                    "leadership": (-3, 3), "rof": (0, 4), "breakdown": (2, 12), "removal": (2, 12), "portage": (0, 10)}
     status_flags = (("broken", "broken"), ("pinned", "pinned"), ("dm", "DM"), ("cx", "CX"), ("in_melee", "in melee"),
                     ("malfunctioned", "malfunctioned"), ("captured", "captured"), ("moving", "moving"),
-                    ("assault_moving", "assault moving"))
+                    ("assault_moving", "assault moving"), ("wounded", "wounded"))
 
     def unit_model(self):
         return AslUnit
@@ -94,7 +95,15 @@ class AslRuleset(Ruleset):
         full = (game.variant or "full") == "full"
         if full and game.options.get("heat_of_battle", "mark") != "mark":
             return False
-        return not any(getattr(u, "berserk", False) or getattr(u, "heroic", False) for u in game.units.values())
+        return not any(self._slow(game, u) for u in game.units.values())
+
+    @staticmethod
+    def _slow(game: Game, unit: Any) -> bool:
+        """A unit the fast engine does not mirror: berserk or heroic; a hero whose Casualty Reduction is a
+        wound (A17: the engine branches on a leader's wound, it carries a hero as a distribution)."""
+        if getattr(unit, "berserk", False) or getattr(unit, "heroic", False):
+            return True
+        return getattr(unit, "kind", "") == "hero" and not unit.eliminated and effects.wounds_refereed(game)
 
     def preview(self, game: Game, order: Any) -> Any:
         if isinstance(order, AslCloseCombat):  # None: the resolver enumerated (an ambush, an SMC target)
@@ -105,7 +114,7 @@ class AslRuleset(Ruleset):
         full = (game.variant or "full") == "full"
         if full and game.options.get("heat_of_battle", "mark") != "mark":
             return None
-        if any(getattr(u, "berserk", False) or getattr(u, "heroic", False) for u in game.units.values()):
+        if any(self._slow(game, u) for u in game.units.values()):
             return None
         if isinstance(order, AslFire) and fire.fire_kind(game, order) != "fpf":
             return odds.fire_odds(game, order)
@@ -133,8 +142,12 @@ class AslRuleset(Ruleset):
         return (tables.ift, effects.rules, heat.table, tables.stacking, tables.close_combat)
 
     # which player turn each side's Self-Rally was in; the ATTACKER's Close Combat declarations waiting
-    # for the DEFENDER's, and the Locations fought in this CCPh
-    internal_options = (rally.SELF_RALLY_OPTION, close_combat.DECLARED, close_combat.RESOLVED)
+    # for the DEFENDER's, and the Locations fought in this CCPh; the clean-up's version
+    # (data/asl/markers.yaml) and whether single-man counters are wounded (A17, data/asl/morale.yaml):
+    # games created today have both, a game logged before replays as it was played
+    internal_options = (rally.SELF_RALLY_OPTION, close_combat.DECLARED, close_combat.RESOLVED, markers.data().option,
+                        effects.rules().wounds.option)
+    creation_defaults = {markers.data().option: markers.VERSION, effects.rules().wounds.option: True}
 
     def game_options(self) -> tuple[GameOption, ...]:
         hob, recovery = heat.table(), effects.rules().recovery
@@ -175,8 +188,8 @@ class AslRuleset(Ruleset):
         return super().resolve_action(game, order, roller)
 
     def phase_end(self, game: Game, trail: Trail, effects: list[UnitEffect]) -> None:
-        fire.phase_end(game, trail, effects)  # fire markers, residual FP (A8.2, seed 003)
-        rally.phase_end(game, trail, effects)  # DM removal at the end of the RPh (A10.62)
+        markers.clean_up(game, trail, effects)  # every marker that comes off now (data/asl/markers.yaml)
+        rally.phase_end(game)  # Self-Rally again in the next player turn
         close_combat.phase_end(game, trail, effects)  # the CCPh's declarations lapse (A11)
 
     def check_step_end(self, game: Game, step: Any) -> None:
