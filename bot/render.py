@@ -625,6 +625,8 @@ def help_embeds(game: Game | None, commands: Sequence[CommandInfo], *, everythin
         for side, verdicts in may_now(game, ruleset).items():
             lines = [f"`{v.example}`" for v in verdicts] or ["nothing of the rules now"]
             blocks.append(Block(f"{safe(game.side_name(side))} may now", tuple(lines)))
+        if ruleset.left_to_table:
+            blocks.append(Block("Not refereed: played at the table", tuple(safe(t) for t in ruleset.left_to_table)))
         orders = [c.path for c in commands if ruleset.command(c.path) is not None] + ["done"]
         lines = _group_lines([(f"Orders of {ruleset.title}", orders), *HELP_GROUPS], known)
     lines.append(f"{len(commands)} commands in all: /help command:{EVERY_COMMAND} lists them, "
