@@ -694,7 +694,8 @@ def unit_info_embeds(game: Game, unit: Any, numbers: str) -> list[discord.Embed]
 # --- the log, undo proposals, dice statistics ----------------------------------------------
 
 
-def entry_line(entry: LogEntry, names: Callable[[Any], str], undone: dict[int, int]) -> str:
+def entry_line(entry: LogEntry, names: Callable[[Any], str], undone: dict[int, int],
+               regiven: dict[int, int] | None = None) -> str:
     """"#7 · <t:1795431240:f> · alice · /morale · DR 7: white 3, colored 4 (…) · headline": the time as
     Discord's timestamp markup, which each reader sees in their own time zone."""
     when = f"<t:{int(datetime.fromisoformat(entry.time).timestamp())}:f>"  # each reader's own time zone
@@ -707,12 +708,19 @@ def entry_line(entry: LogEntry, names: Callable[[Any], str], undone: dict[int, i
     line = " · ".join(parts)
     if entry.seq in undone:
         return f"~~{line}~~ (undone by #{undone[entry.seq]})"
+    if regiven and entry.seq in regiven:
+        return f"{line} ({regiven_words(regiven[entry.seq])})"
     return line
+
+
+def regiven_words(undone: int) -> str:
+    """The mark of an order given again after the undo of the same order by the same side."""
+    return f"given again after #{undone} was undone: new dice, #{undone}'s stay in the log"
 
 
 def log_page_embeds(shown: LogPage, names: Callable[[Any], str]) -> list[discord.Embed]:
     """One page of the log, newest last."""
-    lines = tuple(entry_line(e, names, shown.undone) for e in shown.entries)
+    lines = tuple(entry_line(e, names, shown.undone, shown.regiven) for e in shown.entries)
     title = f"Log of game {shown.game_id}" + (" (ended)" if shown.status == "ended" else "")
     first, last = shown.entries[0].seq, shown.entries[-1].seq
     return paginate(title, [Block(f"Entries {first}-{last} of {shown.total}", lines)],
@@ -779,8 +787,11 @@ def proposal_embed(proposal: UndoProposal, answer: UndoAnswer | None = None) -> 
     request, target, game = proposal.request, proposal.target, proposal.game
     proposer_sides = [i for i, side in enumerate(game.sides) if request.proposer in side.players]
     others = [safe(game.side_name(i)) for i in range(len(game.sides)) if i not in proposer_sides]
+    rolled = bool(target.outcome.get("rolls"))
     text = (f"<@{request.proposer}> proposes to undo entry #{target.seq} ({safe(target.command)}): "
-            f"{safe(target.outcome.get('headline', ''))}\nIts dice stay in the log; nothing is rerolled.")
+            f"{safe(target.outcome.get('headline', ''))}\n"
+            + ("Its dice stay in the log; giving the order again rolls new dice." if rolled else
+               "It rolled no dice; it stays in the log, marked undone."))
     if answer is None:
         title = f"Undo proposed: entry #{target.seq}"
         text += (f"\nA player of {' or '.join(others) or 'the other side'} or the game master may accept "

@@ -45,7 +45,7 @@ from bot.record import GENESIS_HASH, LogEntry, consumed_dice, sealed_state
 from bot.record.checkpoint import Checkpoint, newest_live
 from bot.record.dice_audit import CONTRIBUTE, DiceState, opened_of, state_after
 from bot.record.replay import (END_GAME, UNDO, ChainVerifier, ReplayRefused, contribution_outcome, creation_order,
-                               creation_outcome, ending_outcome, game_from_creation, undo_outcome)
+                               creation_outcome, ending_outcome, game_from_creation, given_again, undo_outcome)
 from bot.record.sealing import (NONCE_BYTES, REVEAL, SEAL, SEALED_MAX, check_reveal, reveal_outcome, roll_text,
                                 seal_commitment, seal_outcome)
 from bot.store import (ActiveGameExists, DuplicateInteraction, LogFull, StaleGame, Store, StoredGame,
@@ -104,6 +104,7 @@ class Acted:
     replayed: bool = False  # True: a re-delivered interaction, answered from the log
     hand_off: int | None = None  # the side now to act, when this action passed the turn to it
     sealed: tuple["Sealed", ...] = ()  # a scenario file's hidden parts, sealed with the new game (entries 2..)
+    regiven: int | None = None  # the entry this order gives again, undone just before it (its dice stay)
 
     @property
     def seq(self) -> int:
@@ -136,6 +137,7 @@ class LogPage:
     pages: int
     total: int
     undone: dict[int, int] = dataclass_field(default_factory=dict)  # seq undone -> seq of the entry undoing it
+    regiven: dict[int, int] = dataclass_field(default_factory=dict)  # seq -> the undone entry it gives again
 
 
 @dataclass(frozen=True)
@@ -354,6 +356,11 @@ class Referee:
         # the entries this process saved last, by their interaction: ``rolled`` answers the roll limit
         # from here without a trip to the store (a logged entry never changes)
         self._saved_by_interaction: dict[int, LogEntry] = {}
+        # game -> (seq of its newest undo, the seq it undid, that entry's action and acting side): an
+        # order given next of the same action by the same side is marked given again (``given_again``);
+        # kept in this process only (after a restart the reply goes unmarked; /log and the exports
+        # read the mark from the log itself)
+        self._undid: dict[int, tuple[int, int, Any, Any]] = {}
 
     def _lock(self, channel_id: int) -> _ChannelLock:
         """The channel's commands one at a time: in this process (an asyncio lock), then across
@@ -799,6 +806,10 @@ class Referee:
             self._check_room(stored)
             plain = _plain_order(order(stored.game) if callable(order) else order)
             check_permission(stored.game, actor, plain)
+            corrects = plain.get("corrects")
+            if corrects is not None and not (isinstance(corrects, int) and 1 < corrects <= stored.last_seq):
+                raise InvalidOrder(f"the log has entries #2 to #{stored.last_seq} to correct, not '{corrects}'",
+                                   field="corrects")
             state = await self._dice_state(stored)
             source = await self._source(stored, state, dice, interaction_id)
             # from here to the save (the rules core, the seal) runs on: other channels' turns first if due
@@ -811,8 +822,11 @@ class Referee:
                                order=plain, outcome=resolution.outcome, game=resolution.game,
                                manual=bool(dice), interaction_id=interaction_id, dice_proof=proof)
             recorded = await self._save(stored, resolution.game, entry)
+            undid = self._undid.get(stored.id)
+            regiven = given_again({undid[1]: undid[0]}, entry.seq, plain.get("action"), resolution.outcome.actor_side,
+                                  lambda seq: undid[2:]) if undid is not None else None
             return recorded or Acted(resolution.outcome, resolution.game, entry,
-                                     hand_off=_hand_off(stored.game, resolution.game))
+                                     hand_off=_hand_off(stored.game, resolution.game), regiven=regiven)
 
     async def end_game(self, channel_id: int, actor: Actor, interaction_id: int | None = None) -> Acted:
         async with self._lock(channel_id):
@@ -1082,9 +1096,28 @@ class Referee:
             raise InvalidOrder(f"the log has {pages} page{'s' if pages != 1 else ''}; there is no page {page}",
                                field="page")
         entries = await self._store.entries(stored.id, after_seq=(page - 1) * per_page, limit=per_page)
-        undone = await self._store.undone(stored.id, after_seq=(page - 1) * per_page)
+        # from the entry before the page: an undo just before its first entry marks that one given again
+        undone = await self._store.undone(stored.id, after_seq=max(0, (page - 1) * per_page - 1))
+        regiven = await self._regiven(stored.id, entries, undone)
         return LogPage(game_id=stored.id, status=stored.status, entries=entries, page=page, pages=pages,
-                       total=stored.last_seq, undone=undone)
+                       total=stored.last_seq, undone=undone, regiven=regiven)
+
+    async def _regiven(self, game_id: int, entries: list[LogEntry], undone: dict[int, int]) -> dict[int, int]:
+        """The entries among ``entries`` that give an undone order again (``given_again``), each with
+        the seq of the entry it gives again (read from the log when not among them)."""
+        known = {e.seq: (e.order.get("action"), e.outcome.get("actor_side")) for e in entries}
+        for target, undo in undone.items():
+            if undo + 1 in known and target not in known:
+                found = await self._store.entries(game_id, after_seq=target - 1, limit=1)
+                if found:
+                    known[target] = (found[0].order.get("action"), found[0].outcome.get("actor_side"))
+        regiven = {}
+        for entry in entries:
+            action, side = known[entry.seq]
+            target = given_again(undone, entry.seq, action, side, known.get)
+            if target is not None:
+                regiven[entry.seq] = target
+        return regiven
 
     async def battlefield(self, channel_id: int) -> Battlefield:
         """The channel's game (the active one, else the last ended) and its newest MAP_LOOK_BACK
@@ -1155,6 +1188,7 @@ class Referee:
         if len(live) < 2:
             raise NotAllowed("there is nothing to undo: the game's creation cannot be undone")
         before, target = live
+        await self._check_undo_rolls(stored, target)
         state_before = await self._replayed(
             state_before_undo, stored.id, before, game=stored.game, on_long=on_long,
             what=lambda count: f"preparing this undo (a replay of the {count:,} entries before entry #{target})",
@@ -1177,6 +1211,17 @@ class Referee:
                 request = await self._store.undo_by_interaction(interaction_id)  # type: ignore[arg-type]
                 return await self._proposal(request, replayed=True)  # type: ignore[arg-type]
             return await self._proposal(request, stored=now_stored)
+
+    async def _check_undo_rolls(self, stored: StoredGame, target: int) -> None:
+        """Under the game option ``undo_rolls=never`` an order that rolled dice is never undone: the
+        game master corrects what it did, with /unit edit naming the entry (logged as its correction)."""
+        if stored.game.options.get("undo_rolls", general("undo_rolls").default) != "never":
+            return
+        (entry,) = await self._store.entries(stored.id, after_seq=target - 1, limit=1)
+        if entry.outcome_model().rolls:
+            raise NotAllowed(f"entry #{target} ({entry.command}) rolled dice, and this game's option undo_rolls=never "
+                             f"keeps every order that rolled: its result stands. The game master corrects what it did "
+                             f"with /unit edit corrects:{target} (logged as a correction of #{target})")
 
     async def _newest_live(self, stored: StoredGame, count: int) -> list[int]:
         """The ``count`` newest entries not undone (``newest_live``), reading only the undo entries
@@ -1321,6 +1366,9 @@ class Referee:
         except StaleGame:
             raise NotAllowed("the game changed while this undo was being applied; nothing was saved") from None
         self._saved(stored.id, entry)
+        undone = (await self._store.entries(stored.id, after_seq=request.target_seq - 1, limit=1))[0]
+        self._undid[stored.id] = (entry.seq, request.target_seq, undone.order.get("action"),
+                                  undone.outcome.get("actor_side"))
         accepted = await self._store.undo_request(request.id)
         return UndoAnswer("accepted", accepted or request,  # type: ignore[arg-type]
                           Acted(outcome, restored, entry, hand_off=_hand_off(stored.game, restored)))

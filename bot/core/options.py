@@ -108,6 +108,9 @@ GENERAL: tuple[GameOption, ...] = (
                "no reminders unless set", low=0.1, high=24 * 365, example="12"),
     GameOption("undo_minutes", "number", "minutes an undo proposal waits for the other side's answer "
                "(2,880 is 48 hours)", default=48 * 60, low=1, high=7 * 24 * 60),
+    GameOption("undo_rolls", "choice", "whether an order that rolled dice may be undone: consent (by the other "
+               "side; giving it again rolls new dice) or never (only the game master corrects it, with /unit edit "
+               "corrects:)", default="consent", choices=("consent", "never")),
 )
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol
 
@@ -157,7 +158,7 @@ def undo_outcome(current: Game, restored: Game, order: dict[str, Any]) -> Outcom
     trail = Trail()
     trail.note(f"Entry #{target} is undone by consent: proposed by one player, accepted by the other "
                "side or the game master")
-    trail.note(f"Entry #{target} stays in the log with its dice; nothing is rerolled")
+    trail.note(f"Entry #{target} stays in the log with its dice; giving the order again rolls new dice")
     ruleset = get_ruleset(restored.ruleset)
     trail.note(f"Back to turn {restored.turn}, {ruleset.phase_names.get(restored.phase, restored.phase)} "
                f"({restored.side_name(restored.active_side)})")
@@ -174,6 +175,20 @@ def undo_outcome(current: Game, restored: Game, order: dict[str, Any]) -> Outcom
     return Outcome(ruleset=restored.ruleset, action=UNDO, headline=f"Entry #{target} undone",
                    actor_side=proposer_side(restored, order.get("proposed_by")), trail=trail.freeze(),
                    effects=tuple(effects))
+
+
+def given_again(undone_by: dict[int, int], seq: int, action: Any, side: Any,
+                of: Callable[[int], tuple[Any, Any] | None]) -> int | None:
+    """The entry that the order of entry ``seq`` gives again, or None: the entry just before it is
+    an undo (``undone_by``: seq undone -> seq of the undo) of an entry of the same action by the same
+    side (``of(seq)``: that entry's action and acting side, None when unknown). The log shows the
+    mark (the reply, /log show, the exports): the dice of the undone entry stay, these are new."""
+    if side is None:
+        return None
+    target = next((undone for undone, undo in undone_by.items() if undo == seq - 1), None)
+    if target is None or of(target) != (action, side):
+        return None
+    return target
 
 
 class Replayer:
