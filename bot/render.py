@@ -783,6 +783,23 @@ def stamp(when: datetime) -> str:
     return f"<t:{seconds}:f> (<t:{seconds}:R>)"
 
 
+def end_request_embed(game: Game, asker: int, reopen_hours: float, answer: str | None = None,
+                      by: int | None = None) -> discord.Embed:
+    """/game end asks first: what ending does to the game and its log, the buttons' rule; ``answer``
+    ("cancelled") once answered without ending."""
+    name = f"{safe(game.side_name(0))} vs {safe(game.side_name(1))}" + (f" ({safe(game.scenario)})" if game.scenario
+                                                                        else "")
+    text = (f"<@{asker}> asks to end this game: {name}, turn {game.turn}.\n"
+            "Ending takes no more orders; the log is kept whole and hash-chained (/log show, /log verify and "
+            "/log export still read it), and the end reveals the last dice seed so anyone can check the dice.\n"
+            f"The game master may reopen a game ended by mistake with /game reopen within {reopen_hours:g} hours.")
+    if answer is None:
+        return discord.Embed(title="End this game?", colour=NEUTRAL_COLOUR,
+                             description=text + f"\nOnly <@{asker}> or the game master may confirm or cancel.")
+    return discord.Embed(title=f"Ending {answer}", colour=NEUTRAL_COLOUR,
+                         description=text + f"\n{answer.capitalize()} by <@{by}>: the game goes on.")
+
+
 def proposal_embed(proposal: UndoProposal, answer: UndoAnswer | None = None) -> discord.Embed:
     request, target, game = proposal.request, proposal.target, proposal.game
     proposer_sides = [i for i, side in enumerate(game.sides) if request.proposer in side.players]

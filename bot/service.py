@@ -44,8 +44,9 @@ from bot.loopshare import share
 from bot.record import GENESIS_HASH, LogEntry, consumed_dice, sealed_state
 from bot.record.checkpoint import Checkpoint, newest_live
 from bot.record.dice_audit import CONTRIBUTE, DiceState, opened_of, state_after
-from bot.record.replay import (END_GAME, UNDO, ChainVerifier, ReplayRefused, contribution_outcome, creation_order,
-                               creation_outcome, ending_outcome, game_from_creation, given_again, undo_outcome)
+from bot.record.replay import (END_GAME, REOPEN_GAME, UNDO, ChainVerifier, ReplayRefused, contribution_outcome,
+                               creation_order, creation_outcome, ending_outcome, game_from_creation, given_again,
+                               reopen_outcome, undo_outcome)
 from bot.record.sealing import (NONCE_BYTES, REVEAL, SEAL, SEALED_MAX, check_reveal, reveal_outcome, roll_text,
                                 seal_commitment, seal_outcome)
 from bot.store import (ActiveGameExists, DuplicateInteraction, LogFull, StaleGame, Store, StoredGame,
@@ -72,6 +73,7 @@ DICE_STATES_CACHED = 4096  # games whose dice state (commitment, contributions) 
 SEEDS_CACHED = 4096  # dice seeds kept in memory (each also held in the store until revealed)
 CONTRIBUTION_MAX = 200  # characters of a side's dice contribution
 SECRET_KINDS = {"2d6": "two_d6", "d6": "d6", "d10": "d10", "DR": "DR", "dr": "dr"}  # a secret roll's kind -> Roller
+REOPEN_WITHIN = timedelta(days=1)  # how long after its end the game master may reopen a game ended by mistake
 UNDO_MINUTES = general("undo_minutes").default  # how long an undo proposal waits (48 hours); the option's default
 
 
@@ -227,6 +229,11 @@ class VerifyReport:
 def acting_sides(game: Game, order: dict[str, Any]) -> dict[int, str]:
     """The sides an order acts for (bot/core/acting.py), each with what in the order made it so."""
     return core_acting_sides(game, order_model(game.ruleset, order.get("action")), order)
+
+
+def _stamp(when: datetime) -> str:
+    """Discord's timestamp markup (each reader's own time zone), with the UTC time for the log."""
+    return f"<t:{int(when.timestamp())}:f> ({when.strftime('%Y-%m-%d %H:%M')} UTC)"
 
 
 def is_game_master(game: Game, actor: Actor) -> bool:
@@ -828,11 +835,24 @@ class Referee:
             return recorded or Acted(resolution.outcome, resolution.game, entry,
                                      hand_off=_hand_off(stored.game, resolution.game), regiven=regiven)
 
-    async def end_game(self, channel_id: int, actor: Actor, interaction_id: int | None = None) -> Acted:
+    async def may_end(self, channel_id: int, actor: Actor) -> StoredGame:
+        """The channel's active game, when ``actor`` may end it (asked before the confirmation)."""
+        stored = await self._active(channel_id)
+        if not is_game_master(stored.game, actor):
+            raise NotAllowed("only the game master (who started the game) or someone with Manage "
+                             "Channels may end the game")
+        return stored
+
+    async def end_game(self, channel_id: int, actor: Actor, interaction_id: int | None = None, *,
+                       game_id: int | None = None) -> Acted:
+        """End the channel's game (``game_id``: only if it is still that one, the game a confirmation
+        was asked for)."""
         async with self._lock(channel_id):
             stored = await self._recorded_or_active(channel_id, interaction_id)
             if isinstance(stored, Acted):
                 return stored
+            if game_id is not None and stored.id != game_id:
+                raise NotAllowed("this confirmation was asked for an earlier game of this channel: nothing was ended")
             if not is_game_master(stored.game, actor):
                 raise NotAllowed("only the game master (who started the game) or someone with Manage "
                                  "Channels may end the game")
@@ -845,6 +865,49 @@ class Referee:
                                interaction_id=interaction_id, dice_proof=proof)
             recorded = await self._save(stored, stored.game, entry, end=True)
             return recorded or Acted(outcome, stored.game, entry)
+
+    async def reopen_game(self, channel_id: int, actor: Actor, interaction_id: int | None = None) -> Acted:
+        """Reopen the channel's last game, ended by mistake: the game master only, within REOPEN_WITHIN
+        of its end, while no other game has started in the channel. One logged entry after the end;
+        a new dice seed is committed for the rest of the game (the end revealed the last one)."""
+        async with self._lock(channel_id):
+            if (done := await self.recorded(interaction_id)) is not None:
+                return done
+            if await self._store.load_active(channel_id) is not None:
+                raise NotAllowed("this channel has a game in play: only a game ended by mistake is reopened, "
+                                 "before another one starts here")
+            stored = await self._latest(channel_id)
+            if not is_game_master(stored.game, actor):
+                raise NotAllowed("only the game master (who started the game) or someone with Manage Channels may "
+                                 "reopen it")
+            (end,) = await self._store.entries(stored.id, after_seq=stored.last_seq - 1, limit=1)
+            if end.order.get("action") != END_GAME:
+                raise NotAllowed(f"the last game's newest entry (#{end.seq}) is not its end: nothing to reopen")
+            ended = datetime.fromisoformat(end.time)
+            hours = REOPEN_WITHIN / timedelta(hours=1)
+            if self.clock() - ended > REOPEN_WITHIN:
+                raise NotAllowed(f"this game ended at {_stamp(ended)}, more than {hours:g} hours ago: a game is "
+                                 f"reopened within {hours:g} hours of its end; its log stays readable (/log show, "
+                                 "/log export), and /game new starts another")
+            self._check_room(stored)
+            state = await self._dice_state(stored)
+            proof = None if state is None else {"commitment": await self._commit_seed(),
+                                                "contributions": list(state.contributions)}
+            order = {"action": REOPEN_GAME, "ended": end.seq}
+            outcome = reopen_outcome(stored.game, order)
+            entry = self._seal(stored.id, stored.last_seq, stored.head_hash, actor=actor, command="/game reopen",
+                               order=order, outcome=outcome, game=stored.game, manual=False,
+                               interaction_id=interaction_id, dice_proof=proof)
+            try:
+                await self._store.reopen_game(stored, entry)
+            except DuplicateInteraction:
+                return await self.recorded(interaction_id)  # type: ignore[return-value]
+            except ActiveGameExists:
+                raise NotAllowed("another game started in this channel meanwhile: this one stays ended") from None
+            except StaleGame:
+                raise NotAllowed("the game changed while it was being reopened; nothing was saved") from None
+            self._saved(stored.id, entry)
+            return Acted(outcome, stored.game, entry)
 
     async def contribute(self, channel_id: int, actor: Actor, text: str, side: int | None = None, *,
                          interaction_id: int | None = None) -> Acted:
@@ -1188,7 +1251,7 @@ class Referee:
         if len(live) < 2:
             raise NotAllowed("there is nothing to undo: the game's creation cannot be undone")
         before, target = live
-        await self._check_undo_rolls(stored, target)
+        await self._check_undoable(stored, target)
         state_before = await self._replayed(
             state_before_undo, stored.id, before, game=stored.game, on_long=on_long,
             what=lambda count: f"preparing this undo (a replay of the {count:,} entries before entry #{target})",
@@ -1212,12 +1275,16 @@ class Referee:
                 return await self._proposal(request, replayed=True)  # type: ignore[arg-type]
             return await self._proposal(request, stored=now_stored)
 
-    async def _check_undo_rolls(self, stored: StoredGame, target: int) -> None:
-        """Under the game option ``undo_rolls=never`` an order that rolled dice is never undone: the
-        game master corrects what it did, with /unit edit naming the entry (logged as its correction)."""
+    async def _check_undoable(self, stored: StoredGame, target: int) -> None:
+        """A game's reopening is not undone. Under the game option ``undo_rolls=never`` an order that
+        rolled dice is never undone: the game master corrects what it did, with /unit edit naming the
+        entry (logged as its correction)."""
+        (entry,) = await self._store.entries(stored.id, after_seq=target - 1, limit=1)
+        if entry.order.get("action") == REOPEN_GAME:
+            raise NotAllowed(f"entry #{target} reopened the game: a reopening is not undone (the game master ends "
+                             "the game again with /game end), nor what came before it")
         if stored.game.options.get("undo_rolls", general("undo_rolls").default) != "never":
             return
-        (entry,) = await self._store.entries(stored.id, after_seq=target - 1, limit=1)
         if entry.outcome_model().rolls:
             raise NotAllowed(f"entry #{target} ({entry.command}) rolled dice, and this game's option undo_rolls=never "
                              f"keeps every order that rolled: its result stands. The game master corrects what it did "

@@ -53,6 +53,7 @@ class SavedHead(Protocol):
 
 NEW_GAME = "new_game"
 END_GAME = "end_game"
+REOPEN_GAME = "reopen_game"  # the game master reopens a game ended by mistake (within a day: bot/service.py)
 UNDO = "undo"  # a reverting entry: its order names the entry it undoes and holds the state before it
 
 
@@ -124,6 +125,18 @@ def ending_outcome(game: Game) -> Outcome:
         trail.note(f"{side.name}: {left} unit{'s' if left != 1 else ''} in play")
     return Outcome(ruleset=game.ruleset, action=END_GAME,
                    headline=f"Game over after turn {game.turn}", trail=trail.freeze())
+
+
+def reopen_outcome(game: Game, order: dict[str, Any]) -> Outcome:
+    """The game master reopened the game its end entry closed: the game is as it was at its end."""
+    trail = Trail()
+    ended = order.get("ended")
+    trail.note(f"The game ended at entry #{ended} is reopened by the game master; that entry stays in the log")
+    trail.note("A new dice seed is committed for the rest of the game (the last one was revealed at its end)")
+    ruleset = get_ruleset(game.ruleset)
+    trail.note(f"Play goes on at turn {game.turn}, {ruleset.phase_names.get(game.phase, game.phase)}")
+    return Outcome(ruleset=game.ruleset, action=REOPEN_GAME, headline=f"Game reopened after turn {game.turn}",
+                   trail=trail.freeze())
 
 
 def contribution_outcome(game: Game, order: dict[str, Any]) -> Outcome:
@@ -263,7 +276,7 @@ class Replayer:
         a replay that went astray anywhere ends in another state)."""
         action = order.get("action")
         self.last_sides = []
-        if self.ended:
+        if self.ended and action != REOPEN_GAME:
             raise ReplayRefused(f"entry #{seq} comes after the game's end")
         if self.game is None:
             if action != NEW_GAME:
@@ -274,6 +287,10 @@ class Replayer:
             raise ReplayRefused(f"entry #{seq} creates a game inside a game")
         elif action == END_GAME:
             game, outcome = self.game, ending_outcome(self.game)
+        elif action == REOPEN_GAME:
+            if not self.ended or order.get("ended") != seq - 1:
+                raise ReplayRefused(f"entry #{seq} reopens a game its entry #{seq - 1} did not end")
+            game, outcome = self.game, reopen_outcome(self.game, order)
         elif action == UNDO:
             game, outcome = self._undo(seq, order)
         elif action == CONTRIBUTE:
@@ -314,6 +331,8 @@ class Replayer:
             self._hash_due = True
         if action == END_GAME:
             self.ended = True
+        elif action == REOPEN_GAME:
+            self.ended = False
         elif action == UNDO:
             target = order["undoes"]
             self.live.pop()
