@@ -163,7 +163,8 @@ def _entry_markdown(entry: dict[str, Any], names: Names, undone: dict[int, int],
     else:
         lines.append(headline)
         if regiven and entry["seq"] in regiven:
-            lines += ["", f"*{regiven_words(regiven[entry['seq']]).capitalize()}.*"]
+            words = regiven_words(regiven[entry["seq"]], bool(outcome.rolls))
+            lines += ["", f"*{words[0].upper() + words[1:]}.*"]
     blocks = outcome_blocks(outcome)
     if blocks:
         lines.append("")

@@ -709,13 +709,14 @@ def entry_line(entry: LogEntry, names: Callable[[Any], str], undone: dict[int, i
     if entry.seq in undone:
         return f"~~{line}~~ (undone by #{undone[entry.seq]})"
     if regiven and entry.seq in regiven:
-        return f"{line} ({regiven_words(regiven[entry.seq])})"
+        return f"{line} ({regiven_words(regiven[entry.seq], bool(entry.outcome.get('rolls')))})"
     return line
 
 
-def regiven_words(undone: int) -> str:
+def regiven_words(undone: int, rolled: bool = True) -> str:
     """The mark of an order given again after the undo of the same order by the same side."""
-    return f"given again after #{undone} was undone: new dice, #{undone}'s stay in the log"
+    words = f"given again after #{undone} was undone"
+    return words + (f": new dice, #{undone}'s stay in the log" if rolled else "")
 
 
 def log_page_embeds(shown: LogPage, names: Callable[[Any], str]) -> list[discord.Embed]:

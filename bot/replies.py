@@ -195,7 +195,7 @@ async def reply_outcome(interaction: discord.Interaction, acted: Any, *, ephemer
     await share()  # the render and discord.py's send run on: other channels' turns first if due
     note = dice_note(getattr(acted, "entry", None))
     if getattr(acted, "regiven", None) is not None:  # an order given again after its undo: marked
-        note = " · ".join(filter(None, [regiven_words(acted.regiven), note]))
+        note = " · ".join(filter(None, [regiven_words(acted.regiven, bool(acted.outcome.rolls)), note]))
     groups = message_groups(outcome_embed(acted.outcome, acted.game, entry_seq=acted.seq, note=note))
     view = with_details(view, acted)
     try:
