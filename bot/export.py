@@ -23,12 +23,12 @@ from bot.core.errors import RulesError
 from bot.core.game import Game
 from bot.core.outcome import Outcome
 from bot.core.rulesets import get_ruleset, title_of
-from bot.render import outcome_blocks, safe
-from bot.record.replay import UNDO, Replayer, ReplayRefused
+from bot.render import outcome_blocks, regiven_words, safe
+from bot.record.replay import UNDO, Replayer, ReplayRefused, given_again
 
 FORMATS = {"markdown": "md", "csv": "csv", "json": "json"}
 CSV_COLUMNS = ("seq", "time", "actor_id", "actor", "command", "purpose", "kind", "die", "value", "manual",
-               "undone")
+               "undone", "given_again")
 
 Names = Callable[[int], str]
 
@@ -46,6 +46,18 @@ class ExportFile:
 def undone_map(entries: list[dict[str, Any]]) -> dict[int, int]:
     """Entries undone -> the seq of the entry that undid them."""
     return {e["order"]["undoes"]: e["seq"] for e in entries if (e.get("order") or {}).get("action") == UNDO}
+
+
+def regiven_map(entries: list[dict[str, Any]], undone: dict[int, int]) -> dict[int, int]:
+    """Entries that give an undone order again (``given_again``) -> the seq of the entry undone."""
+    known = {e["seq"]: ((e.get("order") or {}).get("action"), (e.get("outcome") or {}).get("actor_side"))
+             for e in entries}
+    found = {}
+    for seq, (action, side) in known.items():
+        target = given_again(undone, seq, action, side, known.get)
+        if target is not None:
+            found[seq] = target
+    return found
 
 
 def _time(iso: str) -> str:
@@ -70,16 +82,17 @@ def csv_text(record: dict[str, Any], names: Names = plain_name) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     undone = undone_map(record["entries"])
+    regiven = regiven_map(record["entries"], undone)
     for entry in record["entries"]:
         outcome = entry.get("outcome") or {}
         base = (entry["seq"], entry["time"], entry["actor"], names(entry["actor"]), entry["command"])
         manual = "yes" if outcome.get("manual_dice") else "no"
-        mark = undone.get(entry["seq"], "")
+        mark = (undone.get(entry["seq"], ""), regiven.get(entry["seq"], ""))
         for roll in outcome.get("rolls", ()):
             for index, value in enumerate(roll.get("dice", ()), start=1):
-                writer.writerow((*base, roll.get("purpose", ""), roll.get("kind", ""), index, value, manual, mark))
+                writer.writerow((*base, roll.get("purpose", ""), roll.get("kind", ""), index, value, manual, *mark))
         for index, value in enumerate(outcome.get("unused_dice", ()), start=1):
-            writer.writerow((*base, "given but not needed", "unused", index, value, "yes", mark))
+            writer.writerow((*base, "given but not needed", "unused", index, value, "yes", *mark))
     return out.getvalue()
 
 
@@ -135,7 +148,8 @@ def _named(text: str, names: Names) -> str:
     return _ESCAPED_MENTION.sub(lambda m: safe(names(int(m[1]))), text)
 
 
-def _entry_markdown(entry: dict[str, Any], names: Names, undone: dict[int, int]) -> list[str]:
+def _entry_markdown(entry: dict[str, Any], names: Names, undone: dict[int, int],
+                    regiven: dict[int, int] | None = None) -> list[str]:
     outcome = Outcome.model_validate(entry["outcome"])
     order = entry.get("order") or {}
     who = safe(names(entry["actor"]))
@@ -148,6 +162,9 @@ def _entry_markdown(entry: dict[str, Any], names: Names, undone: dict[int, int])
         lines += [f"~~{headline}~~", "", f"*Undone by #{undone[entry['seq']]}: its dice stay in the record.*"]
     else:
         lines.append(headline)
+        if regiven and entry["seq"] in regiven:
+            words = regiven_words(regiven[entry["seq"]], bool(outcome.rolls))
+            lines += ["", f"*{words[0].upper() + words[1:]}.*"]
     blocks = outcome_blocks(outcome)
     if blocks:
         lines.append("")
@@ -167,6 +184,7 @@ def markdown_text(record: dict[str, Any], names: Names = plain_name) -> str:
     """An after-action report: the game, then each turn and phase with every action and its trail."""
     entries = record["entries"]
     undone = undone_map(entries)
+    regiven = regiven_map(entries, undone)
     replayer = Replayer()
     stopped: str | None = None
     body: list[str] = []
@@ -195,7 +213,7 @@ def markdown_text(record: dict[str, Any], names: Names = plain_name) -> str:
                 turn = before.turn
             body += [f"### {safe(_phase_name(before))} ({safe(before.side_name(before.active_side))})", ""]
             heading = before.heading
-        body += _entry_markdown(entry, names, undone)
+        body += _entry_markdown(entry, names, undone, regiven)
     return "\n".join(_header(record, first, at or first, names) + body).rstrip("\n") + "\n"
 
 

@@ -748,6 +748,8 @@ def help_embeds(game: Game | None, commands: Sequence[CommandInfo], *, everythin
         for side, verdicts in may_now(game, ruleset).items():
             lines = [f"`{v.example}`" for v in verdicts] or ["nothing of the rules now"]
             blocks.append(Block(f"{safe(game.side_name(side))} may now", tuple(lines)))
+        if ruleset.left_to_table:
+            blocks.append(Block("Not refereed: played at the table", tuple(safe(t) for t in ruleset.left_to_table)))
         orders = [c.path for c in commands if ruleset.command(c.path) is not None] + ["done"]
         lines = _group_lines([(f"Orders of {ruleset.title}", orders), *HELP_GROUPS], known)
     lines.append(f"{len(commands)} commands in all: /help command:{EVERY_COMMAND} lists them, "
@@ -815,7 +817,8 @@ def unit_info_embeds(game: Game, unit: Any, numbers: str) -> list[discord.Embed]
 # --- the log, undo proposals, dice statistics ----------------------------------------------
 
 
-def entry_line(entry: LogEntry, names: Callable[[Any], str], undone: dict[int, int]) -> str:
+def entry_line(entry: LogEntry, names: Callable[[Any], str], undone: dict[int, int],
+               regiven: dict[int, int] | None = None) -> str:
     """"#7 · <t:1795431240:f> · alice · /morale · DR 7: white 3, colored 4 (…) · headline": the time as
     Discord's timestamp markup, which each reader sees in their own time zone."""
     when = f"<t:{int(datetime.fromisoformat(entry.time).timestamp())}:f>"  # each reader's own time zone
@@ -828,12 +831,20 @@ def entry_line(entry: LogEntry, names: Callable[[Any], str], undone: dict[int, i
     line = " · ".join(parts)
     if entry.seq in undone:
         return f"~~{line}~~ (undone by #{undone[entry.seq]})"
+    if regiven and entry.seq in regiven:
+        return f"{line} ({regiven_words(regiven[entry.seq], bool(entry.outcome.get('rolls')))})"
     return line
+
+
+def regiven_words(undone: int, rolled: bool = True) -> str:
+    """The mark of an order given again after the undo of the same order by the same side."""
+    words = f"given again after #{undone} was undone"
+    return words + (f": new dice, #{undone}'s stay in the log" if rolled else "")
 
 
 def log_page_embeds(shown: LogPage, names: Callable[[Any], str]) -> list[discord.Embed]:
     """One page of the log, newest last."""
-    lines = tuple(entry_line(e, names, shown.undone) for e in shown.entries)
+    lines = tuple(entry_line(e, names, shown.undone, shown.regiven) for e in shown.entries)
     title = f"Log of game {shown.game_id}" + (" (ended)" if shown.status == "ended" else "")
     first, last = shown.entries[0].seq, shown.entries[-1].seq
     return paginate(title, [Block(f"Entries {first}-{last} of {shown.total}", lines)],
@@ -896,12 +907,32 @@ def stamp(when: datetime) -> str:
     return f"<t:{seconds}:f> (<t:{seconds}:R>)"
 
 
+def end_request_embed(game: Game, asker: int, reopen_hours: float, answer: str | None = None,
+                      by: int | None = None) -> discord.Embed:
+    """/game end asks first: what ending does to the game and its log, the buttons' rule; ``answer``
+    ("cancelled") once answered without ending."""
+    name = f"{safe(game.side_name(0))} vs {safe(game.side_name(1))}" + (f" ({safe(game.scenario)})" if game.scenario
+                                                                        else "")
+    text = (f"<@{asker}> asks to end this game: {name}, turn {game.turn}.\n"
+            "Ending takes no more orders; the log is kept whole and hash-chained (/log show, /log verify and "
+            "/log export still read it), and the end reveals the last dice seed so anyone can check the dice.\n"
+            f"The game master may reopen a game ended by mistake with /game reopen within {reopen_hours:g} hours.")
+    if answer is None:
+        return discord.Embed(title="End this game?", colour=NEUTRAL_COLOUR,
+                             description=text + f"\nOnly <@{asker}> or the game master may confirm or cancel.")
+    return discord.Embed(title=f"Ending {answer}", colour=NEUTRAL_COLOUR,
+                         description=text + f"\n{answer.capitalize()} by <@{by}>: the game goes on.")
+
+
 def proposal_embed(proposal: UndoProposal, answer: UndoAnswer | None = None) -> discord.Embed:
     request, target, game = proposal.request, proposal.target, proposal.game
     proposer_sides = [i for i, side in enumerate(game.sides) if request.proposer in side.players]
     others = [safe(game.side_name(i)) for i in range(len(game.sides)) if i not in proposer_sides]
+    rolled = bool(target.outcome.get("rolls"))
     text = (f"<@{request.proposer}> proposes to undo entry #{target.seq} ({safe(target.command)}): "
-            f"{safe(target.outcome.get('headline', ''))}\nIts dice stay in the log; nothing is rerolled.")
+            f"{safe(target.outcome.get('headline', ''))}\n"
+            + ("Its dice stay in the log; giving the order again rolls new dice." if rolled else
+               "It rolled no dice; it stays in the log, marked undone."))
     if answer is None:
         title = f"Undo proposed: entry #{target.seq}"
         text += (f"\nA player of {' or '.join(others) or 'the other side'} or the game master may accept "

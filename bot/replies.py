@@ -22,7 +22,7 @@ from bot.core.sequence import refereed, side_to_act
 from bot.limits import Guarded
 from bot.loopshare import share
 from bot.render import (dice_note, digest_embed, error_embed, go_on_line, hand_off_line, message_groups,
-                        outcome_embed, reaction_line, shows_summary)
+                        outcome_embed, reaction_line, regiven_words, shows_summary)
 
 log = logging.getLogger(__name__)
 
@@ -266,8 +266,10 @@ async def reply_outcome(interaction: discord.Interaction, acted: Any, *, ephemer
     answered again (Discord would refuse that too): the result is posted to the channel as a
     plain message naming its log entry, so nothing saved goes unseen."""
     await share()  # the render and discord.py's send run on: other channels' turns first if due
-    groups = message_groups(outcome_embed(acted.outcome, acted.game, entry_seq=acted.seq,
-                                          note=dice_note(getattr(acted, "entry", None))))
+    note = dice_note(getattr(acted, "entry", None))
+    if getattr(acted, "regiven", None) is not None:  # an order given again after its undo: marked
+        note = " · ".join(filter(None, [regiven_words(acted.regiven, bool(acted.outcome.rolls)), note]))
+    groups = message_groups(outcome_embed(acted.outcome, acted.game, entry_seq=acted.seq, note=note))
     view = with_details(view, acted)
     try:
         extra = {"view": view} if view is not None else {}

@@ -58,11 +58,13 @@ SCENARIOS: dict[str, Scenario] = {
             "/unit add id:M1 side:US Marines type:us-rifle-squad location:0303",
             "/unit add id:M2 side:US Marines type:us-30cal-mg location:0303",
             "/unit add id:L1 side:US Marines type:us-leader location:0303",
+            "/unit add id:M3 side:US Marines type:us-rifle-squad location:0304",
             "/unit add id:J1 side:Japanese type:jp-rifle-squad location:0405",
             "/unit add id:J2 side:Japanese type:jp-rifle-squad location:0405",
         ),
         next_steps=("Try: as alice | /done (as bob | /done: both sides' Rally Phase) | as alice | "
-                    "/fire firers:M1 M2 target:0405 range:2 | /done (the Japanese impulse: as bob ...)"),
+                    "/fire firers:M1 M2 target:0405 range:2 | /fire firers:M3 target:0405 range:1 (refused: the "
+                    "impulse activated hex 0303) | /done (the Japanese impulse: as bob ...)"),
     ),
     "cd": Scenario(
         title="Command Decision: Hedgerows (sample)",

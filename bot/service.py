@@ -45,8 +45,9 @@ from bot.loopshare import share
 from bot.record import GENESIS_HASH, LogEntry, consumed_dice, sealed_state
 from bot.record.checkpoint import Checkpoint, newest_live
 from bot.record.dice_audit import CONTRIBUTE, DiceState, opened_of, state_after
-from bot.record.replay import (END_GAME, UNDO, ChainVerifier, ReplayRefused, contribution_outcome, creation_order,
-                               creation_outcome, ending_outcome, game_from_creation, undo_outcome)
+from bot.record.replay import (END_GAME, REOPEN_GAME, UNDO, ChainVerifier, ReplayRefused, contribution_outcome,
+                               creation_order, creation_outcome, ending_outcome, game_from_creation, given_again,
+                               reopen_outcome, undo_outcome)
 from bot.record.sealing import (NONCE_BYTES, REVEAL, SEAL, SEALED_MAX, check_reveal, reveal_outcome, roll_text,
                                 seal_commitment, seal_outcome)
 from bot.store import (ActiveGameExists, DuplicateInteraction, LogFull, StaleGame, Store, StoredGame,
@@ -73,6 +74,7 @@ DICE_STATES_CACHED = 4096  # games whose dice state (commitment, contributions) 
 SEEDS_CACHED = 4096  # dice seeds kept in memory (each also held in the store until revealed)
 CONTRIBUTION_MAX = 200  # characters of a side's dice contribution
 SECRET_KINDS = {"2d6": "two_d6", "d6": "d6", "d10": "d10", "DR": "DR", "dr": "dr"}  # a secret roll's kind -> Roller
+REOPEN_WITHIN = timedelta(days=1)  # how long after its end the game master may reopen a game ended by mistake
 UNDO_MINUTES = general("undo_minutes").default  # how long an undo proposal waits (48 hours); the option's default
 
 
@@ -105,6 +107,7 @@ class Acted:
     replayed: bool = False  # True: a re-delivered interaction, answered from the log
     hand_off: int | None = None  # the side now to act, when this action passed the turn to it
     sealed: tuple["Sealed", ...] = ()  # a scenario file's hidden parts, sealed with the new game (entries 2..)
+    regiven: int | None = None  # the entry this order gives again, undone just before it (its dice stay)
 
     @property
     def seq(self) -> int:
@@ -151,6 +154,7 @@ class LogPage:
     pages: int
     total: int
     undone: dict[int, int] = dataclass_field(default_factory=dict)  # seq undone -> seq of the entry undoing it
+    regiven: dict[int, int] = dataclass_field(default_factory=dict)  # seq -> the undone entry it gives again
 
 
 @dataclass(frozen=True)
@@ -240,6 +244,11 @@ class VerifyReport:
 def acting_sides(game: Game, order: dict[str, Any]) -> dict[int, str]:
     """The sides an order acts for (bot/core/acting.py), each with what in the order made it so."""
     return core_acting_sides(game, order_model(game.ruleset, order.get("action")), order)
+
+
+def _stamp(when: datetime) -> str:
+    """Discord's timestamp markup (each reader's own time zone), with the UTC time for the log."""
+    return f"<t:{int(when.timestamp())}:f> ({when.strftime('%Y-%m-%d %H:%M')} UTC)"
 
 
 def is_game_master(game: Game, actor: Actor) -> bool:
@@ -369,6 +378,11 @@ class Referee:
         # the entries this process saved last, by their interaction: ``rolled`` answers the roll limit
         # from here without a trip to the store (a logged entry never changes)
         self._saved_by_interaction: dict[int, LogEntry] = {}
+        # game -> (seq of its newest undo, the seq it undid, that entry's action and acting side): an
+        # order given next of the same action by the same side is marked given again (``given_again``);
+        # kept in this process only (after a restart the reply goes unmarked; /log and the exports
+        # read the mark from the log itself)
+        self._undid: dict[int, tuple[int, int, Any, Any]] = {}
 
     def _lock(self, channel_id: int) -> _ChannelLock:
         """The channel's commands one at a time: in this process (an asyncio lock), then across
@@ -838,6 +852,10 @@ class Referee:
             plain = _plain_order(order(stored.game) if callable(order) else order)
             check_permission(stored.game, actor, plain)
             plain = _plain_order(as_given(stored.game, plain))  # what the log holds and a replay resolves
+            corrects = plain.get("corrects")
+            if corrects is not None and not (isinstance(corrects, int) and 1 < corrects <= stored.last_seq):
+                raise InvalidOrder(f"the log has entries #2 to #{stored.last_seq} to correct, not '{corrects}'",
+                                   field="corrects")
             state = await self._dice_state(stored)
             source = await self._source(stored, state, dice, interaction_id)
             # from here to the save (the rules core, the seal) runs on: other channels' turns first if due
@@ -850,8 +868,11 @@ class Referee:
                                order=plain, outcome=resolution.outcome, game=resolution.game,
                                manual=bool(dice), interaction_id=interaction_id, dice_proof=proof)
             recorded = await self._save(stored, resolution.game, entry)
+            undid = self._undid.get(stored.id)
+            regiven = given_again({undid[1]: undid[0]}, entry.seq, plain.get("action"), resolution.outcome.actor_side,
+                                  lambda seq: undid[2:]) if undid is not None else None
             return recorded or Acted(resolution.outcome, resolution.game, entry,
-                                     hand_off=_hand_off(stored.game, resolution.game))
+                                     hand_off=_hand_off(stored.game, resolution.game), regiven=regiven)
 
     async def close_reaction(self, channel_id: int, seq: int, actor: Actor) -> Acted | None:
         """Close the channel's open reaction window as no reaction, its time limit (the game option
@@ -869,11 +890,24 @@ class Referee:
         except RulesError:
             return None
 
-    async def end_game(self, channel_id: int, actor: Actor, interaction_id: int | None = None) -> Acted:
+    async def may_end(self, channel_id: int, actor: Actor) -> StoredGame:
+        """The channel's active game, when ``actor`` may end it (asked before the confirmation)."""
+        stored = await self._active(channel_id)
+        if not is_game_master(stored.game, actor):
+            raise NotAllowed("only the game master (who started the game) or someone with Manage "
+                             "Channels may end the game")
+        return stored
+
+    async def end_game(self, channel_id: int, actor: Actor, interaction_id: int | None = None, *,
+                       game_id: int | None = None) -> Acted:
+        """End the channel's game (``game_id``: only if it is still that one, the game a confirmation
+        was asked for)."""
         async with self._lock(channel_id):
             stored = await self._recorded_or_active(channel_id, interaction_id)
             if isinstance(stored, Acted):
                 return stored
+            if game_id is not None and stored.id != game_id:
+                raise NotAllowed("this confirmation was asked for an earlier game of this channel: nothing was ended")
             if not is_game_master(stored.game, actor):
                 raise NotAllowed("only the game master (who started the game) or someone with Manage "
                                  "Channels may end the game")
@@ -886,6 +920,49 @@ class Referee:
                                interaction_id=interaction_id, dice_proof=proof)
             recorded = await self._save(stored, stored.game, entry, end=True)
             return recorded or Acted(outcome, stored.game, entry)
+
+    async def reopen_game(self, channel_id: int, actor: Actor, interaction_id: int | None = None) -> Acted:
+        """Reopen the channel's last game, ended by mistake: the game master only, within REOPEN_WITHIN
+        of its end, while no other game has started in the channel. One logged entry after the end;
+        a new dice seed is committed for the rest of the game (the end revealed the last one)."""
+        async with self._lock(channel_id):
+            if (done := await self.recorded(interaction_id)) is not None:
+                return done
+            if await self._store.load_active(channel_id) is not None:
+                raise NotAllowed("this channel has a game in play: only a game ended by mistake is reopened, "
+                                 "before another one starts here")
+            stored = await self._latest(channel_id)
+            if not is_game_master(stored.game, actor):
+                raise NotAllowed("only the game master (who started the game) or someone with Manage Channels may "
+                                 "reopen it")
+            (end,) = await self._store.entries(stored.id, after_seq=stored.last_seq - 1, limit=1)
+            if end.order.get("action") != END_GAME:
+                raise NotAllowed(f"the last game's newest entry (#{end.seq}) is not its end: nothing to reopen")
+            ended = datetime.fromisoformat(end.time)
+            hours = REOPEN_WITHIN / timedelta(hours=1)
+            if self.clock() - ended > REOPEN_WITHIN:
+                raise NotAllowed(f"this game ended at {_stamp(ended)}, more than {hours:g} hours ago: a game is "
+                                 f"reopened within {hours:g} hours of its end; its log stays readable (/log show, "
+                                 "/log export), and /game new starts another")
+            self._check_room(stored)
+            state = await self._dice_state(stored)
+            proof = None if state is None else {"commitment": await self._commit_seed(),
+                                                "contributions": list(state.contributions)}
+            order = {"action": REOPEN_GAME, "ended": end.seq}
+            outcome = reopen_outcome(stored.game, order)
+            entry = self._seal(stored.id, stored.last_seq, stored.head_hash, actor=actor, command="/game reopen",
+                               order=order, outcome=outcome, game=stored.game, manual=False,
+                               interaction_id=interaction_id, dice_proof=proof)
+            try:
+                await self._store.reopen_game(stored, entry)
+            except DuplicateInteraction:
+                return await self.recorded(interaction_id)  # type: ignore[return-value]
+            except ActiveGameExists:
+                raise NotAllowed("another game started in this channel meanwhile: this one stays ended") from None
+            except StaleGame:
+                raise NotAllowed("the game changed while it was being reopened; nothing was saved") from None
+            self._saved(stored.id, entry)
+            return Acted(outcome, stored.game, entry)
 
     async def contribute(self, channel_id: int, actor: Actor, text: str, side: int | None = None, *,
                          interaction_id: int | None = None) -> Acted:
@@ -1152,9 +1229,28 @@ class Referee:
             raise InvalidOrder(f"the log has {pages} page{'s' if pages != 1 else ''}; there is no page {page}",
                                field="page")
         entries = await self._store.entries(stored.id, after_seq=(page - 1) * per_page, limit=per_page)
-        undone = await self._store.undone(stored.id, after_seq=(page - 1) * per_page)
+        # from the entry before the page: an undo just before its first entry marks that one given again
+        undone = await self._store.undone(stored.id, after_seq=max(0, (page - 1) * per_page - 1))
+        regiven = await self._regiven(stored.id, entries, undone)
         return LogPage(game_id=stored.id, status=stored.status, entries=entries, page=page, pages=pages,
-                       total=stored.last_seq, undone=undone)
+                       total=stored.last_seq, undone=undone, regiven=regiven)
+
+    async def _regiven(self, game_id: int, entries: list[LogEntry], undone: dict[int, int]) -> dict[int, int]:
+        """The entries among ``entries`` that give an undone order again (``given_again``), each with
+        the seq of the entry it gives again (read from the log when not among them)."""
+        known = {e.seq: (e.order.get("action"), e.outcome.get("actor_side")) for e in entries}
+        for target, undo in undone.items():
+            if undo + 1 in known and target not in known:
+                found = await self._store.entries(game_id, after_seq=target - 1, limit=1)
+                if found:
+                    known[target] = (found[0].order.get("action"), found[0].outcome.get("actor_side"))
+        regiven = {}
+        for entry in entries:
+            action, side = known[entry.seq]
+            target = given_again(undone, entry.seq, action, side, known.get)
+            if target is not None:
+                regiven[entry.seq] = target
+        return regiven
 
     async def battlefield(self, channel_id: int) -> Battlefield:
         """The channel's game (the active one, else the last ended) and its newest MAP_LOOK_BACK
@@ -1225,6 +1321,7 @@ class Referee:
         if len(live) < 2:
             raise NotAllowed("there is nothing to undo: the game's creation cannot be undone")
         before, target = live
+        await self._check_undoable(stored, target)
         state_before = await self._replayed(
             state_before_undo, stored.id, before, game=stored.game, on_long=on_long,
             what=lambda count: f"preparing this undo (a replay of the {count:,} entries before entry #{target})",
@@ -1247,6 +1344,21 @@ class Referee:
                 request = await self._store.undo_by_interaction(interaction_id)  # type: ignore[arg-type]
                 return await self._proposal(request, replayed=True)  # type: ignore[arg-type]
             return await self._proposal(request, stored=now_stored)
+
+    async def _check_undoable(self, stored: StoredGame, target: int) -> None:
+        """A game's reopening is not undone. Under the game option ``undo_rolls=never`` an order that
+        rolled dice is never undone: the game master corrects what it did, with /unit edit naming the
+        entry (logged as its correction)."""
+        (entry,) = await self._store.entries(stored.id, after_seq=target - 1, limit=1)
+        if entry.order.get("action") == REOPEN_GAME:
+            raise NotAllowed(f"entry #{target} reopened the game: a reopening is not undone (the game master ends "
+                             "the game again with /game end), nor what came before it")
+        if stored.game.options.get("undo_rolls", general("undo_rolls").default) != "never":
+            return
+        if entry.outcome_model().rolls:
+            raise NotAllowed(f"entry #{target} ({entry.command}) rolled dice, and this game's option undo_rolls=never "
+                             f"keeps every order that rolled: its result stands. The game master corrects what it did "
+                             f"with /unit edit corrects:{target} (logged as a correction of #{target})")
 
     async def _newest_live(self, stored: StoredGame, count: int) -> list[int]:
         """The ``count`` newest entries not undone (``newest_live``), reading only the undo entries
@@ -1391,6 +1503,9 @@ class Referee:
         except StaleGame:
             raise NotAllowed("the game changed while this undo was being applied; nothing was saved") from None
         self._saved(stored.id, entry)
+        undone = (await self._store.entries(stored.id, after_seq=request.target_seq - 1, limit=1))[0]
+        self._undid[stored.id] = (entry.seq, request.target_seq, undone.order.get("action"),
+                                  undone.outcome.get("actor_side"))
         accepted = await self._store.undo_request(request.id)
         return UndoAnswer("accepted", accepted or request,  # type: ignore[arg-type]
                           Acted(outcome, restored, entry, hand_off=_hand_off(stored.game, restored)))

@@ -26,9 +26,10 @@ from bot.core.ruleset import Ruleset
 from bot.core.rulesets import get_ruleset, rulesets
 from bot.limits import Guarded
 from bot.maps import MAP_FILE, battlefield_picture, map_file, map_view
-from bot.render import STATUS_RECENT, error_embed, map_embed, options_embed, seat_embed, status_embed
+from bot.render import (STATUS_RECENT, end_request_embed, error_embed, game_status_embed, map_embed, options_embed,
+                        seat_embed, status_embed)
 from bot.replies import reply_and_close, reply_outcome, send_embeds, send_ephemeral
-from bot.service import NotAllowed, is_game_master
+from bot.service import REOPEN_WITHIN, NotAllowed, is_game_master
 from cogs._common import (act_and_reply, actor_of, phase_autocomplete, reply_new_game, scenario_file,
                           side_autocomplete, side_index)
 from cogs._slash import Param, build_command
@@ -134,15 +135,64 @@ def seat_view(kind: str, game_id: int, side: int, user: int, by: int) -> discord
     return view
 
 
+REOPEN_HOURS = REOPEN_WITHIN.total_seconds() / 3600
+
+
+class EndButton(Guarded, discord.ui.DynamicItem[discord.ui.Button],
+                template=r"gameend:(?P<verb>confirm|cancel):(?P<game>[0-9]{1,18}):(?P<asker>[0-9]{1,20})"):
+    """Confirm or Cancel under /game end's question. Only the one who asked, or the game master, may
+    press; rebuilt from its custom_id on every click, restarts included. Confirming ends the game
+    the question was asked for (never a later one of the channel)."""
+
+    def __init__(self, verb: str, game_id: int, asker: int):
+        style = discord.ButtonStyle.danger if verb == "confirm" else discord.ButtonStyle.secondary
+        label = "End the game" if verb == "confirm" else "Cancel"
+        super().__init__(discord.ui.Button(label=label, style=style, custom_id=f"gameend:{verb}:{game_id}:{asker}"))
+        self.verb, self.game_id, self.asker = verb, game_id, asker
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button,
+                             match: re.Match[str]) -> EndButton:
+        return cls(match["verb"], int(match["game"]), int(match["asker"]))
+
+    async def callback(self, interaction: Interaction) -> None:  # type: ignore[override]
+        referee, actor = interaction.client.referee, actor_of(interaction)
+        try:
+            stored = await referee.active(interaction.channel_id)
+            if stored.id != self.game_id:
+                raise NotAllowed("this question was asked for an earlier game of this channel: nothing was ended")
+            if actor.user_id != self.asker and not is_game_master(stored.game, actor):
+                raise NotAllowed("only the one who asked to end this game, or the game master, may confirm or "
+                                 "cancel it")
+            if self.verb == "cancel":
+                await interaction.response.edit_message(
+                    embed=end_request_embed(stored.game, self.asker, REOPEN_HOURS, "cancelled", actor.user_id),
+                    view=None)
+                return
+            acted = await referee.end_game(interaction.channel_id, actor, interaction_id=interaction.id,
+                                           game_id=self.game_id)
+        except RulesError as exc:  # components bypass the tree's error handler: refuse here, privately
+            await send_ephemeral(interaction, embed=error_embed(exc.message, exc.rule))
+            return
+        await reply_and_close(interaction, acted)
+
+
+def end_view(game_id: int, asker: int) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    for verb in ("confirm", "cancel"):
+        view.add_item(EndButton(verb, game_id, asker))
+    return view
+
+
 class GameCog(commands.Cog):
     game = app_commands.Group(name="game", description="Start, join, look at, advance and end this channel's game",
                               guild_only=True)
 
     async def cog_load(self) -> None:
-        self.bot.add_dynamic_items(SeatButton)
+        self.bot.add_dynamic_items(SeatButton, EndButton)
 
     async def cog_unload(self) -> None:
-        self.bot.remove_dynamic_items(SeatButton)
+        self.bot.remove_dynamic_items(SeatButton, EndButton)
 
     def __init__(self, bot: RefereeClient):
         self.bot = bot
@@ -243,10 +293,19 @@ class GameCog(commands.Cog):
     async def phase(self, interaction: Interaction, to: str | None = None, dice: str | None = None) -> None:
         await act_and_reply(interaction, {"action": "phase", "to": to}, command="/game phase", dice=parse_dice(dice))
 
-    @game.command(name="end", description="Game master only: end this channel's game (its log is kept)")
+    @game.command(name="end", description="Game master only: end this channel's game, after a confirmation "
+                                          "(its log is kept)")
     async def end(self, interaction: Interaction) -> None:
-        acted = await interaction.client.referee.end_game(interaction.channel_id, actor_of(interaction),
-                                                          interaction_id=interaction.id)
+        stored = await interaction.client.referee.may_end(interaction.channel_id, actor_of(interaction))
+        await interaction.response.send_message(
+            embed=end_request_embed(stored.game, interaction.user.id, REOPEN_HOURS),
+            view=end_view(stored.id, interaction.user.id))
+
+    @game.command(name="reopen", description=f"Game master only: reopen this channel's game ended by mistake "
+                                             f"(within {REOPEN_HOURS:g} hours of its end)")
+    async def reopen(self, interaction: Interaction) -> None:
+        acted = await interaction.client.referee.reopen_game(interaction.channel_id, actor_of(interaction),
+                                                             interaction_id=interaction.id)
         await reply_outcome(interaction, acted)
 
 

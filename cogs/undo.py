@@ -5,7 +5,9 @@ the other side (or the game master) accepts before it expires; the proposer may 
 The buttons are dynamic items whose custom_id carries the proposal's id (``undo:accept:12``),
 and the proposal lives in the database: a button still works after the bot restarts.
 An accepted undo appends a reverting entry restoring the state before the undone one; the
-undone entry and its dice stay in the log, marked. Nothing is ever rerolled.
+undone entry and its dice stay in the log, marked; giving the order again rolls new dice, and the log
+marks that order as given again. Under the game option undo_rolls=never an order that rolled is not
+undone at all (the game master corrects it with /unit edit corrects:).
 """
 
 from __future__ import annotations

@@ -98,9 +98,10 @@ def bulk_order(action: str, units: str | None, at: str | None, **values: Any) ->
                 raise InvalidOrder(f"there is no unit in {where}", field="at")
         else:
             ids = parse_ids(units, option="unit")
+        extra = {k: v for k, v in values.items() if k != field and v is not None}  # e.g. an edit's corrects
         if len(ids) == 1:
-            return {"action": action, "unit": ids[0], field: values[field]}
-        return {"action": f"{action}_many", "units": ids, field: values[field]}
+            return {"action": action, "unit": ids[0], field: values[field]} | extra
+        return {"action": f"{action}_many", "units": ids, field: values[field]} | extra
     return order
 
 
@@ -153,11 +154,14 @@ class UnitsCog(commands.Cog):
 
     @unit.command(name="edit", description="Game master only: correct units' numbers or markers (a whole stack too)")
     @app_commands.describe(stats="The fields to change as key=value pairs, e.g. 'morale=7 broken=no'",
-                           unit="The unit to correct, or several: 'A1 A2'", at="Or every unit in this Location")
+                           unit="The unit to correct, or several: 'A1 A2'", at="Or every unit in this Location",
+                           corrects="The log entry this corrects (e.g. a rolled order kept by undo_rolls=never)")
     @app_commands.autocomplete(unit=unit_autocomplete, at=location_autocomplete)
-    async def edit(self, interaction: Interaction, stats: str, unit: str | None = None, at: str | None = None) -> None:
+    async def edit(self, interaction: Interaction, stats: str, unit: str | None = None, at: str | None = None,
+                   corrects: app_commands.Range[int, 2, 2**53] | None = None) -> None:
         changes = parse_options(stats, option="stats")
-        await self._act(interaction, bulk_order("unit_edit", unit, at, changes=changes), "/unit edit")
+        await self._act(interaction, bulk_order("unit_edit", unit, at, changes=changes, corrects=corrects),
+                        "/unit edit")
 
     @unit.command(name="move", description="Move units (and the weapons they carry) to a location, or off board")
     @app_commands.describe(unit="The unit to move, or several: 'A1 A2 L1'",

@@ -40,7 +40,7 @@ REFERENCE_BLOCK = re.compile(r"(<!-- commands -->\n)(?P<body>.*?)(<!-- /commands
 # the actions the rules interface documents, one worked example each
 DOCUMENTED_ACTIONS = {
     "asl": {"fire", "morale", "rally", "transfer", "recover", "close_combat", "phase"},
-    "nhis": {"fire", "morale", "rally"},
+    "nhis": {"fire", "morale", "rally", "activate"},
     "cd": {"fire", "indirect_fire", "artillery_response", "morale", "rally"},
 }
 

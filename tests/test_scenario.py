@@ -12,6 +12,7 @@ import yaml
 
 from bot import scenario as files
 from bot.core.data import data_path
+from bot.core.rulesets import get_ruleset
 from bot.core.scenario import build_game
 from bot.core.sequence import SEQUENCE
 from bot.record import state_hash
@@ -69,6 +70,8 @@ def test_the_creation_entry_replays_the_whole_set_up():
     game = build_game(scenario, gm=7, sequence=SEQUENCE)
     order = json.loads(json.dumps(creation_order("cd", ["x", "y"], "", None, {}, 7, setup=files.dump(scenario))))
     replayed, outcome = Replayer().apply(1, order, [], False)
+    game.options.update(get_ruleset("cd").creation_defaults)  # a game created today plays by them
+    assert order["defaults"] == get_ruleset("cd").creation_defaults
     assert state_hash(replayed) == state_hash(game)
     assert "Set up from a scenario file: 9 units (Americans 5, Germans 4), 4 Locations" in \
         [step.label for step in outcome.trail]

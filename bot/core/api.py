@@ -135,6 +135,7 @@ def resolve(game: Game, order: dict[str, Any] | BaseModel, dice: DiceSource | No
     check_phase(game, ruleset, parsed)
     action = getattr(parsed, "action", None)
     sides, reacting = _turn_check(game, ruleset, parsed, action)
+    holder = game.to_act if ruleset.acted_before_hand_off(game) else None  # before: a replay resolves in place
     working = not in_place and action in ruleset.working_actions
     if working:  # the units made plain objects as the ruleset reads them (working.py)
         work = working_game(game, eager=action in ruleset.eager_actions)
@@ -151,7 +152,7 @@ def resolve(game: Game, order: dict[str, Any] | BaseModel, dice: DiceSource | No
     else:
         outcome = ruleset.resolve(work, parsed, roller)
         if sides and not reacting:
-            note_acted(work, sides)
+            note_acted(work, sides, holder)
     unused = tuple(source.remaining) if isinstance(source, ScriptedDice) else ()
     outcome = with_dice(outcome, tuple(roller.rolls) if roller.rolls else outcome.rolls,
                         roller.manual and bool(roller.rolls), unused)

@@ -124,6 +124,9 @@ GENERAL: tuple[GameOption, ...] = (
                takes_words=f"ask, off, or hours=N (N from {reactions.HOURS_MIN:g} to {reactions.HOURS_MAX:,g})"),
     GameOption("undo_minutes", "number", "minutes an undo proposal waits for the other side's answer "
                "(2,880 is 48 hours)", default=48 * 60, low=1, high=7 * 24 * 60),
+    GameOption("undo_rolls", "choice", "whether an order that rolled dice may be undone: consent (by the other "
+               "side; giving it again rolls new dice) or never (only the game master corrects it, with /unit edit "
+               "corrects:)", default="consent", choices=("consent", "never")),
 )
 
 

@@ -91,6 +91,8 @@ class Ruleset:
     # the reactions its rules give the other side after an order (bot/core/reactions.py): a move in the
     # open opens a window the mover waits on, with the game option reactions
     reactions: ClassVar[tuple[Reaction, ...]] = ()
+    # what the referee leaves to the table, one sentence each with its reason (/help says so plainly)
+    left_to_table: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self) -> None:
         self._adapter: TypeAdapter[Any] | None = None
@@ -391,6 +393,13 @@ class Ruleset:
     def check_step_end(self, game: Game, step: Any) -> None:
         """Refuse ending a step of the sequence of play that leaves something undone (CD: a side's
         orders still sealed when it ends its move)."""
+
+    def acted_before_hand_off(self, game: Game) -> bool:
+        """True: an order that handed the step to another side as it was resolved (No Honor in
+        Surrender: an opportunity fire that ends the mover's impulse) counts only for the step it was
+        given in, never as an action of the new holder's (whose /done is then a pass). False keeps
+        how games logged before counted it; rulesets override."""
+        return True
 
     def step_started(self, game: Game, step: Any, trail: Trail, roller: Roller | None) -> None:
         """What happens as a step begins, before its holder acts (Command Decision: the initiative

@@ -170,8 +170,12 @@ def _plays(game: Game, ruleset: Ruleset, role: str, side: int) -> bool:
         return False
 
 
-def note_acted(game: Game, sides: dict[int, str]) -> None:
-    """The holder gave an order in its step (an impulse in which a side acted is not a pass)."""
+def note_acted(game: Game, sides: dict[int, str], holder: int | None = None) -> None:
+    """The holder gave an order in its step (an impulse in which a side acted is not a pass).
+    ``holder``: the side that held the step when the order was given; an order that handed the step
+    on as it was resolved marks nothing (it was not the new holder's action)."""
+    if holder is not None and game.to_act != holder:
+        return
     if refereed(game) and game.to_act in sides:
         game.acted = True
 

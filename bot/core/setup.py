@@ -88,6 +88,7 @@ class UnitEdit(OrderBase):
     action: Literal["unit_edit"] = "unit_edit"
     unit: ActingUnit
     changes: Numbers = Field(min_length=1)  # field -> new value (a GM's correction)
+    corrects: int | None = Field(default=None, ge=2)  # the log entry it corrects (the service checks it exists)
 
 
 class _MoveRules:
@@ -121,6 +122,7 @@ class UnitEditMany(OrderBase):
     action: Literal["unit_edit_many"] = "unit_edit_many"
     units: ActingUnits = Field(min_length=1, max_length=MAX_BULK)
     changes: Numbers = Field(min_length=1)
+    corrects: int | None = Field(default=None, ge=2)  # the log entry it corrects
 
 
 class UnitRemove(OrderBase):
@@ -296,7 +298,9 @@ def _resolve_bulk(game: Game, ruleset: Ruleset, order: OrderBase) -> Outcome:
         return _together(ruleset, order.action, f"{len(outcomes)} units to {order.location or 'off board'}: "
                          f"{', '.join(game.unit(uid).id for uid in order.units)}", outcomes)
     assert isinstance(order, UnitEditMany)
-    outcomes = _each(game, ruleset, [(uid, UnitEdit(unit=uid, changes=order.changes)) for uid in order.units])
+    outcomes = _each(game, ruleset, [(uid, UnitEdit(unit=uid, changes=order.changes,
+                                                    corrects=order.corrects if i == 0 else None))
+                                     for i, uid in enumerate(order.units)])  # the correction noted once
     return _together(ruleset, order.action, f"{len(outcomes)} units corrected: "
                      f"{', '.join(game.unit(uid).id for uid in order.units)}", outcomes)
 
@@ -354,6 +358,9 @@ def resolve_setup(game: Game, ruleset: Ruleset, order: OrderBase) -> Outcome:
         except ValidationError as exc:
             raise InvalidOrder(_validation_message(exc, "changes", ruleset, type(unit)), field="changes") from None
         game.units[unit.id] = new
+        if order.corrects is not None:
+            trail.note(f"The game master's correction of entry #{order.corrects}: that entry and its dice stay in "
+                       "the log as they were")
         for key, value in order.changes.items():
             trail.put("effect", f"{unit.label}: {key} {getattr(unit, key)!r} -> {value!r}", unit=unit.id)
         return _outcome(ruleset, order.action, f"{unit.label} corrected", trail,

@@ -25,6 +25,8 @@ History:
   5. the ASL clean-up reads data/asl/markers.yaml: each unit whose markers come off at a phase's end
      is one effect, its state before and after in words ("Good Order, Prep Fire" -> "Good Order"),
      and an eliminated unit's markers come off without a line
+     And an undo's trail says its entry's dice stay in the log and giving the order again rolls new dice
+     (it said "nothing is rerolled"); a game master's /unit edit naming the entry it corrects says so
 """
 
 from __future__ import annotations

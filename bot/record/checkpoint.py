@@ -24,6 +24,7 @@ from bot.core.game import Game
 from .chain import LogEntry, state_hash
 
 END_GAME, NEW_GAME, UNDO = "end_game", "new_game", "undo"  # as bot/record/replay.py names them
+REOPEN_GAME = "reopen_game"
 
 
 @dataclass(frozen=True)
@@ -48,7 +49,7 @@ class Checkpoint:
         game = self.state
         if state_hash(game) != self.entry.state_hash:
             return None
-        if self.entry.order.get("action") not in (UNDO, END_GAME) and \
+        if self.entry.order.get("action") not in (UNDO, END_GAME, REOPEN_GAME) and \
                 (not self.top or self.top[-1] != (self.entry.seq, self.entry.state_hash)):
             return None  # an order's own entry is on top of the stack after it
         return game
@@ -71,7 +72,7 @@ def advance_live(top: list[int], whole: bool, entries: Iterable[tuple[int, Any, 
                 top.pop()
             else:
                 whole = False
-        elif action != END_GAME:
+        elif action not in (END_GAME, REOPEN_GAME):
             top.append(seq)
     if len(top) > keep:
         top, whole = top[-keep:], False

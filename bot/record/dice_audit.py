@@ -119,6 +119,8 @@ class DiceAudit:
         if proof is None:
             return AuditProblem(seq, f"entry #{seq} has no dice proof: in a game with committed dice every entry "
                                      "names the commitment in force")
+        if self.state.commitment is None and order.get("action") == "reopen_game":
+            return self._reopened(seq, order, proof)
         if self.state.commitment is None:
             return AuditProblem(seq, f"entry #{seq} comes after the last dice seed was revealed")
         if proof.get("commitment") != self.state.commitment:
@@ -163,6 +165,17 @@ class DiceAudit:
                         return problem
         elif opened_of(proof):
             return AuditProblem(seq, f"entry #{seq} opens secret rolls without revealing its turn's seed")
+        self.state = state_after(order, proof, seq)
+        return None
+
+    def _reopened(self, seq: int, order: dict[str, Any], proof: dict[str, Any]) -> AuditProblem | None:
+        """A game reopened after its end (whose entry revealed the last seed): the reopening commits a
+        new seed for the rest of the game, with the contributions in force, and draws nothing."""
+        assert self.state is not None
+        if not isinstance(proof.get("commitment"), str) or "reveal" in proof or proof.get("sides"):
+            return AuditProblem(seq, f"entry #{seq} reopens the game without committing a new dice seed")
+        if tuple(proof.get("contributions") or ()) != self.state.contributions:
+            return AuditProblem(seq, f"entry #{seq} names other dice contributions than those the log set")
         self.state = state_after(order, proof, seq)
         return None
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol
 
@@ -53,6 +54,7 @@ class SavedHead(Protocol):
 
 NEW_GAME = "new_game"
 END_GAME = "end_game"
+REOPEN_GAME = "reopen_game"  # the game master reopens a game ended by mistake (within a day: bot/service.py)
 UNDO = "undo"  # a reverting entry: its order names the entry it undoes and holds the state before it
 
 
@@ -77,9 +79,10 @@ def creation_order(ruleset: str, sides: list[str], scenario: str, variant: str |
              "gm": gm, "sequence": SEQUENCE}
     if setup is not None:
         order["setup"] = setup
-        # the creation defaults reach a game set up from a scenario file too (a creation logged before
-        # this mark set its game up from the scenario's own options alone, and replays so)
-        order["setup_defaults"] = True
+        # a scenario file's game is made from its set-up, not from "options": the defaults go along
+        # by name (a creation logged before they did has none, and replays without them)
+        if defaults:
+            order["defaults"] = {k: v for k, v in defaults.items() if k not in given}
     return order
 
 
@@ -90,10 +93,9 @@ def game_from_creation(order: dict[str, Any]) -> Game:
         except ValueError:
             raise ReplayRefused("the game's creation holds a scenario that does not validate") from None
         game = build_game(scenario, gm=order.get("gm"), sequence=order.get("sequence"))
-        if order.get("setup_defaults"):
-            # the order's options are the scenario's and the ruleset's creation defaults (creation_order)
-            given = order.get("options") or {}
-            game.options.update({k: v for k, v in given.items() if k not in game.options})
+        defaults = order.get("defaults")
+        if isinstance(defaults, dict):
+            game.options.update({k: v for k, v in defaults.items() if k not in game.options})
         return game
     return new_game(order.get("ruleset", ""), sides=list(order.get("sides") or []),
                     scenario=order.get("scenario") or "", variant=order.get("variant"),
@@ -130,6 +132,18 @@ def ending_outcome(game: Game) -> Outcome:
                    headline=f"Game over after turn {game.turn}", trail=trail.freeze())
 
 
+def reopen_outcome(game: Game, order: dict[str, Any]) -> Outcome:
+    """The game master reopened the game its end entry closed: the game is as it was at its end."""
+    trail = Trail()
+    ended = order.get("ended")
+    trail.note(f"The game ended at entry #{ended} is reopened by the game master; that entry stays in the log")
+    trail.note("A new dice seed is committed for the rest of the game (the last one was revealed at its end)")
+    ruleset = get_ruleset(game.ruleset)
+    trail.note(f"Play goes on at turn {game.turn}, {ruleset.phase_names.get(game.phase, game.phase)}")
+    return Outcome(ruleset=game.ruleset, action=REOPEN_GAME, headline=f"Game reopened after turn {game.turn}",
+                   trail=trail.freeze())
+
+
 def contribution_outcome(game: Game, order: dict[str, Any]) -> Outcome:
     """A side changed its dice contribution (docs/dice.md): the game is unchanged."""
     side = order.get("side")
@@ -162,7 +176,7 @@ def undo_outcome(current: Game, restored: Game, order: dict[str, Any]) -> Outcom
     trail = Trail()
     trail.note(f"Entry #{target} is undone by consent: proposed by one player, accepted by the other "
                "side or the game master")
-    trail.note(f"Entry #{target} stays in the log with its dice; nothing is rerolled")
+    trail.note(f"Entry #{target} stays in the log with its dice; giving the order again rolls new dice")
     ruleset = get_ruleset(restored.ruleset)
     trail.note(f"Back to turn {restored.turn}, {ruleset.phase_names.get(restored.phase, restored.phase)} "
                f"({restored.side_name(restored.active_side)})")
@@ -179,6 +193,20 @@ def undo_outcome(current: Game, restored: Game, order: dict[str, Any]) -> Outcom
     return Outcome(ruleset=restored.ruleset, action=UNDO, headline=f"Entry #{target} undone",
                    actor_side=proposer_side(restored, order.get("proposed_by")), trail=trail.freeze(),
                    effects=tuple(effects))
+
+
+def given_again(undone_by: dict[int, int], seq: int, action: Any, side: Any,
+                of: Callable[[int], tuple[Any, Any] | None]) -> int | None:
+    """The entry that the order of entry ``seq`` gives again, or None: the entry just before it is
+    an undo (``undone_by``: seq undone -> seq of the undo) of an entry of the same action by the same
+    side (``of(seq)``: that entry's action and acting side, None when unknown). The log shows the
+    mark (the reply, /log show, the exports): the dice of the undone entry stay, these are new."""
+    if side is None:
+        return None
+    target = next((undone for undone, undo in undone_by.items() if undo == seq - 1), None)
+    if target is None or of(target) != (action, side):
+        return None
+    return target
 
 
 class Replayer:
@@ -253,7 +281,7 @@ class Replayer:
         a replay that went astray anywhere ends in another state)."""
         action = order.get("action")
         self.last_sides = []
-        if self.ended:
+        if self.ended and action != REOPEN_GAME:
             raise ReplayRefused(f"entry #{seq} comes after the game's end")
         if self.game is None:
             if action != NEW_GAME:
@@ -264,6 +292,10 @@ class Replayer:
             raise ReplayRefused(f"entry #{seq} creates a game inside a game")
         elif action == END_GAME:
             game, outcome = self.game, ending_outcome(self.game)
+        elif action == REOPEN_GAME:
+            if not self.ended or order.get("ended") != seq - 1:
+                raise ReplayRefused(f"entry #{seq} reopens a game its entry #{seq - 1} did not end")
+            game, outcome = self.game, reopen_outcome(self.game, order)
         elif action == UNDO:
             game, outcome = self._undo(seq, order)
         elif action == CONTRIBUTE:
@@ -304,6 +336,8 @@ class Replayer:
             self._hash_due = True
         if action == END_GAME:
             self.ended = True
+        elif action == REOPEN_GAME:
+            self.ended = False
         elif action == UNDO:
             target = order["undoes"]
             self.live.pop()

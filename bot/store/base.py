@@ -316,6 +316,12 @@ class Store(ABC):
         return await self._write(stored, stored.game, entry, end=True)
 
     @abstractmethod
+    async def reopen_game(self, stored: StoredGame, entry: LogEntry) -> StoredGame:
+        """Append the reopening entry of an ended game (``stored``, its end the newest entry) and mark
+        it active again, in one transaction; the state is the one it ended with. StaleGame if the game
+        moved on or is not ended; ActiveGameExists if its channel has another game in play."""
+
+    @abstractmethod
     async def _write(self, stored: StoredGame, game: Game, entry: LogEntry, *, end: bool) -> StoredGame:
         """The state and the entry in one transaction (``end``: the closing entry, which may go one
         past the log's cap and marks the game ended); StaleGame if the game moved on."""

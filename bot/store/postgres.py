@@ -547,6 +547,26 @@ class PostgresStore(Store):
         return Checkpoint(state=game, entry=_entry(entry), top=tuple((seq, hashes[seq]) for seq in top),
                           whole=bool(live["whole"]))
 
+    async def reopen_game(self, stored: StoredGame, entry: LogEntry) -> StoredGame:
+        if entry.seq > self.max_entries + 1:
+            raise LogFull(f"the log holds {self.max_entries} entries, the most one game may have")
+        self.kept.forget(stored.id)
+        try:
+            async with self._connection() as conn:
+                async with conn.transaction():
+                    moved = await conn.execute(
+                        "UPDATE games SET status = 'active', ended_at = NULL, last_seq = $1, head_hash = $2 "
+                        "WHERE id = $3 AND status = 'ended' AND last_seq = $4 AND head_hash = $5",
+                        entry.seq, entry.hash, stored.id, entry.seq - 1, entry.prev_hash)
+                    if moved != "UPDATE 1":
+                        raise StaleGame(f"game {stored.id} changed since it was loaded")
+                    await self._insert_entry(conn, entry)
+        except asyncpg.UniqueViolationError as exc:
+            raise self._unique(exc, entry.interaction_id) from None
+        return StoredGame(id=stored.id, channel_id=stored.channel_id, guild_id=stored.guild_id,
+                          ruleset=stored.ruleset, status="active", created_at=stored.created_at, game=stored.game,
+                          last_seq=entry.seq, head_hash=entry.hash)
+
     async def _insert_entry(self, conn: Any, entry: LogEntry) -> None:
         await conn.execute(f"INSERT INTO log_entries ({_ENTRY_COLUMNS}) VALUES ({_ENTRY_VALUES})", *_entry_row(entry))
         if entry.interaction_id is not None:  # listed as unshown until its result reaches the channel

@@ -744,6 +744,28 @@ class SqliteStore(Store):
                           created_at=stored.created_at, game=game,
                           last_seq=entry.seq, head_hash=entry.hash)
 
+    async def reopen_game(self, stored: StoredGame, entry: LogEntry) -> StoredGame:
+        if entry.seq > self.max_entries + 1:
+            raise LogFull(f"the log holds {self.max_entries} entries, the most one game may have")
+
+        def write(conn: Connection) -> None:
+            cursor = conn.execute(
+                "UPDATE games SET status = 'active', ended_at = NULL, last_seq = ?, head_hash = ? "
+                "WHERE id = ? AND status = 'ended' AND last_seq = ? AND head_hash = ?",
+                (entry.seq, entry.hash, stored.id, entry.seq - 1, entry.prev_hash))
+            if cursor.rowcount != 1:
+                raise StaleGame(f"game {stored.id} changed since it was loaded")
+            self._insert_entry(conn, entry)
+
+        self.kept.forget(stored.id)
+        try:
+            await self._transact(write)
+        except sqlite3.IntegrityError as exc:
+            raise self._integrity(exc, entry_interaction=entry.interaction_id) from None
+        return StoredGame(id=stored.id, channel_id=stored.channel_id, guild_id=stored.guild_id,
+                          ruleset=stored.ruleset, status="active", created_at=stored.created_at, game=stored.game,
+                          last_seq=entry.seq, head_hash=entry.hash)
+
     def _insert_entry(self, conn: Connection, entry: LogEntry) -> None:
         """On the connection's thread, inside the caller's transaction."""
         count = self._entry_columns.count(",") + 1

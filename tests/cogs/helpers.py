@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from bot.emulator.payloads import MANAGE_CHANNELS, PLAYER_PERMISSIONS
 from bot.service import Actor
 
 from tests.cogs.conftest import ALICE, BOB, GM, GUILD
@@ -132,3 +133,14 @@ def field(name: str, value: str) -> dict[str, Any]:
 def fields(embed: dict[str, Any]) -> dict[str, str]:
     """An embed's fields as {name: value}, for the assertions that look at one part."""
     return {f["name"]: f["value"] for f in embed.get("fields", [])}
+
+
+async def end_game(table, *, user: int = GM, channel: int | None = None, manager: bool = False):
+    """/game end and its confirmation pressed by the same person: the ending's reply (or the refusal
+    of /game end itself, when it was refused before asking)."""
+    asked = await table.send("game end", {}, user=user, channel=channel, manager=manager)
+    if asked.ephemeral:
+        return asked
+    confirm = next(c for c in asked.message.custom_ids() if c.startswith("gameend:confirm:"))
+    perms = PLAYER_PERMISSIONS | MANAGE_CHANNELS if manager else PLAYER_PERMISSIONS
+    return await table.fake.click(asked.message, confirm, user_id=user, member_permissions=perms)

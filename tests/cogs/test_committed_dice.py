@@ -24,7 +24,7 @@ from bot.record import GENESIS_HASH, LogEntry, canonical_json, state_hash
 from bot.record.replay import Replayer
 from bot.store.sqlite import _ENTRY_COLUMNS, _entry_params
 from tests.cogs.conftest import ALICE, BOB, CAROL
-from tests.cogs.helpers import asl_game, gm, last_entry
+from tests.cogs.helpers import asl_game, end_game, gm, last_entry
 from tests.store.helpers import CountingDice
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -118,7 +118,7 @@ async def test_the_commitment_is_posted_at_the_start_and_each_die_derives_from_t
     started = await table.as_gm("game new", {"ruleset": "asl", "sides": "Germans, Russians"})
     assert started.embeds[0]["footer"]["text"] == (
         f"log #1 · dice commitment (SHA-256 of this turn's secret seed): {commitment(seeds[0])}")
-    await table.as_gm("game end")  # reveals seeds[0]
+    await end_game(table)  # reveals seeds[0]
     seeds = fixed_seeds(table, "second game ")
     await asl_game(table)
     reply = await table.send("morale", {"unit": "A1"})
@@ -152,7 +152,7 @@ async def test_the_end_of_a_game_turn_reveals_its_seed_commits_the_next_and_veri
     assert embed["description"].endswith(
         "dice: 4 dice of 2 entries re-derived from 1 revealed seed; 1 entry waits for this turn's seed to be "
         "revealed (1 with dice drawn)")
-    ended = await table.as_gm("game end")
+    ended = await end_game(table)
     assert ended.embeds[0]["footer"]["text"] == f"log #{len(logged) + 1} · dice seed revealed: {seeds[1].hex()}"
     assert (await verify(table))["description"].endswith("dice: 6 dice of 3 entries re-derived from 2 revealed seeds")
 
@@ -169,7 +169,7 @@ async def test_a_side_s_contribution_enters_every_die_drawn_after_it(table):
     entry = await last_entry(table)
     assert entry.dice_proof["contributions"] == [contribution_value("Hans rolls true"), ""]
     assert list(entry.dice) == expected_dice(seeds[0], entry)
-    await table.as_gm("game end")
+    await end_game(table)
     assert (await verify(table))["title"] == "The log checks out"
 
 
@@ -261,7 +261,7 @@ async def test_dice_the_host_made_up_instead_of_deriving_them_are_named(table):
 
 async def test_an_export_audits_offline_and_an_independent_script_rederives_its_dice(table, tmp_path):
     await played(table)
-    await table.as_gm("game end")
+    await end_game(table)
     done = await audit(table, tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().endswith("dice: 6 dice of 3 entries re-derived from 2 revealed seeds")
@@ -275,7 +275,7 @@ async def test_manual_dice_stay_allowed_and_marked_manual(table):
     await table.send("morale", {"unit": "A1", "dice": "3 4"})
     entry = await last_entry(table)
     assert entry.manual and list(entry.dice) == [3, 4] and "sides" not in entry.dice_proof
-    await table.as_gm("game end")
+    await end_game(table)
     assert (await verify(table))["description"].endswith("1 with manual dice (thrown at the table, not derived)")
 
 

@@ -1,12 +1,12 @@
 """A re-delivered interaction is answered from the log, whatever happened to the game since."""
 
-from tests.cogs.helpers import asl_game
+from tests.cogs.helpers import asl_game, end_game
 
 
 async def test_a_morale_check_redelivered_after_the_game_ended_gets_its_recorded_answer(table):
     await asl_game(table)
     first = await table.send("morale", {"unit": "A1", "dice": "2 5"})
-    await table.as_gm("game end", manager=True)
+    await end_game(table, manager=True)
     entries_before = (await table.bot.referee.log(table.channel)).total
 
     again = await table.fake.deliver_again(first)

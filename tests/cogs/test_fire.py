@@ -168,6 +168,7 @@ async def test_nhis_adjacent_fire_hits_and_the_target_checks_morale(table):
             field("Dice", "2d6 7: 3 + 4 (fire on B1)\nd6 5 (morale check Japanese rifle squad J1)\n"
                           "manual dice (given by the players)"),
             field(f"Fire on B1 at range 1 [{rule_fire}]",
+                  "Activation: hex A1 (U1, U2, UL), the one of impulse 1 of US  [NHiS impulse activation (assumed)]\n"
                   "Impulse 1 of US  [NHiS sequence of play (assumed)]\n"
                   f"FP of US Marine rifle squad U1  3  [{rule_drm}]\nFirepower  3  (=3)  [{rule_drm}]\n"
                   f"Target in an adjacent hex  +3  (=6)  [{rule_drm}]\n"

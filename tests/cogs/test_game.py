@@ -12,7 +12,7 @@ import pytest
 
 from bot.core.rulesets import get_ruleset
 from tests.cogs.conftest import ALICE, BOB, CAROL, GAME_CHANNEL, GENERAL, GM, THREAD, refusal
-from tests.cogs.helpers import last_entry
+from tests.cogs.helpers import end_game, last_entry
 
 GREY, BLUE = 0x8A8F98, 0x4A7AB5  # bot.render: neutral (set-up, phases) and side 1's colour
 NO_GAME = "There is no game in this channel: start one with /game new"
@@ -355,7 +355,7 @@ async def test_game_end_by_the_game_master_closes_the_game_and_frees_the_channel
     await seat_players(table)
     await table.as_gm("unit add", {"id": "A1", "side": "Germans", "type": "ger-467", "location": "B3"})
 
-    reply = await table.as_gm("game end")
+    reply = await end_game(table)
 
     assert reply.embeds == [{
         "type": "rich", "flags": 0, "color": GREY, "title": "Game over after turn 1",
@@ -405,7 +405,7 @@ async def test_autocomplete_in_a_channel_without_a_game_offers_nothing(table):
 async def test_every_set_up_command_and_option_has_help_text(table):
     """discord.py fills a missing description with '…'; players would see nothing useful."""
     synced = {c["name"]: c for c in table.fake.commands_for(table.fake.guild().id)}
-    expected = {"game": ["end", "join", "kick", "leave", "map", "new", "options", "phase", "status"],
+    expected = {"game": ["end", "join", "kick", "leave", "map", "new", "options", "phase", "reopen", "status"],
                 "unit": ["add", "edit", "info", "list", "move", "remove", "types"], "location": ["set"]}
     for group, subcommands in expected.items():
         assert synced[group]["description"] not in ("", "…")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from tests.cogs.conftest import ALICE, BOB, CAROL, GM
+from tests.cogs.helpers import end_game
 
 NOT_A_PLAYER = ("only the players of this game give orders here: join a side first "
                 "(anyone may look at the game and its log)")
@@ -94,7 +95,7 @@ async def test_manage_channels_makes_anyone_a_game_master(seated):
     assert (game.units["R1"].morale, game.units["A1"].location, game.locations["D5"].terrain) == (
         6, "D5", "stone building")
     assert game.sides[1].players == [BOB, CAROL]
-    reply = await seated.send("game end", user=ALICE, manager=True)
+    reply = await end_game(seated, user=ALICE, manager=True)
     assert reply.embeds[0]["title"] == "Game over after turn 1"
 
 

@@ -5,8 +5,8 @@ postgresql://...``."""
 from __future__ import annotations
 
 from bot.store import PostgresStore
-from tests.cogs.conftest import GAME_CHANNEL, THREAD
-from tests.cogs.helpers import asl_game
+from tests.cogs.conftest import BOB, GAME_CHANNEL, THREAD
+from tests.cogs.helpers import asl_game, end_game
 from tests.cogs.test_restart import set_up_two_games
 
 
@@ -37,3 +37,17 @@ async def test_a_redelivered_morale_check_is_answered_from_the_postgres_log(pg_t
     second = again.record.rejected[0]
     assert second.data["embeds"] == again.record.callbacks[0].data["embeds"]
     assert second.data["embeds"][0]["fields"][0]["value"].startswith("DR 7: white 2, colored 5")
+
+
+async def test_a_game_ended_by_mistake_is_reopened_on_postgres_too(pg_table):
+    await asl_game(pg_table)
+    game, entries = await pg_table.snapshot()
+    await end_game(pg_table)
+    assert await pg_table.snapshot() == (None, 0)
+    reopened = await pg_table.as_gm("game reopen")
+    assert reopened.embeds[0]["title"] == "Game reopened after turn 1"
+    assert await pg_table.snapshot() == (game, entries + 2)
+    await pg_table.restart()  # read back from the database
+    rolled = await pg_table.send("morale", {"unit": "R1"}, user=BOB)
+    assert not rolled.ephemeral, rolled.embeds
+    assert (await pg_table.bot.referee.verify(pg_table.channel)).ok

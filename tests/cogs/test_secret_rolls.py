@@ -14,7 +14,7 @@ import sys
 
 from bot.core.dice import derive_die
 from tests.cogs.conftest import ALICE, BOB, CAROL
-from tests.cogs.helpers import cd_game, last_entry
+from tests.cogs.helpers import cd_game, end_game, last_entry
 from tests.cogs.test_committed_dice import ROOT, audit, end_turn, fixed_seeds, forge, verify
 from tests.cogs.test_sealed_orders import public_text
 
@@ -53,7 +53,7 @@ async def test_a_secret_roll_revealed_with_other_dice_is_named(table):
     await table.send("reveal", {"sealed": sealed})
     await end_turn(table)
     assert (await verify(table))["title"] == "The log checks out"
-    await table.as_gm("game end")
+    await end_game(table)
 
     def other_die(fields):  # the host rewrites the roll and its reveal (nonce and all) and re-seals the chain
         import hashlib
@@ -190,7 +190,7 @@ async def test_an_independent_script_checks_contributions_and_opened_secret_roll
     opened_at_end = (await last_entry(table)).seq
     await end_turn(table)
     turn_end = (await last_entry(table)).seq
-    await table.as_gm("game end")
+    await end_game(table)
     export = tmp_path / "export.json"
     export.write_bytes((await table.send("log export", {"format": "json"}, user=CAROL)).files[0].data)
     record = json.loads(export.read_text())

@@ -76,7 +76,7 @@ async def test_an_accepted_undo_restores_the_state_before_and_keeps_the_undone_e
     assert embed["title"] == "Undo proposed: entry #15"
     assert embed["description"] == (
         f"<@{BOB}> proposes to undo entry #15 (/morale): 4-4-7 R1: Normal Morale Check, Final DR 11 vs 7 -> fails\n"
-        "Its dice stay in the log; nothing is rerolled.\n"
+        "Its dice stay in the log; giving the order again rolls new dice.\n"
         "A player of Germans or the game master may accept until <t:1772560800:f> (<t:1772560800:R>); "
         "the proposer may withdraw it.")
     assert proposal.message.custom_ids() == ["undo:accept:1", "undo:refuse:1"]

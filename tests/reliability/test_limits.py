@@ -14,7 +14,7 @@ from bot.emulator.records import CHANNEL_MESSAGE
 from bot.limits import Guarded, Quotas, RateLimited, RollRateLimiter
 from bot.service import ServerCaps
 from tests.cogs.conftest import ALICE, BOB, CAROL, GENERAL, GM, THREAD, refusal
-from tests.cogs.helpers import GM_ACTOR, asl_game, nhis_game
+from tests.cogs.helpers import GM_ACTOR, asl_game, end_game, nhis_game
 from tests.reliability.audit import audit_database, size
 
 
@@ -324,7 +324,7 @@ async def test_the_games_a_server_runs_at_once_are_capped(table):
     text = await table.refused("game new", {"ruleset": "asl", "sides": "A, B"}, user=GM)
     assert text == ("this server has 2 games running, the most one server may: the game master of one can end it "
                     "with /game end (the bot's host sets this number)")
-    assert not (await table.as_gm("game end", channel=THREAD)).ephemeral
+    assert not (await end_game(table, channel=THREAD)).ephemeral
     assert not (await table.as_gm("game new", {"ruleset": "asl", "sides": "A, B"})).ephemeral
 
 
@@ -332,7 +332,7 @@ async def test_the_games_a_server_starts_in_a_day_are_capped_across_a_restart(ta
     table.bot.referee.caps = ServerCaps(running=10, started=Rate(3, 86_400))
     for _ in range(3):  # start and end, again and again, in one channel
         assert not (await table.as_gm("game new", {"ruleset": "nhis", "sides": "A, B"})).ephemeral
-        assert not (await table.as_gm("game end")).ephemeral
+        assert not (await end_game(table)).ephemeral
     await table.restart()  # counted in the database: a restart does not reset it
     table.bot.referee.caps = ServerCaps(running=10, started=Rate(3, 86_400))
     text = await table.refused("game new", {"ruleset": "nhis", "sides": "A, B"}, user=GM)
@@ -430,6 +430,6 @@ async def test_a_full_log_refuses_orders_but_the_game_can_still_be_ended(table):
     text = await table.refused("morale", {"unit": "A0", "dice": "2 3"}, user=ALICE)
     assert text == ("this game's log is full (7 entries, the most one game keeps): the game master can end it "
                     "with /game end and start another")
-    assert not (await table.as_gm("game end")).ephemeral  # the closing entry always fits
+    assert not (await end_game(table)).ephemeral  # the closing entry always fits
     audit = await audit_database(table.database)
     assert audit.entries == 8

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...commands import Command, Option, Suggest
-from .orders import NhisFire, NhisMorale, NhisMove, NhisRally
+from .orders import NhisActivate, NhisFire, NhisMorale, NhisMove, NhisRally
 
 UNIT = Suggest("unit")
 
@@ -22,6 +22,11 @@ COMMANDS = (
         Option("to", "id", "the Location it enters", required=True, suggest=Suggest("location")),
         Option("kind", "text", "move, crawl or charge (its marker)",
                choices=(("move", "move"), ("crawl", "crawl"), ("charge", "charge"))),
+    )),
+    Command("activate", "Activate a leader's command for this impulse: his hex and the adjacent units you name",
+            NhisActivate, (
+        Option("leader", "id", "the Prepared leader who activates", required=True, suggest=UNIT),
+        Option("units", "ids", "units in hexes adjacent to his that he activates too: 'M3 T1'", suggest=UNIT),
     )),
     Command("rally", "Try to rally a shaken unit", NhisRally, (
         Option("unit", "id", "the unit that tries to rally", required=True, suggest=UNIT),

@@ -38,6 +38,8 @@ class NhisUnit(UnitBase):
     # the impulse it last moved and fired in (a refereed sequence of play; absent from older states)
     moved_impulse: int | None = Field(default=None, exclude_if=lambda v: v is None, repr=False)
     fired_impulse: int | None = Field(default=None, exclude_if=lambda v: v is None, repr=False)
+    # the impulse whose activation it belongs to (activation.py; absent from older states)
+    activated_impulse: int | None = Field(default=None, exclude_if=lambda v: v is None, repr=False)
 
     @property
     def current_fp(self) -> int:

@@ -12,6 +12,7 @@ from . import tables
 # The phases that allow fire and rally come from data/nhis/rules.yaml, as the ruleset's phases do
 _TURN = tables.rules().turn
 _RALLY = tables.rules().rally
+_ACTIVATION = tables.rules().activation
 
 
 class NhisFire(OrderBase):
@@ -60,4 +61,15 @@ class NhisMove(OrderBase):
     kind: Literal["move", "crawl", "charge"] = "move"
 
 
-NhisOrder = NhisFire | NhisMorale | NhisRally | NhisMove | PhaseOrder
+class NhisActivate(OrderBase):
+    """A Prepared leader activates his command for the impulse: himself, the units of his hex, and
+    the units named in the hexes adjacent to it (the players' declaration: the referee has no map)."""
+
+    phases = Phases((_ACTIVATION.phase or _TURN.fire_phase,), _ACTIVATION.rule, "a leader activates his command")
+
+    action: Literal["activate"] = "activate"
+    leader: ActingUnit
+    units: ActingUnits = Field(default_factory=list, max_length=40)  # units in the adjacent hexes
+
+
+NhisOrder = NhisFire | NhisMorale | NhisRally | NhisMove | NhisActivate | PhaseOrder

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ...dice import Roller
@@ -9,11 +10,11 @@ from ...game import Game
 from ...outcome import Outcome, UnitEffect
 from ...ruleset import Ruleset
 from ...trail import Trail
-from . import fire, morale, movement, odds, rally, tables
+from . import activation, fire, morale, movement, odds, rally, tables
 from .commands import COMMANDS
 from .context import status_text
 from .models import NhisUnit
-from .orders import NhisFire, NhisMorale, NhisMove, NhisOrder, NhisRally
+from .orders import NhisActivate, NhisFire, NhisMorale, NhisMove, NhisOrder, NhisRally
 
 
 class NhisRuleset(Ruleset):
@@ -40,6 +41,10 @@ class NhisRuleset(Ruleset):
     status_flags = (("shaken", "shaken"), ("reduced", "reduced"), ("moving", "moving"), ("crawling", "crawling"),
                     ("banzai", "Banzai charging"))
     words = {"broken": "shaken"}
+    # impulses refereed as one activation each (activation.py): games created since; older ones replay as played
+    internal_options = (activation.ACTIVATION,)
+    creation_defaults = {activation.ACTIVATION: True}
+    left_to_table = (tables.rules().activation.assumed[-1],)
 
     def unit_model(self):
         return NhisUnit
@@ -82,14 +87,19 @@ class NhisRuleset(Ruleset):
 
     def resolve_action(self, game: Game, order, roller: Roller) -> Outcome:
         if isinstance(order, NhisFire):
-            return fire.resolve_fire(game, order, roller)
+            return _in_activation(game, order.firers, lambda: fire.resolve_fire(game, order, roller))
         if isinstance(order, NhisMorale):
             return morale.resolve_morale(game, order, roller)
         if isinstance(order, NhisRally):
             return rally.resolve_rally(game, order, roller)
         if isinstance(order, NhisMove):
-            return movement.resolve_move(game, order, roller)
+            return _in_activation(game, order.units, lambda: movement.resolve_move(game, order, roller))
+        if isinstance(order, NhisActivate):
+            return activation.resolve_activate(game, order, roller)
         return super().resolve_action(game, order, roller)
+
+    def acted_before_hand_off(self, game: Game) -> bool:
+        return bool(game.options.get(activation.ACTIVATION))
 
     def next_phase(self, game: Game) -> tuple[str, int, int]:
         """Both sides share each phase: after the last one the next game turn begins, and the
@@ -104,9 +114,26 @@ class NhisRuleset(Ruleset):
         if game.phase == self.phases[0]:
             for unit in units:  # the next Rally Phase allows a new attempt
                 unit.rally_tried = False
+        if game.phase == tables.rules().turn.fire_phase:
+            activation.clear_stamps(game, units)
         if game.phase == self.phases[-1]:
             for unit in units:
                 _end_of_turn(unit, trail, effects)
+
+
+def _in_activation(game: Game, unit_ids: list[str], resolve: Callable[[], Outcome]) -> Outcome:
+    """A move or a fire inside the impulse's one activation (activation.py): checked, and the hex
+    activated, before it resolves; the impulse ended after it when the activation is spent."""
+    before, after = Trail(), Trail()
+    holder = game.to_act
+    activation.check_and_activate(game, unit_ids, before)
+    outcome = resolve()
+    activation.end_if_spent(game, holder, after)
+    if not before.steps and not after.steps:
+        return outcome
+    trail = outcome.trail
+    head = trail[:1] if trail and trail[0].kind == "section" else ()  # the activation inside the action's section
+    return outcome.model_copy(update={"trail": head + before.freeze() + trail[len(head):] + after.freeze()})
 
 
 def _end_of_turn(unit: NhisUnit, trail: Trail, effects: list[UnitEffect]) -> None:

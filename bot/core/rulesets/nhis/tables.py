@@ -166,6 +166,7 @@ class RulesFile(_Strict):
     rally: Procedure
     turn: Turn
     stacking: Stacking
+    activation: Procedure  # what one impulse activates (activation.py)
 
 
 def _load(name: str) -> Any:
