@@ -8,7 +8,7 @@ from fractions import Fraction
 import pytest
 
 from bot.core.odds import preview
-from bot.core.odds.asl import Engine
+from bot.core.rulesets.asl.odds import Engine
 from bot.core.rulesets.asl.ruleset import RULESET
 from tests.core.asl.conftest import AslBuilder
 
