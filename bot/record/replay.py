@@ -72,6 +72,10 @@ def creation_order(ruleset: str, sides: list[str], scenario: str, variant: str |
              "gm": gm, "sequence": SEQUENCE}
     if setup is not None:
         order["setup"] = setup
+        # a scenario's game is built from the file (its options): how games created today play goes
+        # with it (a creation logged before has no "defaults" and replays without them)
+        if defaults:
+            order["defaults"] = {k: v for k, v in defaults.items() if k not in given}
     return order
 
 
@@ -81,7 +85,9 @@ def game_from_creation(order: dict[str, Any]) -> Game:
             scenario = Scenario.model_validate(order["setup"])
         except ValueError:
             raise ReplayRefused("the game's creation holds a scenario that does not validate") from None
-        return build_game(scenario, gm=order.get("gm"), sequence=order.get("sequence"))
+        game = build_game(scenario, gm=order.get("gm"), sequence=order.get("sequence"))
+        game.options.update(order.get("defaults") or {})
+        return game
     return new_game(order.get("ruleset", ""), sides=list(order.get("sides") or []),
                     scenario=order.get("scenario") or "", variant=order.get("variant"),
                     options=order.get("options"), gm=order.get("gm"), sequence=order.get("sequence"))
