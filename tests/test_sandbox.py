@@ -214,7 +214,8 @@ def test_cd_session_artillery_fire_morale_rally(tmp_path):
     assert "   German MG42 platoon G2: Good Order -> Good Order, suppressed (suppressed)" in idf
     command = "/fire firers:1-A target:G1 band:short options:cover=light dice:3 7 8"
     assert reply_to(out, command).splitlines()[0] == \
-        "== US rifle platoon 1-A fires 2 ROF at German rifle platoon G1: 1 hit -> eliminated =="
+        ("== US rifle platoon 1-A fires 2 ROF at German rifle platoon G1: 1 hit -> eliminated (takes effect at the "
+         "end of the phase) ==")
     assert "   d10 8 (hit result on German rifle platoon G1)" in details(out, command)
     command = "/morale company:Able options:in_cover=yes enemy_personnel_near=yes dice:9"
     assert reply_to(out, command).splitlines()[0] == (
@@ -321,9 +322,9 @@ def test_a_second_session_on_the_database_is_not_answered_from_the_first_ones_lo
     sandbox(tmp_path, "--scenario", "cd", "--database", str(database), script="")
     out = sandbox(tmp_path, "--database", str(database), script="channel cd\nas gm\n/unit move unit:1-A to:hedge-1\n")
     moved = reply_to(out, "/unit move unit:1-A to:hedge-1")
-    assert moved.startswith("== US rifle platoon 1-A to hedge-1 ==") and "(log #9)" in moved, moved
+    assert moved.startswith("== US rifle platoon 1-A to hedge-1 ==") and "(log #10)" in moved, moved
     out = sandbox(tmp_path, "--database", str(database), script="channel cd\n/game status\n")
-    assert "-- hedge-1: open --\n   US rifle platoon 1-A (Americans)" in reply_to(out, "/game status")
+    assert "-- hedge-1: open (hedgerow) --\n   US rifle platoon 1-A (Americans)" in reply_to(out, "/game status")
 
 
 def test_a_database_that_cannot_be_opened_is_one_line(tmp_path):

@@ -282,7 +282,10 @@ def scenario_of(game: Game, hidden: dict[int, str] | None = None) -> Scenario:
     ruleset = get_ruleset(game.ruleset)
     side_option_names = [o.name for o in ruleset.side_options]
     library = ruleset.counter_types()
-    options = {k: v for k, v in game.options.items() if isinstance(v, (int, float, bool, str))}
+    # the options the ruleset keeps itself (how games created today play) are not the file's: a game
+    # set up from it gets them as it is created
+    options = {k: v for k, v in game.options.items()
+               if isinstance(v, (int, float, bool, str)) and k not in ruleset.internal_options}
     sides = []
     for i, side in enumerate(game.sides):
         opts: dict[str, Any] = {name: getattr(side, name) for name in side_option_names

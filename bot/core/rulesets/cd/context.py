@@ -23,7 +23,7 @@ def status_text(stand: CdStand) -> str:
         if flag:
             parts.append(word)
     if stand.pending:  # a simultaneous fire phase's results, applied at its end
-        parts.append(f"{' and '.join(stand.pending)} at the end of the phase")
+        parts.append(f"{' and '.join(dict.fromkeys(stand.pending))} at the end of the phase")
     return ", ".join(parts)
 
 

@@ -169,8 +169,8 @@ def resolve_response(ctx: CdContext, order: CdArtilleryResponse) -> Outcome:
         ctx.trail.put("marker", f"{firer.label}: place the IDF template", rule=table.rule, unit=firer.id)
     if turn_rules(ctx.game):
         firer.response_turn, firer.response_ok, firer.response_support = ctx.turn, ok, order.support
-        ctx.trail.note(f"{firer.label} fires {'its mission this turn (/artillery fire)' if ok else 'no mission this turn'}",
-                       rule=table.rule, unit=firer.id)
+        fires = "its mission this turn (/artillery fire)" if ok else "no mission this turn"
+        ctx.trail.note(f"{firer.label} fires {fires}", rule=table.rule, unit=firer.id)
     verdict = "responds, place the template" if ok else "no response this turn"
     return ctx.outcome("artillery_response", f"{kind} response for {firer.name}: d10 {roll} -> {verdict}",
                        firer.side)

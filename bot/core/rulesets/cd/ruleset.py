@@ -207,11 +207,11 @@ class CdRuleset(Ruleset):
                                f"{game.side_name(play.side_to_act(game))} to act", rule=rule)
 
     def check_step_end(self, game: Game, step: Any) -> None:
-        if step.phase == "CommandMorale" and turn_rules(game):
-            due = morale_due(game, game.to_act)  # type: ignore[arg-type]
+        if step.phase == "CommandMorale" and turn_rules(game) and game.to_act is not None:
+            due = morale_due(game, game.to_act)
             if due:
                 first = next(iter(due))
-                raise IllegalOrder(f"{game.side_name(game.to_act)} must check morale before they end the "  # type: ignore[arg-type]
+                raise IllegalOrder(f"{game.side_name(game.to_act)} must check morale before they end the "
                                    f"{self.phase_names['CommandMorale']}: {due_text(due)} (CD 5B [21]); "
                                    f"/morale company:{first}, or the game master waives it with /company waive "
                                    f"company:{first}", rule=MORALE_DUE_RULE)
