@@ -100,6 +100,8 @@ async def test_done_waits_for_the_company_checks_due_then_a_check_or_the_game_ma
     assert await table.refused("done") == (
         "Americans must check morale before they end the Command & Morale Phase: company Able (fired upon) (CD 5B "
         "[21]); /morale company:Able, or the game master waives it with /company waive company:Able")
+    shown = text(await table.send("help")).split("Americans may now\n")[1].split("\n\n")[0]
+    assert "`/morale company:Able`" in shown and "/company waive" not in shown  # the game master's, not a side's
     await played(table, "company near", {"company": "Arty"})  # the battery is within 12" of the enemy too
     assert "company Arty (within 12\" of the enemy)" in await table.refused("done")
     await played(table, "morale", {"company": "Able", "dice": "1"})

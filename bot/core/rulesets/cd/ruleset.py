@@ -124,8 +124,9 @@ class CdRuleset(Ruleset):
         return {key: dict(fields) for key, fields in tables.counters().counters.items()}
 
     def table_loaders(self) -> tuple:
-        # data/cd/hit_results.yaml, modifiers.yaml, morale.yaml, orders.yaml (counters.yaml: counter_types)
-        return (tables.hit_results, tables.modifiers, tables.morale, tables.orders)
+        # data/cd/hit_results.yaml, modifiers.yaml, morale.yaml, orders.yaml, cover.yaml, turn.yaml
+        # (counters.yaml: counter_types)
+        return (tables.hit_results, tables.modifiers, tables.morale, tables.orders, tables.cover, tables.turn)
 
     # a natural 1's ammunition depletion roll [27.1] comes after the hit results, so the manual dice
     # meant for the hit results go to them (games created before roll it between, as they were played)
