@@ -129,9 +129,9 @@ async def test_a_command_decision_turn_with_sealed_orders(table, tmp_path):
     assert ending == (f"Germans still have sealed orders to reveal (#{germans.seq}): /reveal sealed:{germans.seq} "
                       "first; a side reveals its orders as it moves (CD 5A, 2D-2E)")
     unrevealed = await table.refused("move", {"units": "G1", "to": "X3"}, user=BOB)  # its order is still sealed
-    assert unrevealed == (f"German rifle platoon G1 may not move before Germans reveal the orders they sealed "
-                          f"(#{germans.seq}): /reveal sealed:{germans.seq} first; a stand moves under its order once "
-                          "it is revealed (CD 5A, 2D-2E)")
+    assert unrevealed == (f"German rifle platoon G1 may not move before its order is revealed: Germans still hold "
+                          f"sealed orders (#{germans.seq}); they reveal them as they move, /reveal "
+                          f"sealed:{germans.seq} first (CD 5A, 2D-2E)")
     opened = await play(table, "reveal", {"sealed": germans.seq}, user=BOB)
     assert opened.embeds[0]["title"] == f"Sealed order #{germans.seq} revealed (Germans): company Kampf: Cautious Advance"
     shown = json.dumps(opened.embeds)

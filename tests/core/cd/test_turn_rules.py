@@ -13,6 +13,7 @@ from bot.core.dice import ScriptedDice
 from bot.core.errors import IllegalOrder
 from bot.core.game import Game, Location, PendingSeal
 from bot.core.rulesets.cd.models import CdStand
+from bot.core.sealed import reveal_sealed, sealed_text
 
 from .conftest import labels
 
@@ -284,11 +285,26 @@ def test_a_stand_does_not_move_before_its_sides_sealed_orders_are_revealed():
     game.turn = 2
     game.sealed = [PendingSeal(seq=5, side=0, turn=1)]
     assert refused(game, action="move", stands=["1-A"], to="rear") == (
-        "US rifle platoon 1-A may not move before Americans reveal the orders they sealed (#5): /reveal sealed:5 "
-        "first; a stand moves under its order once it is revealed (CD 5A, 2D-2E)")
-    game.sealed = []
+        "US rifle platoon 1-A may not move before its order is revealed: Americans still hold sealed orders (#5); "
+        "they reveal them as they move, /reveal sealed:5 first (CD 5A, 2D-2E)")
+    game.units["1-A"].revealed_turn = 2  # its own order is open: it moves, the other sealed order aside
     moved, _ = act(game, [], action="move", stands=["1-A"], to="rear")
     assert moved.units["1-A"].location == "rear"
+    game.units["1-A"].revealed_turn, game.sealed = None, []  # every order of the side open
+    assert act(game, [], action="move", stands=["1-A"], to="rear")[0].units["1-A"].location == "rear"
+
+
+def test_a_stand_prep_fires_only_once_its_order_is_revealed():
+    game = game_at("Prep", "Movement", sealed_orders=True)
+    game.turn = 2
+    game.sealed = [PendingSeal(seq=5, side=0, turn=1)]
+    game.units["RA1"].location = "farm"  # an H class stand prep fires
+    assert refused(game, action="fire", firer="RA1", targets=["G1"], range_band="short") == (
+        "US 105mm battery RA1 may not fire before its order is revealed: Americans still hold sealed orders (#5); "
+        "to prep fire with it they reveal them in their Prep Fire, /reveal sealed:5 first (CD 5A, 2D-2E)")
+    game.units["RA1"].revealed_turn = 2
+    fired, _ = act(game, [9], action="fire", firer="RA1", targets=["G1"], range_band="short")
+    assert fired.units["RA1"].fired_phase == "2:Movement"
 
 
 # --- games logged before play on as they did ---
@@ -301,3 +317,16 @@ def test_a_game_created_before_keeps_its_rules():
     game, _ = act(game, [9], action="indirect_fire", firer="RA1", targets=["G1"])  # no response asked for
     _, again = act(game, [2, 5], action="indirect_fire", firer="RA1", targets=["G1"])
     assert again.cells[0].column == "experienced"
+
+
+def test_side_b_reveals_in_its_prep_fire_to_prep_fire_with_the_stand_it_names():
+    game = game_at("Prep", "Movement", sealed_orders=True)
+    game.turn, game.step, game.to_act = 2, STEP["Prep"] + 1, 1  # Side B's (the Germans') prep fire
+    game.sealed = [PendingSeal(seq=5, side=0, turn=1), PendingSeal(seq=7, side=1, turn=1)]
+    text = sealed_text({"action": "give_orders", "order": "hold", "stands": ["PZ1"]})
+    revealed = reveal_sealed(game, 7, text)
+    assert revealed.game.units["PZ1"].order == "hold" and revealed.game.units["PZ1"].revealed_turn == 2
+    del game.options["cd_turn_rules"]  # a game logged before: the reveals wait for the moves, Side A first
+    with pytest.raises(IllegalOrder) as refused_reveal:
+        reveal_sealed(game, 7, text)
+    assert refused_reveal.value.message.startswith("Side A (Americans) reveal their orders first")

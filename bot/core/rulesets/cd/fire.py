@@ -17,7 +17,7 @@ from .context import CdContext
 from .hits import ApHit, check_depletion, resolve_hit, suppress
 from .models import CdStand
 from .orders import CdFire
-from .turn import cover, deferred, doomed, fired_upon, quality
+from .turn import check_revealed, cover, deferred, doomed, fired_upon, quality
 
 ONCE_RULE = "CD [13.1] (once a fire phase: assumed)"
 PREP_FIRE_CLASSES = ("H", "HC")  # Prep Fire: unpinned H/HC class only (card, Movement C)
@@ -107,6 +107,7 @@ def check_fire_kind(ctx: CdContext, firer: CdStand, order: CdFire, op_fire: bool
                            f"Fire phase and only in contact (CD [21.4])", rule="CD [21.4]")
     if not refereed(ctx.game):
         return  # a game logged before the sequence of play was refereed plays on as it did
+    check_revealed(ctx, [firer], "fire")
     check_stand_order(ctx, firer, order)
     if firer.fired_phase == f"{ctx.turn}:{phase}":
         raise IllegalOrder(f"{firer.label} has fired in this phase already: a stand fires once a fire phase "

@@ -16,7 +16,7 @@ from .context import CdContext
 from .models import CdStand
 from .morale import company
 from .orders import SEALING, CdGiveOrders, CdMove
-from .turn import turn_rules
+from .turn import check_revealed
 
 MOVE_RULE = "CD [7, 8]"
 
@@ -100,16 +100,3 @@ def resolve_move(ctx: CdContext, order: CdMove) -> Outcome:
         ctx.effect(stand, "moved this turn: Op Fire may take it as it moves", rule=MOVE_RULE)
     return ctx.outcome("move", f"{', '.join(s.label for s in stands)} move to {order.to}", stands[0].side)
 
-
-def check_revealed(ctx: CdContext, stands: list[CdStand]) -> None:
-    """With sealed orders, a stand moves only once its order is open: its side reveals every order it
-    sealed (the bot cannot tell which stands a sealed order names before it is open) [2D-2E]."""
-    if not turn_rules(ctx.game) or not ctx.game.options.get(SEALING.option):
-        return
-    side = stands[0].side
-    held = [p.seq for p in ctx.game.sealed if p.side == side and p.turn < ctx.game.turn]
-    if held:
-        names = ", ".join(s.label for s in stands)
-        raise IllegalOrder(f"{names} may not move before {ctx.game.side_name(side)} reveal the orders they sealed "
-                           f"({', '.join(f'#{n}' for n in held)}): /reveal sealed:{held[0]} first; a stand moves "
-                           f"under its order once it is revealed ({SEALING.rule})", rule=SEALING.rule)

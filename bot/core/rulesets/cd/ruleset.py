@@ -195,16 +195,20 @@ class CdRuleset(Ruleset):
         if earlier:
             raise IllegalOrder(f"{side} sealed #{earlier[0]} before #{pending.seq}: /reveal sealed:{earlier[0]} "
                                f"first ({SEAL_ORDER_RULE})", rule=rule)
+        step = play.current(game, self)
+        if (turn_rules(game) and step is not None and game.to_act == pending.side
+                and "fire" in step.orders.get(step.holder, ())):
+            return  # a side reveals in its own Prep Fire (2B-2C) the orders of the stands it prep fires with
         side_a = self.role_side(game, "side_a")
         waiting = [p.seq for p in game.sealed if p.side == side_a and p.turn < game.turn]
         if pending.side != side_a and waiting:
             raise IllegalOrder(f"Side A ({game.side_name(side_a)}) reveal their orders first ({rule}): "
                                f"{', '.join(f'#{n}' for n in waiting)} still sealed; {side} reveal theirs when "
                                f"they move, after Side A's are open", rule=rule)
-        step = play.current(game, self)
         if step is not None and (game.to_act != pending.side or "move" not in step.orders.get(step.holder, ())):
+            also = " (or in their Prep Fire, to prep fire with the stands they name)" if turn_rules(game) else ""
             raise IllegalOrder(f"{side} reveal their sealed orders as they move, in their part of the Movement "
-                               f"Phase ({rule}); it is the {play.step_name(game, self, step)}, "
+                               f"Phase{also} ({rule}); it is the {play.step_name(game, self, step)}, "
                                f"{game.side_name(play.side_to_act(game))} to act", rule=rule)
 
     def check_step_end(self, game: Game, step: Any) -> None:

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ...errors import IllegalOrder
 from ...outcome import UnitEffect
 from ...trail import Trail
 from . import tables
 from .context import CdContext, status_text
 from .models import CdStand, TroopQuality
+from .orders import SEALING
 
 if TYPE_CHECKING:
     from ...game import Game
@@ -187,3 +189,21 @@ def fired_upon(ctx: CdContext, targets: list[Any]) -> None:
     for target in targets:
         if target.fired_on_turn != ctx.turn:
             target.fired_on_turn = ctx.turn
+
+
+# --- sealed orders: a stand acts once its order is open (2B-2E) ---
+def check_revealed(ctx: CdContext, stands: list[CdStand], doing: str = "move") -> None:
+    """With sealed orders, a stand moves or fires only once its order is open: its own revealed this
+    turn, or every order its side sealed (the bot cannot tell which stands a sealed order names before
+    it is open) [2B-2E]."""
+    if not turn_rules(ctx.game) or not ctx.game.options.get(SEALING.option):
+        return
+    for stand in stands:
+        held = [p.seq for p in ctx.game.sealed if p.side == stand.side and p.turn < ctx.game.turn]
+        if held and stand.revealed_turn != ctx.turn:
+            when = "to prep fire with it they reveal them in their Prep Fire" if doing == "fire" else \
+                "they reveal them as they move"
+            raise IllegalOrder(f"{stand.label} may not {doing} before its order is revealed: "
+                               f"{ctx.game.side_name(stand.side)} still hold sealed orders "
+                               f"({', '.join(f'#{n}' for n in held)}); {when}, /reveal sealed:{held[0]} first "
+                               f"({SEALING.rule})", rule=SEALING.rule)
