@@ -72,6 +72,8 @@ async def test_both_sides_general_fire_takes_effect_at_the_end_of_the_phase(tabl
     shown = trail(shot)
     assert "German rifle platoon G1: eliminated: takes effect at the end of the phase  [CD [19.1]]" in shown
     assert "German rifle platoon G1: Good Order -> Good Order, eliminated at the end of the phase" in shown
+    board = text(await table.send("game status"))
+    assert "German rifle platoon G1 (Germans): eliminated at the end of the phase" in board, board
     await played(table, "done")
     # Side B: G1, eliminated at the phase's end, still fires in it
     answer = await played(table, "fire", {"firers": "G1", "target": "P1", "band": "short", "dice": "2 9 9"},

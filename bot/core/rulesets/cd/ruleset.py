@@ -107,6 +107,11 @@ class CdRuleset(Ruleset):
                    "turn comes off if the company passes this turn's check or makes none",
                    rule=tables.morale().pin_removal_rule)
 
+    def marker_words(self, unit: Any) -> list[str]:
+        """A simultaneous fire phase's results held on the stand until the phase ends (turn.py)."""
+        held = getattr(unit, "pending", None)
+        return [f"{' and '.join(dict.fromkeys(held))} at the end of the phase"] if held else []
+
     def result_name(self, outcome: Outcome) -> str | None:
         if outcome.action == "fire":  # direct fire reads by the hits scored
             hits = sum(1 for s in outcome.trail if s.kind == "check" and s.label.endswith(": hit"))
