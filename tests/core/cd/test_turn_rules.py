@@ -330,3 +330,15 @@ def test_side_b_reveals_in_its_prep_fire_to_prep_fire_with_the_stand_it_names():
     with pytest.raises(IllegalOrder) as refused_reveal:
         reveal_sealed(game, 7, text)
     assert refused_reveal.value.message.startswith("Side A (Americans) reveal their orders first")
+
+
+@pytest.mark.parametrize("roll, answers", [(3, True), (4, False)])
+def test_a_supporting_battery_of_the_scenario_answers_on_1_to_3_whatever_is_asked(roll, answers):
+    game = game_at("Artillery", "Artillery")
+    game.units["RA1"].support = "supporting"
+    assert refused(game, action="artillery_response", firer="RA1", support="organic") == (
+        "US 105mm battery RA1 is supporting artillery: it answers on 1-3 (support:supporting, or h_and_i for an H&I "
+        "mission) (CD [17.4])")
+    game, outcome = act(game, [roll], action="artillery_response", firer="RA1")
+    assert ("base", "Supporting artillery responds on", 3) in [(s.kind, s.label, s.value) for s in outcome.trail]
+    assert game.units["RA1"].response_ok is answers and game.units["RA1"].response_support == "supporting"

@@ -50,7 +50,7 @@ COMMANDS = (
             CdArtilleryResponse, (
         Option("firer", "id", "the battery called on (a stand with an indirect-fire number)", required=True,
                suggest=Suggest("unit")),
-        Option("support", "text", "whose guns answer (default: organic)", choices=SUPPORT),
+        Option("support", "text", "whose guns answer (default: the battery's own, else organic)", choices=SUPPORT),
     ), group_description=ARTILLERY),
     Command("company near", "Declare a company within 12\" of the enemy: it must check morale this turn",
             CdCompanyNear, (

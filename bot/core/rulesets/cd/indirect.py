@@ -155,9 +155,9 @@ def resolve_response(ctx: CdContext, order: CdArtilleryResponse) -> Outcome:
     if firer.eliminated:
         raise IllegalOrder(f"{firer.label} is eliminated and cannot fire", rule="CD [19.1]")
     table = tables.modifiers().artillery_response
-    check_response(ctx, firer)
-    need = getattr(table, order.support)
-    kind = SUPPORT_NAMES[order.support]
+    support = check_response(ctx, firer, order.support)
+    need = getattr(table, support)
+    kind = SUPPORT_NAMES[support]
     ctx.trail.section(f"Artillery response: {firer.label}", rule=table.rule, unit=firer.id)
     ctx.trail.put("base", f"{kind} responds on", need, total=need, rule=table.rule)
     roll = ctx.roller.d10(f"artillery response of {firer.label}").dice[0]
@@ -168,7 +168,7 @@ def resolve_response(ctx: CdContext, order: CdArtilleryResponse) -> Outcome:
     if ok:
         ctx.trail.put("marker", f"{firer.label}: place the IDF template", rule=table.rule, unit=firer.id)
     if turn_rules(ctx.game):
-        firer.response_turn, firer.response_ok, firer.response_support = ctx.turn, ok, order.support
+        firer.response_turn, firer.response_ok, firer.response_support = ctx.turn, ok, support
         fires = "its mission this turn (/artillery fire)" if ok else "no mission this turn"
         ctx.trail.note(f"{firer.label} fires {fires}", rule=table.rule, unit=firer.id)
     verdict = "responds, place the template" if ok else "no response this turn"
@@ -176,10 +176,11 @@ def resolve_response(ctx: CdContext, order: CdArtilleryResponse) -> Outcome:
                        firer.side)
 
 
-def check_response(ctx: CdContext, firer: CdStand) -> None:
-    """Only artillery answers a call for fire (a stand with an indirect-fire number), once a turn."""
+def check_response(ctx: CdContext, firer: CdStand, asked: str | None) -> str:
+    """Only artillery answers a call for fire (a stand with an indirect-fire number), once a turn, as
+    the battery it is (a scenario's organic or supporting battery); returns whose guns answer."""
     if not turn_rules(ctx.game):
-        return
+        return asked or "organic"
     data = tables.turn().artillery
     if firer.idf_to_hit is None:
         raise IllegalOrder(f"{firer.label} is not artillery (it has no indirect-fire number): only a battery "
@@ -188,3 +189,8 @@ def check_response(ctx: CdContext, firer: CdStand) -> None:
         said = "it answered" if firer.response_ok else "no response"
         raise IllegalOrder(f"{firer.label} has rolled its response this turn already ({said}): one roll a battery "
                            f"a turn ({data.one_roll_rule})", rule=data.response_rule)
+    if firer.support is not None and asked not in (None, "h_and_i", firer.support):
+        need = getattr(tables.modifiers().artillery_response, firer.support)
+        raise IllegalOrder(f"{firer.label} is {firer.support} artillery: it answers on 1-{need} (support:{firer.support}"
+                           f", or h_and_i for an H&I mission) ({data.response_rule})", rule=data.response_rule)
+    return asked or firer.support or "organic"

@@ -30,6 +30,10 @@ class CdStand(UnitBase):
     elite_rof: bool = False
     vehicle_type: Literal["none", "tank", "armoured_car", "other"] = "none"  # ammo depletion [27.1]
     battalion_gun: bool = False  # fires at most 1 ROF die [13.5]
+    # a battery's place in the order of battle, for its response roll [17.4] (a scenario's stat): organic
+    # answers on 1-5, supporting on 1-3; None: the players say which at /artillery response
+    support: Literal["organic", "supporting"] | None = Field(default=None, exclude_if=lambda v: v is None,
+                                                              repr=False)
 
     pinned: bool = False
     shaken: bool = False

@@ -66,7 +66,7 @@ class CdArtilleryResponse(OrderBase):
 
     action: Literal["artillery_response"] = "artillery_response"
     firer: ActingUnit
-    support: Literal["organic", "supporting", "h_and_i"] = "organic"
+    support: Literal["organic", "supporting", "h_and_i"] | None = None  # None: the battery's own, else organic
 
 
 class CdMorale(OrderBase):
