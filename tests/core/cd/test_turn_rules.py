@@ -342,3 +342,15 @@ def test_a_supporting_battery_of_the_scenario_answers_on_1_to_3_whatever_is_aske
     game, outcome = act(game, [roll], action="artillery_response", firer="RA1")
     assert ("base", "Supporting artillery responds on", 3) in [(s.kind, s.label, s.value) for s in outcome.trail]
     assert game.units["RA1"].response_ok is answers and game.units["RA1"].response_support == "supporting"
+
+
+def test_a_company_of_a_veteran_side_checks_morale_at_the_veteran_rating():
+    game = game_at("CommandMorale", "CommandMorale")
+    game.step, game.to_act = STEP["CommandMorale"] + 1, 1  # Side B's part: the Germans'
+    game.sides[1].options = {"quality": "veteran"}
+    _, checked = act(game, [8], action="morale", company="1Kp")
+    trail = [(s.kind, s.label, s.value) for s in checked.trail]
+    assert ("note", "German rifle platoon G1 is veteran: the quality of the Germans in the scenario (its counter reads "
+            "experienced)", None) in trail
+    assert ("base", "Morale rating 8 (German rifle platoon G1, veteran)", 8) in trail  # experienced: 7
+    assert checked.headline == "Company 1Kp morale: d10 8 -> passed"

@@ -16,7 +16,7 @@ from . import tables
 from .context import CdContext, eliminate, force_back
 from .models import CdStand
 from .orders import MORALE_DUE_RULE, CdCompanyNear, CdCompanyWaive, CdMorale, CdRally
-from .turn import due_text, morale_due, turn_rules
+from .turn import due_text, morale_due, quality, turn_rules
 
 STATES = ("demoralized", "shaken", "pinned")  # worst first
 RESULT_TEXT = {"pinned": "pinned", "forced_back_shaken": "forced back + shaken",
@@ -64,7 +64,7 @@ def ratings(ctx: CdContext, way: str) -> dict[str, int]:
 def company_rating(ctx: CdContext, live: list[CdStand], way: str) -> tuple[int, CdStand]:
     """The worst rating among the stands (assumed): the lowest to roll under, the highest to reach."""
     table = ratings(ctx, way)
-    rated = [(s.morale if s.morale is not None else table[s.quality], s) for s in live]
+    rated = [(s.morale if s.morale is not None else table[quality(ctx, s)], s) for s in live]
     pick = min if way == "at_most" else max
     return pick(rated, key=lambda pair: pair[0])
 
@@ -81,7 +81,7 @@ def resolve_morale(ctx: CdContext, order: CdMorale) -> Outcome:
     way = direction(ctx)
     ctx.trail.section(f"Morale check: company {order.company} ({len(live)} stands)", rule=data.rule)
     rating, by = company_rating(ctx, live, way)
-    ctx.trail.put("base", f"Morale rating {rating} ({by.label}, {by.quality})", rating, total=rating,
+    ctx.trail.put("base", f"Morale rating {rating} ({by.label}, {quality(ctx, by)})", rating, total=rating,
                   rule=data.rule)
     mods = morale_modifiers(ctx, order, live, stands)
     roll = ctx.roller.d10(f"morale of company {order.company}").dice[0]
