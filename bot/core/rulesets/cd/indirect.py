@@ -191,6 +191,7 @@ def check_response(ctx: CdContext, firer: CdStand, asked: str | None) -> str:
                            f"a turn ({data.one_roll_rule})", rule=data.response_rule)
     if firer.support is not None and asked not in (None, "h_and_i", firer.support):
         need = getattr(tables.modifiers().artillery_response, firer.support)
-        raise IllegalOrder(f"{firer.label} is {firer.support} artillery: it answers on 1-{need} (support:{firer.support}"
-                           f", or h_and_i for an H&I mission) ({data.response_rule})", rule=data.response_rule)
+        raise IllegalOrder(f"{firer.label} is {firer.support} artillery: it answers on 1-{need} "
+                           f"(support:{firer.support}, or h_and_i for an H&I mission) ({data.response_rule})",
+                           rule=data.response_rule)
     return asked or firer.support or "organic"
