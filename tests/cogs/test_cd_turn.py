@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 from tests.cogs.conftest import ALICE, BOB, GM
-from tests.cogs.helpers import cd_game, fields, unit
+from tests.cogs.helpers import cd_game, edit, fields, unit
 from tests.cogs.test_committed_dice import verify
 from tests.cogs.test_help import text
 from tests.cogs.test_scenario import SAMPLES, attach
@@ -92,7 +92,7 @@ async def test_both_sides_general_fire_takes_effect_at_the_end_of_the_phase(tabl
 
 
 async def test_done_waits_for_the_company_checks_due_then_a_check_or_the_game_masters_waiver(table):
-    await cd_game(table)
+    await cd_game(table, extra=(edit("B1", pinned=True),))  # the battery pinned in an earlier turn
     await played(table, "fire", {"firers": "P1", "target": "G1", "band": "short", "dice": "9 9"})  # a miss
     await played(table, "done")
     await played(table, "fire", {"firers": "G2", "target": "S1", "band": "short", "dice": "9 9"}, user=BOB)
@@ -117,8 +117,11 @@ async def test_done_waits_for_the_company_checks_due_then_a_check_or_the_game_ma
     # the Germans were fired upon too: their company checks before they end the turn
     assert "company Kampf (fired upon)" in await table.refused("done", user=BOB)
     await played(table, "morale", {"company": "Kampf", "dice": "1"}, user=BOB)
-    await played(table, "done", user=BOB)
-    assert (await table.game()).turn == 2
+    ended = await played(table, "done", user=BOB)
+    # 5B: a pin from an earlier turn comes off when the company made no check (Arty's was waived)
+    assert "US 105mm battery B1: pin removed, no morale check this turn  [CD [21.3.2]]" in trail(ended)
+    game = await table.game()
+    assert game.turn == 2 and not game.units["B1"].pinned
     assert (await verify(table))["title"] == "The log checks out"
 
 
