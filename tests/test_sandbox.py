@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +19,7 @@ import pytest
 
 from bot import cli
 from bot.sandbox import CommandLineError, parse_command_line, readable, split_options
+from bot.sandbox_scenarios import SCENARIOS
 from bot.store.base import unpack_state
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -215,7 +217,8 @@ def test_cd_session_artillery_fire_morale_rally(tmp_path):
     assert "   German MG42 platoon G2: Good Order -> Good Order, suppressed (suppressed)" in idf
     command = "/fire firers:1-A target:G1 band:short options:cover=light dice:3 7 8"
     assert reply_to(out, command).splitlines()[0] == \
-        "== US rifle platoon 1-A fires 2 ROF at German rifle platoon G1: 1 hit -> eliminated =="
+        ("== US rifle platoon 1-A fires 2 ROF at German rifle platoon G1: 1 hit -> eliminated (takes effect at the "
+         "end of the phase) ==")
     assert "   d10 8 (hit result on German rifle platoon G1)" in details(out, command)
     command = "/morale company:Able options:in_cover=yes enemy_personnel_near=yes dice:9"
     assert reply_to(out, command).splitlines()[0] == (
@@ -322,9 +325,9 @@ def test_a_second_session_on_the_database_is_not_answered_from_the_first_ones_lo
     sandbox(tmp_path, "--scenario", "cd", "--database", str(database), script="")
     out = sandbox(tmp_path, "--database", str(database), script="channel cd\nas gm\n/unit move unit:1-A to:hedge-1\n")
     moved = reply_to(out, "/unit move unit:1-A to:hedge-1")
-    assert moved.startswith("== US rifle platoon 1-A to hedge-1 ==") and "(log #9)" in moved, moved
+    assert moved.startswith("== US rifle platoon 1-A to hedge-1 ==") and "(log #10)" in moved, moved
     out = sandbox(tmp_path, "--database", str(database), script="channel cd\n/game status\nclick units\n")
-    assert "-- hedge-1: open --\n   US rifle platoon 1-A (Americans)" in reply_to(out, "click units")
+    assert "-- hedge-1: open (hedgerow) --\n   US rifle platoon 1-A (Americans)" in reply_to(out, "click units")
 
 
 def test_a_database_that_cannot_be_opened_is_one_line(tmp_path):
@@ -437,3 +440,32 @@ def test_an_embed_timestamp_pair_reads_once_absolute_then_relative():
     when = datetime(2027, 1, 1, 12, 0, tzinfo=timezone.utc)
     text = embed_to_text({"description": f"until {stamp(when)}"}, keep_timestamps=True)
     assert readable(text, now=when.timestamp() - 3600) == "until 2027-01-01 12:00 UTC (in 1 hour)"
+
+
+def try_lines(name: str, count: int) -> list[str]:
+    """The first ``count`` commands of a sample's "Try:" hint, without their explanations."""
+    hint = SCENARIOS[name].next_steps.removeprefix("Try: ")
+    return [re.sub(r" \(.*\)$", "", part) for part in hint.split(" | ")][:count]
+
+
+def test_the_cd_samples_try_hints_fire_an_artillery_mission(tmp_path):
+    lines = try_lines("cd", 3)
+    assert lines == ["as alice", "/artillery response firer:RA1 dice:4", "/artillery fire firer:RA1 targets:G1 G2"]
+    fire = lines[2] + " dice:3 9 5"  # dice given, so the trail's hit is known
+    out = sandbox(tmp_path, "--scenario", "cd", script="\n".join([*lines[:2], fire, "click details", lines[2]]) + "\n")
+    assert "responds, place the template" in reply_to(out, lines[1])
+    shown = details(out, fire)
+    assert "   Organic artillery answered this turn; mission 1 of its ROF 1 this phase  [CD [13.5, 17.6]]" in shown
+    assert ("   German rifle platoon G1 in hedge-1: hedgerow gives medium cover (data/cd/cover.yaml, assumed)  "
+            "[CD [14.2.1, 17.6]]") in shown
+    assert "fired 1 mission this phase, its rate of fire (ROF 1)" in reply_to(out, lines[2], after=fire)
+
+
+def test_the_cd_file_samples_try_hints_meet_the_veteran_germans(tmp_path):
+    lines = try_lines("cd-file", 3)
+    assert lines == ["as alice", "/artillery response firer:RA1 dice:2", "/artillery fire firer:RA1 targets:G1 G2"]
+    fire = lines[2] + " dice:3 9 5"
+    out = sandbox(tmp_path, "--scenario", "cd-file", script="\n".join([*lines[:2], fire, "click details"]) + "\n")
+    shown = details(out, fire)
+    assert any("German rifle platoon G1 is veteran: the quality of the Germans in the scenario" in s for s in shown)
+    assert reply_to(out, fire).splitlines()[0].endswith("German rifle platoon G1: no effect ==")

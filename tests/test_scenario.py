@@ -70,9 +70,12 @@ def test_the_creation_entry_replays_the_whole_set_up():
     game = build_game(scenario, gm=7, sequence=SEQUENCE)
     order = json.loads(json.dumps(creation_order("cd", ["x", "y"], "", None, {}, 7, setup=files.dump(scenario))))
     replayed, outcome = Replayer().apply(1, order, [], False)
-    game.options.update(get_ruleset("cd").creation_defaults)  # a game created today plays by them
-    assert order["defaults"] == get_ruleset("cd").creation_defaults
+    # how games created today play (the ruleset's creation defaults) goes with a scenario's game too
+    assert order["defaults"] == {"cd_depletion_after_hits": True, "cd_turn_rules": True}
+    game.options.update(order["defaults"])
     assert state_hash(replayed) == state_hash(game)
+    del order["defaults"]  # a creation logged before: the scenario's game as it was
+    assert Replayer().apply(1, order, [], False)[0].options == {"open_seating": True}
     assert "Set up from a scenario file: 9 units (Americans 5, Germans 4), 4 Locations" in \
         [step.label for step in outcome.trail]
 

@@ -224,6 +224,8 @@ def may_now(game: Game, ruleset: Ruleset) -> dict[int, list[Verdict]]:
         for command in ruleset.commands:
             if step is not None and side not in allowed_sides(game, ruleset, step, command.action):
                 continue
+            if command.order.gm_only_in(game):  # the game master's correction, not a side's order
+                continue
             for unit in [None, *_live(game, side)[:6]]:  # the first unit that may give it, if any
                 found = verdict(game, ruleset, command, side, unit)
                 if found is not None and found.why_not is None:

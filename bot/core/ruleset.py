@@ -401,6 +401,10 @@ class Ruleset:
         how games logged before counted it; rulesets override."""
         return True
 
+    def step_end(self, game: Game, step: Any, trail: Trail, effects: list[UnitEffect]) -> None:
+        """What happens as a step of the sequence of play ends, before its phase's clean-ups (Command
+        Decision: the results of a simultaneous fire step applied at its end); rulesets override."""
+
     def step_started(self, game: Game, step: Any, trail: Trail, roller: Roller | None) -> None:
         """What happens as a step begins, before its holder acts (Command Decision: the initiative
         roll at the start of the Movement Phase); rulesets override."""

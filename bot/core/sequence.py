@@ -9,9 +9,10 @@ Surrender's impulse passes from side to side.
 
 A game keeps where it stands in ``Game.step`` and who holds it in ``Game.to_act``; the generic
 ``done`` order ends the holder's part: the clean-ups of a phase run when its last step ends
-(``Ruleset.phase_end``), a step may start with a roll (``Ruleset.step_started``: CD's initiative),
-and the other side may ask the holder to end it (``ask``), which the holder accepts by ending it
-or refuses. Every change is an order in the log, so undo, replay and verify cover it.
+(``Ruleset.phase_end``; a step's own as it ends, ``Ruleset.step_end``), a step may start with a
+roll (``Ruleset.step_started``: CD's initiative), and the other side may ask the holder to end it
+(``ask``), which the holder accepts by ending it or refuses. Every change is an order in the log, so
+undo, replay and verify cover it.
 
 Games logged before the sequence was refereed have ``Game.sequence`` unset and play on as they
 did: any player advances with ``/game phase`` and nothing is checked against the step.
@@ -214,6 +215,7 @@ def advance(game: Game, ruleset: Ruleset, trail: Trail, effects: list[UnitEffect
     assert data is not None and step is not None and game.step is not None
     game.started = True  # a step has ended: the set-up is over
     following = (game.step + 1) % len(data.steps)
+    ruleset.step_end(game, step, trail, effects)
     if following == 0 or data.steps[following].phase != step.phase:
         ruleset.phase_end(game, trail, effects)
         game.phase, game.turn, game.active_side = ruleset.next_phase(game)

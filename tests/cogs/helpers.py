@@ -90,13 +90,13 @@ async def nhis_game(table, phase: str = "Operations", extra: tuple[dict[str, Any
     ], phase=phase)
 
 
-async def cd_game(table, phase: str = "GeneralFire", extra: tuple[dict[str, Any], ...] = ()):
+async def cd_game(table, phase: str = "GeneralFire", extra: tuple[dict[str, Any], ...] = (), **options: Any):
     return await start_game(table, "cd", ["Americans", "Germans"], [
         unit("S1", 0, "X1", "m4-sherman-75", company="Able"), unit("P1", 0, "X1", "us-rifle", company="Able"),
         unit("B1", 0, "X1", "us-105mm-battery", company="Arty"),
         unit("G1", 1, "X2", "ger-rifle", company="Kampf"), unit("G2", 1, "X2", "ger-rifle", company="Kampf"),
         *extra,
-    ], phase=phase)
+    ], phase=phase, options=options)
 
 
 async def until_allowed(table, action: str, side: int, *, most: int = 12):

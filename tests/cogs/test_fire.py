@@ -214,7 +214,7 @@ async def test_nhis_fire_refused(table, options, says):
 
 
 async def test_cd_direct_fire_rolls_rof_to_hit_and_hit_results(table):
-    await cd_game(table)
+    await cd_game(table, cd_simultaneous_fire="none")  # each result at once (test_cd_turn.py: at the phase's end)
     reply = await table.send("fire", {"firers": "S1", "target": "G1", "band": "short", "dice": "3 4 5 6"})
     g1 = "German rifle platoon G1"
     hit = "CD Hit Results [19.1] experienced"
@@ -273,13 +273,16 @@ async def test_cd_fire_refused(table, options, says):
 
 async def test_cd_indirect_fire_suppresses_the_stands_under_the_template(table):
     await cd_game(table, phase="Artillery")
+    await table.send("artillery response", {"firer": "B1", "dice": "5"})  # organic: answers on 1-5 [17.4]
     reply = await table.send("artillery fire", {"firer": "B1", "targets": "G1 G2", "cover": "medium",
                                                 "dice": "2 9 4"})
     embed = reply.embeds[0]
     assert embed["title"] == ("US 105mm battery B1 fires IDF at German rifle platoon G1, German rifle platoon G2: "
                               "1 hit -> German rifle platoon G1: no effect")
-    assert fields(embed)["IDF to hit German rifle platoon G1 [CD [17.6]]"].splitlines()[:4] == [
-        "US 105mm battery B1 fires IDF at German rifle platoon G1, German rifle platoon G2 [CD [17.6]]:",
+    fired = "US 105mm battery B1 fires IDF at German rifle platoon G1, German rifle platoon G2 [CD [17.6]]"
+    assert fields(embed)[fired] == ("Organic artillery answered this turn; mission 1 of its ROF 1 this phase  "
+                                    "[CD [13.5, 17.6]]")
+    assert fields(embed)["IDF to hit German rifle platoon G1 [CD [17.6]]"].splitlines()[:3] == [
         "IDF number of US 105mm battery B1  6  (=6)  [CD [17.6]]",
         "Personnel in medium cover  -2  (=4)  [CD [17.6]]",
         "Hits German rifle platoon G1 on 4 or less  4  (=4)  [CD [17.6]]"]
@@ -300,7 +303,8 @@ async def test_cd_artillery_response_rolls_one_d10_against_the_support_number(ta
     assert embed["title"] == "Supporting artillery response for US 105mm battery: d10 1 -> responds, place the template"
     trail = fields(embed)["Artillery response: US 105mm battery B1 [CD [17.4]]"].splitlines()
     assert trail[1] == "Response roll for US 105mm battery B1  1  [CD [17.4]]"
-    assert trail[-1] == "US 105mm battery B1: place the IDF template  [CD [17.4]]"
+    assert trail[-2:] == ["US 105mm battery B1: place the IDF template  [CD [17.4]]",
+                          "US 105mm battery B1 fires its mission this turn (/artillery fire)  [CD [17.4]]"]
     entry = await last_entry(table)
     assert entry.order == {"action": "artillery_response", "firer": "B1", "support": "supporting"}
 

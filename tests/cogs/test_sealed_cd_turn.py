@@ -1,6 +1,7 @@
 """One Command Decision game turn with sealed orders, played end to end through the real bot and the
 loopback Discord (issue 12; seed 004: orders placed in the Command & Morale Phase, 5A, revealed in
-the Movement Phase, Side A first, 2D-2E; the Orders Summary then limits each stand).
+the Movement Phase, Side A first, 2D-2E; the Orders Summary then limits each stand, and a stand moves
+only once its order is open, issue 25).
 
 Both sides seal their orders (/orders ... sealed:yes), the turn moves on with /done, the Germans win
 the initiative; the Americans' reveal before the Germans' is refused, the Germans reveal and move, the
@@ -127,6 +128,10 @@ async def test_a_command_decision_turn_with_sealed_orders(table, tmp_path):
     ending = refusal(await table.send("done", user=BOB))
     assert ending == (f"Germans still have sealed orders to reveal (#{germans.seq}): /reveal sealed:{germans.seq} "
                       "first; a side reveals its orders as it moves (CD 5A, 2D-2E)")
+    unrevealed = await table.refused("move", {"units": "G1", "to": "X3"}, user=BOB)  # its order is still sealed
+    assert unrevealed == (f"German rifle platoon G1 may not move before its order is revealed: Germans still hold "
+                          f"sealed orders (#{germans.seq}); they reveal them as they move, /reveal "
+                          f"sealed:{germans.seq} first (CD 5A, 2D-2E)")
     opened = await play(table, "reveal", {"sealed": germans.seq}, user=BOB)
     assert opened.embeds[0]["title"] == f"Sealed order #{germans.seq} revealed (Germans): company Kampf: Cautious Advance"
     shown = json.dumps(opened.embeds)

@@ -203,6 +203,12 @@ async def test_cd_two_turns_with_initiative_orders_op_fire_at_a_mover_and_the_li
                                            user=ALICE) == ("US rifle platoon P1 has fired in this phase already: a "
                                                            "stand fires once a fire phase (CD [13.1] (once a fire "
                                                            "phase: assumed))")
+            if (turn, step) == (2, "Command & Morale Phase, Side A"):  # Kampf was fired upon: it checks (5B)
+                assert await table.refused("done", {}, user=BOB) == (
+                    "Germans must check morale before they end the Command & Morale Phase: company Kampf (fired "
+                    "upon) (CD 5B [21]); /morale company:Kampf, or the game master waives it with /company waive "
+                    "company:Kampf")
+                await table.send("morale", {"company": "Kampf", "dice": "1"}, user=BOB)
             following = CD_TURN[(i + 1) % len(CD_TURN)]
             next_turn = turn + 1 if i + 1 == len(CD_TURN) else turn
             if following[0] == "Movement Phase, Side A prep fire":  # the initiative roll opens the phase

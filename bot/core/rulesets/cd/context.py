@@ -22,6 +22,8 @@ def status_text(stand: CdStand) -> str:
                        (stand.ammo_depleted, "ammo depleted")):
         if flag:
             parts.append(word)
+    if stand.pending:  # a simultaneous fire phase's results, applied at its end
+        parts.append(f"{' and '.join(dict.fromkeys(stand.pending))} at the end of the phase")
     return ", ".join(parts)
 
 
@@ -29,6 +31,7 @@ def status_text(stand: CdStand) -> str:
 class CdContext(ResolutionContext):
     cells: list[TableCell] = field(default_factory=list)
     revealed: bool = False  # an order applied as it is revealed (sealed orders, bot/core/sealed.py)
+    noted: set[str] = field(default_factory=set)  # trail notes said once a resolution (a stand's quality)
     status_text = staticmethod(status_text)
 
     @property

@@ -18,6 +18,7 @@ from .context import CdContext
 from .hits import ApHit, check_depletion, resolve_hit, suppress
 from .models import CdStand
 from .orders import CdFire
+from .turn import check_revealed, cover, deferred, doomed, fired_upon, quality
 
 ONCE_RULE = "CD [13.1] (once a fire phase: assumed)"
 PREP_FIRE_CLASSES = ("H", "HC")  # Prep Fire: unpinned H/HC class only (card, Movement C)
@@ -31,6 +32,7 @@ def resolve_fire(ctx: CdContext, order: CdFire) -> Outcome:
     check_may_fire(ctx, firer, order, op_fire, moving=moving)
     if refereed(ctx.game):
         firer.fired_phase = f"{ctx.turn}:{OP_FIRE_PHASE if moving else ctx.game.phase}"
+    fired_upon(ctx, targets)
     base = base_to_hit(firer, order.range_band)
     ap_penetration = penetration(firer, targets, order.range_band)
     ctx.trail.section(f"{firer.label} fires at {', '.join(t.label for t in targets)}", rule="CD [13]", unit=firer.id)
@@ -51,7 +53,12 @@ def resolve_fire(ctx: CdContext, order: CdFire) -> Outcome:
         check_depletion(ctx, firer, naturals)
     if firer.weapon_class in tables.modifiers().suppression.classes and ctx.game.phase != "GeneralFire":
         suppress(ctx, targets, tables.modifiers().suppression.rule)
-    return ctx.outcome("fire", headline(firer, targets, dice, hits, results), firer.side)
+    text = headline(firer, targets, dice, hits, results)
+    if deferred(ctx) and any(r != "no effect" for found in results.values() for r in found):
+        text += " (takes effect at the end of the phase)"
+        ctx.trail.note("Both sides fire in this phase: its results take effect at the end of the phase, so a stand "
+                       "hit now still fires in it", rule=tables.turn().simultaneous.rule)
+    return ctx.outcome("fire", text, firer.side)
 
 
 # --- who may fire at whom ---
@@ -129,6 +136,7 @@ def check_fire_kind(ctx: CdContext, firer: CdStand, order: CdFire, op_fire: bool
                            f"Fire phase and only in contact (CD [21.4])", rule="CD [21.4]")
     if not refereed(ctx.game):
         return  # a game logged before the sequence of play was refereed plays on as it did
+    check_revealed(ctx, [firer], "fire")
     check_stand_order(ctx, firer, order)
     if firer.fired_phase == f"{ctx.turn}:{phase}":
         raise IllegalOrder(f"{firer.label} has fired in this phase already: a stand fires once a fire phase "
@@ -174,7 +182,7 @@ def rate_of_fire(ctx: CdContext, firer: CdStand, targets: list[CdStand], order: 
     rof = tables.modifiers().rof
     ctx.trail.section("Rate of fire", rule=rof.rule, unit=firer.id)
     dice = ctx.trail.add("base", f"ROF of {firer.label}", firer.rof, total=firer.rof, rule=rof.rule).total
-    for mod, applies in rof_modifiers(firer, targets, order, op_fire):
+    for mod, applies in rof_modifiers(firer, targets, order, op_fire, quality(ctx, firer)):
         if applies:
             dice = ctx.modifier(mod, rof.rule, dice)
     if op_fire and order.passenger:
@@ -184,10 +192,12 @@ def rate_of_fire(ctx: CdContext, firer: CdStand, targets: list[CdStand], order: 
     return cap_rof(ctx, firer, targets, order, dice)
 
 
-def rof_modifiers(firer: CdStand, targets: list[CdStand], order: CdFire, op_fire: bool) -> list:
+def rof_modifiers(firer: CdStand, targets: list[CdStand], order: CdFire, op_fire: bool,
+                  firer_quality: str | None = None) -> list:
     rof = tables.modifiers().rof
+    firer_quality = firer_quality or firer.quality
     return [
-        (rof.elite, firer.quality == "elite" or firer.elite_rof),
+        (rof.elite, firer_quality == "elite" or firer.elite_rof),
         (rof.op_fire, op_fire and not order.passenger),
         (rof.human_wave, order.human_wave and order.close_assault),
         (rof.passenger, order.passenger),
@@ -231,7 +241,7 @@ def target_modifiers(ctx: CdContext, firer: CdStand, target: CdStand, order: CdF
         ctx.trail.note("Close assault and flame ignore the target modifiers", rule=table.rule)
         return number
     he = firer.weapon_class in table.he_classes
-    for key, applies in target_conditions(target, order):
+    for key, applies in target_conditions(target, order, cover(ctx, target, order.cover)):
         if not applies:
             continue
         mod = getattr(table.target, key)
@@ -242,15 +252,16 @@ def target_modifiers(ctx: CdContext, firer: CdStand, target: CdStand, order: CdF
     return number
 
 
-def target_conditions(target: CdStand, order: CdFire) -> list[tuple[str, bool]]:
+def target_conditions(target: CdStand, order: CdFire, covered: str | None = None) -> list[tuple[str, bool]]:
     # Personnel cover is for everything that is not a vehicle; hull down is for AFVs only.
     vehicle = target.kind in ("vehicle", "afv")
+    covered = order.cover or "none" if covered is None else covered
     return [
         ("patrol", order.target_patrol),
         ("pinned_personnel", target.is_personnel and target.acts_pinned),
-        ("light_cover", order.cover == "light"),
+        ("light_cover", covered == "light"),
         ("afv_hull_down", order.hull_down and target.is_afv),
-        *[(key, order.cover == cover and not vehicle) for cover, key in PERSONNEL_COVER.items()],
+        *[(key, covered == name and not vehicle) for name, key in PERSONNEL_COVER.items()],
     ]
 
 
@@ -273,10 +284,11 @@ def firer_modifiers(ctx: CdContext, firer: CdStand, target: CdStand, order: CdFi
 
 def firer_conditions(ctx: CdContext, firer: CdStand, target: CdStand, order: CdFire) -> list[tuple[str, bool]]:
     afv = tables.modifiers().afv
+    rated = quality(ctx, firer)
     return [
         ("h_vs_weak_afv", firer.weapon_class == "H" and afv.weak(target)),
-        ("veteran_elite", firer.quality in ("veteran", "elite")),
-        ("trained_green", firer.quality in ("trained", "green")),
+        ("veteran_elite", rated in ("veteran", "elite")),
+        ("trained_green", rated in ("trained", "green")),
         ("suppressed", firer.suppressed),
         ("hasty_advance", order.hasty_advance or firer.order == "hasty_advance"),
         ("pinned", firer.acts_pinned),
@@ -317,8 +329,9 @@ def hit_results(ctx: CdContext, firer: CdStand, targets: list[CdStand], hits: Co
         ap = ApHit(target.armour, pen, order.range_band, order.close_range) \
             if pen is not None and target.is_afv else None
         for _ in range(hits[target.id]):
-            if target.eliminated:
-                ctx.trail.note(f"{target.label} is already eliminated: the hit is spent", rule="CD [19.1]")
+            if doomed(target):
+                ctx.trail.note(f"{target.label} is already eliminated" + ("" if target.eliminated else
+                               " at the end of the phase") + ": the hit is spent", rule="CD [19.1]")
                 continue
             results.setdefault(target.id, []).append(resolve_hit(ctx, target, ap))
     return results

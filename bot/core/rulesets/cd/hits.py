@@ -9,6 +9,7 @@ from ...outcome import TableCell
 from . import tables
 from .context import CdContext, eliminate, force_back
 from .models import CdStand
+from .turn import defer, deferred, quality
 
 
 @dataclass(frozen=True)
@@ -21,16 +22,17 @@ class ApHit:
     close_range: bool
 
 
-def column_for(target: CdStand) -> str:
-    """The chart column: soft targets read Green whatever their quality [19.1]."""
+def column_for(ctx: CdContext, target: CdStand) -> str:
+    """The chart column: soft targets read Green whatever their quality [19.1]; the others their
+    quality (the scenario's side quality where the stand has none of its own)."""
     chart = tables.hit_results()
-    return chart.soft_column if target.kind in chart.soft_kinds else target.quality
+    return chart.soft_column if target.kind in chart.soft_kinds else quality(ctx, target)
 
 
 def resolve_hit(ctx: CdContext, target: CdStand, ap: ApHit | None) -> str:
     """Roll one hit result on ``target``, apply it and return it ("no effect", ...)."""
     chart = tables.hit_results()
-    column = column_for(target)
+    column = column_for(ctx, target)
     natural = ctx.roller.d10(f"hit result on {target.label}").dice[0]
     ctx.trail.put("dice", f"Hit result on {target.label} ({column})", natural, rule=chart.rule, unit=target.id)
     roll, row = natural, str(natural)
@@ -47,7 +49,10 @@ def resolve_hit(ctx: CdContext, target: CdStand, ap: ApHit | None) -> str:
         row += f" (natural {natural})"
     ctx.cells.append(TableCell(table=chart.table, column=column, row=row, result=result, rule=rule))
     ctx.trail.put("table", f"{chart.table} {column}, {row}: {result}", result, rule=rule, unit=target.id)
-    _apply(ctx, target, result, rule)
+    if deferred(ctx) and result != "no effect":  # a simultaneous fire phase: at its end
+        defer(ctx, target, result, rule)
+    else:
+        _apply(ctx, target, result, rule)
     return result
 
 
@@ -108,6 +113,11 @@ def check_depletion(ctx: CdContext, firer: CdStand, naturals: list[int]) -> None
 
 def suppress(ctx: CdContext, targets: list[CdStand], rule: str) -> None:
     """Suppression markers on every stand fired at that still stands [20]."""
+    if deferred(ctx):
+        for target in targets:
+            if not target.eliminated and not target.suppressed and "suppressed" not in target.pending:
+                defer(ctx, target, "suppressed", rule)
+        return
     for target in targets:
         if not target.eliminated and not target.suppressed:
             ctx.touch(target)

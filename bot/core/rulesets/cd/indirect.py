@@ -15,7 +15,7 @@ from .fire import PERSONNEL_COVER, check_targets
 from .hits import check_depletion, resolve_hit, suppress
 from .models import CdStand
 from .orders import CdArtilleryResponse, CdIndirectFire
-
+from .turn import cover, fired_upon, quality, turn_rules
 
 
 def resolve_indirect(ctx: CdContext, order: CdIndirectFire) -> Outcome:
@@ -25,8 +25,11 @@ def resolve_indirect(ctx: CdContext, order: CdIndirectFire) -> Outcome:
         raise InvalidOrder("a stand is named twice in 'targets'", field="targets")
     check_idf_firer(ctx, firer)
     check_targets(firer, targets)
+    check_mission(ctx, firer, order)
     ctx.trail.section(f"{firer.label} fires IDF at {', '.join(t.label for t in targets)}", rule="CD [17.6]",
                       unit=firer.id)
+    count_mission(ctx, firer)
+    fired_upon(ctx, targets)
     hits: list[CdStand] = []
     naturals: list[int] = []
     for target in targets:
@@ -61,12 +64,55 @@ def check_idf_firer(ctx: CdContext, firer: CdStand) -> None:
         raise IllegalOrder(f"{firer.label} is out of ammunition until resupplied (CD [27.1])", rule="CD [27.1]")
 
 
+# --- the call for fire [17.4] and the missions of a phase [13.5, 17.6] ---
+
+SUPPORT_NAMES = {"organic": "Organic artillery", "supporting": "Supporting artillery", "h_and_i": "H&I"}
+
+
+def check_mission(ctx: CdContext, firer: CdStand, order: CdIndirectFire) -> None:
+    """A battery fires a mission only after a successful response roll this turn [17.4], the kind
+    it rolled for (H&I or not), and at most its rate of fire in missions in a phase [13.5]."""
+    if not turn_rules(ctx.game):
+        return
+    data = tables.turn().artillery
+    need = tables.modifiers().artillery_response
+    if firer.response_turn != ctx.turn:
+        raise IllegalOrder(f"{firer.label} has not answered a call for fire this turn: roll its response first "
+                           f"(/artillery response firer:{firer.id}; organic artillery answers on 1-{need.organic}, "
+                           f"supporting on 1-{need.supporting}, {data.response_rule})", rule=data.response_rule)
+    if not firer.response_ok:
+        raise IllegalOrder(f"{firer.label}'s response roll this turn failed (no response): it fires no mission "
+                           f"until next turn's Artillery & Air Phase ({data.response_rule})", rule=data.response_rule)
+    h_and_i = firer.response_support == "h_and_i"
+    if order.h_and_i != h_and_i:
+        said = "an H&I mission (h_and_i:yes)" if h_and_i else "a fire mission, not H&I"
+        raise IllegalOrder(f"{firer.label} answered for {said} this turn: it fires that mission ({data.one_roll_rule})",
+                           rule=data.response_rule)
+    fired = firer.idf_fires if firer.idf_phase == f"{ctx.turn}:{ctx.game.phase}" else 0
+    if fired >= max(firer.rof, 1):
+        raise IllegalOrder(f"{firer.label} has fired {fired} mission{'s' * (fired != 1)} this phase, its rate of fire "
+                           f"(ROF {firer.rof}): it fires again in a later phase ({data.rof_rule})",
+                           rule=data.rof_rule)
+
+
+def count_mission(ctx: CdContext, firer: CdStand) -> None:
+    if not turn_rules(ctx.game):
+        return
+    data = tables.turn().artillery
+    here = f"{ctx.turn}:{ctx.game.phase}"
+    fired = (firer.idf_fires if firer.idf_phase == here else 0) + 1
+    kind = SUPPORT_NAMES.get(firer.response_support or "organic", "Organic artillery")
+    ctx.trail.note(f"{kind} answered this turn; mission {fired} of its ROF {max(firer.rof, 1)} this phase",
+                   rule=data.rof_rule, unit=firer.id)
+    firer.idf_phase, firer.idf_fires = here, fired
+
+
 def idf_to_hit(ctx: CdContext, firer: CdStand, target: CdStand, order: CdIndirectFire) -> int:
     table = tables.modifiers().idf
     ctx.trail.section(f"IDF to hit {target.label}", rule=table.rule, unit=target.id)
     number = ctx.trail.add("base", f"IDF number of {firer.label}", firer.idf_to_hit, total=firer.idf_to_hit,
                            rule=table.rule).total
-    for mod, applies in idf_conditions(firer, target, order):
+    for mod, applies in idf_conditions(firer, target, order, cover(ctx, target, order.cover), quality(ctx, firer)):
         if applies:
             number = ctx.modifier(mod, table.rule, number)
     if target.is_afv and target.weight:
@@ -78,17 +124,17 @@ def idf_to_hit(ctx: CdContext, firer: CdStand, target: CdStand, order: CdIndirec
     return number
 
 
-def idf_conditions(firer: CdStand, target: CdStand, order: CdIndirectFire) -> list:
+def idf_conditions(firer: CdStand, target: CdStand, order: CdIndirectFire, covered: str, rated: str) -> list:
     mods = tables.modifiers()
     t, f = mods.idf.target, mods.idf.firer
-    covered = target.kind not in ("vehicle", "afv")
+    personnel = target.kind not in ("vehicle", "afv")
     return [
-        *[(getattr(t, key), covered and order.cover == cover) for cover, key in PERSONNEL_COVER.items()],
+        *[(getattr(t, key), personnel and covered == name) for name, key in PERSONNEL_COVER.items()],
         (t.weak_afv, mods.afv.weak(target)),
         (f.pinned, firer.acts_pinned),
         (f.dedicated_battery, order.dedicated_battery),
-        (f.veteran_elite, firer.quality in ("veteran", "elite")),
-        (f.trained_green, firer.quality in ("trained", "green")),
+        (f.veteran_elite, rated in ("veteran", "elite")),
+        (f.trained_green, rated in ("trained", "green")),
         (f.suppressed, firer.suppressed),
     ]
 
@@ -109,8 +155,9 @@ def resolve_response(ctx: CdContext, order: CdArtilleryResponse) -> Outcome:
     if firer.eliminated:
         raise IllegalOrder(f"{firer.label} is eliminated and cannot fire", rule="CD [19.1]")
     table = tables.modifiers().artillery_response
-    need = getattr(table, order.support)
-    kind = {"organic": "Organic artillery", "supporting": "Supporting artillery", "h_and_i": "H&I"}[order.support]
+    support = check_response(ctx, firer, order.support)
+    need = getattr(table, support)
+    kind = SUPPORT_NAMES[support]
     ctx.trail.section(f"Artillery response: {firer.label}", rule=table.rule, unit=firer.id)
     ctx.trail.put("base", f"{kind} responds on", need, total=need, rule=table.rule)
     roll = ctx.roller.d10(f"artillery response of {firer.label}").dice[0]
@@ -120,6 +167,31 @@ def resolve_response(ctx: CdContext, order: CdArtilleryResponse) -> Outcome:
                   total=need, rule=table.rule, unit=firer.id)
     if ok:
         ctx.trail.put("marker", f"{firer.label}: place the IDF template", rule=table.rule, unit=firer.id)
+    if turn_rules(ctx.game):
+        firer.response_turn, firer.response_ok, firer.response_support = ctx.turn, ok, support
+        fires = "its mission this turn (/artillery fire)" if ok else "no mission this turn"
+        ctx.trail.note(f"{firer.label} fires {fires}", rule=table.rule, unit=firer.id)
     verdict = "responds, place the template" if ok else "no response this turn"
     return ctx.outcome("artillery_response", f"{kind} response for {firer.name}: d10 {roll} -> {verdict}",
                        firer.side)
+
+
+def check_response(ctx: CdContext, firer: CdStand, asked: str | None) -> str:
+    """Only artillery answers a call for fire (a stand with an indirect-fire number), once a turn, as
+    the battery it is (a scenario's organic or supporting battery); returns whose guns answer."""
+    if not turn_rules(ctx.game):
+        return asked or "organic"
+    data = tables.turn().artillery
+    if firer.idf_to_hit is None:
+        raise IllegalOrder(f"{firer.label} is not artillery (it has no indirect-fire number): only a battery "
+                           f"answers a call for fire ({data.response_rule})", rule=data.response_rule)
+    if firer.response_turn == ctx.turn:
+        said = "it answered" if firer.response_ok else "no response"
+        raise IllegalOrder(f"{firer.label} has rolled its response this turn already ({said}): one roll a battery "
+                           f"a turn ({data.one_roll_rule})", rule=data.response_rule)
+    if firer.support is not None and asked not in (None, "h_and_i", firer.support):
+        need = getattr(tables.modifiers().artillery_response, firer.support)
+        raise IllegalOrder(f"{firer.label} is {firer.support} artillery: it answers on 1-{need} "
+                           f"(support:{firer.support}, or h_and_i for an H&I mission) ({data.response_rule})",
+                           rule=data.response_rule)
+    return asked or firer.support or "organic"

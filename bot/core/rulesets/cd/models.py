@@ -32,6 +32,10 @@ class CdStand(UnitBase):
     elite_rof: bool = False
     vehicle_type: Literal["none", "tank", "armoured_car", "other"] = "none"  # ammo depletion [27.1]
     battalion_gun: bool = False  # fires at most 1 ROF die [13.5]
+    # a battery's place in the order of battle, for its response roll [17.4] (a scenario's stat): organic
+    # answers on 1-5, supporting on 1-3; None: the players say which at /artillery response
+    support: Literal["organic", "supporting"] | None = Field(default=None, exclude_if=lambda v: v is None,
+                                                              repr=False)
 
     pinned: bool = False
     shaken: bool = False
@@ -51,6 +55,19 @@ class CdStand(UnitBase):
     moved_turn: int | None = Field(default=None, exclude_if=lambda v: v is None, repr=False)
     # the turn its sealed order was revealed (the game option sealed_orders, bot/core/sealed.py)
     revealed_turn: int | None = Field(default=None, exclude_if=lambda v: v is None, repr=False)
+    # games created since issue 25 (the internal option cd_turn_rules): the artillery response of this
+    # turn [17.4] and the missions fired in a phase (at most the ROF), the fire a stand took this turn
+    # (its company must check morale, 5B), results of a simultaneous fire phase waiting for its end,
+    # and a company's check declared due (within 12" of the enemy) or waived by the game master
+    response_turn: int | None = Field(default=None, exclude_if=lambda v: v is None, repr=False)
+    response_ok: bool = Field(default=False, exclude_if=lambda v: not v, repr=False)
+    response_support: str | None = Field(default=None, exclude_if=lambda v: v is None, repr=False)
+    idf_phase: str | None = Field(default=None, exclude_if=lambda v: v is None, repr=False)  # "turn:phase"
+    idf_fires: int = Field(default=0, exclude_if=lambda v: v == 0, repr=False)  # missions fired in idf_phase
+    fired_on_turn: int | None = Field(default=None, exclude_if=lambda v: v is None, repr=False)
+    pending: list[str] = Field(default_factory=list, exclude_if=lambda v: not v, repr=False)
+    near_enemy_turn: int | None = Field(default=None, exclude_if=lambda v: v is None, repr=False)
+    check_waived_turn: int | None = Field(default=None, exclude_if=lambda v: v is None, repr=False)
 
     @property
     def is_afv(self) -> bool:

@@ -15,7 +15,8 @@ from ...outcome import Outcome, TableCell
 from . import tables
 from .context import CdContext, eliminate, force_back
 from .models import CdStand
-from .orders import CdMorale, CdRally
+from .orders import MORALE_DUE_RULE, CdCompanyNear, CdCompanyWaive, CdMorale, CdRally
+from .turn import due_text, morale_due, quality, turn_rules
 
 STATES = ("demoralized", "shaken", "pinned")  # worst first
 RESULT_TEXT = {"pinned": "pinned", "forced_back_shaken": "forced back + shaken",
@@ -63,7 +64,7 @@ def ratings(ctx: CdContext, way: str) -> dict[str, int]:
 def company_rating(ctx: CdContext, live: list[CdStand], way: str) -> tuple[int, CdStand]:
     """The worst rating among the stands (assumed): the lowest to roll under, the highest to reach."""
     table = ratings(ctx, way)
-    rated = [(s.morale if s.morale is not None else table[s.quality], s) for s in live]
+    rated = [(s.morale if s.morale is not None else table[quality(ctx, s)], s) for s in live]
     pick = min if way == "at_most" else max
     return pick(rated, key=lambda pair: pair[0])
 
@@ -80,7 +81,7 @@ def resolve_morale(ctx: CdContext, order: CdMorale) -> Outcome:
     way = direction(ctx)
     ctx.trail.section(f"Morale check: company {order.company} ({len(live)} stands)", rule=data.rule)
     rating, by = company_rating(ctx, live, way)
-    ctx.trail.put("base", f"Morale rating {rating} ({by.label}, {by.quality})", rating, total=rating,
+    ctx.trail.put("base", f"Morale rating {rating} ({by.label}, {quality(ctx, by)})", rating, total=rating,
                   rule=data.rule)
     mods = morale_modifiers(ctx, order, live, stands)
     roll = ctx.roller.d10(f"morale of company {order.company}").dice[0]
@@ -212,3 +213,52 @@ def rally_stand(ctx: CdContext, stand: CdStand) -> None:
     stand.shaken = after == "shaken"
     stand.demoralized = False
     ctx.effect(stand, f"{state} -> {after.replace('_', ' ')}", rule=rally.rule)
+
+
+# --- the companies that must check (5B) ---
+
+
+def _checked(ctx: CdContext, name: str, live: list[CdStand]) -> None:
+    if any(s.morale_checked_turn == ctx.turn for s in live):
+        raise IllegalOrder(f"company {name} has checked morale this turn already ({MORALE_DUE_RULE})",
+                           rule=MORALE_DUE_RULE)
+
+
+def resolve_near(ctx: CdContext, order: CdCompanyNear) -> Outcome:
+    """The players declare a company within 12" of the enemy: its check is due this turn (5B)."""
+    if not turn_rules(ctx.game):
+        raise IllegalOrder("this game was started before the bot kept the companies that must check morale: "
+                           "/morale the company as the card says (CD 5B)", rule=MORALE_DUE_RULE)
+    live, _ = company(ctx, order.company)
+    _checked(ctx, order.company, live)
+    ctx.trail.section(f"Company {order.company} is within 12\" of the enemy", rule=MORALE_DUE_RULE)
+    for stand in live:
+        stand.near_enemy_turn = ctx.turn
+    ctx.trail.note(f"Company {order.company} must check morale this turn: /morale company:{order.company}",
+                   rule=MORALE_DUE_RULE)
+    return ctx.outcome("company_near", f"Company {order.company} is within 12\" of the enemy: it checks morale "
+                       "this turn", live[0].side)
+
+
+def resolve_waive(ctx: CdContext, order: CdCompanyWaive) -> Outcome:
+    """The game master waives a company's required check: logged; its old pins come off at the turn's
+    end as for a company that made no check [21.3.2]."""
+    rule = tables.turn().morale_due.waiver_rule
+    live, _ = company(ctx, order.company)
+    _checked(ctx, order.company, live)
+    side = live[0].side
+    due = morale_due(ctx.game, side)
+    name = next((n for n in due if n.casefold() == order.company.casefold()), None)
+    if name is None:
+        raise IllegalOrder(f"company {order.company} has no morale check due this turn: nothing to waive "
+                           f"({MORALE_DUE_RULE})", rule=MORALE_DUE_RULE)
+    ctx.trail.section(f"Company {name}: the required morale check is waived", rule=rule)
+    ctx.trail.note(f"Due: {due_text({name: due[name]})}", rule=MORALE_DUE_RULE)
+    if order.reason:
+        ctx.trail.note(f"The game master's reason: {order.reason}", rule=rule)
+    for stand in live:
+        stand.check_waived_turn = ctx.turn
+    if any(s.pinned and (s.pinned_turn or 0) < ctx.turn for s in live):
+        ctx.trail.note("No check this turn: its old pins come off at the end of the turn",
+                       rule=tables.morale().pin_removal_rule)
+    return ctx.outcome("company_waive", f"Company {name}: morale check waived by the game master", side)

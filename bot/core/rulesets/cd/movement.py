@@ -20,6 +20,7 @@ from .fire import may_op_fire
 from .models import CdStand
 from .morale import company
 from .orders import SEALING, CdGiveOrders, CdMove
+from .turn import check_revealed
 
 MOVE_RULE = "CD [7, 8]"
 
@@ -79,6 +80,7 @@ def _general(chosen: tables.StandOrder) -> str:
 def resolve_move(ctx: CdContext, order: CdMove) -> Outcome:
     stands: list[CdStand] = movers(ctx, order.stands, field="stands")
     table = tables.orders()
+    check_revealed(ctx, stands)
     for stand in stands:
         chosen = table.orders.get(stand.order or "")
         if chosen is not None and not chosen.moves:

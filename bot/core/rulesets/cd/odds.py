@@ -77,7 +77,7 @@ def fire_odds(game: Game, order: CdFire) -> OddsReport:
             scored += count
             target = work.game.units[uid]
             for _ in range(count):
-                if target.eliminated:
+                if target.eliminated or "eliminated" in target.pending:  # or at the end of the phase
                     break  # the hit is spent (CD [19.1])
                 result = b.branch(faces[uid])
                 hits._apply(work, target, result, tables.hit_results().rule)

@@ -19,6 +19,9 @@ Cover = Literal["none", "light", "medium", "hard", "fortification"]
 FIRE_PHASES = ("Movement", "OpFire", "GeneralFire")  # Prep Fire in 2, Op Fire in 3A, General Fire in 4
 IDF_PHASES = ("Artillery", "OpFire")  # IDF resolves in 1C, and as Op Fire in 3A
 RESPONSE_PHASES = ("Artillery",)  # 1A
+# orders placed in the Command & Morale Phase (5A) are revealed as each side moves (2D, then 2E)
+SEALING = Sealing(seal_phase="CommandMorale", reveal_phase="Movement", rule="CD 5A, 2D-2E",
+                  when="in the Movement Phase, Side A first, as each side moves", option="sealed_orders")
 
 
 class CdFire(OrderBase):
@@ -32,7 +35,7 @@ class CdFire(OrderBase):
     firer: ActingUnit  # one stand
     targets: TargetUnits = Field(min_length=1, max_length=12)  # more than one: -1 ROF [13.5]
     range_band: Text  # a key of the firer's to_hit numbers, e.g. "short", "medium", "long"
-    cover: Cover = "none"  # the target's cover [14.2.1]
+    cover: Cover | None = None  # the target's cover [14.2.1]; left out: its Location's (data/cd/cover.yaml)
     op_fire: bool = False  # Op Fire (+1 ROF); any fire in the Opportunity Fire Phase is Op Fire
     in_contact: bool = False
     close_assault: bool = False
@@ -54,7 +57,7 @@ class CdIndirectFire(OrderBase):
     action: Literal["indirect_fire"] = "indirect_fire"
     firer: ActingUnit
     targets: TargetUnits = Field(min_length=1, max_length=12)
-    cover: Cover = "none"
+    cover: Cover | None = None  # left out: each target's Location's (data/cd/cover.yaml)
     dedicated_battery: bool = False
     h_and_i: bool = False  # harassment & interdiction fire: no ammo depletion [27.1]
 
@@ -67,7 +70,7 @@ class CdArtilleryResponse(OrderBase):
 
     action: Literal["artillery_response"] = "artillery_response"
     firer: ActingUnit
-    support: Literal["organic", "supporting", "h_and_i"] = "organic"
+    support: Literal["organic", "supporting", "h_and_i"] | None = None  # None: the battery's own, else organic
 
 
 class CdMorale(OrderBase):
@@ -125,4 +128,29 @@ class CdMove(OrderBase):
     to: LocationId
 
 
-CdOrder = CdFire | CdIndirectFire | CdArtilleryResponse | CdMorale | CdRally | CdGiveOrders | CdMove | PhaseOrder
+MORALE_DUE_RULE = "CD 5B [21]"
+
+
+class CdCompanyNear(OrderBase):
+    """A company the players declare within 12" of the enemy this turn: it must check morale (5B);
+    the bot knows the other two reasons itself (fired upon, a friendly company eliminated)."""
+
+    phases = Phases(("CommandMorale",), MORALE_DUE_RULE, "the companies that must check morale are named")
+
+    action: Literal["company_near"] = "company_near"
+    company: ActingCompany
+
+
+class CdCompanyWaive(OrderBase):
+    """The game master waives a company's required morale check this turn (logged, with a reason)."""
+
+    gm_only = "waive a company's required morale check"
+    phases = Phases(("CommandMorale",), MORALE_DUE_RULE, "a required morale check is waived")
+
+    action: Literal["company_waive"] = "company_waive"
+    company: Annotated[str, Refers("company")]
+    reason: Annotated[str | None, Refers("nothing")] = Field(default=None, max_length=200)
+
+
+CdOrder = (CdFire | CdIndirectFire | CdArtilleryResponse | CdMorale | CdRally | CdGiveOrders | CdMove | CdCompanyNear
+           | CdCompanyWaive | PhaseOrder)

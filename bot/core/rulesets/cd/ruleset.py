@@ -19,8 +19,9 @@ from . import odds, tables
 from .commands import COMMANDS
 from .movement import OP_FIRE
 from .models import CdStand
-from .orders import (SEALING, CdArtilleryResponse, CdFire, CdGiveOrders, CdIndirectFire, CdMorale, CdMove, CdOrder,
-                     CdRally)
+from .orders import (MORALE_DUE_RULE, SEALING, CdArtilleryResponse, CdCompanyNear, CdCompanyWaive, CdFire,
+                     CdGiveOrders, CdIndirectFire, CdMorale, CdMove, CdOrder, CdRally)
+from .turn import SIMULTANEOUS, TURN_RULES, apply_pending, due_text, morale_due, turn_rules
 
 if TYPE_CHECKING:
     from ...game import Game
@@ -72,7 +73,11 @@ class CdRuleset(Ruleset):
 
     def step_started(self, game: Game, step: Any, trail: Trail, roller: Roller | None) -> None:
         """2A: at the start of the Movement Phase each side rolls a d10 for the initiative; the high
-        side is Side A (a tie is rolled again, every roll in the trail)."""
+        side is Side A (a tie is rolled again, every roll in the trail). 5B: a side's part of the
+        Command & Morale Phase begins with the list of its companies that must check morale."""
+        if step.phase == "CommandMorale" and turn_rules(game):
+            self._list_morale_due(game, step, trail)
+            return
         steps = self.sequence().steps  # type: ignore[union-attr]
         if step.phase != "Movement" or (game.step and steps[game.step - 1].phase == "Movement"):
             return  # only as the Movement Phase begins
@@ -90,6 +95,25 @@ class CdRuleset(Ruleset):
         trail.put("check", f"{game.side_name(game.initiative)} roll high: Side A this turn",
                   game.side_name(game.initiative), rule=INITIATIVE_RULE)
 
+    def _list_morale_due(self, game: Game, step: Any, trail: Trail) -> None:
+        side = self.role_side(game, step.holder)
+        due = morale_due(game, side)
+        name = game.side_name(side)
+        if due:
+            trail.note(f"{name} must check morale (5B): {due_text(due)}; /morale company:<name> for each (or the "
+                       "game master waives one with /company waive) before /done", rule=MORALE_DUE_RULE)
+        else:
+            trail.note(f"No company of the {name} has a morale check due yet (fired upon, or a friendly company "
+                       "eliminated)", rule=MORALE_DUE_RULE)
+        trail.note('A company within 12" of the enemy checks too: declare it with /company near; a pin from an earlier '
+                   "turn comes off if the company passes this turn's check or makes none",
+                   rule=tables.morale().pin_removal_rule)
+
+    def marker_words(self, unit: Any) -> list[str]:
+        """A simultaneous fire phase's results held on the stand until the phase ends (turn.py)."""
+        held = getattr(unit, "pending", None)
+        return [f"{' and '.join(dict.fromkeys(held))} at the end of the phase"] if held else []
+
     def result_name(self, outcome: Outcome) -> str | None:
         if outcome.action == "fire":  # direct fire reads by the hits scored
             hits = sum(1 for s in outcome.trail if s.kind == "check" and s.label.endswith(": hit"))
@@ -105,13 +129,15 @@ class CdRuleset(Ruleset):
         return {key: dict(fields) for key, fields in tables.counters().counters.items()}
 
     def table_loaders(self) -> tuple:
-        # data/cd/hit_results.yaml, modifiers.yaml, morale.yaml, orders.yaml (counters.yaml: counter_types)
-        return (tables.hit_results, tables.modifiers, tables.morale, tables.orders)
+        # data/cd/hit_results.yaml, modifiers.yaml, morale.yaml, orders.yaml, cover.yaml, turn.yaml
+        # (counters.yaml: counter_types)
+        return (tables.hit_results, tables.modifiers, tables.morale, tables.orders, tables.cover, tables.turn)
 
     # a natural 1's ammunition depletion roll [27.1] comes after the hit results, so the manual dice
     # meant for the hit results go to them (games created before roll it between, as they were played)
-    internal_options = (DEPLETION_LAST,)
-    creation_defaults = {DEPLETION_LAST: True}
+    internal_options = (DEPLETION_LAST, TURN_RULES)
+    # games created since issue 25 referee what a turn needs between the rolls (turn.py)
+    creation_defaults = {DEPLETION_LAST: True, TURN_RULES: True}
 
     def game_options(self) -> tuple[GameOption, ...]:
         data = tables.morale()
@@ -122,6 +148,11 @@ class CdRuleset(Ruleset):
             GameOption(SEALING.option, "yes/no", "orders are sealed in the Command & Morale Phase (/orders ... "
                        "sealed:yes) and revealed in the Movement Phase, Side A first (/reveal); an open /orders is "
                        "refused", default=False, rule=SEALING.rule),
+            GameOption(SIMULTANEOUS, "choice", "the fire phases both sides resolve together, their results taking "
+                       "effect at the phase's end (a stand hit in it still fires in it): prep_general (Prep Fire and "
+                       "General Fire), prep (Prep Fire only, General Fire side by side), none (every result at once)",
+                       default=tables.turn().simultaneous.default, choices=tuple(tables.turn().simultaneous.phases),
+                       rule=tables.turn().simultaneous.rule),
             GameOption("cd_morale_ratings", "table", "the morale rating of each troop quality "
                        f"({', '.join(data.ratings['at_most'])}), overriding the table's", rule=data.rule),
         )
@@ -130,14 +161,15 @@ class CdRuleset(Ruleset):
         from .context import CdContext
         from .fire import resolve_fire
         from .indirect import resolve_indirect, resolve_response
-        from .morale import resolve_morale, resolve_rally
+        from .morale import resolve_morale, resolve_near, resolve_rally, resolve_waive
 
         from .movement import resolve_move, resolve_orders
 
         ctx = CdContext(game=game, roller=roller)
         handlers = ((CdFire, resolve_fire), (CdIndirectFire, resolve_indirect),
                     (CdArtilleryResponse, resolve_response), (CdMorale, resolve_morale), (CdRally, resolve_rally),
-                    (CdGiveOrders, resolve_orders), (CdMove, resolve_move))
+                    (CdGiveOrders, resolve_orders), (CdMove, resolve_move), (CdCompanyNear, resolve_near),
+                    (CdCompanyWaive, resolve_waive))
         for kind, handler in handlers:
             if isinstance(order, kind):
                 return handler(ctx, order)
@@ -168,19 +200,31 @@ class CdRuleset(Ruleset):
         if earlier:
             raise IllegalOrder(f"{side} sealed #{earlier[0]} before #{pending.seq}: /reveal sealed:{earlier[0]} "
                                f"first ({SEAL_ORDER_RULE})", rule=rule)
+        step = play.current(game, self)
+        if (turn_rules(game) and step is not None and game.to_act == pending.side
+                and "fire" in step.orders.get(step.holder, ())):
+            return  # a side reveals in its own Prep Fire (2B-2C) the orders of the stands it prep fires with
         side_a = self.role_side(game, "side_a")
         waiting = [p.seq for p in game.sealed if p.side == side_a and p.turn < game.turn]
         if pending.side != side_a and waiting:
             raise IllegalOrder(f"Side A ({game.side_name(side_a)}) reveal their orders first ({rule}): "
                                f"{', '.join(f'#{n}' for n in waiting)} still sealed; {side} reveal theirs when "
                                f"they move, after Side A's are open", rule=rule)
-        step = play.current(game, self)
         if step is not None and (game.to_act != pending.side or "move" not in step.orders.get(step.holder, ())):
+            also = " (or in their Prep Fire, to prep fire with the stands they name)" if turn_rules(game) else ""
             raise IllegalOrder(f"{side} reveal their sealed orders as they move, in their part of the Movement "
-                               f"Phase ({rule}); it is the {play.step_name(game, self, step)}, "
+                               f"Phase{also} ({rule}); it is the {play.step_name(game, self, step)}, "
                                f"{game.side_name(play.side_to_act(game))} to act", rule=rule)
 
     def check_step_end(self, game: Game, step: Any) -> None:
+        if step.phase == "CommandMorale" and turn_rules(game) and game.to_act is not None:
+            due = morale_due(game, game.to_act)
+            if due:
+                first = next(iter(due))
+                raise IllegalOrder(f"{game.side_name(game.to_act)} must check morale before they end the "
+                                   f"{self.phase_names['CommandMorale']}: {due_text(due)} (CD 5B [21]); "
+                                   f"/morale company:{first}, or the game master waives it with /company waive "
+                                   f"company:{first}", rule=MORALE_DUE_RULE)
         if step.phase != SEALING.reveal_phase or "move" not in step.orders.get(step.holder, ()):
             return
         left = [p.seq for p in game.sealed if p.side == game.to_act and p.turn < game.turn]
@@ -200,7 +244,18 @@ class CdRuleset(Ruleset):
             return self.phases[i + 1], game.turn, game.active_side
         return self.phases[0], game.turn + 1, game.active_side
 
+    def step_end(self, game: Game, step: Any, trail: Trail, effects: list[UnitEffect]) -> None:
+        """The last fire step of a simultaneous fire phase (Prep Fire, General Fire) ends: the
+        results it held take effect (turn.py)."""
+        steps = self.sequence().steps  # type: ignore[union-attr]
+        following = steps[(game.step + 1) % len(steps)]  # type: ignore[operator]
+        fires = any("fire" in actions for actions in step.orders.values())
+        if fires and not (following.phase == step.phase and any("fire" in a for a in following.orders.values())):
+            name = "Prep Fire" if step.phase == "Movement" else self.phase_names.get(step.phase, step.phase)
+            apply_pending(game, trail, effects, name)
+
     def phase_end(self, game: Game, trail: Trail, effects: list[UnitEffect]) -> None:
+        apply_pending(game, trail, effects, self.phase_names.get(game.phase, game.phase))  # a result left held
         if game.phase == SEALING.reveal_phase:
             lapse_sealed(game, trail)
         if game.phase == "CommandMorale":

@@ -275,6 +275,51 @@ class Orders(_Frozen):
     assumed: tuple[str, ...] = ()
 
 
+# --- cover of a Location [14.2.1, 17.6] and the turn between the rolls (data/cd/turn.yaml) ---
+
+CoverClass = Literal["none", "light", "medium", "hard", "fortification"]
+
+
+class Cover(_Frozen):
+    rule: str
+    classes: tuple[CoverClass, ...]
+    cover: dict[str, CoverClass]
+    assumed: tuple[str, ...] = ()
+
+    def best(self, names: list[str]) -> tuple[CoverClass, str | None]:
+        """The best cover among a Location's terrain and features, and the name giving it."""
+        found: tuple[CoverClass, str | None] = ("none", None)
+        for name in names:
+            cover = self.cover.get(name.casefold())
+            if cover is not None and self.classes.index(cover) > self.classes.index(found[0]):
+                found = (cover, name)
+        return found
+
+
+class ArtilleryTurn(_Frozen):
+    response_rule: str
+    rof_rule: str
+    one_roll_rule: str
+
+
+class Simultaneous(_Frozen):
+    rule: str
+    phases: dict[str, tuple[str, ...]]
+    default: str
+
+
+class MoraleDue(_Frozen):
+    rule: str
+    waiver_rule: str
+
+
+class Turn(_Frozen):
+    artillery: ArtilleryTurn
+    simultaneous: Simultaneous
+    morale_due: MoraleDue
+    assumed: tuple[str, ...] = ()
+
+
 def _load(name: str) -> object:
     with open(DATA_DIR / name, encoding="utf-8") as fh:
         return yaml.safe_load(fh)
@@ -303,3 +348,13 @@ def orders() -> Orders:
 @lru_cache(maxsize=1)
 def counters() -> Counters:
     return Counters.model_validate(_load("counters.yaml"))
+
+
+@lru_cache(maxsize=1)
+def cover() -> Cover:
+    return Cover.model_validate(_load("cover.yaml"))
+
+
+@lru_cache(maxsize=1)
+def turn() -> Turn:
+    return Turn.model_validate(_load("turn.yaml"))
