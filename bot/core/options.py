@@ -102,6 +102,9 @@ class GameOption:
 GENERAL: tuple[GameOption, ...] = (
     GameOption("details", "choice", "how results are shown: outcome first with a Details button, or the whole "
                "audit trail always", default="button", choices=("button", "always")),
+    GameOption("gm_peeks", "yes/no", "a game master who plays no side may look at sealed orders and secret rolls "
+               "before their reveal (/peek; each look is logged for everyone to see); no: nobody but their side looks",
+               default=True),
     GameOption("open_seating", "yes/no", "players take a seat with /game join without the game master's approval",
                default=False),
     GameOption("remind_after_hours", "number", "hours of silence after which the side to act is reminded once; "

@@ -35,7 +35,7 @@ from bot.core.version import RULES_VERSION
 from .chain import GENESIS_HASH, LogEntry
 from .checkpoint import Checkpoint
 from .dice_audit import CONTRIBUTE, DiceAudit, opened_of
-from .sealing import REVEAL, SEAL, check_reveal, reveal_outcome, seal_outcome
+from .sealing import PEEK, REVEAL, SEAL, check_peek, check_reveal, peek_outcome, reveal_outcome, seal_outcome
 from .state_text import StateHasher
 
 log = logging.getLogger(__name__)
@@ -275,6 +275,12 @@ class Replayer:
             applied = reveal_sealed(self.game, sealed, str(order.get("text", ""))) if isinstance(sealed, int) else None
             game = applied.game if applied is not None else self.game
             outcome = reveal_outcome(self.game, order, applied.outcome if applied is not None else None)
+        elif action == PEEK:  # a look at a sealed text: the game is unchanged, the seal still closed
+            if self.whole_log or order.get("sealed") in self.seals:
+                problem = check_peek(seq, order, self.seals)
+                if problem is not None:
+                    raise ReplayRefused(problem)
+            game, outcome = self.game, peek_outcome(self.game, order)
         else:
             source = ScriptedDice(list(dice), manual=manual)
             owned, self._owned = self._owned, False  # refused: the game may be half-changed
