@@ -57,7 +57,8 @@ async def build(path: Path, entries: int, units: int) -> None:
         await store._db.execute("PRAGMA synchronous = OFF")  # a test fixture: speed over durability
         guild = LOAD_GUILD.id
         await referee.new_game(BIG_CHANNEL, guild, GM, "asl", ["Germans", "Russians"],
-                               options={"open_seating": True})  # the players sit down themselves
+                               options={"open_seating": True,  # the players sit down themselves
+                                        "manual_dice": "all"})  # and the newest fire throws its own dice
         for side, player in enumerate((ALICE, BOB)):
             await referee.act(BIG_CHANNEL, Actor(player), {"action": "join", "side": side, "player": player},
                               command="/game join")

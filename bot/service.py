@@ -30,7 +30,7 @@ from bot.core.dice import (CommittedDice, DiceSource, Roller, ScriptedDice, Syst
                            new_seed)
 from bot.core.errors import InvalidOrder, RulesError
 from bot.core.help import DicePlan, dice_plan
-from bot.core.options import current, general
+from bot.core.options import created_values, current, general
 from bot.core.game import Game
 from bot.core.scenario import Scenario, hidden_parts, public_setup
 from bot.core.sequence import side_to_act
@@ -250,6 +250,18 @@ def check_hidden_access(game: Game, actor: Actor, seal: LogEntry, what: str) -> 
         raise NotAllowed(f"only its side and the game master, playing no side, may {what} {which} before its reveal")
     if what == "look at" and current(game, general("gm_peeks")) is False:
         raise NotAllowed(f"this game's option gm_peeks=no: only its side may look at {which} before its reveal")
+
+
+def check_manual_dice(game: Game, actor: Actor) -> None:
+    """Raise NotAllowed unless ``actor`` may give manual dice in ``game`` (the game option manual_dice:
+    all players, only the game master, or nobody); checked before anything is rolled."""
+    who = current(game, general("manual_dice"))
+    if who == "none":
+        raise NotAllowed("this game's option manual_dice=none: the bot draws every die; leave dice: out (the game "
+                         "master may allow manual dice with /game options set:manual_dice=all)")
+    if who == "gm" and not is_game_master(game, actor):
+        raise NotAllowed("this game's option manual_dice=gm: only the game master gives manual dice; leave dice: out "
+                         "and the bot draws them")
 
 
 def check_permission(game: Game, actor: Actor, order: dict[str, Any]) -> None:
@@ -621,7 +633,8 @@ class Referee:
                 raise GameExists(self._exists_message(existing.game))
             if guild_id is not None:
                 await self._check_server_caps(guild_id)
-            if setup is not None:
+            if setup is not None:  # a game set up from a file takes the options a new game takes too
+                setup = setup.model_copy(update={"options": created_values(setup.options) | dict(setup.options)})
                 ruleset, sides, scenario = setup.ruleset, [s.name for s in setup.sides], setup.title
                 variant, options = setup.variant, dict(setup.options)
             order = _plain_order(creation_order(ruleset, sides, scenario, variant, options, actor.user_id,
@@ -820,6 +833,8 @@ class Referee:
             self._check_room(stored)
             plain = _plain_order(order(stored.game) if callable(order) else order)
             check_permission(stored.game, actor, plain)
+            if dice:
+                check_manual_dice(stored.game, actor)
             state = await self._dice_state(stored)
             source = await self._source(stored, state, dice, interaction_id)
             # from here to the save (the rules core, the seal) runs on: other channels' turns first if due

@@ -16,8 +16,8 @@ from bot.service import GameExists, NoGame, NotAllowed, Referee
 from bot.work import Worker
 from bot.record import canonical_json, state_hash
 
-from tests.store.helpers import (CHANNEL, GERMAN, GM, GUILD, MANAGER, RUSSIAN, STRANGER, CountingDice, asl_squad,
-                                 break_entry_insert, nhis_squad, raw_edit, seated_asl_game, stand_in_rally)
+from tests.store.helpers import (CHANNEL, GERMAN, GM, GUILD, MANAGER, RUSSIAN, STRANGER, TABLE_DICE, CountingDice,
+                                 asl_squad, break_entry_insert, nhis_squad, raw_edit, seated_asl_game, stand_in_rally)
 from bot.store import open_store
 from bot.store.sqlite import pack_json
 
@@ -36,7 +36,8 @@ def rolling_rally(monkeypatch):
 
 
 async def nhis_game(referee, channel=CHANNEL):
-    await referee.new_game(channel, GUILD, GM, "nhis", ["Americans", "Japanese"])
+    await referee.new_game(channel, GUILD, GM, "nhis", ["Americans", "Japanese"],
+                           options=TABLE_DICE)
     await referee.act(channel, GERMAN, {"action": "join", "side": 0, "player": GERMAN.user_id,
                                                "approved_by": GM.user_id}, command="/game join")
     await referee.act(channel, GM, nhis_squad("U1", 0), command="/unit add")
@@ -50,7 +51,8 @@ async def test_a_new_game_is_logged_as_entry_1_with_its_creation_order(referee):
                                    options={"elr": [3, 2]})
     assert acted.seq == 1 and acted.entry.command == "/game new" and acted.entry.actor == GM.user_id
     assert acted.entry.order == {"action": "new_game", "ruleset": "asl", "sides": ["Germans", "Russians"],
-                                 "scenario": "Guards", "variant": None, "options": {"elr": [3, 2]},
+                                 "scenario": "Guards", "variant": None,
+                                 "options": {"elr": [3, 2], "manual_dice": "none"},  # a game created now
                                  "gm": GM.user_id, "sequence": 1}
     assert acted.game.gm == GM.user_id and [s.elr for s in acted.game.sides] == [3, 2]
     assert acted.outcome.headline == "New Advanced Squad Leader game: Germans vs Russians (Guards)"

@@ -38,6 +38,10 @@ class GameOption:
     rule: str = ""
     variants: tuple[str, ...] = ()  # the ruleset's variants it belongs to; empty: every one
     example: str = ""  # a value to show, when the default is not a good one
+    # the value a game created now takes when none is given, when it differs from ``default`` (the
+    # value of a game logged before the option, which replays as it was played): written into the
+    # new game's options, so the game keeps it whatever later versions choose
+    created: Any = None
 
     def takes(self) -> str:
         """What the option takes, in words: 'yes or no', 'a number from 0.1 to 8,760'."""
@@ -105,6 +109,9 @@ GENERAL: tuple[GameOption, ...] = (
     GameOption("gm_peeks", "yes/no", "a game master who plays no side may look at sealed orders and secret rolls "
                "before their reveal (/peek; each look is logged for everyone to see); no: nobody but their side looks",
                default=True),
+    GameOption("manual_dice", "choice", "who may give manual dice (dice: on a command, for dice thrown at the table): "
+               "all players, only the game master, or none (the bot draws every die, committed and auditable)",
+               default="all", choices=("all", "gm", "none"), created="none"),
     GameOption("open_seating", "yes/no", "players take a seat with /game join without the game master's approval",
                default=False),
     GameOption("remind_after_hours", "number", "hours of silence after which the side to act is reminded once; "
@@ -112,6 +119,11 @@ GENERAL: tuple[GameOption, ...] = (
     GameOption("undo_minutes", "number", "minutes an undo proposal waits for the other side's answer "
                "(2,880 is 48 hours)", default=48 * 60, low=1, high=7 * 24 * 60),
 )
+
+
+def created_values(given: dict[str, Any]) -> dict[str, Any]:
+    """The bot's own options a game created now takes unless ``given`` names them (``created``)."""
+    return {o.name: o.created for o in GENERAL if o.created is not None and o.name not in given}
 
 
 def catalogue(ruleset: Ruleset) -> tuple[GameOption, ...]:

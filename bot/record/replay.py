@@ -25,6 +25,7 @@ from bot.core.sealed import note_sealed, reveal_sealed
 from bot.core.dice import ScriptedDice
 from bot.core.errors import InvalidOrder, RulesError
 from bot.core.game import Game
+from bot.core.options import created_values
 from bot.core.scenario import Scenario, build_game
 from bot.core.outcome import Outcome, UnitEffect
 from bot.core.rulesets import get_ruleset, title_of
@@ -61,12 +62,13 @@ def creation_order(ruleset: str, sides: list[str], scenario: str, variant: str |
     refereed (``sequence``; a creation logged before it was has none, and replays without it).
     ``setup``: a scenario file's whole set-up (bot/core/scenario.py, as plain data), so a game set up
     from a file is one entry, replayed by setting the same scenario up again. A ruleset's
-    ``creation_defaults`` (how games created today play) follow the options given."""
+    ``creation_defaults`` and the bot's own options' ``created`` values (how games created today
+    play) follow the options given."""
+    given = dict(options or {})
     try:
-        defaults = dict(get_ruleset(ruleset).creation_defaults)
+        defaults = dict(get_ruleset(ruleset).creation_defaults) | created_values(given)
     except InvalidOrder:  # an unknown ruleset: new_game refuses it by name
         defaults = {}
-    given = dict(options or {})
     order = {"action": NEW_GAME, "ruleset": ruleset, "sides": list(sides), "scenario": scenario,
              "variant": variant, "options": given | {k: v for k, v in defaults.items() if k not in given},
              "gm": gm, "sequence": SEQUENCE}

@@ -27,8 +27,10 @@ class FakeClock:
 
 
 async def asl_table(table, units: int = 2) -> None:
-    """A game on the table through the real commands: GM creates it, ALICE and BOB join, units A0.. for ALICE."""
-    reply = await table.as_gm("game new", {"ruleset": "asl", "sides": "Germans, Russians"})
+    """A game on the table through the real commands: GM creates it, ALICE and BOB join, units A0.. for ALICE.
+    The players throw their own dice (manual_dice=all), so a check passes when a test needs it to."""
+    reply = await table.as_gm("game new", {"ruleset": "asl", "sides": "Germans, Russians",
+                                           "options": "manual_dice=all"})
     assert reply.embeds and not reply.ephemeral, reply.content
     await table.seat(ALICE, "Germans")
     await table.seat(BOB, "Russians")

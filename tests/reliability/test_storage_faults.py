@@ -106,7 +106,8 @@ async def test_a_lock_held_past_five_seconds_is_waited_out_and_other_channels_re
     # before: one wait of 5 s on the one database thread; the order failed after 5.03 s and
     # every other channel's reads queued behind it
     await asl_table(table)
-    await table.as_gm("game new", {"ruleset": "asl", "sides": "Germans, Russians"}, channel=GENERAL)
+    await table.as_gm("game new", {"ruleset": "asl", "sides": "Germans, Russians", "options": "manual_dice=all"},
+                      channel=GENERAL)
     before = await total(table)
     holder = hold_write_lock(table.database, 5.5)
     try:

@@ -27,6 +27,10 @@ MANAGER = Actor(555, is_manager=True, name="moderator")
 CHANNEL = 10
 GUILD = 7
 
+# the players of these games throw their dice at the table (manual dice, scripted by the tests): a
+# game created now allows none unless its options say so (the game option manual_dice)
+TABLE_DICE = {"manual_dice": "all"}
+
 
 def asl_squad(unit_id: str, side: int, location: str | None = "B5") -> dict:
     """A custom 4-6-7 squad (the game master's numbers); ``None``: off board (many units: no stacking limit)."""
@@ -51,7 +55,8 @@ async def open_store(tmp_path: Path, name: str = "referee.sqlite3", **kwargs) ->
 
 async def seated_asl_game(referee: Referee, channel: int = CHANNEL) -> None:
     """An ASL game run by GM, GERMAN on side 0 with A1, RUSSIAN on side 1 with R1 (entries 1-5)."""
-    await referee.new_game(channel, GUILD, GM, "asl", ["Germans", "Russians"], scenario="Store test")
+    await referee.new_game(channel, GUILD, GM, "asl", ["Germans", "Russians"], scenario="Store test",
+                           options=TABLE_DICE)
     for actor, side in ((GERMAN, 0), (RUSSIAN, 1)):  # each accepts the game master's invitation
         await referee.act(channel, actor, {"action": "join", "side": side, "player": actor.user_id,
                                            "approved_by": GM.user_id}, command="/game join")
