@@ -22,9 +22,15 @@ from bot.core.game import Game
 from bot.core.scenario import Scenario, ScenarioRefused, ScenarioUnit, build_game, scenario_of
 from bot.core.sequence import SEQUENCE
 
-__all__ = ["MAX_BYTES", "Scenario", "ScenarioFileError", "ScenarioUnit", "read", "schema", "write"]
+__all__ = ["MAX_BYTES", "MAX_DEPTH", "Scenario", "ScenarioFileError", "ScenarioUnit", "read", "read_cost",
+           "read_given", "schema", "write"]
 
 MAX_BYTES = 256 * 1024  # a 400-counter scenario is ~30 KB
+# lists and mappings nested in one another: a scenario needs 7 (the file, its sides, a side, its
+# units, a unit, its stats, a list in them); deeper is refused before the tree is built, whose
+# building recurses (a 2 KB file of a list nested 998 deep overflowed Python's stack)
+MAX_DEPTH = 16
+READ_STEPS_PER_BYTE = 0.1  # bot/work.py's steps (20 us) a byte of a file costs to read and set up: 2 us measured
 
 
 class ScenarioFileError(InvalidOrder):
@@ -79,10 +85,19 @@ def _compose(text: str) -> tuple[yaml.Node | None, Any]:
     """The document's node tree (for line numbers) and its data, read once; anchors and aliases
     refused (a few lines of them can expand to gigabytes)."""
     try:
+        depth = 0
         for event in yaml.parse(text, Loader=SafeLoader):
             if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
                 raise ScenarioFileError("anchors and aliases (& and *) are not used in scenario files: write each "
                                         "value out", line=event.start_mark.line + 1)
+            if isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    raise ScenarioFileError(f"lists and mappings are nested more than {MAX_DEPTH} deep here; a "
+                                            "scenario file nests a few (docs/scenarios.md)",
+                                            line=event.start_mark.line + 1)
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
         loader = SafeLoader(text)
         try:
             root = loader.get_single_node()
@@ -198,6 +213,16 @@ def read(text: str | bytes, *, ruleset: str | None = None, gm: int | None = None
     except ScenarioRefused as exc:
         raise ScenarioFileError(exc.message, line=_line(root, exc.path), field=_field_name(exc.path)) from None
     return scenario
+
+
+def read_given(data: bytes, given: dict[str, Any]) -> Scenario:
+    """``read(data, **given)``: the job a worker process runs for an attached file (bot/work.py)."""
+    return read(data, **given)
+
+
+def read_cost(size: int) -> float:
+    """What reading and setting up a file of ``size`` bytes costs, in bot/work.py's steps."""
+    return size * READ_STEPS_PER_BYTE
 
 
 def apply_overrides(scenario: Scenario, *, title: str | None = None, variant: str | None = None,

@@ -137,7 +137,7 @@ def test_heavy_commands_count_against_both_quotas():
     q.check(user=1, channel=10, server=100, heavy=True, interaction_id=1)
     q.check(user=1, channel=10, server=100, heavy=False, interaction_id=2)  # light ones still pass
     with pytest.raises(RateLimited, match=r"^Slow down: you gave 1 exports, verifies, statistics, undo proposals, "
-                                          r"odds and previews in the last 5 minutes, the most one player may\. "
+                                          r"odds, previews and scenario files in the last 5 minutes, the most one player may\. "
                                           r"Nothing was done\. Try again in 300 seconds"):
         q.check(user=1, channel=10, server=100, heavy=True, interaction_id=3)
     for i in range(4, 7):
@@ -218,8 +218,8 @@ async def test_button_presses_count_and_the_odds_button_is_heavy(table):
     assert first.ephemeral and first.embeds  # the odds, privately
     again = await table.fake.click(fired.message, odds_id, user_id=CAROL)
     assert again.ephemeral and not again.embeds
-    assert again.content.startswith("Slow down: you gave 1 exports, verifies, statistics, undo proposals, odds and "
-                                    "previews in the last 5 minutes, the most one player may. Nothing was done.")
+    assert again.content.startswith("Slow down: you gave 1 exports, verifies, statistics, undo proposals, odds, "
+                                    "previews and scenario files in the last 5 minutes, the most one player may. Nothing was done.")
     # a preview is heavy too; a plain look is not
     previewed = await table.send("fire", {"firers": "A1", "target": "B5", "range": 2, "preview": True}, user=CAROL)
     assert previewed.content.startswith("Slow down: you gave 1 exports")
