@@ -29,7 +29,7 @@ from bot.emulator.payloads import ChannelSpec, GuildSpec, UserSpec
 from bot.service import Actor, Referee
 from bot.store import SqliteStore
 
-VERSION = 3  # change it when the game built changes: cached files of another version are rebuilt
+VERSION = 4  # change it when the game built changes: cached files of another version are rebuilt
 CACHE_DIR = Path(__file__).resolve().parent / ".cache"  # bench/.cache (ignored by git)
 PLAYERS = (UserSpec(2_000_000_000_000_000_001, "alice"), UserSpec(2_000_000_000_000_000_002, "bob"),
            UserSpec(2_000_000_000_000_000_003, "gm"))
