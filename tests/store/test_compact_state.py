@@ -68,7 +68,7 @@ async def test_every_mapping_of_the_state_keeps_its_order(store):
     acted = await referee.act(CHANNEL, GM, {"action": "unit_add", "id": "U1", "type": "us-rifle", "side": 0,
                                             "location": "E4"}, command="/unit add")
     game = await referee.game(CHANNEL)  # as the store read it back
-    assert list(game.options) == [*options, "cd_depletion_after_hits"]  # the creation defaults come last
+    assert list(game.options) == [*options, "cd_depletion_after_hits", "manual_dice"]  # the creation defaults last
     assert game.model_dump_json() == acted.game.model_dump_json()  # nested tables too (a CD stand's to-hit bands)
 
 
