@@ -159,6 +159,21 @@ class Settings(BaseSettings):
             return tuple(sorted(self.shard_ids))
         return None if self.shard_id is None else (self.shard_id,)
 
+    def sharding_refused(self) -> str | None:
+        """Why this process may not start as the shards it is given on its database (None when it
+        may): an SQLite file is one process's, so a process that is one shard among several (the
+        others another process's, writing the same file under locks of their own) is refused at
+        start-up. One process holding every shard is one process."""
+        shards, count = self.shards, self.shard_count
+        if shards is None or count is None or not isinstance(self.database, Path) or set(shards) == set(range(count)):
+            return None
+        given = (f"REFEREE_SHARD_IDS {','.join(map(str, shards))}" if self.shard_ids is not None
+                 else f"REFEREE_SHARD_ID {shards[0]}")
+        return (f"{given} of REFEREE_SHARD_COUNT {count} makes this process one of several, but REFEREE_DATABASE is "
+                f"an SQLite file ({self.database}), which one process alone may write: set REFEREE_DATABASE to a "
+                f"postgresql:// URL for several processes, or run one process with every shard "
+                f"(REFEREE_SHARD_IDS={','.join(map(str, range(count)))}), or none")
+
     def serves_guild(self, guild_id: int | None) -> bool:
         """Is the server ``guild_id`` this process's (Discord's rule: (id >> 22) % shard count is the
         shard)? Direct messages (no server) are shard 0's. Every server is, without sharding."""
