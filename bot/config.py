@@ -13,6 +13,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
+from urllib.parse import quote, urlsplit, urlunsplit
 
 from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -93,6 +94,9 @@ class Settings(BaseSettings):
     # an SQLite file's path, or a PostgreSQL server's URL (postgresql://user@host/dbname, for
     # several bot processes on one database: bot/store/postgres.py)
     database: Path | str = Field(default_factory=default_database)
+    # a file holding the PostgreSQL password (a Docker secret): put into ``database``'s URL
+    # percent-encoded, so a password with @, / or : (anything) reaches the server as it is
+    database_password_file: Path | None = None
     dev_guild: int | None = Field(default=None, gt=0)  # sync commands to this guild only (instant)
     log_level: str = "INFO"
     # the terminal sandbox (`python -m bot sandbox`): where it keeps its games, and an optional
@@ -150,6 +154,34 @@ class Settings(BaseSettings):
                 name = "REFEREE_SHARD_ID" if self.shard_ids is None else "REFEREE_SHARD_IDS"
                 raise ValueError(f"{name} {','.join(map(str, shards))} must be below REFEREE_SHARD_COUNT "
                                  f"{self.shard_count} (shards are numbered from 0)")
+        return self
+
+    @model_validator(mode="after")
+    def _password_into_the_url(self) -> "Settings":
+        """``database_password_file``'s password in ``database``'s URL, percent-encoded."""
+        if self.database_password_file is None:
+            return self
+        if not isinstance(self.database, str):
+            raise ValueError("REFEREE_DATABASE_PASSWORD_FILE is the password of a PostgreSQL server: set "
+                             "REFEREE_DATABASE to its postgresql:// URL (an SQLite file has none)")
+        parts = urlsplit(self.database)
+        user, at, place = parts.netloc.rpartition("@")
+        if not at or not user:
+            raise ValueError("REFEREE_DATABASE names no user for REFEREE_DATABASE_PASSWORD_FILE's password: "
+                             "postgresql://user@host/dbname")
+        if ":" in user:
+            raise ValueError("REFEREE_DATABASE holds a password already: give it there or in "
+                             "REFEREE_DATABASE_PASSWORD_FILE, not both")
+        try:
+            password = self.database_password_file.read_text(encoding="utf-8").rstrip("\r\n")
+        except (OSError, UnicodeDecodeError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
+            raise ValueError(f"REFEREE_DATABASE_PASSWORD_FILE {self.database_password_file} cannot be read "
+                             f"({reason})") from None
+        if not password:
+            raise ValueError(f"REFEREE_DATABASE_PASSWORD_FILE {self.database_password_file} is empty")
+        url = urlunsplit(parts._replace(netloc=f"{user}:{quote(password, safe='')}@{place}"))
+        self.__dict__["database"] = url  # a frozen model: set once, here, as validation ends
         return self
 
     @property
