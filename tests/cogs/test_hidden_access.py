@@ -14,7 +14,7 @@ import json
 
 from tests.cogs.conftest import ALICE, BOB, CAROL, GM, refusal
 from tests.cogs.helpers import cd_game, last_entry
-from tests.cogs.test_committed_dice import verify
+from tests.cogs.test_committed_dice import audit, forge, verify
 from tests.cogs.test_sealed_orders import public_text
 
 ORDER = "G1 and G2 hold X2; reserve behind the hedge"
@@ -71,7 +71,7 @@ async def test_someone_with_manage_channels_who_is_not_in_the_game_may_not_peek_
         "and a game master who plays no side may)")
 
 
-async def test_a_neutral_game_masters_look_is_a_log_entry_everyone_sees_and_verify_replays(table):
+async def test_a_neutral_game_masters_look_is_a_log_entry_everyone_sees_and_verify_replays(table, tmp_path):
     await cd_game(table)  # GM started it and plays no side
     await table.send("seal", {"text": ORDER}, user=BOB)
     seal = await last_entry(table)
@@ -87,6 +87,8 @@ async def test_a_neutral_game_masters_look_is_a_log_entry_everyone_sees_and_veri
     shown = await table.send("log show", user=CAROL)
     assert f"The game master looked at sealed #{seal.seq} of Germans" in json.dumps(shown.embeds)
     assert (await verify(table))["title"] == "The log checks out"
+    audited = await audit(table, tmp_path)  # the offline audit of the export replays the look too
+    assert audited.returncode == 0, audited.stdout + audited.stderr
     await table.send("reveal", {"sealed": seal.seq}, user=BOB)
     assert await table.refused("peek", {"sealed": seal.seq}, user=GM) == (
         f"sealed #{seal.seq} was revealed at entry #{look.seq + 1}: /log show {look.seq + 1} shows it to everyone")
@@ -115,3 +117,21 @@ async def test_gm_peeks_no_forbids_the_umpires_look_but_not_a_sides_own(table):
 async def test_a_look_at_an_entry_that_sealed_nothing_is_refused(table):
     await cd_game(table)
     assert "entry #1 is not a sealed order" in refusal(await table.as_gm("peek", {"sealed": 1}))
+
+
+async def test_a_look_rewritten_to_name_an_entry_that_sealed_nothing_is_named_by_verify(table):
+    await cd_game(table)
+    await table.send("seal", {"text": ORDER}, user=BOB)
+    seal = await last_entry(table)
+    await table.as_gm("peek", {"sealed": seal.seq})
+    look = (await last_entry(table)).seq
+    await table.as_gm("game end")
+
+    def elsewhere(fields):  # the host points the look at entry 1 and re-seals the chain
+        fields[look - 1]["order"]["sealed"] = 1
+        return fields
+
+    await forge(table, elsewhere, replay=False)
+    report = await verify(table)
+    assert report["title"] == f"Entry #{look} does not check out"
+    assert report["description"].startswith(f"entry #{look} looks at entry #1, which sealed nothing")
