@@ -147,7 +147,8 @@ def _near(name: str, names: list[str]) -> str:
 
 def check_options(ruleset: Ruleset, given: dict[str, Any], variant: str | None) -> dict[str, Any]:
     """``given`` (key -> value as typed) checked against the catalogue: the values as stored, None for
-    an option given as ``default`` (to be cleared). Refuses an unknown name (with the names this game
+    an option given as ``default`` (to be cleared; an option whose games created now take another
+    value than its default, ``created``: that value). Refuses an unknown name (with the names this game
     takes and the nearest one), an option of another variant, and a value the option does not take."""
     options = {o.name: o for o in catalogue(ruleset)}
     checked: dict[str, Any] = {}
@@ -165,7 +166,8 @@ def check_options(ruleset: Ruleset, given: dict[str, Any], variant: str | None) 
             raise InvalidOrder(f"the game option {name} is for {titles} games only; this game plays "
                                f"{ruleset.variants.get(variant or '', variant or ruleset.title)}", field="options")
         if isinstance(value, str) and value.casefold() == DEFAULT_WORD:
-            checked[name] = None
+            # the default of a game created now: the option's own, or its ``created`` value, kept
+            checked[name] = option.created
             continue
         if option.kind == "table" and not isinstance(value, dict):
             raise InvalidOrder(f"the game option {name} is {option.takes()}", field="options")

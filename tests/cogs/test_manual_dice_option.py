@@ -77,3 +77,10 @@ def test_each_value_is_a_valid_choice_for_every_ruleset(value):
     from bot.core.options import check_options
     for name in ("asl", "nhis", "cd"):
         assert check_options(get_ruleset(name), {"manual_dice": value}, None) == {"manual_dice": value}
+
+
+async def test_default_gives_the_value_of_a_game_created_now_not_the_old_games_all(table):
+    await asl_game(table)  # manual_dice=all
+    await set_option(table, "default")
+    assert (await table.game()).options["manual_dice"] == "none"
+    assert await table.refused("fire", {**FIRE, "dice": "6 6"}) == NONE
