@@ -5,9 +5,8 @@ runner's choice (`-p no:cacheprovider`)."""
 
 from __future__ import annotations
 
+import importlib
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 from hypothesis import given, settings
@@ -24,14 +23,15 @@ def test_the_load_tests_cached_game_is_kept_outside_the_checkout():
     assert os.environ["REFEREE_BENCH_CACHE"] == str(load_game.CACHE_DIR)
 
 
-def test_the_bench_cache_folder_is_a_setting_and_bench_cache_without_it():
-    code = "from bench import load_game; print(load_game.CACHE_DIR)"
-    env = {k: v for k, v in os.environ.items() if k != "REFEREE_BENCH_CACHE"}
-    assert subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
-                          check=True).stdout.strip() == str(ROOT / "bench" / ".cache")
-    env["REFEREE_BENCH_CACHE"] = "/somewhere/else"
-    assert subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
-                          check=True).stdout.strip() == "/somewhere/else"
+def test_the_bench_cache_folder_is_a_setting_and_bench_cache_without_it(monkeypatch):
+    try:
+        monkeypatch.delenv("REFEREE_BENCH_CACHE")
+        assert importlib.reload(load_game).CACHE_DIR == ROOT / "bench" / ".cache"
+        monkeypatch.setenv("REFEREE_BENCH_CACHE", "/somewhere/else")
+        assert importlib.reload(load_game).CACHE_DIR == Path("/somewhere/else")
+    finally:
+        monkeypatch.undo()
+        importlib.reload(load_game)  # the suite's own folder again, for the tests after this one
 
 
 @settings(max_examples=5)
