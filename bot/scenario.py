@@ -30,7 +30,9 @@ MAX_BYTES = 256 * 1024  # a 400-counter scenario is ~30 KB
 # units, a unit, its stats, a list in them); deeper is refused before the tree is built, whose
 # building recurses (a 2 KB file of a list nested 998 deep overflowed Python's stack)
 MAX_DEPTH = 16
-READ_STEPS_PER_BYTE = 0.1  # bot/work.py's steps (20 us) a byte of a file costs to read and set up: 2 us measured
+# bot/work.py's steps (20 us) a byte of a file costs to read and check by setting it up once: 2 us a
+# byte measured for a small file, 13 for a 70 KB one of 2,000 Locations on the loaded machine
+READ_STEPS_PER_BYTE = 0.5
 
 
 class ScenarioFileError(InvalidOrder):

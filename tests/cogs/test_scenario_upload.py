@@ -60,7 +60,7 @@ async def test_a_file_answers_thinking_first_and_is_read_in_a_worker_process(tab
     reply = await table.as_gm(command, {**options, "file": attach(big)})
     assert reply.deferred and not reply.record.late and not reply.record.refused
     assert reply.embeds[0]["title"].startswith("New Advanced Squad Leader game")
-    assert worker.ran == 1 and len((await table.game()).units) == 44
+    assert worker.ran == 2 and len((await table.game()).units) == 44  # read and checked, then set up
 
 
 @pytest.mark.parametrize("command", ["game new", "scenario load"])
