@@ -64,7 +64,8 @@ def squad(i: int) -> dict:
 async def fresh(folder: Path, name: str) -> tuple[SqliteStore, Referee]:
     store = await SqliteStore.open(folder / f"{name}.sqlite3")
     referee = Referee(store, dice=lambda: SeededDice(1))
-    await referee.new_game(CHANNEL, 1, GM, "asl", ["Germans", "Russians"])
+    await referee.new_game(CHANNEL, 1, GM, "asl", ["Germans", "Russians"],
+                           options={"manual_dice": "all"})  # the timed check gives its dice
     return store, referee
 
 

@@ -12,12 +12,13 @@ newest entry is a fire (its result's Odds button replays the whole log). Every
 other channel of LOAD_GUILD gets a small game, for the ``/game status`` probes.
 
 The full size (15,000 entries, 300 units) takes minutes to write, so it is kept in CACHE_DIR
-(bench/.cache) and reused while this module's version line is unchanged.
+(bench/.cache, or REFEREE_BENCH_CACHE) and reused while this module's version line is unchanged.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 import sys
 import time
@@ -29,8 +30,10 @@ from bot.emulator.payloads import ChannelSpec, GuildSpec, UserSpec
 from bot.service import Actor, Referee
 from bot.store import SqliteStore
 
-VERSION = 3  # change it when the game built changes: cached files of another version are rebuilt
-CACHE_DIR = Path(__file__).resolve().parent / ".cache"  # bench/.cache (ignored by git)
+VERSION = 4  # change it when the game built changes: cached files of another version are rebuilt
+# the folder of the cached games: REFEREE_BENCH_CACHE when set (the test suite sets it to a folder of
+# the system's temporary files: it writes nothing into the checkout), else bench/.cache (ignored by git)
+CACHE_DIR = Path(os.environ.get("REFEREE_BENCH_CACHE") or Path(__file__).resolve().parent / ".cache")
 PLAYERS = (UserSpec(2_000_000_000_000_000_001, "alice"), UserSpec(2_000_000_000_000_000_002, "bob"),
            UserSpec(2_000_000_000_000_000_003, "gm"))
 ALICE, BOB, GM_ID = (p.id for p in PLAYERS)
@@ -57,7 +60,8 @@ async def build(path: Path, entries: int, units: int) -> None:
         await store._db.execute("PRAGMA synchronous = OFF")  # a test fixture: speed over durability
         guild = LOAD_GUILD.id
         await referee.new_game(BIG_CHANNEL, guild, GM, "asl", ["Germans", "Russians"],
-                               options={"open_seating": True})  # the players sit down themselves
+                               options={"open_seating": True,  # the players sit down themselves
+                                        "manual_dice": "all"})  # and the newest fire throws its own dice
         for side, player in enumerate((ALICE, BOB)):
             await referee.act(BIG_CHANNEL, Actor(player), {"action": "join", "side": side, "player": player},
                               command="/game join")
@@ -104,7 +108,7 @@ def cached(entries: int, units: int) -> Path:
     """The game's file in the cache, built first when missing."""
     path = CACHE_DIR / f"load-v{VERSION}-{entries}-{units}.sqlite3"
     if not path.exists():
-        CACHE_DIR.mkdir(exist_ok=True)
+        CACHE_DIR.mkdir(parents=True, exist_ok=True)
         partial = path.with_suffix(".partial")
         asyncio.run(build(partial, entries, units))
         partial.rename(path)

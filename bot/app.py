@@ -252,16 +252,8 @@ class RefereeBot(RefereeClient):
         """Open (check, migrate) the database once; a file that cannot serve raises
         DatabaseUnusable. ``serve`` calls it before logging in: a bad file stops the bot before
         its token goes anywhere."""
-        from bot.store import is_postgres, open_store
+        from bot.store import open_store
 
-        shards, count = self.settings.shards, self.settings.shard_count
-        partial = shards is not None and count is not None and len(shards) < count
-        if partial and not is_postgres(self.settings.database):
-            raise DatabaseUnusable(
-                f"this process holds shard{'s' if len(shards) > 1 else ''} {','.join(map(str, shards))} of {count}: "
-                "the other shards' processes cannot share an SQLite file with it (each would keep its own lock and "
-                "cache). Run several processes on PostgreSQL (REFEREE_DATABASE=postgresql://...), or one process "
-                "without sharding, or holding every shard (REFEREE_SHARD_IDS)")
         if self.store is None:
             self.store = await _maybe_await(open_store(self.settings.database,
                                                        max_entries=self.settings.max_log_entries,

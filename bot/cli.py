@@ -437,6 +437,9 @@ def run_bot(stderr: TextIO, settings: Any = None) -> int:
         print("referee: no Discord token: set DISCORD_TOKEN (or REFEREE_TOKEN), or try "
               "`python -m bot sandbox` to play in the terminal without one", file=stderr)
         return EXIT_REFUSED
+    if (refused := settings.sharding_refused()) is not None:  # before anything connects or opens the file
+        print(f"referee: {refused}", file=stderr)
+        return EXIT_REFUSED
     from bot.app import main_run
     from bot.logs import setup_logging
 

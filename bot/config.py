@@ -13,6 +13,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
+from urllib.parse import quote, urlsplit, urlunsplit
 
 from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -93,6 +94,9 @@ class Settings(BaseSettings):
     # an SQLite file's path, or a PostgreSQL server's URL (postgresql://user@host/dbname, for
     # several bot processes on one database: bot/store/postgres.py)
     database: Path | str = Field(default_factory=default_database)
+    # a file holding the PostgreSQL password (a Docker secret): put into ``database``'s URL
+    # percent-encoded, so a password with @, / or : (anything) reaches the server as it is
+    database_password_file: Path | None = None
     dev_guild: int | None = Field(default=None, gt=0)  # sync commands to this guild only (instant)
     log_level: str = "INFO"
     # the terminal sandbox (`python -m bot sandbox`): where it keeps its games, and an optional
@@ -154,12 +158,55 @@ class Settings(BaseSettings):
                                  f"{self.shard_count} (shards are numbered from 0)")
         return self
 
+    @model_validator(mode="after")
+    def _password_into_the_url(self) -> "Settings":
+        """``database_password_file``'s password in ``database``'s URL, percent-encoded."""
+        if self.database_password_file is None:
+            return self
+        if not isinstance(self.database, str):
+            raise ValueError("REFEREE_DATABASE_PASSWORD_FILE is the password of a PostgreSQL server: set "
+                             "REFEREE_DATABASE to its postgresql:// URL (an SQLite file has none)")
+        parts = urlsplit(self.database)
+        user, at, place = parts.netloc.rpartition("@")
+        if not at or not user:
+            raise ValueError("REFEREE_DATABASE names no user for REFEREE_DATABASE_PASSWORD_FILE's password: "
+                             "postgresql://user@host/dbname")
+        if ":" in user:
+            raise ValueError("REFEREE_DATABASE holds a password already: give it there or in "
+                             "REFEREE_DATABASE_PASSWORD_FILE, not both")
+        try:
+            password = self.database_password_file.read_text(encoding="utf-8").rstrip("\r\n")
+        except (OSError, UnicodeDecodeError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
+            raise ValueError(f"REFEREE_DATABASE_PASSWORD_FILE {self.database_password_file} cannot be read "
+                             f"({reason})") from None
+        if not password:
+            raise ValueError(f"REFEREE_DATABASE_PASSWORD_FILE {self.database_password_file} is empty")
+        url = urlunsplit(parts._replace(netloc=f"{user}:{quote(password, safe='')}@{place}"))
+        self.__dict__["database"] = url  # a frozen model: set once, here, as validation ends
+        return self
+
     @property
     def shards(self) -> tuple[int, ...] | None:
         """The shards this process connects as (sorted), or None: unsharded."""
         if self.shard_ids is not None:
             return tuple(sorted(self.shard_ids))
         return None if self.shard_id is None else (self.shard_id,)
+
+    def sharding_refused(self) -> str | None:
+        """Why this process may not start as the shards it is given on its database (None when it
+        may): an SQLite file is one process's, so a process that is one shard among several (the
+        others another process's, writing the same file under locks of their own) is refused at
+        start-up. One process holding every shard is one process."""
+        shards, count = self.shards, self.shard_count
+        if shards is None or count is None or not isinstance(self.database, Path) or set(shards) == set(range(count)):
+            return None
+        given = (f"REFEREE_SHARD_IDS {','.join(map(str, shards))}" if self.shard_ids is not None
+                 else f"REFEREE_SHARD_ID {shards[0]}")
+        return (f"{given} of REFEREE_SHARD_COUNT {count} makes this process one of several, but REFEREE_DATABASE is "
+                f"an SQLite file ({self.database}), which one process alone may write: set REFEREE_DATABASE to a "
+                f"postgresql:// URL for several processes, or run one process with every shard "
+                f"(REFEREE_SHARD_IDS={','.join(map(str, range(count)))}), or none")
 
     def serves_guild(self, guild_id: int | None) -> bool:
         """Is the server ``guild_id`` this process's (Discord's rule: (id >> 22) % shard count is the

@@ -3,14 +3,15 @@
 - Quotas (``Quotas``): every slash command and every button press counts once per user, per
   channel and per server, each in its own sliding window (``REFEREE_QUOTA_USER`` 30/60,
   ``REFEREE_QUOTA_CHANNEL`` 90/60, ``REFEREE_QUOTA_SERVER`` 600/60); the heavy ones (exports,
-  verifies, statistics, undo proposals, the Odds button, previews: they say so with
-  ``extras={"heavy": True}``, a ``preview`` option, or ``heavy = True`` on a button) count again
-  against smaller quotas (``REFEREE_QUOTA_HEAVY_*``: 12, 20 and 60 in 5 minutes: a game master
-  runs the statistics, one of each export and a verify in one sitting). A heavy command that is
-  refused (a typo, a side that is not in the game, a rule) is taken back from the heavy quotas
-  (``Quotas.take_back_heavy``): only what did its work counts there. The check is in memory and
-  instant, before the command is parsed; the refusal is private, says what is still open and when
-  to try again. Autocomplete is not counted: it reads, never writes, and Discord throttles it.
+  verifies, statistics, undo proposals, the Odds button, previews, a scenario file: they say so with
+  ``extras={"heavy": True}``, a ``preview`` option, an attached file (``/game new file:``), or
+  ``heavy = True`` on a button) count again against smaller quotas (``REFEREE_QUOTA_HEAVY_*``: 12, 20
+  and 60 in 5 minutes: a game master runs the statistics, one of each export and a verify in one
+  sitting). A heavy command that is refused (a typo, a side that is not in the game, a rule) is taken
+  back from the heavy quotas (``Quotas.take_back_heavy``): only what did its work counts there. The
+  check is in memory and instant, before the command is parsed; the refusal is private, says what is
+  still open and when to try again. Autocomplete is not counted: it reads, never writes, and Discord
+  throttles it.
 - Rolling commands (every command whose orders may roll: they say so themselves, with
   ``extras={"rolls": True}``, from their order's declaration ``OrderBase.rolls``) are limited per
   player: at most ``REFEREE_ROLL_LIMIT`` (20) orders that rolled in any ``REFEREE_ROLL_WINDOW``
@@ -111,7 +112,7 @@ class SlidingWindow:
 SCOPES = ("user", "channel", "server")
 WHO = {"user": "you", "channel": "this channel", "server": "this server"}
 WHOSE = {"user": "one player", "channel": "one channel", "server": "one server"}
-HEAVY_WORDS = "exports, verifies, statistics, undo proposals, odds, previews and maps"
+HEAVY_WORDS = "exports, verifies, statistics, undo proposals, odds, previews, maps and scenario files"
 
 
 class Quotas:
@@ -162,7 +163,7 @@ class Quotas:
         """For slash commands (``RefereeTree.interaction_check``) and buttons (``Guarded``)."""
         kind = getattr(interaction, "type", None)
         if kind is InteractionType.application_command:
-            heavy = is_heavy(command_of(interaction)) or asks_preview(interaction)
+            heavy = is_heavy(command_of(interaction)) or asks_preview(interaction) or attaches_file(interaction)
         elif kind is InteractionType.component:
             heavy = False  # a heavy button says so itself: ``Guarded.heavy``
         else:
@@ -331,6 +332,18 @@ def asks_preview(interaction: Any) -> bool:
         options = options[0].get("options") or []
     return any(o.get("name") == "preview" and o.get("value") not in (False, None, "", "no", "false")
                for o in options)
+
+
+ATTACHMENT = 11  # Discord's application command option type of an attached file
+
+
+def attaches_file(interaction: Any) -> bool:
+    """A command given with a file attached (``/game new file:``): the file is downloaded, read and
+    a whole game set up from it, as heavy as ``/scenario load``."""
+    options = (getattr(interaction, "data", None) or {}).get("options") or []
+    while options and options[0].get("type") in (1, 2):  # into the subcommand's own options
+        options = options[0].get("options") or []
+    return any(o.get("type") == ATTACHMENT for o in options)
 
 
 def _flag(command: Any, name: str) -> bool:

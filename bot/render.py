@@ -75,6 +75,20 @@ _MENTIONS = re.compile(_MENTION)
 _MAY_ESCAPE = re.compile(r"[_\\~|*`>\[#\-@]")
 
 
+# what a player's text may not carry into a message (issue 28): the control characters (C0 but the
+# tab and the line feed, DEL, C1: "\x1b[31m" recolours a terminal, "\0" cuts a C string) and the
+# bidirectional controls (marks, embeddings, overrides, isolates: U+202E turns the text after it
+# around, in the footer and status line it lands in); removed by ``clean``, which ``safe`` and
+# ``unmentioned`` (every player's text shown) call first
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def clean(text: object) -> str:
+    """A player's text without control and bidirectional characters (``_CONTROL``)."""
+    text = str(text)
+    return _CONTROL.sub("", text) if _CONTROL.search(text) else text
+
+
 def _escape(match: re.Match[str]) -> str:
     text = match.group()
     if match.lastgroup == "mention":
@@ -95,16 +109,18 @@ _SAFE_CACHE_TEXT_MAX = 80
 def unmentioned(text: object) -> str:
     """Text that may come from a player, for a place Discord shows as plain text (a footer: markdown
     escapes would show): only its mentions broken, so that none reads as one or pings."""
-    text = str(text)
+    text = clean(text)
     return _MENTIONS.sub("@\u200b\\1", text) if "@" in text else text
 
 
 def safe(text: object) -> str:
-    """Escape markdown and mentions in text that may come from a player."""
+    """Escape markdown and mentions in text that may come from a player, its control and
+    bidirectional characters removed (``clean``)."""
     text = str(text)
     escaped = _SAFE_CACHE.get(text)
     if escaped is None:
-        escaped = _ESCAPABLE.sub(_escape, text) if _MAY_ESCAPE.search(text) else text
+        plain = clean(text)
+        escaped = _ESCAPABLE.sub(_escape, plain) if _MAY_ESCAPE.search(plain) else plain
         if len(text) <= _SAFE_CACHE_TEXT_MAX:
             if len(_SAFE_CACHE) >= _SAFE_CACHE_SIZE:
                 _SAFE_CACHE.clear()

@@ -32,7 +32,7 @@ SCENARIOS: dict[str, Scenario] = {
         blurb="alice plays the Germans, bob the Russians; the Germans' Rally Phase of turn 1",
         lines=(
             "/game new ruleset:asl sides:Germans, Russians scenario:Guards Counterattack (sample) "
-            "options:open_seating=yes",
+            "options:open_seating=yes manual_dice=all",
             "as alice", "/game join side:Germans", "as bob", "/game join side:Russians", "as gm",
             "/location set location:C4 terrain:woods",
             "/unit add id:A1 side:Germans type:ger-467 location:B5",
@@ -52,7 +52,8 @@ SCENARIOS: dict[str, Scenario] = {
         channel="nhis",
         blurb="alice plays the US Marines, bob the Japanese; turn 1",
         lines=(
-            "/game new ruleset:nhis sides:US Marines, Japanese scenario:Hill 362 (sample) options:open_seating=yes",
+            "/game new ruleset:nhis sides:US Marines, Japanese scenario:Hill 362 (sample) "
+            "options:open_seating=yes manual_dice=all",
             "as alice", "/game join side:US Marines", "as bob", "/game join side:Japanese", "as gm",
             "/location set location:0405 terrain:jungle",
             "/unit add id:M1 side:US Marines type:us-rifle-squad location:0303",
@@ -71,7 +72,8 @@ SCENARIOS: dict[str, Scenario] = {
         channel="cd",
         blurb="alice plays the Americans (company Able, battery Arty), bob the Germans (1Kp)",
         lines=(
-            "/game new ruleset:cd sides:Americans, Germans scenario:Hedgerows (sample) options:open_seating=yes",
+            "/game new ruleset:cd sides:Americans, Germans scenario:Hedgerows (sample) "
+            "options:open_seating=yes manual_dice=all",
             "as alice", "/game join side:Americans", "as bob", "/game join side:Germans", "as gm",
             "/location set location:hedge-1 terrain:open features:hedgerow",
             "/unit add id:1-A side:Americans type:us-rifle location:farm stats:company=Able",

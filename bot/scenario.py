@@ -24,9 +24,17 @@ from bot.core.scenario import Scenario, ScenarioRefused, ScenarioUnit, build_gam
 from bot.core.setup import unit_references
 from bot.core.sequence import SEQUENCE
 
-__all__ = ["MAX_BYTES", "Scenario", "ScenarioFileError", "ScenarioUnit", "read", "schema", "write"]
+__all__ = ["MAX_BYTES", "MAX_DEPTH", "Scenario", "ScenarioFileError", "ScenarioUnit", "read", "read_cost",
+           "read_given", "schema", "write"]
 
 MAX_BYTES = 256 * 1024  # a 400-counter scenario is ~30 KB
+# lists and mappings nested in one another: a scenario needs 7 (the file, its sides, a side, its
+# units, a unit, its stats, a list in them); deeper is refused before the tree is built, whose
+# building recurses (a 2 KB file of a list nested 998 deep overflowed Python's stack)
+MAX_DEPTH = 16
+# bot/work.py's steps (20 us) a byte of a file costs to read and check by setting it up once: 2 us a
+# byte measured for a small file, 13 for a 70 KB one of 2,000 Locations on the loaded machine
+READ_STEPS_PER_BYTE = 0.5
 
 
 class ScenarioFileError(InvalidOrder):
@@ -81,10 +89,19 @@ def _compose(text: str) -> tuple[yaml.Node | None, Any]:
     """The document's node tree (for line numbers) and its data, read once; anchors and aliases
     refused (a few lines of them can expand to gigabytes)."""
     try:
+        depth = 0
         for event in yaml.parse(text, Loader=SafeLoader):
             if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
                 raise ScenarioFileError("anchors and aliases (& and *) are not used in scenario files: write each "
                                         "value out", line=event.start_mark.line + 1)
+            if isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    raise ScenarioFileError(f"lists and mappings are nested more than {MAX_DEPTH} deep here; a "
+                                            "scenario file nests a few (docs/scenarios.md)",
+                                            line=event.start_mark.line + 1)
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
         loader = SafeLoader(text)
         try:
             root = loader.get_single_node()
@@ -277,6 +294,16 @@ def _check_companies(game: Game, scenario: Scenario) -> None:
                 if seen[2] != str(value):
                     raise ScenarioRefused(path, f"{unit.id}: {ref.to} '{value}' is spelled '{seen[2]}' by {seen[0]}: "
                                           "write it the same way, or it is another company")
+
+
+def read_given(data: bytes, given: dict[str, Any]) -> Scenario:
+    """``read(data, **given)``: the job a worker process runs for an attached file (bot/work.py)."""
+    return read(data, **given)
+
+
+def read_cost(size: int) -> float:
+    """What reading and setting up a file of ``size`` bytes costs, in bot/work.py's steps."""
+    return size * READ_STEPS_PER_BYTE
 
 
 def apply_overrides(scenario: Scenario, *, title: str | None = None, variant: str | None = None,

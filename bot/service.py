@@ -31,7 +31,7 @@ from bot.core.dice import (CommittedDice, DiceSource, Roller, ScriptedDice, Syst
                            new_seed)
 from bot.core.errors import InvalidOrder, RulesError
 from bot.core.help import DicePlan, dice_plan
-from bot.core.options import general
+from bot.core.options import created_values, current, general
 from bot.core.game import Game
 from bot.core.scenario import Scenario, hidden_parts, public_setup
 from bot.core.sequence import side_to_act
@@ -48,8 +48,8 @@ from bot.record.dice_audit import CONTRIBUTE, DiceState, opened_of, state_after
 from bot.record.replay import (END_GAME, REOPEN_GAME, UNDO, ChainVerifier, ReplayRefused, contribution_outcome,
                                creation_order, creation_outcome, ending_outcome, game_from_creation, given_again,
                                reopen_outcome, undo_outcome)
-from bot.record.sealing import (NONCE_BYTES, REVEAL, SEAL, SEALED_MAX, check_reveal, reveal_outcome, roll_text,
-                                seal_commitment, seal_outcome)
+from bot.record.sealing import (NONCE_BYTES, PEEK, REVEAL, SEAL, SEALED_MAX, check_reveal, peek_outcome,
+                                reveal_outcome, roll_text, seal_commitment, seal_outcome)
 from bot.store import (ActiveGameExists, DuplicateInteraction, LogFull, StaleGame, Store, StoredGame,
                        UndoRequest)
 from bot.work import Pickled, Worker
@@ -71,6 +71,7 @@ OrderBuilder = Callable[[Game], "dict[str, Any] | BaseModel"]
 ENTRY_ODDS_CACHED = 64  # answers of the "Odds" button kept, so pressing it again replays nothing
 SAVED_BY_INTERACTION = 512  # entries kept by their interaction for the roll limit's question (``rolled``)
 DICE_STATES_CACHED = 4096  # games whose dice state (commitment, contributions) is kept in memory
+SETUP_STEPS_PER_PART = 20  # bot/work.py's steps a unit or Location of a scenario file costs to set up (0.3 ms measured)
 SEEDS_CACHED = 4096  # dice seeds kept in memory (each also held in the store until revealed)
 CONTRIBUTION_MAX = 200  # characters of a side's dice contribution
 SECRET_KINDS = {"2d6": "two_d6", "d6": "d6", "d10": "d10", "DR": "DR", "dr": "dr"}  # a secret roll's kind -> Roller
@@ -253,6 +254,39 @@ def _stamp(when: datetime) -> str:
 
 def is_game_master(game: Game, actor: Actor) -> bool:
     return actor.is_manager or (game.gm is not None and game.gm == actor.user_id)
+
+
+def check_hidden_access(game: Game, actor: Actor, seal: LogEntry, what: str) -> None:
+    """Raise NotAllowed unless ``actor`` may look at or reveal (``what``) the sealed entry ``seal``
+    before its time (issue 28): its sealer and the players of the side that sealed it may; of the
+    others only a game master who plays no side, and for a look only while the game option
+    gm_peeks allows it. A game master who holds a seat plays against the other side, and someone
+    with Manage Channels who is not in the game is not its umpire: neither may."""
+    sealed_by = seal.order.get("side")
+    if seal.actor == actor.user_id or (isinstance(sealed_by, int) and 0 <= sealed_by < len(game.sides)
+                                       and actor.user_id in game.sides[sealed_by].players):
+        return
+    which = f"sealed #{seal.seq}" + (f" of {game.side_name(sealed_by)}" if isinstance(sealed_by, int) else "")
+    mine = [game.side_name(i) for i, side in enumerate(game.sides) if actor.user_id in side.players]
+    if mine:
+        raise NotAllowed(f"you play {' and '.join(mine)}: you may not {what} {which} before its reveal (only its "
+                         "side and a game master who plays no side may)")
+    if game.gm is None or game.gm != actor.user_id:
+        raise NotAllowed(f"only its side and the game master, playing no side, may {what} {which} before its reveal")
+    if what == "look at" and current(game, general("gm_peeks")) is False:
+        raise NotAllowed(f"this game's option gm_peeks=no: only its side may look at {which} before its reveal")
+
+
+def check_manual_dice(game: Game, actor: Actor) -> None:
+    """Raise NotAllowed unless ``actor`` may give manual dice in ``game`` (the game option manual_dice:
+    all players, only the game master, or nobody); checked before anything is rolled."""
+    who = current(game, general("manual_dice"))
+    if who == "none":
+        raise NotAllowed("this game's option manual_dice=none: the bot draws every die; leave dice: out (the game "
+                         "master may allow manual dice with /game options set:manual_dice=all)")
+    if who == "gm" and not is_game_master(game, actor):
+        raise NotAllowed("this game's option manual_dice=gm: only the game master gives manual dice; leave dice: out "
+                         "and the bot draws them")
 
 
 def check_permission(game: Game, actor: Actor, order: dict[str, Any]) -> None:
@@ -646,13 +680,20 @@ class Referee:
                 raise GameExists(self._exists_message(existing.game))
             if guild_id is not None:
                 await self._check_server_caps(guild_id)
-            if setup is not None:
+            if setup is not None:  # a game set up from a file takes the options a new game takes too
+                setup = setup.model_copy(update={"options": created_values(setup.options) | dict(setup.options)})
                 ruleset, sides, scenario = setup.ruleset, [s.name for s in setup.sides], setup.title
                 variant, options = setup.variant, dict(setup.options)
             order = _plain_order(creation_order(ruleset, sides, scenario, variant, options, actor.user_id,
                                                 setup=None if setup is None else public_setup(setup)),
                                  sort_keys=False)
-            game = game_from_creation(order)  # the same path verify replays
+            if setup is None:
+                game = game_from_creation(order)  # the same path verify replays
+            else:  # a file's set-up (up to 400 units, 2,000 Locations: most of a second) off the loop
+                game = await self.worker.run(
+                    game_from_creation, order, cost=SETUP_STEPS_PER_PART * (len(setup.locations) + sum(
+                        len(side.units) for side in setup.sides)),
+                    what="setting up this scenario", instead="load a scenario of fewer units and Locations")
             outcome = creation_outcome(game)
             # the first game turn's seed: its commitment is in entry 1, posted with the new game
             proof = ({"commitment": await self._commit_seed(), "contributions": [""] * len(game.sides)}
@@ -851,6 +892,8 @@ class Referee:
             self._check_room(stored)
             plain = _plain_order(order(stored.game) if callable(order) else order)
             check_permission(stored.game, actor, plain)
+            if dice:
+                check_manual_dice(stored.game, actor)
             plain = _plain_order(as_given(stored.game, plain))  # what the log holds and a replay resolves
             corrects = plain.get("corrects")
             if corrects is not None and not (isinstance(corrects, int) and 1 < corrects <= stored.last_seq):
@@ -1125,38 +1168,67 @@ class Referee:
                                            {"roll": roll_order}, command="/roll secret", state=state,
                                            interaction_id=interaction_id)
 
-    async def peek(self, channel_id: int, actor: Actor, sealed_seq: int) -> tuple[LogEntry, str]:
-        """The game master's private look at a sealed order or a secret roll before its reveal (the
-        umpire sees what the players hide from each other); nothing is logged or shown to others."""
-        stored = await self._active(channel_id)
-        if not is_game_master(stored.game, actor):
-            raise NotAllowed("only the game master may look at a sealed order before it is revealed")
+    async def _sealed_target(self, stored: StoredGame, sealed_seq: int) -> tuple[LogEntry, int | None]:
+        """The seal entry ``sealed_seq`` of the game and the entry that opened it (a /reveal, or the end
+        of its game turn for a secret roll), None while it is still sealed."""
         target = await self.entry(stored.id, sealed_seq) if 1 <= sealed_seq <= stored.last_seq else None
         if target is None or target.order.get("action") != SEAL:
-            raise NotAllowed(f"entry #{sealed_seq} is not a sealed order")
-        held = await self._store.held_secret(target.order["commitment"])
-        if held is None:
-            raise NotAllowed(f"the text of sealed order #{sealed_seq} is not held by the bot")
-        return target, json.loads(held)["text"]
+            raise NotAllowed(f"entry #{sealed_seq} is not a sealed order (see /log show: a seal reads "
+                             "\"sealed an order\")")
+        opened = None
+        async for later in self._store.iter_entries(stored.id):
+            revealed = later.order.get("action") == REVEAL and later.order.get("sealed") == sealed_seq
+            at_turn_end = any(item.get("sealed") == sealed_seq for item in opened_of(later.dice_proof))
+            if later.seq > sealed_seq and (revealed or at_turn_end):
+                opened = later.seq
+        return target, opened
+
+    async def peek(self, channel_id: int, actor: Actor, sealed_seq: int, *,
+                   interaction_id: int | None = None) -> Sealed:
+        """A private look at a sealed order or a secret roll before its reveal, by a game master who
+        plays no side (the umpire sees what the players hide from each other; the game option
+        gm_peeks=no forbids it) or by a player of the side that sealed it. The look is logged, so
+        the channel sees who looked at which (never the text); the text goes to the looker alone."""
+        async with self._lock(channel_id):
+            stored = await self._recorded_or_active(channel_id, interaction_id)
+            if isinstance(stored, Acted):  # a re-delivery: the text comes from the store again
+                seal = await self.entry(stored.entry.game_id, stored.entry.order.get("sealed", 0))
+                held = await self._store.held_secret(seal.order.get("commitment", ""))
+                return Sealed(stored, json.loads(held)["text"] if held else "", "")
+            self._check_room(stored)
+            game = stored.game
+            target, opened = await self._sealed_target(stored, sealed_seq)
+            sealed_by = target.order.get("side")
+            check_hidden_access(game, actor, target, "look at")
+            if opened is not None:
+                raise NotAllowed(f"sealed #{sealed_seq} was revealed at entry #{opened}: /log show {opened} shows it "
+                                 "to everyone")
+            held = await self._store.held_secret(target.order["commitment"])
+            if held is None:
+                raise NotAllowed(f"the text of sealed order #{sealed_seq} is not held by the bot")
+            mine = [i for i, side in enumerate(game.sides) if actor.user_id in side.players]
+            order = {"action": PEEK, "sealed": sealed_seq, "side": sealed_by,
+                     "looker": sealed_by if sealed_by in mine else None}
+            outcome = peek_outcome(game, order)
+            entry = self._seal(stored.id, stored.last_seq, stored.head_hash, actor=actor, command="/peek",
+                               order=order, outcome=outcome, game=game, manual=False, interaction_id=interaction_id,
+                               dice_proof=await self._proof(await self._dice_state(stored), None, reveal=False))
+            recorded = await self._save(stored, game, entry)
+            return Sealed(recorded or Acted(outcome, game, entry), json.loads(held)["text"], "")
 
     async def reveal(self, channel_id: int, actor: Actor, sealed_seq: int, *,
                      interaction_id: int | None = None) -> Acted:
-        """Open a sealed order: its text and nonce go in the log, checked against its commitment."""
+        """Open a sealed order: its text and nonce go in the log, checked against its commitment. The
+        players of the side that sealed it, its sealer, or a game master who plays no side may."""
         async with self._lock(channel_id):
             stored = await self._recorded_or_active(channel_id, interaction_id)
             if isinstance(stored, Acted):
                 return stored
             self._check_room(stored)
             game = stored.game
-            target = await self.entry(stored.id, sealed_seq) if 1 <= sealed_seq <= stored.last_seq else None
-            if target is None or target.order.get("action") != SEAL:
-                raise NotAllowed(f"entry #{sealed_seq} is not a sealed order (see /log show: a seal reads "
-                                 "\"sealed an order\")")
+            target, opened_at = await self._sealed_target(stored, sealed_seq)
             sealed_by = target.order.get("side")
-            if not is_game_master(game, actor) and not (
-                    isinstance(sealed_by, int) and actor.user_id in game.sides[sealed_by].players):
-                who = f"{game.side_name(sealed_by)} or " if isinstance(sealed_by, int) else ""
-                raise NotAllowed(f"only {who}the game master may reveal this sealed order")
+            check_hidden_access(game, actor, target, "reveal")
             held = await self._store.held_secret(target.order["commitment"])
             if held is None:
                 raise NotAllowed(f"the text of sealed order #{sealed_seq} is not held by the bot: it cannot be "
@@ -1164,13 +1236,8 @@ class Referee:
             opened = json.loads(held)
             order = {"action": REVEAL, "sealed": sealed_seq, "text": opened["text"], "nonce": opened["nonce"],
                      "side": sealed_by, "roll": target.order.get("roll")}
-            seals = {sealed_seq: {"commitment": target.order["commitment"], "opened": None, "side": sealed_by,
+            seals = {sealed_seq: {"commitment": target.order["commitment"], "opened": opened_at, "side": sealed_by,
                                   "roll": target.order.get("roll")}}
-            async for later in self._store.iter_entries(stored.id):
-                revealed = later.order.get("action") == REVEAL and later.order.get("sealed") == sealed_seq
-                at_turn_end = any(item.get("sealed") == sealed_seq for item in opened_of(later.dice_proof))
-                if later.seq > sealed_seq and (revealed or at_turn_end):
-                    seals[sealed_seq]["opened"] = later.seq
             if (problem := check_reveal(stored.last_seq + 1, order, seals)) is not None:
                 raise NotAllowed(problem.replace(f"entry #{stored.last_seq + 1} reveals", "this would reveal"))
             applied = reveal_sealed(game, sealed_seq, opened["text"])  # an order it applies (refused: not its time)

@@ -23,7 +23,7 @@ from bot.core.game import Game
 from bot.core.rulesets import get_ruleset
 from bot.core.suggest import common_suggestions
 from bot.render import odds_embed, safe
-from bot.scenario import MAX_BYTES, Scenario, ScenarioFileError, read
+from bot.scenario import MAX_BYTES, Scenario, ScenarioFileError, read_cost, read_given
 from bot.replies import defer_thinking, defer_when_slow, reply_outcome, send_embeds
 from bot.service import Actor
 
@@ -34,18 +34,27 @@ Choices = list[app_commands.Choice[str]]
 DOWNLOAD_SECONDS = 15  # a scenario file is small: Discord's CDN serves it at once or not at all
 
 
-async def scenario_file(attachment: discord.Attachment, **given: Any) -> Scenario:
+async def scenario_file(interaction: Interaction, attachment: discord.Attachment, **given: Any) -> Scenario:
     """The scenario an attached file holds, checked whole (``bot.scenario.read``: a refusal names
-    the line and the field); ``given``: the game's ruleset and what /game new's options replace."""
+    the line and the field); ``given``: the game's ruleset and what /game new's options replace. The
+    answer is deferred first (the download and the set-up may outlast Discord's 3 s); a file of more
+    than a few KB is read and set up in a worker process (bot/work.py), not on the event loop, within
+    its time budget, so neither its parse nor its memory is the bot's."""
     if attachment.size > MAX_BYTES:
         raise ScenarioFileError(f"{attachment.filename} has {attachment.size:,} bytes; a scenario file has at "
                                 f"most {MAX_BYTES:,}")
+    await defer_thinking(interaction)
     try:
         data = await asyncio.wait_for(attachment.read(), DOWNLOAD_SECONDS)
     except (discord.HTTPException, asyncio.TimeoutError):
         raise InvalidOrder(f"{attachment.filename} could not be downloaded from Discord: attach it again",
                            field="file") from None
-    return await asyncio.to_thread(read, data, **given)  # a big file takes tens of ms: not on the loop
+    if len(data) > MAX_BYTES:  # the size Discord announced is the sender's word
+        raise ScenarioFileError(f"{attachment.filename} has {len(data):,} bytes; a scenario file has at most "
+                                f"{MAX_BYTES:,}")
+    return await interaction.client.referee.worker.run(
+        read_given, data, given, cost=read_cost(len(data)), what=f"reading {attachment.filename}",
+        instead="attach a smaller scenario file")
 
 
 async def reply_new_game(interaction: Interaction, acted: Any) -> None:

@@ -210,7 +210,7 @@ class GameCog(commands.Cog):
         setup = None
         if values.get("file") is not None:  # the file's set-up, with what was given here in its place
             side_options = {o.name: game_options.pop(o.name) for o in ruleset.side_options if o.name in game_options}
-            setup = await scenario_file(values["file"], ruleset=ruleset.name, title=values.get("scenario"),
+            setup = await scenario_file(interaction, values["file"], ruleset=ruleset.name, title=values.get("scenario"),
                                         variant=values.get("variant"), side_names=split_sides(values["sides"]),
                                         side_options=side_options, options=game_options)
         acted = await interaction.client.referee.new_game(

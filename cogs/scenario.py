@@ -33,7 +33,7 @@ class ScenarioCog(commands.Cog):
                                                "set up whole in one step", extras={"heavy": True})
     @app_commands.describe(file="The scenario file (YAML, docs/scenarios.md; /scenario export writes one)")
     async def load(self, interaction: Interaction, file: discord.Attachment) -> None:
-        setup = await scenario_file(file)
+        setup = await scenario_file(interaction, file)
         acted = await interaction.client.referee.new_game(
             interaction.channel_id, interaction.guild_id, actor_of(interaction), setup.ruleset,
             [side.name for side in setup.sides], interaction_id=interaction.id, setup=setup)

@@ -16,6 +16,7 @@ from bot.client import Interaction, RefereeClient
 from bot.core.commands import parse_dice
 from bot.core.errors import InvalidOrder
 from bot.core.game import Game
+from bot.record.sealing import roll_words, rolled
 from bot.render import safe
 from bot.replies import reply_outcome
 from cogs._common import act_and_reply, actor_of, reply_sealed, side_autocomplete, side_index
@@ -91,17 +92,18 @@ class SealCog(commands.Cog):
                                     interaction_id=interaction.id)
         await reply_sealed(interaction, sealed)
 
-    @app_commands.command(name="peek", description="Game master only: look privately at a sealed order or a secret "
-                                                   "roll before its reveal")
+    @app_commands.command(name="peek", description="Look privately at a sealed order or secret roll before its reveal; "
+                                                   "the channel sees you looked")
     @app_commands.describe(sealed="The log entry number of the seal or the secret roll")
     @app_commands.guild_only()
     async def peek(self, interaction: Interaction, sealed: app_commands.Range[int, 1, 1_000_000]) -> None:
-        entry, text = await interaction.client.referee.peek(interaction.channel_id, actor_of(interaction), sealed)
-        roll = entry.order.get("roll")
-        shown = (f"{roll['kind']} for {safe(roll['purpose'])}: {' + '.join(map(str, json.loads(text)['dice']))}"
-                 if isinstance(roll, dict) else safe(text))
-        await interaction.response.send_message(content=f"Sealed #{sealed}, for you only:\n>>> {shown}",
-                                                ephemeral=True)
+        seen = await interaction.client.referee.peek(interaction.channel_id, actor_of(interaction), sealed,
+                                                     interaction_id=interaction.id)
+        await reply_outcome(interaction, seen.acted)
+        roll = rolled(seen.text) if seen.text else None
+        shown = (roll_words(roll["kind"], safe(str(roll["purpose"])), roll["dice"]) if roll is not None
+                 else safe(seen.text))
+        await interaction.followup.send(content=f"Sealed #{sealed}, for you only:\n>>> {shown}", ephemeral=True)
 
     @app_commands.command(name="reveal", description="Open a sealed order: its text is posted and checked against "
                                                      "its commitment")

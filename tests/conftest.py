@@ -3,9 +3,34 @@
 from __future__ import annotations
 
 import contextlib
+import os
+import tempfile
+from pathlib import Path
 
 import pytest
 import pytest_asyncio
+from hypothesis.configuration import set_hypothesis_home_dir
+
+
+# --- the suite writes nothing into the checkout (issue 28) ----------------------------------------
+def suite_cache() -> Path:
+    """A folder of the system's temporary files for what the suite keeps between runs (the load
+    test's cached game, hypothesis's examples): this user's own, made private; a fresh one when
+    another user holds that name."""
+    folder = Path(tempfile.gettempdir()) / f"referee-tests-{os.getuid() if hasattr(os, 'getuid') else 'user'}"
+    try:
+        folder.mkdir(mode=0o700, exist_ok=True)
+        if folder.is_symlink() or (hasattr(os, "getuid") and folder.stat().st_uid != os.getuid()):
+            raise PermissionError(folder)
+    except OSError:
+        folder = Path(tempfile.mkdtemp(prefix="referee-tests-"))
+    return folder
+
+
+SUITE_CACHE = suite_cache()
+os.environ.setdefault("REFEREE_BENCH_CACHE", str(SUITE_CACHE / "bench"))  # bench/load_game.py, its subprocesses too
+set_hypothesis_home_dir(SUITE_CACHE / "hypothesis")  # hypothesis's example database, not ./.hypothesis
+# --- end of the suite's own folders ------------------------------------------------------------------
 
 
 # --- emulator fixtures (bot/emulator: the loopback Discord for end-to-end tests) ------------------

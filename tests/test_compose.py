@@ -55,7 +55,8 @@ def test_the_token_and_the_password_come_from_secret_files_never_from_the_enviro
         script = bot["entrypoint"][-1]
         assert bot["entrypoint"][:2] == ["sh", "-c"]
         assert 'REFEREE_TOKEN="$$(cat /run/secrets/discord_token)"' in script  # read at start, in the container
-        assert "$$(cat /run/secrets/postgres_password)@postgres:5432/referee" in script
+        assert "REFEREE_DATABASE=postgresql://referee@postgres:5432/referee" in script
+        assert "REFEREE_DATABASE_PASSWORD_FILE=/run/secrets/postgres_password" in script  # encoded by the bot
         assert script.rstrip().endswith("exec python -m bot run")
         assert "--token" not in script and "password" not in " ".join(bot.get("command") or [])
         assert bot["build"]["args"]["REQUIREMENTS"] == "requirements-postgres.lock"
@@ -71,3 +72,16 @@ def test_the_shards_settings_are_valid_and_cover_every_shard_once():
         shards.append((settings.shards, settings.shard_count))
     counts = {count for _, count in shards}
     assert len(counts) == 1 and sorted(s for ids, _ in shards for s in ids) == list(range(counts.pop()))
+
+
+def test_the_bots_and_their_health_checks_read_the_password_from_its_file_into_an_encoded_url(tmp_path):
+    # issue 28: the shell pasted the password into the URL unencoded (it broke on @, / and :)
+    secret = tmp_path / "postgres_password"
+    secret.write_text("a@b/c:d%e", encoding="utf-8")
+    for name, bot in BOTS.items():
+        for text in (bot["entrypoint"][-1], bot["healthcheck"]["test"][1]):
+            env = dict(re.findall(r"(REFEREE_DATABASE(?:_PASSWORD_FILE)?)=(\S+)", text))
+            assert env["REFEREE_DATABASE_PASSWORD_FILE"] == "/run/secrets/postgres_password", name
+            assert "$$(cat /run/secrets/postgres_password)" not in text, name
+            settings = load_settings(database=env["REFEREE_DATABASE"], database_password_file=secret)
+            assert settings.database == "postgresql://referee:a%40b%2Fc%3Ad%25e@postgres:5432/referee", name

@@ -130,3 +130,37 @@ def test_setup_logging_twice_keeps_one_handler(root_logger):
     first = setup_logging("INFO", stream=io.StringIO())
     second = setup_logging("INFO", stream=io.StringIO())
     assert first not in root_logger.handlers and second in root_logger.handlers
+
+
+# --- the PostgreSQL password from a file, into the URL percent-encoded (issue 28) ---------------
+
+def test_the_password_file_goes_into_the_url_encoded_whatever_it_holds(tmp_path):
+    from urllib.parse import unquote, urlsplit
+
+    secret = tmp_path / "postgres_password"
+    password = "p@ss/w:rd%?#é"  # each of these broke the URL pasted together by compose's shell
+    secret.write_text(password + "\n", encoding="utf-8")  # a trailing newline is the file's, not the password's
+    settings = load_settings(database="postgresql://referee@postgres:5432/referee", database_password_file=secret)
+    assert settings.database == "postgresql://referee:p%40ss%2Fw%3Ard%25%3F%23%C3%A9@postgres:5432/referee"
+    parts = urlsplit(settings.database)
+    assert (parts.username, unquote(parts.password), parts.hostname, parts.port, parts.path) == (
+        "referee", password, "postgres", 5432, "/referee")
+
+
+@pytest.mark.parametrize(("database", "content", "says"), [
+    ("postgresql://referee:other@postgres/referee", "x", "holds a password already"),
+    ("postgresql://postgres/referee", "x", "names no user"),
+    (None, "x", "set REFEREE_DATABASE to its postgresql:// URL"),
+    ("postgresql://referee@postgres/referee", "", "is empty"),
+    ("postgresql://referee@postgres/referee", None, "cannot be read (No such file or directory)"),
+])
+def test_a_password_file_that_cannot_be_used_stops_the_start_with_one_line(tmp_path, database, content, says):
+    secret = tmp_path / "postgres_password"
+    if content is not None:
+        secret.write_text(content, encoding="utf-8")
+    given = {"database_password_file": secret} | ({"database": database} if database else
+                                                   {"database": str(tmp_path / "referee.sqlite3")})
+    with pytest.raises(ConfigError) as refused:
+        load_settings(**given)
+    assert str(refused.value).startswith("invalid settings: ") and says in str(refused.value)
+    assert "\n" not in str(refused.value)

@@ -228,7 +228,9 @@ def options_reference() -> str:
             if o.variants and ruleset is not None:
                 only = f" ({' and '.join(ruleset.variants.get(v, v) for v in o.variants)} only)"
             rule = f" [{o.rule}]" if o.rule else ""
-            out.append(f"| `{o.name}` | {_cell(o.takes())} | {_cell(o.shown(o.default))} | "
+            default = o.shown(o.default) + (f" (a game created now: {o.shown(o.created)})" if o.created is not None
+                                             else "")
+            out.append(f"| `{o.name}` | {_cell(o.takes())} | {_cell(default)} | "
                        f"{_cell(o.help)}{only}{rule} |")
         return out + [""]
 

@@ -53,7 +53,7 @@ async def play_sample_game(path: Path) -> dict:
     try:
         referee = Referee(store, clock=StepClock())
         await referee.new_game(CHANNEL, GUILD, GM, "asl", ["Germans", "Russians"], scenario="The Bridge at Dawn",
-                               options={"elr": [3, 2]})
+                               options={"elr": [3, 2], "manual_dice": "all"})  # the morale check's dice are thrown
         await referee.act(CHANNEL, ALICE, {"action": "join", "side": 0, "player": ALICE.user_id,
                                            "approved_by": GM.user_id},
                           command="/game join")

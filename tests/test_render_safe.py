@@ -9,12 +9,13 @@ from discord.utils import escape_markdown, escape_mentions
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.render import safe
+from bot.render import clean, safe, unmentioned
 
 
 def old_safe(text: object) -> str:
-    """render.safe as it was before issue 5's speed work: the reference."""
-    return escape_mentions(escape_markdown(str(text)))
+    """render.safe as it was before issue 5's speed work, after the removal of control and
+    bidirectional characters it does first (issue 28, ``clean``): the reference."""
+    return escape_mentions(escape_markdown(clean(str(text))))
 
 
 TRICKY = [
@@ -92,3 +93,21 @@ def test_a_secret_roll_opened_at_turn_end_pings_nobody_from_the_footer() -> None
     assert "secret roll #13 revealed: d6 for spotting @\u200beveryone and @\u200bhere, <@\u200b123456789012345678> " \
            "*as typed*: 4 = 4" in note
     assert not MENTION_RAW.search(note) and not re.search(r"<@\d", note)
+
+
+CONTROLS = ["\x00", "\x07", "\x08", "\x0b", "\x0c", "\r", "\x1b", "\x1f", "\x7f", "\x85", "\x9f", "\u061c",
+            "\u200e", "\u200f", "\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066", "\u2067", "\u2068",
+            "\u2069"]
+
+
+@pytest.mark.parametrize("control", CONTROLS, ids=[f"U+{ord(c):04X}" for c in CONTROLS])
+def test_control_and_bidirectional_characters_never_reach_a_message(control: str) -> None:
+    text = f"a{control}b *c* @everyone"
+    assert control not in safe(text) and control not in unmentioned(text)
+    assert safe(text) == "ab \\*c\\* @\u200beveryone" and unmentioned(text) == "ab *c* @\u200beveryone"
+
+
+def test_the_audits_title_is_shown_without_its_controls_and_lines_and_tabs_are_kept() -> None:
+    assert clean("a\0b\x1b[31m\u202e") == "ab[31m"
+    assert clean("line one\n\tline two \u200b ok") == "line one\n\tline two \u200b ok"  # kept: layout, our own escape
+    assert safe("a\0b\x1b[31m\u202e") == "ab[31m"

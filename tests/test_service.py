@@ -16,30 +16,24 @@ from bot.service import GameExists, NoGame, NotAllowed, Referee
 from bot.work import Worker
 from bot.record import canonical_json, state_hash
 
-from tests.store.helpers import (CHANNEL, GERMAN, GM, GUILD, MANAGER, RUSSIAN, STRANGER, CountingDice, asl_squad,
-                                 break_entry_insert, nhis_squad, raw_edit, seated_asl_game, stand_in_rally)
+from tests.store.helpers import (CHANNEL, GERMAN, GM, GUILD, MANAGER, RUSSIAN, STRANGER, TABLE_DICE, CountingDice,
+                                 asl_squad, break_entry_insert, nhis_squad, raw_edit, seated_asl_game)
 from bot.store import open_store
 from bot.store.sqlite import pack_json
 
 
 @pytest.fixture
 def referee(store, counter):
-    # long work on the loop: these tests stand in rules functions in this process (rolling_rally)
-    # that a worker process would not have; tests/cogs/test_long_work.py tests the workers
+    # long work on the loop (tests/cogs/test_long_work.py tests the workers)
     return Referee(store, dice=counter, worker=Worker(inline_below=float("inf")))
 
 
-@pytest.fixture
-def rolling_rally(monkeypatch):
-    """NHiS rally rolls 2d6 through the core (stand-in until the NHiS rules land)."""
-    monkeypatch.setattr(get_ruleset("nhis"), "resolve_action", stand_in_rally)
-
-
 async def nhis_game(referee, channel=CHANNEL):
-    await referee.new_game(channel, GUILD, GM, "nhis", ["Americans", "Japanese"])
+    await referee.new_game(channel, GUILD, GM, "nhis", ["Americans", "Japanese"],
+                           options=TABLE_DICE)
     await referee.act(channel, GERMAN, {"action": "join", "side": 0, "player": GERMAN.user_id,
                                                "approved_by": GM.user_id}, command="/game join")
-    await referee.act(channel, GM, nhis_squad("U1", 0), command="/unit add")
+    await referee.act(channel, GM, nhis_squad("U1", 0, morale=5), command="/unit add")  # shaken; rallies on 1-5
 
 
 # --- games ---------------------------------------------------------------------------------
@@ -50,7 +44,8 @@ async def test_a_new_game_is_logged_as_entry_1_with_its_creation_order(referee):
                                    options={"elr": [3, 2]})
     assert acted.seq == 1 and acted.entry.command == "/game new" and acted.entry.actor == GM.user_id
     assert acted.entry.order == {"action": "new_game", "ruleset": "asl", "sides": ["Germans", "Russians"],
-                                 "scenario": "Guards", "variant": None, "options": {"elr": [3, 2]},
+                                 "scenario": "Guards", "variant": None,
+                                 "options": {"elr": [3, 2], "manual_dice": "none"},  # a game created now
                                  "gm": GM.user_id, "sequence": 1}
     assert acted.game.gm == GM.user_id and [s.elr for s in acted.game.sides] == [3, 2]
     assert acted.outcome.headline == "New Advanced Squad Leader game: Germans vs Russians (Guards)"
@@ -257,37 +252,38 @@ async def test_a_cd_company_acts_for_the_side_of_its_stands(referee):
 # --- dice, exactly once ----------------------------------------------------------------------
 
 
-async def test_the_entry_logs_the_dice_the_core_consumed(referee, rolling_rally, counter):
+async def test_the_entry_logs_the_dice_the_core_consumed(referee, counter):
     await nhis_game(referee)
     acted = await referee.act(CHANNEL, GERMAN, {"action": "rally", "unit": "U1"}, command="/rally")
-    assert acted.outcome.rolls[0].dice == (3, 4) and acted.entry.dice == (3, 4)
-    assert acted.entry.manual is False and counter.drawn == 2
-    assert [s.label for s in acted.outcome.trail] == ["2d6 7", "7 vs morale 7: rallies"]
+    assert acted.outcome.rolls[0].dice == (3,) and acted.entry.dice == (3,)  # the NHiS rally's 1d6
+    assert acted.entry.manual is False and counter.drawn == 1
+    assert [s.label for s in acted.outcome.trail] == [  # NHiS 8.2: 1d6 against the morale
+        "Rally: Rifle U1", "Morale of Rifle U1", "1d6", "3 vs 5: rallies", "Rifle U1: rallies: Prepared"]
     assert acted.game.units["U1"].shaken is False
 
 
-async def test_manual_dice_are_used_logged_and_never_topped_up(referee, rolling_rally, counter):
+async def test_manual_dice_are_used_logged_and_never_topped_up(referee, counter):
     await nhis_game(referee)
-    acted = await referee.act(CHANNEL, GERMAN, {"action": "rally", "unit": "U1"}, dice=[6, 5, 2], command="/rally")
+    acted = await referee.act(CHANNEL, GERMAN, {"action": "rally", "unit": "U1"}, dice=[6, 2], command="/rally")
     assert acted.outcome.manual_dice and acted.outcome.unused_dice == (2,)
-    assert acted.entry.dice == (6, 5, 2) and acted.entry.manual is True
-    assert acted.game.units["U1"].shaken is True  # 11 > morale 7
+    assert acted.entry.dice == (6, 2) and acted.entry.manual is True
+    assert acted.game.units["U1"].shaken is True  # 6 > morale 5
     assert counter.drawn == 0
 
 
-async def test_an_interaction_delivered_twice_rolls_once(referee, rolling_rally, counter):
+async def test_an_interaction_delivered_twice_rolls_once(referee, counter):
     await nhis_game(referee)
     first = await referee.act(CHANNEL, GERMAN, {"action": "rally", "unit": "U1"}, command="/rally",
                               interaction_id=5001)
     again = await referee.act(CHANNEL, GERMAN, {"action": "rally", "unit": "U1"}, command="/rally",
                               interaction_id=5001)
-    assert counter.drawn == 2
+    assert counter.drawn == 1
     assert (first.replayed, again.replayed) == (False, True)
     assert again.outcome == first.outcome and again.entry == first.entry and again.game == first.game
     assert (await referee.log(CHANNEL)).total == 4
 
 
-async def test_a_redelivered_interaction_is_answered_from_the_log_after_a_restart(store_database, rolling_rally):
+async def test_a_redelivered_interaction_is_answered_from_the_log_after_a_restart(store_database):
     store = await open_store(store_database)
     try:
         await nhis_game(Referee(store))
@@ -417,18 +413,19 @@ async def test_the_log_pages_from_the_start_and_defaults_to_the_newest(referee):
         await referee.log(CHANNEL, page=4, per_page=2)
 
 
-async def test_verify_accepts_a_played_game(referee, rolling_rally):
+async def test_verify_accepts_a_played_game(referee):
     referee.dice = None  # the bot's committed dice: verify re-derives them (a counting source fails it)
     await nhis_game(referee)
+    await referee.act(CHANNEL, GM, nhis_squad("U2", 0, morale=5), command="/unit add")
     await referee.act(CHANNEL, GERMAN, {"action": "rally", "unit": "U1"}, command="/rally")
-    await referee.act(CHANNEL, GERMAN, {"action": "rally", "unit": "U1"}, dice=[1, 1, 4], command="/rally")
+    await referee.act(CHANNEL, GERMAN, {"action": "rally", "unit": "U2"}, dice=[1, 4], command="/rally")
     await referee.act(CHANNEL, GM, {"action": "phase", "to": "Administrative"}, command="/phase")
     await referee.end_game(CHANNEL, GM)
     report = await referee.verify(CHANNEL)
-    assert (report.ok, report.checked, report.first_bad_seq) == (True, 7, None)
+    assert (report.ok, report.checked, report.first_bad_seq) == (True, 8, None)
 
 
-async def test_the_export_replays_through_the_rules_interface(referee, rolling_rally):
+async def test_the_export_replays_through_the_rules_interface(referee):
     await nhis_game(referee)
     await referee.act(CHANNEL, GERMAN, {"action": "rally", "unit": "U1"}, dice=[2, 2, 6], command="/rally")
     export = await referee.export(CHANNEL)
@@ -460,7 +457,7 @@ async def test_verify_names_a_deleted_last_entry(referee, store_database):
     assert (report.ok, report.checked, report.first_bad_seq) == (False, 4, 5)
 
 
-async def test_verify_catches_a_forged_entry_even_with_a_recomputed_chain(referee, store_database, rolling_rally):
+async def test_verify_catches_a_forged_entry_even_with_a_recomputed_chain(referee, store_database):
     """Someone rewrites a rally's dice and re-hashes every entry: the replay still disagrees."""
     await nhis_game(referee)
     await referee.act(CHANNEL, GERMAN, {"action": "rally", "unit": "U1"}, dice=[6, 6], command="/rally")
@@ -476,7 +473,7 @@ async def test_verify_catches_a_forged_entry_even_with_a_recomputed_chain(refere
     report = await referee.verify(CHANNEL)
     assert (report.ok, report.first_bad_seq) == (False, 4)
     assert report.reason == ("replaying entry #4 gives a different result "
-                             '(outcome.effects[0].after: logged "shaken", replayed "good order")')
+                             '(outcome.effects[0].after: logged "Shaken", replayed "Prepared")')
 
 
 async def test_verify_catches_a_state_edited_outside_the_bot(referee, store_database):

@@ -170,24 +170,21 @@ async def test_one_process_serves_its_shards_servers_each_over_that_shards_conne
             [guilds[0].id, guilds[2].id]
 
 
-@pytest.mark.parametrize(("shards", "held"), [({"shard_id": 1}, "shard 1 of 2"), ({"shard_ids": "0"}, "shard 0 of 2")])
-async def test_a_process_holding_some_of_the_shards_refuses_an_sqlite_file(tmp_path: Path, shards, held):
-    """Another process would serve the other shards on the same file: each would keep its own lock
-    and cache of the games, so the bot stops at start-up with one line instead (issue 28)."""
-    bot = RefereeBot(load_settings(token=None, database=tmp_path / "referee.sqlite3", dev_guild=None,
-                                   shard_count=2, **shards))
-    with pytest.raises(DatabaseUnusable) as refused:
-        await bot.open_store()
-    assert str(refused.value).startswith(f"this process holds {held}: the other shards' processes cannot share "
-                                         "an SQLite file") and "postgresql://" in str(refused.value)
-    assert not (tmp_path / "referee.sqlite3").exists()  # refused before the file is made
-
-
-async def test_one_process_holding_every_shard_may_use_an_sqlite_file(tmp_path: Path):
-    bot = RefereeBot(load_settings(token=None, database=tmp_path / "referee.sqlite3", dev_guild=None,
-                                   shard_ids="0,1", shard_count=2))
-    await bot.open_store()
-    try:
-        assert bot.store is not None
-    finally:
-        await bot.store.close()
+def test_sqlite_refuses_a_process_that_is_one_shard_among_several_at_start_up_in_one_line(monkeypatch, tmp_path):
+    # issue 28: two sharded processes on one SQLite file were accepted without a word
+    monkeypatch.setenv("REFEREE_TOKEN", "not-sent-anywhere")
+    database = tmp_path / "referee.sqlite3"
+    err = io.StringIO()
+    assert main(["run", "--shard", "1/2"], stdout=io.StringIO(), stderr=err) == 2
+    assert err.getvalue() == (
+        f"referee: REFEREE_SHARD_ID 1 of REFEREE_SHARD_COUNT 2 makes this process one of several, but "
+        f"REFEREE_DATABASE is an SQLite file ({database}), which one process alone may write: set REFEREE_DATABASE "
+        "to a postgresql:// URL for several processes, or run one process with every shard "
+        "(REFEREE_SHARD_IDS=0,1), or none\n")
+    assert not database.exists()  # refused before the file is opened
+    assert "REFEREE_SHARD_IDS 0,2 of REFEREE_SHARD_COUNT 3" in load_settings(shard_ids="0,2",
+                                                                           shard_count=3).sharding_refused()
+    assert load_settings(shard_ids="1,0", shard_count=2).sharding_refused() is None  # one process, every shard
+    assert load_settings().sharding_refused() is None  # unsharded
+    assert load_settings(database="postgresql://referee@db/referee", shard_id=1,
+                         shard_count=2).sharding_refused() is None  # PostgreSQL serves several processes

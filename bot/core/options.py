@@ -44,6 +44,10 @@ class GameOption:
     # it takes, in words
     parse: Callable[[Any], Any] | None = None
     takes_words: str = ""
+    # the value a game created now takes when none is given, when it differs from ``default`` (the
+    # value of a game logged before the option, which replays as it was played): written into the
+    # new game's options, so the game keeps it whatever later versions choose
+    created: Any = None
 
     def takes(self) -> str:
         """What the option takes, in words: 'yes or no', 'a number from 0.1 to 8,760'."""
@@ -112,6 +116,12 @@ class GameOption:
 GENERAL: tuple[GameOption, ...] = (
     GameOption("details", "choice", "how results are shown: outcome first with a Details button, or the whole "
                "audit trail always", default="button", choices=("button", "always")),
+    GameOption("gm_peeks", "yes/no", "a game master who plays no side may look at sealed orders and secret rolls "
+               "before their reveal (/peek; each look is logged for everyone to see); no: nobody but their side looks",
+               default=True),
+    GameOption("manual_dice", "choice", "who may give manual dice (dice: on a command, for dice thrown at the table): "
+               "all players, only the game master, or none (the bot draws every die, committed and auditable)",
+               default="all", choices=("all", "gm", "none"), created="none"),
     GameOption("open_seating", "yes/no", "players take a seat with /game join without the game master's approval",
                default=False),
     GameOption("remind_after_hours", "number", "hours of silence after which the side to act is reminded once; "
@@ -128,6 +138,11 @@ GENERAL: tuple[GameOption, ...] = (
                "side; giving it again rolls new dice) or never (only the game master corrects it, with /unit edit "
                "corrects:)", default="consent", choices=("consent", "never")),
 )
+
+
+def created_values(given: dict[str, Any]) -> dict[str, Any]:
+    """The bot's own options a game created now takes unless ``given`` names them (``created``)."""
+    return {o.name: o.created for o in GENERAL if o.created is not None and o.name not in given}
 
 
 def catalogue(ruleset: Ruleset) -> tuple[GameOption, ...]:
@@ -151,7 +166,8 @@ def _near(name: str, names: list[str]) -> str:
 
 def check_options(ruleset: Ruleset, given: dict[str, Any], variant: str | None) -> dict[str, Any]:
     """``given`` (key -> value as typed) checked against the catalogue: the values as stored, None for
-    an option given as ``default`` (to be cleared). Refuses an unknown name (with the names this game
+    an option given as ``default`` (to be cleared; an option whose games created now take another
+    value than its default, ``created``: that value). Refuses an unknown name (with the names this game
     takes and the nearest one), an option of another variant, and a value the option does not take."""
     options = {o.name: o for o in catalogue(ruleset)}
     checked: dict[str, Any] = {}
@@ -169,7 +185,8 @@ def check_options(ruleset: Ruleset, given: dict[str, Any], variant: str | None) 
             raise InvalidOrder(f"the game option {name} is for {titles} games only; this game plays "
                                f"{ruleset.variants.get(variant or '', variant or ruleset.title)}", field="options")
         if isinstance(value, str) and value.casefold() == DEFAULT_WORD:
-            checked[name] = None
+            # the default of a game created now: the option's own, or its ``created`` value, kept
+            checked[name] = option.created
             continue
         if option.kind == "table" and not isinstance(value, dict):
             raise InvalidOrder(f"the game option {name} is {option.takes()}", field="options")

@@ -26,6 +26,7 @@ from bot.core.sealed import note_sealed, reveal_sealed
 from bot.core.dice import ScriptedDice
 from bot.core.errors import InvalidOrder, RulesError
 from bot.core.game import Game
+from bot.core.options import created_values
 from bot.core.scenario import Scenario, build_game
 from bot.core.outcome import Outcome, UnitEffect
 from bot.core.rulesets import get_ruleset, title_of
@@ -37,7 +38,7 @@ from bot.core.version import RULES_VERSION
 from .chain import GENESIS_HASH, LogEntry
 from .checkpoint import Checkpoint
 from .dice_audit import CONTRIBUTE, DiceAudit, opened_of
-from .sealing import REVEAL, SEAL, check_reveal, reveal_outcome, seal_outcome
+from .sealing import PEEK, REVEAL, SEAL, check_peek, check_reveal, peek_outcome, reveal_outcome, seal_outcome
 from .state_text import StateHasher
 
 log = logging.getLogger(__name__)
@@ -64,12 +65,13 @@ def creation_order(ruleset: str, sides: list[str], scenario: str, variant: str |
     refereed (``sequence``; a creation logged before it was has none, and replays without it).
     ``setup``: a scenario file's whole set-up (bot/core/scenario.py, as plain data), so a game set up
     from a file is one entry, replayed by setting the same scenario up again. A ruleset's
-    ``creation_defaults`` (how games created today play) follow the options given."""
+    ``creation_defaults`` and the bot's own options' ``created`` values (how games created today
+    play) follow the options given."""
+    given = dict(options or {})
     try:
-        defaults = dict(get_ruleset(ruleset).creation_defaults)
+        defaults = dict(get_ruleset(ruleset).creation_defaults) | created_values(given)
     except InvalidOrder:  # an unknown ruleset: new_game refuses it by name
         defaults = {}
-    given = dict(options or {})
     if (paced := reactions.creation_value(given)) is not None:  # a game paced by post waits for reactions
         given[reactions.OPTION] = paced
         if setup is not None:  # a scenario file's game is made from its set-up: its options say so too
@@ -320,6 +322,12 @@ class Replayer:
             applied = reveal_sealed(self.game, sealed, str(order.get("text", ""))) if isinstance(sealed, int) else None
             game = applied.game if applied is not None else self.game
             outcome = reveal_outcome(self.game, order, applied.outcome if applied is not None else None)
+        elif action == PEEK:  # a look at a sealed text: the game is unchanged, the seal still closed
+            if self.whole_log or order.get("sealed") in self.seals:
+                problem = check_peek(seq, order, self.seals)
+                if problem is not None:
+                    raise ReplayRefused(problem)
+            game, outcome = self.game, peek_outcome(self.game, order)
         else:
             source = ScriptedDice(list(dice), manual=manual)
             owned, self._owned = self._owned, False  # refused: the game may be half-changed

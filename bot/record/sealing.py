@@ -19,6 +19,7 @@ from bot.core.trail import Trail
 
 SEAL = "seal"
 REVEAL = "reveal"
+PEEK = "peek"  # a look at a sealed text before its reveal: logged for everyone, the text never
 NONCE_BYTES = 16
 SEALED_MAX = 1500  # characters of a sealed text
 
@@ -103,6 +104,35 @@ def reveal_outcome(game: Game, order: dict[str, Any], applied: Outcome | None = 
                        trail=trail.freeze() + applied.trail, effects=applied.effects)
     return Outcome(ruleset=game.ruleset, action=REVEAL, headline=headline,
                    actor_side=sealed_by if isinstance(sealed_by, int) else None, trail=trail.freeze())
+
+
+def peek_outcome(game: Game, order: dict[str, Any]) -> Outcome:
+    """The outcome of a look at a sealed order or a secret roll before its reveal (``/peek``): the
+    channel sees who looked at which, never the text (issue 28: no look goes unrecorded)."""
+    sealed, sealed_by, looker = order.get("sealed"), order.get("side"), order.get("looker")
+    if isinstance(looker, int) and looker == sealed_by:
+        headline = f"{_side(game, looker)} looked at its own sealed #{sealed}"
+    else:
+        of = f" of {_side(game, sealed_by)}" if isinstance(sealed_by, int) else ""
+        headline = f"The game master looked at sealed #{sealed}{of}"
+    trail = Trail()
+    trail.note(f"A private look at entry #{sealed} before its reveal: only the one who looked saw the text; the "
+               "log keeps that they did")
+    return Outcome(ruleset=game.ruleset, action=PEEK, headline=headline,
+                   actor_side=looker if isinstance(looker, int) else None, trail=trail.freeze())
+
+
+def check_peek(seq: int, order: dict[str, Any], seals: dict[int, dict[str, Any]]) -> str | None:
+    """Why a look entry cannot stand (it looks at nothing sealed, or at a text already revealed)."""
+    target = order.get("sealed")
+    sealed = seals.get(target) if isinstance(target, int) else None
+    if sealed is None:
+        return f"entry #{seq} looks at entry #{target}, which sealed nothing"
+    if sealed["opened"] is not None:
+        return f"entry #{seq} looks at entry #{target}, revealed at entry #{sealed['opened']}"
+    if order.get("side") != sealed["side"]:
+        return f"entry #{seq} looks at entry #{target} under another side than it was sealed with"
+    return None
 
 
 def check_reveal(seq: int, order: dict[str, Any], seals: dict[int, dict[str, Any]]) -> str | None:

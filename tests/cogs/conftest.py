@@ -122,7 +122,16 @@ REFUSED_COLOUR = 0xD83C3E  # bot.render.ERROR_COLOUR
 
 def refusal(reply) -> str:
     """The text of a refused order's reply, after checking it is the red, ephemeral
-    "Order refused" embed (flags 64) and nothing else."""
+    "Order refused" embed (flags 64) and nothing else. A command that deferred first (a scenario
+    file, long work) and was then refused: its public "thinking..." deleted, the refusal the one
+    private followup (bot/replies.py ``send_answer``)."""
+    if reply.deferred and reply.message is not None and reply.message.deleted:
+        [message] = reply.followups
+        assert message.ephemeral and message.flags == 64, message.embeds
+        [embed] = message.embeds
+        assert embed["title"] == "Order refused" and embed["color"] == REFUSED_COLOUR, embed
+        assert not embed.get("fields"), embed
+        return embed["description"]
     assert reply.ephemeral and reply.message is not None and reply.message.flags == 64, reply.embeds
     [embed] = reply.embeds
     assert embed["title"] == "Order refused" and embed["color"] == REFUSED_COLOUR, embed

@@ -60,7 +60,9 @@ async def start_game(table, ruleset: str, sides: list[str], setup: list[dict[str
     tests/cogs/test_result_layout.py reads results as players see them by default (outcome first,
     the trail behind the Details button)."""
     referee = table.bot.referee
-    options = ({"details": "always"} if details else {}) | (options or {})
+    # the players throw dice at the table in these tests (manual dice, scripted): a game created now
+    # takes none unless its options say so (the game option manual_dice)
+    options = ({"details": "always"} if details else {}) | {"manual_dice": "all"} | (options or {})
     await referee.new_game(table.channel, GUILD.id, GM_ACTOR, ruleset, sides, scenario="Test", options=options)
     for side, player in ((0, ALICE), (1, BOB)):  # each accepts the game master's invitation
         await referee.act(table.channel, Actor(user_id=player), {"action": "join", "side": side, "player": player,

@@ -76,7 +76,8 @@ async def test_game_new_takes_rule_options_as_key_value_pairs(table):
     assert reply.embeds[0]["title"] == "New Command Decision: Test of Battle game: Blue vs Red"
     game = await table.game()
     assert (game.ruleset, game.variant, game.options, game.phase) == (
-        "cd", None, {"cd_morale_direction": "at_least", "cd_depletion_after_hits": True, "cd_turn_rules": True},
+        "cd", None, {"cd_morale_direction": "at_least", "cd_depletion_after_hits": True, "cd_turn_rules": True,
+                     "manual_dice": "none"},
         "Artillery")
 
 

@@ -51,7 +51,7 @@ async def test_an_unknown_option_is_refused_with_the_nearest_name_and_the_list(t
     reply = await table.as_gm("game new", NEW | {"options": "open_seeting=yes"})
     text = refusal(reply).replace("\\_", "_")
     assert text.startswith("'open_seeting' is not a game option of Advanced Squad Leader "
-                           "(did you mean open_seating?); the options are details, open_seating, ")
+                           "(did you mean open_seating?); the options are details, gm_peeks, manual_dice, open_seating, ")
     assert "heat_of_battle" in text and "night" in text and "cd_morale_direction" not in text
 
 

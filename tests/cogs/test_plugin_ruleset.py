@@ -45,7 +45,8 @@ def replay(path: Path, *, plugins: str | None) -> subprocess.CompletedProcess[st
 
 
 async def test_a_ruleset_defined_under_tests_is_played_through_the_real_bot(table, tmp_path):
-    created = await table.as_gm("game new", {"ruleset": "toy", "sides": "Red, Blue", "scenario": "Duel"})
+    created = await table.as_gm("game new", {"ruleset": "toy", "sides": "Red, Blue", "scenario": "Duel",
+                                             "options": "manual_dice=all"})  # the players toss their own
     assert created.embeds[0]["title"] == "New Toy Skirmish game: Red vs Blue (Duel)"
     await table.seat(ALICE, "Red")
     await table.seat(BOB, "Blue")

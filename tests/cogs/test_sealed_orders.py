@@ -63,7 +63,8 @@ async def test_reveal_opens_it_checked_against_its_commitment_by_its_side_once(t
     _, entry = await sealed_game(table)
     refused = await table.send("reveal", {"sealed": entry.seq}, user=BOB)
     assert refused.ephemeral and refused.embeds[0]["description"] == (
-        "only Americans or the game master may reveal this sealed order")
+        f"you play Germans: you may not reveal sealed #{entry.seq} of Americans before its reveal (only its side and "
+        "a game master who plays no side may)")
     not_a_seal = await table.send("reveal", {"sealed": 1})
     assert not_a_seal.ephemeral and "entry #1 is not a sealed order" in not_a_seal.embeds[0]["description"]
     opened = await table.send("reveal", {"sealed": entry.seq})

@@ -79,17 +79,20 @@ async def test_only_players_roll_in_secret(table):
     assert reply.embeds[0]["title"].startswith("Germans rolled d10 in secret for artillery")
 
 
-async def test_the_game_master_alone_may_look_at_a_secret_roll_before_its_reveal(table):
+async def test_the_game_master_who_plays_no_side_may_look_at_a_secret_roll_before_its_reveal(table):
     await cd_game(table)
     reply = await table.send("roll secret", {"kind": "2d6", "purpose": "spotting G1"})
     sealed = (await last_entry(table)).seq
-    dice = reply.followups[0].content.split("**")[1].split(" = ")[0]
+    dice = reply.followups[0].content.split("**")[1]
     seen = await table.as_gm("peek", {"sealed": sealed})
-    assert seen.ephemeral and seen.content == f"Sealed #{sealed}, for you only:\n>>> 2d6 for spotting G1: {dice}"
+    [private] = seen.followups
+    assert private.ephemeral and private.content == f"Sealed #{sealed}, for you only:\n>>> 2d6 for spotting G1: {dice}"
+    assert seen.embeds[0]["title"] == f"The game master looked at sealed #{sealed} of Americans"  # the channel sees it
     refused = await table.send("peek", {"sealed": sealed}, user=BOB)
     assert refused.ephemeral and refused.embeds[0]["description"] == (
-        "only the game master may look at a sealed order before it is revealed")
-    assert (await last_entry(table)).seq == sealed  # a look is not logged and changes nothing
+        f"you play Germans: you may not look at sealed #{sealed} of Americans before its reveal (only its side and "
+        "a game master who plays no side may)")
+    assert (await last_entry(table)).seq == sealed + 1  # the look is logged; the refusal is not
 
 
 async def end_turn_in_discord(table):

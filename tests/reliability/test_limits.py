@@ -27,8 +27,10 @@ class FakeClock:
 
 
 async def asl_table(table, units: int = 2) -> None:
-    """A game on the table through the real commands: GM creates it, ALICE and BOB join, units A0.. for ALICE."""
-    reply = await table.as_gm("game new", {"ruleset": "asl", "sides": "Germans, Russians"})
+    """A game on the table through the real commands: GM creates it, ALICE and BOB join, units A0.. for ALICE.
+    The players throw their own dice (manual_dice=all), so a check passes when a test needs it to."""
+    reply = await table.as_gm("game new", {"ruleset": "asl", "sides": "Germans, Russians",
+                                           "options": "manual_dice=all"})
     assert reply.embeds and not reply.ephemeral, reply.content
     await table.seat(ALICE, "Germans")
     await table.seat(BOB, "Russians")
@@ -136,7 +138,8 @@ def test_heavy_commands_count_against_both_quotas():
     q.check(user=1, channel=10, server=100, heavy=True, interaction_id=1)
     q.check(user=1, channel=10, server=100, heavy=False, interaction_id=2)  # light ones still pass
     with pytest.raises(RateLimited, match=r"^Slow down: you gave 1 heavy command \(exports, verifies, statistics, "
-                                          r"undo proposals, odds, previews and maps\) in the last 5 minutes, the most "
+                                          r"undo proposals, odds, previews, maps and scenario files\) in the last 5 "
+                                          r"minutes, the most "
                                           r"one player may\. Nothing was done\. Orders, /game status and every other "
                                           r"command still go through; the next heavy one in 300 seconds "
                                           r"\(<t:\d+:T>\)\.$"):
@@ -255,7 +258,8 @@ async def test_button_presses_count_and_the_odds_button_is_heavy(table):
     again = await table.fake.click(fired.message, odds_id, user_id=CAROL)
     assert again.ephemeral and not again.embeds
     assert again.content.startswith("Slow down: you gave 1 heavy command (exports, verifies, statistics, undo "
-                                    "proposals, odds, previews and maps) in the last 5 minutes, the most one player "
+                                    "proposals, odds, previews, maps and scenario files) in the last 5 minutes, "
+                                    "the most one player "
                                     "may. Nothing was done. Orders, /game status and every other command still go "
                                     "through; the next heavy one in ")
     # a preview is heavy too; a plain look is not

@@ -181,7 +181,8 @@ async def play(referee: Referee, channel: int, script: Script,
     """Play one random game, the bot restarting on the same file now and then (``restart``);
     returns (entries kept, rolling orders answered, undos accepted)."""
     rng = script.rng
-    await referee.new_game(channel, GUILD, GM, script.ruleset, SIDE_NAMES[script.ruleset], scenario="Random game")
+    await referee.new_game(channel, GUILD, GM, script.ruleset, SIDE_NAMES[script.ruleset], scenario="Random game",
+                           options={"manual_dice": "all"})  # a random share of the orders give their own dice
     for side, actor in SIDES.items():
         await referee.act(channel, actor, {"action": "join", "side": side, "player": actor.user_id,
                                            "approved_by": GM.user_id},

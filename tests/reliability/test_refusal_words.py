@@ -23,7 +23,7 @@ CASES = [  # (command, options, user, what the refusal must say to do instead)
      "is not an option of this order here (options: "),
     ("fire", {"firers": "A1", "target": "B5", "range": 2, "dice": "4"}, ALICE, "give at least 1 more"),
     ("rally", {"unit": "A3"}, ALICE, "only in the Rally Phase"),
-    ("game options", {"set": "typo_opt=3"}, GM, "the options are details, open_seating"),
+    ("game options", {"set": "typo_opt=3"}, GM, "the options are details, gm_peeks, manual_dice, open_seating"),
     ("game options", {"set": "night=maybe"}, GM, "takes yes or no, not 'maybe': e.g. night=yes"),
     ("game options", {"set": "remind_after_hours=twelve"}, GM, "e.g. remind_after_hours=12"),
     ("help", {"command": "fier"}, ALICE, "did you mean fire?"),

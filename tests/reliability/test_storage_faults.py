@@ -106,7 +106,8 @@ async def test_a_lock_held_past_five_seconds_is_waited_out_and_other_channels_re
     # before: one wait of 5 s on the one database thread; the order failed after 5.03 s and
     # every other channel's reads queued behind it
     await asl_table(table)
-    await table.as_gm("game new", {"ruleset": "asl", "sides": "Germans, Russians"}, channel=GENERAL)
+    await table.as_gm("game new", {"ruleset": "asl", "sides": "Germans, Russians", "options": "manual_dice=all"},
+                      channel=GENERAL)
     before = await total(table)
     holder = hold_write_lock(table.database, 5.5)
     try:
@@ -210,20 +211,53 @@ def test_a_database_that_cannot_serve_stops_the_start_with_one_line(tmp_path, ma
     assert f"database {database} {problem}" in line and advice in line, line
 
 
+OTHER_USER = 65534  # nobody: the bot's user in the read-only test
+
+
+def cannot_run_as(user: int, python: str = sys.executable) -> str | None:
+    """Why ``user`` cannot start the bot from the checkout with ``python`` (as ``start_bot`` does), or
+    None when it can: a fresh clone in a folder other users cannot enter (root's own home, a
+    ``mktemp -d`` folder) leaves them neither its ``.venv/bin/python`` nor the checkout."""
+    try:
+        done = subprocess.run([python, "-c", "import bot.app"], cwd=ROOT, user=user, capture_output=True,
+                              text=True, timeout=60)
+    except PermissionError as exc:
+        return (f"user {user} cannot run {python} ({exc.strerror}): the checkout is in a folder other users "
+                "cannot enter")
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no message"])[-1]
+        return f"user {user} cannot start the bot from {ROOT} with {python}: {last}"
+    return None
+
+
 @pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="runs the bot as another user (root only)")
 def test_a_read_only_database_stops_the_start_with_one_line(tmp_path):
+    if (reason := cannot_run_as(OTHER_USER)) is not None:
+        pytest.skip(reason)
     folder = Path(tempfile.mkdtemp(prefix="referee-ro-"))  # reachable by the bot's user (tmp_path is not)
     try:
         database = a_real_database(folder / "referee.sqlite3")
         folder.chmod(0o755)  # the folder and the file stay root's: read-only for the bot's user
         database.chmod(0o644)
-        result = start_bot(database, folder, user=65534)
+        result = start_bot(database, folder, user=OTHER_USER)
     finally:
         shutil.rmtree(folder)
     assert result.returncode == 1, result.stderr
     assert "Traceback" not in result.stderr
     [line] = [line for line in result.stderr.splitlines() if "ERROR" in line]
     assert f"database {database} " in line and "the bot's user" in line, line
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="runs as another user (root only)")
+def test_a_checkout_other_users_cannot_enter_is_said_so_and_not_a_permission_error(tmp_path):
+    private = tmp_path / "clone" / ".venv" / "bin"  # a fresh clone in a folder only its owner enters
+    private.mkdir(parents=True)
+    (tmp_path / "clone").chmod(0o700)
+    python = private / "python"
+    python.symlink_to(sys.executable)
+    reason = cannot_run_as(OTHER_USER, str(python))
+    assert reason == (f"user {OTHER_USER} cannot run {python} (Permission denied): the checkout is in a folder other "
+                      "users cannot enter")
 
 
 def test_quick_check_finds_a_damaged_page_at_start_up(tmp_path):

@@ -1,11 +1,6 @@
-"""Shared set-up for the store and service tests: actors, set-up orders, and a stand-in rolling
-action.
-
-The fire/morale/rally rules are being written by other helpers; these tests are about the
-store and the service (dice handed out once, logged, replayed), so one NHiS action is stood in
-by ``stand_in_rally``: a 2d6 against the unit's morale, rolled through the core's Roller and
-resolved through ``bot.core.api.resolve`` like any order.
-"""
+"""Shared set-up for the store and service tests: actors, set-up orders and games. The rolling
+orders they give are the rulesets' own (an NHiS rally is NHiS 8.2's 1d6 against the morale), so
+verify, replay and the forgery tests replay the real rules."""
 
 from __future__ import annotations
 
@@ -13,8 +8,6 @@ import re
 import sqlite3
 from pathlib import Path
 
-from bot.core.outcome import Outcome, UnitEffect
-from bot.core.trail import Trail
 from bot.service import Actor, Referee
 from bot.store import SqliteStore, is_postgres
 
@@ -27,6 +20,10 @@ MANAGER = Actor(555, is_manager=True, name="moderator")
 CHANNEL = 10
 GUILD = 7
 
+# the players of these games throw their dice at the table (manual dice, scripted by the tests): a
+# game created now allows none unless its options say so (the game option manual_dice)
+TABLE_DICE = {"manual_dice": "all"}
+
 
 def asl_squad(unit_id: str, side: int, location: str | None = "B5") -> dict:
     """A custom 4-6-7 squad (the game master's numbers); ``None``: off board (many units: no stacking limit)."""
@@ -34,9 +31,9 @@ def asl_squad(unit_id: str, side: int, location: str | None = "B5") -> dict:
             "stats": {"kind": "squad", "name": "4-6-7", "fp": 4, "range": 6, "morale": 7}}
 
 
-def nhis_squad(unit_id: str, side: int, *, shaken: bool = True) -> dict:
+def nhis_squad(unit_id: str, side: int, *, shaken: bool = True, morale: int = 7) -> dict:
     return {"action": "unit_add", "id": unit_id, "side": side, "location": "0304",
-            "stats": {"kind": "squad", "name": "Rifle", "fp": 3, "range": 5, "morale": 7, "shaken": shaken}}
+            "stats": {"kind": "squad", "name": "Rifle", "fp": 3, "range": 5, "morale": morale, "shaken": shaken}}
 
 
 def raw(path: Path, sql: str, params: tuple = ()) -> list[tuple]:
@@ -51,29 +48,13 @@ async def open_store(tmp_path: Path, name: str = "referee.sqlite3", **kwargs) ->
 
 async def seated_asl_game(referee: Referee, channel: int = CHANNEL) -> None:
     """An ASL game run by GM, GERMAN on side 0 with A1, RUSSIAN on side 1 with R1 (entries 1-5)."""
-    await referee.new_game(channel, GUILD, GM, "asl", ["Germans", "Russians"], scenario="Store test")
+    await referee.new_game(channel, GUILD, GM, "asl", ["Germans", "Russians"], scenario="Store test",
+                           options=TABLE_DICE)
     for actor, side in ((GERMAN, 0), (RUSSIAN, 1)):  # each accepts the game master's invitation
         await referee.act(channel, actor, {"action": "join", "side": side, "player": actor.user_id,
                                            "approved_by": GM.user_id}, command="/game join")
     await referee.act(channel, GM, asl_squad("A1", 0), command="/unit add")
     await referee.act(channel, GM, asl_squad("R1", 1, "C5"), command="/unit add")
-
-
-def stand_in_rally(game, order, roller) -> Outcome:
-    """A shaken unit rallies on 2d6 <= its morale (stand-in for the NHiS rally being written)."""
-    unit = game.unit(order.unit)
-    roll = roller.two_d6(f"rally {unit.label}")
-    trail = Trail()
-    trail.add("dice", f"2d6 {roll.total}", roll.total)
-    passed = roll.total <= unit.morale
-    trail.add("check", f"{roll.total} vs morale {unit.morale}: {'rallies' if passed else 'stays shaken'}")
-    before = "shaken" if unit.shaken else "good order"
-    if passed:
-        unit.shaken = False
-    return Outcome(ruleset="nhis", action="rally", headline=f"{unit.label} rally: {roll.total}",
-                   actor_side=unit.side, trail=trail.freeze(),
-                   effects=(UnitEffect(unit=unit.id, name=unit.name, side=unit.side, before=before,
-                                       after="shaken" if unit.shaken else "good order"),))
 
 
 class CountingDice:

@@ -16,13 +16,13 @@ from bot.record import canonical_json
 from bot.store import SchemaTooNew, SqliteStore, Store
 from bot.store.sqlite import COMPRESSED_OUTCOMES_SCHEMA, DICTIONARY_SCHEMA, inflate
 
-from .helpers import CHANNEL, GM, GUILD, asl_squad, open_store, raw, seated_asl_game
+from .helpers import CHANNEL, GM, GUILD, TABLE_DICE, asl_squad, open_store, raw, seated_asl_game
 
 
 async def standard_asl_game(referee: Referee) -> None:
     """The benchmark's standard ASL position (a fire group and its target stack), GM at the table."""
     await referee.new_game(CHANNEL, GUILD, GM, "asl", ["Germans", "Russians"],
-                           options=scenarios.game_options("asl"))
+                           options=scenarios.game_options("asl") | TABLE_DICE)
     for order in scenarios.asl_setup():
         await referee.act(CHANNEL, GM, order, command="/setup")
 

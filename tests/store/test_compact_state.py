@@ -69,7 +69,7 @@ async def test_every_mapping_of_the_state_keeps_its_order(store):
                                             "location": "E4"}, command="/unit add")
     game = await referee.game(CHANNEL)  # as the store read it back
     # a game paced by post (remind_after_hours) waits for reactions; the creation defaults come last
-    assert list(game.options) == [*options, "reactions", "cd_depletion_after_hits", "cd_turn_rules"]
+    assert list(game.options) == [*options, "reactions", "cd_depletion_after_hits", "cd_turn_rules", "manual_dice"]
     assert game.model_dump_json() == acted.game.model_dump_json()  # nested tables too (a CD stand's to-hit bands)
 
 
