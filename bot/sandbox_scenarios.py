@@ -35,10 +35,10 @@ SCENARIOS: dict[str, Scenario] = {
             "options:open_seating=yes",
             "as alice", "/game join side:Germans", "as bob", "/game join side:Russians", "as gm",
             "/location set location:C4 terrain:woods",
-            "/unit add id:A1 side:Germans type:ger-467 location:B5",
-            "/unit add id:A2 side:Germans type:ger-467 location:B5",
-            "/unit add id:L1 side:Germans type:ger-8-1 location:B5",
-            "/unit add id:MG1 side:Germans type:ger-lmg location:B5 stats:owner=A1",
+            "/unit add id:A1 side:Germans type:ger-467 location:B4",
+            "/unit add id:A2 side:Germans type:ger-467 location:B4",
+            "/unit add id:L1 side:Germans type:ger-8-1 location:B4",
+            "/unit add id:MG1 side:Germans type:ger-lmg location:B4 stats:owner=A1",
             "/unit add id:R1 side:Russians type:rus-447 location:C4",
             "/unit add id:L2 side:Russians type:rus-8-1 location:C4",
             "/unit add id:R2 side:Russians type:rus-447 location:C5",
@@ -62,7 +62,7 @@ SCENARIOS: dict[str, Scenario] = {
             "/unit add id:J2 side:Japanese type:jp-rifle-squad location:0405",
         ),
         next_steps=("Try: as alice | /done (as bob | /done: both sides' Rally Phase) | as alice | "
-                    "/fire firers:M1 M2 target:0405 range:2 | /done (the Japanese impulse: as bob ...)"),
+                    "/fire firers:M1 M2 target:0405 (the map counts the range) | /done (the Japanese impulse: as bob ...)"),
     ),
     "cd": Scenario(
         title="Command Decision: Hedgerows (sample)",

@@ -22,6 +22,8 @@ History:
      words ("DM", "Unshakable"), not by their field names
   4. a secret roll's seal says it is hidden until its reveal or the end of its game turn, whichever
      comes first (it said "until /reveal" only, though the turn's end opens it too)
+  5. a fire in a game whose map the bot reads (issue 26: created since, the internal option "grid") counts
+     its range on the map and reads its line of sight, both in the trail
 """
 
 from __future__ import annotations
@@ -29,4 +31,4 @@ from __future__ import annotations
 # Entries logged before the version was recorded read as this one.
 LEGACY_RULES_VERSION = 1
 
-RULES_VERSION = 4
+RULES_VERSION = 5

@@ -25,6 +25,7 @@ from bot.core.sealed import note_sealed, reveal_sealed
 from bot.core.dice import ScriptedDice
 from bot.core.errors import InvalidOrder, RulesError
 from bot.core.game import Game
+from bot.core.grid import GRID_MARK
 from bot.core.scenario import Scenario, build_game
 from bot.core.outcome import Outcome, UnitEffect
 from bot.core.rulesets import get_ruleset, title_of
@@ -63,7 +64,10 @@ def creation_order(ruleset: str, sides: list[str], scenario: str, variant: str |
     from a file is one entry, replayed by setting the same scenario up again. A ruleset's
     ``creation_defaults`` (how games created today play) follow the options given."""
     try:
-        defaults = dict(get_ruleset(ruleset).creation_defaults)
+        rules = get_ruleset(ruleset)
+        defaults = dict(rules.creation_defaults)
+        if rules.grid is not None:  # the map counts ranges and reads lines of sight (bot/core/grid.py)
+            defaults.setdefault(GRID_MARK, 1)
     except InvalidOrder:  # an unknown ruleset: new_game refuses it by name
         defaults = {}
     given = dict(options or {})

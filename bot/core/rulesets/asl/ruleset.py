@@ -13,6 +13,7 @@ from ...ruleset import Ruleset, SideOption
 from ...suggest import common_suggestions
 from ...trail import Trail
 from . import effects, fire, heat, morale, movement, rally, tables, transfer
+from .board import ASL_GRID, sight_terrain
 from .commands import COMMANDS
 from .models import AslUnit
 from .orders import AslFire, AslMorale, AslMove, AslOrder, AslRally, AslRecover, AslTransfer
@@ -32,6 +33,7 @@ class AslRuleset(Ruleset):
     }
     order_type = AslOrder
     commands = COMMANDS
+    grid = ASL_GRID  # bot/core/grid.py: where a Location is, the range and the line of sight
     instead = {"artillery": "fire with /fire"}
     working_actions = frozenset({"fire", "morale", "rally", "transfer", "recover"})
     eager_actions = frozenset({"fire"})
@@ -112,6 +114,9 @@ class AslRuleset(Ruleset):
         if isinstance(order, AslRally):
             return fast.rally_odds(game, order)
         return None
+
+    def sight_terrain(self, location: Any) -> Any:
+        return sight_terrain(location)
 
     def terrains(self) -> dict:
         from . import tables  # data/asl/terrain.yaml

@@ -10,6 +10,7 @@ from ...outcome import Outcome, UnitEffect
 from ...ruleset import Ruleset
 from ...trail import Trail
 from . import fire, morale, movement, rally, tables
+from .board import NHIS_GRID, sight_terrain
 from .commands import COMMANDS
 from .context import status_text
 from .models import NhisUnit
@@ -26,6 +27,7 @@ class NhisRuleset(Ruleset):
                    "Administrative": "Administrative Phase"}
     order_type = NhisOrder
     commands = COMMANDS
+    grid = NHIS_GRID  # bot/core/grid.py: where a Location is, the range and the line of sight
     instead = {"transfer": "its weapons belong to the units themselves",
                "recover": "its weapons belong to the units themselves", "artillery": "fire with /fire"}
 
@@ -71,6 +73,9 @@ class NhisRuleset(Ruleset):
 
     def counter_types(self) -> dict:
         return tables.counter_types()
+
+    def sight_terrain(self, location: Any) -> Any:
+        return sight_terrain(location)
 
     def terrains(self) -> dict:
         return dict(tables.terrain_file().terrains)
