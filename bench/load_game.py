@@ -29,7 +29,7 @@ from bot.emulator.payloads import ChannelSpec, GuildSpec, UserSpec
 from bot.service import Actor, Referee
 from bot.store import SqliteStore
 
-VERSION = 3  # change it when the game built changes: cached files of another version are rebuilt
+VERSION = 4  # change it when the game built changes: cached files of another version are rebuilt
 CACHE_DIR = Path(__file__).resolve().parent / ".cache"  # bench/.cache (ignored by git)
 PLAYERS = (UserSpec(2_000_000_000_000_000_001, "alice"), UserSpec(2_000_000_000_000_000_002, "bob"),
            UserSpec(2_000_000_000_000_000_003, "gm"))
@@ -56,8 +56,10 @@ async def build(path: Path, entries: int, units: int) -> None:
     try:
         await store._db.execute("PRAGMA synchronous = OFF")  # a test fixture: speed over durability
         guild = LOAD_GUILD.id
+        # the players sit down themselves; the ranges are typed as the load needs them (X2 and Y9 are
+        # hexes seven apart on the map, which would otherwise count the range itself)
         await referee.new_game(BIG_CHANNEL, guild, GM, "asl", ["Germans", "Russians"],
-                               options={"open_seating": True})  # the players sit down themselves
+                               options={"open_seating": True, "typed_range": "trust", "los": "off"})
         for side, player in enumerate((ALICE, BOB)):
             await referee.act(BIG_CHANNEL, Actor(player), {"action": "join", "side": side, "player": player},
                               command="/game join")

@@ -87,8 +87,9 @@ SCENARIOS: dict[str, Scenario] = {
         blurb="one /scenario load; alice plays the Germans, bob the Russians",
         lines=("/scenario load file:asl/scenarios/village-assault.yaml",
                "as alice", "/game join side:Germans", "as bob", "/game join side:Russians", "as gm"),
-        next_steps=("Try: /unit list location:D3 | /scenario export | as alice | /done | as bob | /done | as alice | "
-                    "/fire firers:G1 G2 GL1 GMG1 target:H2 range:4"),
+        next_steps=("Try: /unit list location:D3 | /scenario export | /los from:D3 to:H2 | as alice | /done | as bob | "
+                    "/done | as alice | /fire firers:G1 G2 GL1 GMG1 target:H2 (the map counts range 4; the line "
+                    "crosses E3's building: click Fire anyway to roll)"),
     ),
     "nhis-file": Scenario(
         title="No Honor in Surrender: Hill 362 (sample scenario file)",

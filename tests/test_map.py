@@ -20,7 +20,8 @@ from PIL import Image
 from bench.bench_map import sample_game
 from bot.core.api import new_game
 from bot.core.rulesets import get_ruleset
-from bot.core.game import Location
+from bot.core.game import BoardPlacement, Location
+from bot.core.grid import placer
 from bot.core.rulesets.cd.models import CdStand
 from bot.core.rulesets.nhis.models import NhisUnit
 from bot.pictures import MapCache, Shot, chart_png, hex_layout, latest_fire, map_png
@@ -466,3 +467,16 @@ def test_every_sample_scenario_has_a_map_with_each_stack_labelled():
 if __name__ == "__main__":
     if "--write" in sys.argv:
         print(f"wrote {README_MAP} ({len(write_readme_map())} bytes)")
+
+
+def test_a_map_of_two_asl_boards_places_each_hex_by_its_board():
+    game = new_game("asl", sides=["Germans", "Russians"])
+    game.boards = [BoardPlacement(id="32", x=0), BoardPlacement(id="33", x=1)]
+    for location in ("32EE5", "33C5", "Farm"):
+        game.locations[location] = Location(id=location)
+    layout = hex_layout(game.locations, placer(get_ruleset("asl").grid, game))
+    (ex, ey), (cx, cy) = layout.centres["32EE5"], layout.centres["33C5"]
+    assert ey == cy and cx - ex == 4 * STEP_X  # EE FF GG=A B C: four columns apart, on one row
+    assert layout.centres["Farm"][1] > ey  # not a hex of the map: in the row under the grid
+    picture = map_png(game)
+    assert picture.centres["33C5"] == (cx, cy)

@@ -169,10 +169,6 @@ class HexGrid:
             return f"{column_name(column)}{row}"
         return f"{column + 1:02d}{row:02d}"
 
-    def describe(self) -> str:
-        """How the grid reads ids and counts range, for a refusal or a help text."""
-        return f"{self.title}: hexes counted to the target's, not the firer's ({self.range_rule})"
-
 
 def cube(cell: Cell) -> tuple[int, int, int]:
     """The cube coordinates of a hex (odd columns half a hex lower)."""
@@ -231,26 +227,12 @@ def at(point: Point) -> Cell:
 # --- a Location on the map of a game --------------------------------------------------------------------
 
 
-def game_cell(grid: HexGrid | None, game: Game, location_id: str) -> Cell | None:
-    """Where a Location of ``game`` is on its ruleset's grid, or None (no grid, or an id it cannot read)."""
-    if grid is None or grid.kind != "hexes":
-        return None
-    return grid.cell(location_id, game.boards)
-
-
 def placer(grid: HexGrid | None, game: Game | None) -> Any:
     """The function the picture lays hexes out with: the ruleset's grid, or (a picture drawn without
     one) either kind of short id."""
     if grid is None or game is None:
         return any_cell
     return lambda location_id: grid.cell(location_id, game.boards)
-
-
-def hex_name(grid: HexGrid | None, game: Game, cell: Cell) -> str:
-    """The id players read for a hex of the game's map."""
-    if grid is None:
-        return f"{column_name(cell[0])}{cell[1]}"
-    return grid.name(cell, game.boards)
 
 
 def laid_out(ids: Iterable[str], place: Any) -> dict[str, Cell]:

@@ -189,8 +189,9 @@ class SightLine:
         """"blocked by 32E3 (Woods)", "clear, hindrance +2", "clear": the reading in a few words."""
         if self.blocked:
             return "blocked by " + ", ".join(_step_text(s) for s in self.blockers)
-        words = "clear" + (f", hindrance +{self.hindrance} ({', '.join(_step_text(s) for s in self.hindrances)})"
-                           if self.hindrance else "")
+        hindering = ", ".join(f"{s.name} {' | '.join(_hex_text(h) for h in s.hexes)} +{s.hindrance}"
+                              for s in self.hindrances)
+        words = "clear" + (f", hindrance +{self.hindrance}: {hindering}" if self.hindrance else "")
         if self.unknown:
             words += f"; terrain unknown in {', '.join(self.unknown)} (not read as open: check them)"
         return words
