@@ -62,7 +62,8 @@ SCENARIOS: dict[str, Scenario] = {
             "/unit add id:J2 side:Japanese type:jp-rifle-squad location:0405",
         ),
         next_steps=("Try: as alice | /done (as bob | /done: both sides' Rally Phase) | as alice | "
-                    "/fire firers:M1 M2 target:0405 (the map counts the range) | /done (the Japanese impulse: as bob ...)"),
+                    "/fire firers:M1 M2 target:0405 (the map counts the range) | /done (the Japanese impulse: "
+                    "as bob ...)"),
     ),
     "cd": Scenario(
         title="Command Decision: Hedgerows (sample)",

@@ -31,7 +31,7 @@ from bot.core.commands import DICE, OPTIONS, PREVIEW, SEALED, Command, Option, b
 from bot.core.errors import ConfirmSight, RulesError
 from bot.core.rulesets import get_ruleset, rulesets
 from bot.core.ruleset import Ruleset
-from bot.limits import Guarded
+from bot.limits import Guarded, RateLimited
 from bot.render import error_embed, odds_embed
 from bot.replies import Buttons, button_json, defer_thinking, send_embeds, send_ephemeral
 from cogs._common import Choices, act_and_reply, game_or_none, ruleset_suggestions
@@ -267,6 +267,11 @@ class FireAnywayButton(Guarded, discord.ui.DynamicItem[discord.ui.Button], templ
         user, channel, name, values = held
         if interaction.user.id != user or interaction.channel_id != channel:
             await send_ephemeral(interaction, embed=error_embed("only the player who gave this order confirms it"))
+            return
+        try:  # it rolls: the roll limit counts it as it counts a rolling command
+            interaction.client.roll_limiter.check(interaction.user.id, interaction.id)
+        except RateLimited as exc:
+            await send_ephemeral(interaction, content=str(exc))
             return
         del self.pending[self.token]
         confirmed = dict(values)

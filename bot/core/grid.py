@@ -120,8 +120,8 @@ class HexGrid:
         return 0 <= column < self.board.columns and low <= row <= self.board.rows
 
     def placed(self, cell: Cell, board: Any) -> Cell:
-        """A hex of ``board`` (a ``bot.core.game.BoardPlacement``) on the whole playing area: turned round when the board
-        is reversed (upside down), then moved to the board's place."""
+        """A hex of ``board`` (a ``bot.core.game.BoardPlacement``) on the whole playing area: turned
+        round when the board is reversed (upside down), then moved to the board's place."""
         assert self.board is not None  # noqa: S101 - only grids with boards lay boards out
         column, row = cell
         if board.reversed:
