@@ -21,10 +21,8 @@ from .helpers import CHANNEL, GM, GUILD, asl_squad, open_store, raw, seated_asl_
 
 async def standard_asl_game(referee: Referee) -> None:
     """The benchmark's standard ASL position (a fire group and its target stack), GM at the table."""
-    # the benchmark's position is laid out on no map (A1 and B3 are three hexes apart, its fire is at 2):
-    # the ranges are typed and trusted, the line of sight not read
     await referee.new_game(CHANNEL, GUILD, GM, "asl", ["Germans", "Russians"],
-                           options={**(scenarios.game_options("asl") or {}), "typed_range": "trust", "los": "off"})
+                           options=scenarios.bot_game_options("asl"))
     for order in scenarios.asl_setup():
         await referee.act(CHANNEL, GM, order, command="/setup")
 
