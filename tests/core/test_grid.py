@@ -8,10 +8,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.core.game import BoardPlacement
+from bot.core.api import new_game
+from bot.core.errors import InvalidOrder
+from bot.core.game import BoardPlacement, Location
 from bot.core.grid import centre, column_name, distance, letters_cell, neighbours
+from bot.core.options import check_options
 from bot.core.rulesets import get_ruleset
-from bot.core.sight import crossed
+from bot.core.sight import crossed, read_sight
 
 ASL = get_ruleset("asl").grid
 NHIS = get_ruleset("nhis").grid
@@ -142,3 +145,34 @@ def test_the_line_is_a_chain_of_touching_hexes_from_one_end_to_the_other(a, b):
     assert len(steps) >= distance(a, b) - 1
     for cell in flat:
         assert distance(a, cell) + distance(cell, b) <= distance(a, b) + 1
+
+
+def sight(terrain: dict[str, str], a: str, b: str):
+    game = new_game("asl", sides=["Germans", "Russians"])
+    for location, kind in terrain.items():
+        game.locations[location] = Location(id=location, terrain=kind)
+    ruleset = get_ruleset("asl")
+    return read_sight(ruleset.grid, ruleset.sight_terrain, game, a, b)
+
+
+def test_a_line_along_a_hexside_is_blocked_only_when_both_sides_block_a6_1():
+    assert sight({"A5": "woods", "B4": "woods"}, "A4", "B5").verdict() == \
+        "blocked by A5/B4 (Woods | Woods)"
+    one = sight({"A5": "woods", "B4": "open"}, "A4", "B5")
+    assert not one.blocked and one.verdict() == "clear"
+    grain = sight({"A5": "grain", "B4": "open"}, "A4", "B5")  # inherent terrain on one side hinders (B.6)
+    assert grain.hindrance == 1 and grain.hexes() == ["A5/B4"]
+
+
+def test_a_hex_touched_at_a_vertex_neither_blocks_nor_is_listed_as_crossed():
+    line = sight({"A2": "open", "B2": "woods", "A3": "open", "B3": "open", "A4": "woods", "B4": "open"}, "A1", "B5")
+    assert not line.blocked and line.hexes() == ["A2", "A3", "B3", "B4"]
+    assert ("through a vertex of B2: not crossed, not read", "A6.1 (assumed)") in line.lines()
+
+
+def test_the_game_master_cannot_set_the_internal_grid_mark():
+    with pytest.raises(InvalidOrder) as refused:
+        check_options(get_ruleset("asl"), {"grid": 0}, "full")
+    assert refused.value.message.startswith("grid is kept by the bot itself, not set by hand")
+    assert check_options(get_ruleset("nhis"), {"typed_range": "trust", "los": "strict"}, None) == \
+        {"typed_range": "trust", "los": "strict"}
