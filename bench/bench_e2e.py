@@ -306,7 +306,7 @@ async def prepare(database: Path, plan: Plan) -> float:
     try:
         for c, channel in enumerate(plan.guild.channels):
             await referee.new_game(channel.id, plan.guild.id, gm, "asl", ["Germans", "Russians"],
-                                   scenario="benchmark", options=scenarios.game_options("asl"))
+                                   scenario="benchmark", options=scenarios.bot_game_options("asl"))
             # the players asked for their seats; the game master approves (bot/core/setup.py Join)
             joins = [{"action": "join", "side": 0, "player": player(c), "requested": True},
                      {"action": "join", "side": 1, "player": BOB.id, "requested": True}]

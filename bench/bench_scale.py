@@ -90,7 +90,7 @@ async def prepare(database: str, guilds: list[GuildSpec]) -> None:
         for guild in guilds:
             for channel in guild.channels:
                 await referee.new_game(channel.id, guild.id, gm, "asl", ["Germans", "Russians"],
-                                       scenario="benchmark", options=scenarios.game_options("asl"))
+                                       scenario="benchmark", options=scenarios.bot_game_options("asl"))
                 joins = [{"action": "join", "side": 0, "player": player(c), "requested": True},
                          {"action": "join", "side": 1, "player": BOB.id, "requested": True}]
                 for order in scenarios.asl_setup() + joins:

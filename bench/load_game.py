@@ -59,9 +59,12 @@ async def build(path: Path, entries: int, units: int) -> None:
     try:
         await store._db.execute("PRAGMA synchronous = OFF")  # a test fixture: speed over durability
         guild = LOAD_GUILD.id
+        # the players sit down themselves; the ranges are typed as the load needs them (X2 and Y9 are
+        # hexes seven apart on the map, which would otherwise count the range itself)
         await referee.new_game(BIG_CHANNEL, guild, GM, "asl", ["Germans", "Russians"],
                                options={"open_seating": True,  # the players sit down themselves
-                                        "manual_dice": "all"})  # and the newest fire throws its own dice
+                                        "manual_dice": "all",  # the newest fire throws its own dice
+                                        "typed_range": "trust", "los": "off"})  # ranges as typed
         for side, player in enumerate((ALICE, BOB)):
             await referee.act(BIG_CHANNEL, Actor(player), {"action": "join", "side": side, "player": player},
                               command="/game join")

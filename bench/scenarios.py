@@ -95,6 +95,15 @@ def game_options(ruleset: str) -> dict[str, Any] | None:
     return {"elr": [3, 3]} if ruleset == "asl" else None
 
 
+def bot_game_options(ruleset: str) -> dict[str, Any] | None:
+    """The options of the standard game created through the bot (a game the bot creates reads its map:
+    bot/core/grid.py): its ranges are typed as above and trusted (A1 to B3 is three hexes on an ASL board,
+    the standard fire is at 2), its line of sight not read, so every benchmark measures the same fire."""
+    if ruleset != "asl":
+        return game_options(ruleset)
+    return {**(game_options(ruleset) or {}), "typed_range": "trust", "los": "off"}
+
+
 def build(ruleset: str, orders: list[Order] | None = None) -> Game:
     """The standard game of ``ruleset`` (or one made of ``orders``), through ``api.resolve``."""
     sides, setup, _ = RULESETS[ruleset]

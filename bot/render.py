@@ -26,6 +26,7 @@ from bot.core.game import Game
 from bot.core.outcome import Outcome, TableCell, UnitEffect
 from bot.core.rulesets import get_ruleset, title_of
 from bot.core.sequence import refereed, side_to_act, step_name
+from bot.core.sight import SightLine
 from bot.core.api import BOOKKEEPING_ACTIONS
 from bot.core.trail import Step
 from bot.record import LogEntry
@@ -688,6 +689,20 @@ def map_embed(game: Game, filename: str) -> discord.Embed:
     embed = discord.Embed(title=_title(title), description=game_line(game), colour=side_colour(side_to_act(game)))
     embed.set_image(url=f"attachment://{filename}")
     return embed
+
+
+def sight_embeds(game: Game, line: SightLine, filename: str) -> list[discord.Embed]:
+    """/los: the line of sight as the bot reads it (each hex crossed with its terrain and what it does
+    to the line, with the rule; the verdict) over as many embeds as it needs, the picture attached as
+    ``filename`` on the first."""
+    title = safe(f"Line of sight {line.source} to {line.target}, range {line.range}: "
+                 f"{'blocked' if line.blocked else 'clear'}")
+    blocks = [Block("Hexes crossed", tuple(f"{safe(text)}  [{safe(rule)}]" for text, rule in line.lines())),
+              Block("Read on the map", (safe(line.verdict()) + " (whole hexes: terrain art that does not fill its "
+                                        "hex can change it; the game option los says how a fire uses the line)",))]
+    embeds = paginate(title, blocks, colour=side_colour(side_to_act(game)), description=game_line(game))
+    embeds[0].set_image(url=f"attachment://{filename}")
+    return embeds
 
 
 def options_embed(game: Game) -> list[discord.Embed]:

@@ -35,10 +35,10 @@ SCENARIOS: dict[str, Scenario] = {
             "options:open_seating=yes manual_dice=all",
             "as alice", "/game join side:Germans", "as bob", "/game join side:Russians", "as gm",
             "/location set location:C4 terrain:woods",
-            "/unit add id:A1 side:Germans type:ger-467 location:B5",
-            "/unit add id:A2 side:Germans type:ger-467 location:B5",
-            "/unit add id:L1 side:Germans type:ger-8-1 location:B5",
-            "/unit add id:MG1 side:Germans type:ger-lmg location:B5 stats:owner=A1",
+            "/unit add id:A1 side:Germans type:ger-467 location:B4",
+            "/unit add id:A2 side:Germans type:ger-467 location:B4",
+            "/unit add id:L1 side:Germans type:ger-8-1 location:B4",
+            "/unit add id:MG1 side:Germans type:ger-lmg location:B4 stats:owner=A1",
             "/unit add id:R1 side:Russians type:rus-447 location:C4",
             "/unit add id:L2 side:Russians type:rus-8-1 location:C4",
             "/unit add id:R2 side:Russians type:rus-447 location:C5",
@@ -64,8 +64,8 @@ SCENARIOS: dict[str, Scenario] = {
             "/unit add id:J2 side:Japanese type:jp-rifle-squad location:0405",
         ),
         next_steps=("Try: as alice | /done (as bob | /done: both sides' Rally Phase) | as alice | "
-                    "/fire firers:M1 M2 target:0405 range:2 | /fire firers:M3 target:0405 range:1 (refused: the "
-                    "impulse activated hex 0303) | /done (the Japanese impulse: as bob ...)"),
+                    "/fire firers:M1 M2 target:0405 (the map counts the range) | /fire firers:M3 target:0405 (refused: "
+                    "the impulse activated hex 0303) | /done (the Japanese impulse: as bob ...)"),
     ),
     "cd": Scenario(
         title="Command Decision: Hedgerows (sample)",
@@ -94,8 +94,9 @@ SCENARIOS: dict[str, Scenario] = {
         blurb="one /scenario load; alice plays the Germans, bob the Russians",
         lines=("/scenario load file:asl/scenarios/village-assault.yaml",
                "as alice", "/game join side:Germans", "as bob", "/game join side:Russians", "as gm"),
-        next_steps=("Try: /unit list location:D3 | /scenario export | as alice | /done | as bob | /done | as alice | "
-                    "/fire firers:G1 G2 GL1 GMG1 target:H2 range:4 | /roll public dice:d6 purpose:sniper dr (what "
+        next_steps=("Try: /unit list location:D3 | /scenario export | /los from:D3 to:H2 | as alice | /done | as bob | "
+                    "/done | as alice | /fire firers:G1 G2 GL1 GMG1 target:H2 (the map counts range 4; the line "
+                    "crosses E3's building: click Fire anyway to roll) | /roll public dice:d6 purpose:sniper dr (what "
                     "the referee does not rule on) | /done ... to the end of the Close Combat Phase: G11's Pin "
                     "from the set-up comes off"),
     ),

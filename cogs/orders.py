@@ -16,6 +16,8 @@ restart; pressing it shows the presser, privately, the odds that roll had before
 from __future__ import annotations
 
 import re
+import secrets
+from collections import OrderedDict
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -26,10 +28,10 @@ from discord.ext import commands
 
 from bot.client import Interaction, RefereeClient
 from bot.core.commands import DICE, OPTIONS, PREVIEW, SEALED, Command, Option, build_order, parse_dice
-from bot.core.errors import RulesError
+from bot.core.errors import ConfirmSight, RulesError
 from bot.core.rulesets import get_ruleset, rulesets
 from bot.core.ruleset import Ruleset
-from bot.limits import Guarded
+from bot.limits import Guarded, RateLimited
 from bot.render import error_embed, odds_embed
 from bot.replies import Buttons, button_json, defer_thinking, send_embeds, send_ephemeral
 from cogs._common import Choices, act_and_reply, game_or_none, ruleset_suggestions
@@ -137,12 +139,25 @@ def _completer(name: str, declared: list[tuple[Ruleset, Option]]):  # type: igno
 
 def _body(merged: Merged):  # type: ignore[no-untyped-def]
     async def body(interaction: Interaction, values: dict[str, Any]) -> None:
-        order = partial(build_order, command_name=merged.name, values=values)  # under the channel's lock
-        await act_and_reply(interaction, order, command=f"/{merged.name}", dice=parse_dice(values.get(DICE)),
-                            preview=bool(values.get(PREVIEW)), view_for=partial(odds_view, merged.name),
-                            sealed=bool(values.get(SEALED)))
+        await give(interaction, merged.name, values)
 
     return body
+
+
+async def give(interaction: Interaction, name: str, values: dict[str, Any]) -> None:
+    """Give the order of command ``name`` from the options typed; an order whose line of sight the bot
+    reads as blocked (game option los=advise) is put to the giver to confirm with a button."""
+    order = partial(build_order, command_name=name, values=values)  # under the channel's lock
+    try:
+        await act_and_reply(interaction, order, command=f"/{name}", dice=parse_dice(values.get(DICE)),
+                            preview=bool(values.get(PREVIEW)), view_for=partial(odds_view, name),
+                            sealed=bool(values.get(SEALED)))
+    except ConfirmSight as exc:
+        token = FireAnywayButton.hold(interaction.user.id, interaction.channel_id, name, values)
+        await send_embeds(interaction, [error_embed(
+            f"{exc.message}. Press Fire anyway to roll it as given, or give the order again with "
+            f"options:los_confirmed=yes", exc.rule, title="Line of sight: confirm")],
+            ephemeral=True, view=Buttons(FireAnywayButton.sent(token)))
 
 
 def _description(merged: Merged, registered: tuple[Ruleset, ...]) -> str:
@@ -209,6 +224,66 @@ class OddsButton(Guarded, discord.ui.DynamicItem[discord.ui.Button],
                                                           plan=odds.plan), ephemeral=True)
 
 
+# --- the Fire anyway button ------------------------------------------------------------------------
+
+
+class FireAnywayButton(Guarded, discord.ui.DynamicItem[discord.ui.Button], template=r"los-ok:(?P<token>[0-9a-f]{16})"):
+    """"Fire anyway" under an order whose line of sight the bot reads as blocked (los=advise): gives the
+    same order again, confirmed (``los_confirmed``), for the player who gave it. The order waits in
+    memory (the newest HELD of them): after a restart the button says to give it again with
+    options:los_confirmed=yes, which does the same."""
+
+    HELD = 256
+    pending: OrderedDict[str, tuple[int, int | None, str, dict[str, Any]]] = OrderedDict()
+
+    def __init__(self, token: str):
+        super().__init__(discord.ui.Button(label="Fire anyway", style=discord.ButtonStyle.secondary,
+                                           custom_id=f"los-ok:{token}"))
+        self.token = token
+
+    @classmethod
+    def hold(cls, user: int, channel: int | None, name: str, values: dict[str, Any]) -> str:
+        token = secrets.token_hex(8)
+        cls.pending[token] = (user, channel, name, dict(values))
+        while len(cls.pending) > cls.HELD:
+            cls.pending.popitem(last=False)
+        return token
+
+    @staticmethod
+    def sent(token: str) -> dict[str, Any]:
+        return button_json("Fire anyway", f"los-ok:{token}")
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button,
+                             match: re.Match[str]) -> FireAnywayButton:
+        return cls(match["token"])
+
+    async def callback(self, interaction: Interaction) -> None:  # type: ignore[override]
+        held = self.pending.get(self.token)
+        if held is None:
+            await send_ephemeral(interaction, embed=error_embed(
+                "this order is no longer held (the bot restarted, or it was given already): give it again "
+                "with options:los_confirmed=yes to fire although the bot reads the line of sight as blocked"))
+            return
+        user, channel, name, values = held
+        if interaction.user.id != user or interaction.channel_id != channel:
+            await send_ephemeral(interaction, embed=error_embed("only the player who gave this order confirms it"))
+            return
+        try:  # it rolls: the roll limit counts it as it counts a rolling command
+            interaction.client.roll_limiter.check(interaction.user.id, interaction.id)
+        except RateLimited as exc:
+            await send_ephemeral(interaction, content=str(exc))
+            return
+        del self.pending[self.token]
+        confirmed = dict(values)
+        typed = (confirmed.get(OPTIONS) or "").strip()
+        confirmed[OPTIONS] = f"{typed} los_confirmed=yes".strip()
+        try:
+            await give(interaction, name, confirmed)
+        except RulesError as exc:  # components bypass the tree's error handler: refuse here, privately
+            await send_ephemeral(interaction, embed=error_embed(exc.message, exc.rule))
+
+
 def odds_view(command_name: str, acted: Any) -> Buttons | None:
     """The Odds button, on the results of a command whose ruleset gives its rolls one."""
     command = get_ruleset(acted.game.ruleset).command(command_name)
@@ -225,14 +300,14 @@ class Orders(commands.Cog):
         self.built = order_commands(rulesets())
 
     async def cog_load(self) -> None:
-        self.bot.add_dynamic_items(OddsButton)
+        self.bot.add_dynamic_items(OddsButton, FireAnywayButton)
         for command in self.built:
             self.bot.tree.add_command(command)
 
     async def cog_unload(self) -> None:
         for command in self.built:
             self.bot.tree.remove_command(command.name)
-        self.bot.remove_dynamic_items(OddsButton)
+        self.bot.remove_dynamic_items(OddsButton, FireAnywayButton)
 
 
 async def setup(bot: RefereeClient) -> None:

@@ -218,7 +218,7 @@ async def test_the_readme_lists_every_synced_command_with_its_options(tmp_path):
 def options_reference() -> str:
     """Every game option of the catalogue (bot/core/options.py), the bot's own first, then each
     ruleset's: its name, what it takes, its default and its help."""
-    from bot.core.options import GENERAL, GameOption
+    from bot.core.options import GENERAL, GRID_OPTIONS, GameOption
     from bot.core.rulesets import rulesets
 
     def rows(options: tuple[GameOption, ...], ruleset: Any = None) -> list[str]:
@@ -235,6 +235,9 @@ def options_reference() -> str:
         return out + [""]
 
     out = ["#### Every game", ""] + rows(GENERAL)
+    mapped = [ruleset.short_name for ruleset in rulesets() if ruleset.grid is not None]
+    if mapped:  # the options of the games whose map the bot reads (bot/core/grid.py)
+        out += [f"#### Games whose map the bot reads ({', '.join(mapped)})", ""] + rows(GRID_OPTIONS)
     for ruleset in rulesets():
         own = tuple(ruleset.game_options())
         sides = [f"`{o.name}_1`, `{o.name}_2`: {o.title}, {o.min} to {o.max} [{o.rule}]" for o in ruleset.side_options]

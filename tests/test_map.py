@@ -20,13 +20,15 @@ from PIL import Image
 from bench.bench_map import sample_game
 from bot.core.api import new_game
 from bot.core.rulesets import get_ruleset
-from bot.core.game import Location
+from bot.core.game import BoardPlacement, Location
+from bot.core.grid import placer
 from bot.core.rulesets.cd.models import CdStand
 from bot.core.rulesets.nhis.models import NhisUnit
-from bot.pictures import MapCache, Shot, chart_png, hex_layout, latest_fire, map_png
-from bot.pictures.battlefield import (EMPTY_HEX, HEX_H, LINE, MARKER_RGB, MAX_OTHERS, MAX_ROWS, RADIUS, STAND_H,
-                                      STAND_W, STEP_X, STEP_Y, TERRAIN_RGB, Row, counter_text, hex_position, label_rows,
-                                      location_markers, markers, terrain_rgb)
+from bot.core.sight import read_sight
+from bot.pictures import MapCache, Shot, chart_png, hex_layout, latest_fire, map_png, sight_png
+from bot.pictures.battlefield import (EMPTY_HEX, HEX_H, HINDRANCE_RGB, LINE, MARKER_RGB, MAX_OTHERS, MAX_ROWS, RADIUS,
+                                      SIGHT_RGB, STAND_H, STAND_W, STEP_X, STEP_Y, TERRAIN_RGB, Row, counter_text,
+                                      hex_position, label_rows, location_markers, markers, terrain_rgb)
 from bot.pictures.draw import SIDE_RGB
 from bot.render import SIDE_COLOURS
 
@@ -612,3 +614,35 @@ def test_the_header_puts_the_legend_under_the_title_when_they_do_not_fit_on_one_
 if __name__ == "__main__":
     if "--write" in sys.argv:
         print(f"wrote {README_MAP} ({len(write_readme_map())} bytes)")
+
+
+def test_a_map_of_two_asl_boards_places_each_hex_by_its_board():
+    game = new_game("asl", sides=["Germans", "Russians"])
+    game.boards = [BoardPlacement(id="32", x=0), BoardPlacement(id="33", x=1)]
+    for location in ("32EE5", "33C5", "Farm"):
+        game.locations[location] = Location(id=location)
+    layout = hex_layout(game.locations, placer(get_ruleset("asl").grid, game))
+    (ex, ey), (cx, cy) = layout.centres["32EE5"], layout.centres["33C5"]
+    assert ey == cy and cx - ex == 4 * STEP_X  # EE FF GG=A B C: four columns apart, on one row
+    assert layout.centres["Farm"][1] > ey  # not a hex of the map: in the row under the grid
+    picture = map_png(game)
+    assert picture.centres["33C5"] == (cx, cy)
+
+
+def test_the_line_of_sight_picture_marks_what_blocks_hinders_or_is_unknown():
+    game = new_game("asl", sides=["Germans", "Russians"])
+    for location, kind in (("D4", "open"), ("E4", "woods"), ("F3", "grain"), ("H2", "open")):
+        game.locations[location] = Location(id=location, terrain=kind)
+    ruleset = get_ruleset("asl")
+    line = read_sight(ruleset.grid, ruleset.sight_terrain, game, "D4", "H2")
+    picture = sight_png(game, line)
+    assert picture.marked == {"E4": "blocks", "F3": "hindrance", "G3": "unknown"}
+    image = decode(picture.png)
+    centres = picture.centres
+    assert picture.sight == (centres["D4"], centres["H2"])
+    ex, ey = centres["E4"]
+    assert near(image, (ex, ey - HEX_H / 2 + 4), MARKER_RGB, reach=4)  # E4 outlined in red
+    fx, fy = centres["F3"]
+    assert near(image, (fx, fy - HEX_H / 2 + 4), HINDRANCE_RGB, reach=4)  # F3 ringed in orange
+    mx, my = (centres["D4"][0] + centres["H2"][0]) / 2, (centres["D4"][1] + centres["H2"][1]) / 2
+    assert near(image, (mx, my), SIGHT_RGB, reach=3)  # the line runs through the middle

@@ -146,7 +146,7 @@ as alice
 as bob
 /done
 as alice
-/fire firers:M1 M2 target:0405 range:2 dice:1 2 6 1
+/fire firers:M1 M2 target:0405 dice:1 2 6 1
 click details
 /morale unit:M1 hit:1 dice:6
 click details
@@ -160,7 +160,7 @@ click details
 
 def test_nhis_session_fire_morale_rally(tmp_path):
     out = sandbox(tmp_path, "--scenario", "nhis", script=NHIS_PLAY)
-    command = "/fire firers:M1 M2 target:0405 range:2 dice:1 2 6 1"
+    command = "/fire firers:M1 M2 target:0405 dice:1 2 6 1"
     assert reply_to(out, command).splitlines()[0] == \
         "== J1 Unshakable, fails: reduced — 5 FP -> column 4, shifted 2 left -> 0: 2d6 3 -> Hit-1 =="
     fire = details(out, command)

@@ -45,8 +45,8 @@ async def test_a_new_game_is_logged_as_entry_1_with_its_creation_order(referee):
     assert acted.seq == 1 and acted.entry.command == "/game new" and acted.entry.actor == GM.user_id
     assert acted.entry.order == {"action": "new_game", "ruleset": "asl", "sides": ["Germans", "Russians"],
                                  "scenario": "Guards", "variant": None,
-                                 "options": {"elr": [3, 2], "manual_dice": "none"},  # a game created now
-                                 "gm": GM.user_id, "sequence": 1}
+                                 "options": {"elr": [3, 2], "grid": 1, "manual_dice": "none"},  # a game created now
+                                 "gm": GM.user_id, "sequence": 1}  # grid: the map counts its ranges (a default)
     assert acted.game.gm == GM.user_id and [s.elr for s in acted.game.sides] == [3, 2]
     assert acted.outcome.headline == "New Advanced Squad Leader game: Germans vs Russians (Guards)"
     assert await referee.game(CHANNEL) == acted.game
@@ -527,7 +527,7 @@ async def test_after_an_undo_the_replay_keeps_the_units_in_the_order_the_live_ga
     await referee.answer_undo(proposal.request.id, GERMAN, accept=True)
     assert list((await referee.game(CHANNEL)).units) == ["A1", "R1", "R9", "R2"]
     again = await referee.act(CHANNEL, GERMAN, fire, dice=[6, 6], command="/fire")
-    assert again.outcome.trail[0].label == "Target in C5: 4-6-7 R1, 4-6-7 R9, 4-6-7 R2"
+    assert again.outcome.trail[1].label == "Target in C5: 4-6-7 R1, 4-6-7 R9, 4-6-7 R2"  # after the range
     report = await referee.verify(CHANNEL)
     assert report.ok, report.reason
 

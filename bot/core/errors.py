@@ -27,6 +27,11 @@ class IllegalOrder(RulesError):
     """The order is well formed but the rules forbid it now: it names the rule."""
 
 
+class ConfirmSight(IllegalOrder):
+    """The bot reads the line of sight as blocked, reading whole hexes (game option ``los=advise``): the
+    order is put to the firer to confirm (the same order with ``los_confirmed``) instead of rolling."""
+
+
 # --- a validation error of pydantic, in players' words ----------------------------------------------
 
 _ID_PATTERN_WORDS = "an id is 1 to 24 letters, digits, '.', '_' or '-', starting with a letter or a digit"

@@ -35,6 +35,19 @@ class Location(BaseModel):
     smoke: bool = False
 
 
+class BoardPlacement(BaseModel):
+    """One board of a map laid out of several (ASL geomorphic boards, from a scenario file): its id,
+    its place (boards from the left, boards from the top) and whether it is turned upside down.
+    Its hexes are then named with its id first, ``32C5`` (bot/core/grid.py)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    x: int = 0
+    y: int = 0
+    reversed: bool = False
+
+
 class PendingSeal(BaseModel):
     """An order sealed under the sequence of play (bot/core/sealed.py) and not revealed yet: the log
     entry of its seal, the side that sealed it and the turn it was sealed in; never its content."""
@@ -82,6 +95,9 @@ class Game(BaseModel):
     # the scenario's length in game turns, from a scenario file; None (and left out of the saved
     # state, as older games have none): not given
     turns: int | None = Field(default=None, exclude_if=lambda v: v is None, repr=False)
+    # the boards of the map, laid out by a scenario file (bot/core/grid.py); empty (and left out of
+    # the saved state): one board, or a map the grid reads from the short ids alone
+    boards: list[BoardPlacement] = Field(default_factory=list, exclude_if=lambda v: not v, repr=False)
 
     # The sequence of play (bot/core/sequence.py), in games started since it was refereed. A game
     # logged before has none of these fields: they are left out of the saved state while unset, so

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .commands import Command, Option, Suggest, build_order
-from .errors import RulesError
+from .errors import ConfirmSight, RulesError
 from .game import Game
 from .orders import refers
 from .ruleset import Ruleset
@@ -40,6 +40,8 @@ def refusal(game: Game, order: dict[str, Any]) -> RulesError | None:
     try:
         resolve(game, order, _StopAtFirstDie())
     except _WouldRoll:
+        return None
+    except ConfirmSight:  # allowed, once the giver confirms a line the bot reads as blocked
         return None
     except RulesError as exc:
         return exc

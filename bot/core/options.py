@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from . import reactions
 from .errors import InvalidOrder
+from .grid import GRID_MARK
 
 if TYPE_CHECKING:
     from .game import Game
@@ -145,9 +146,23 @@ def created_values(given: dict[str, Any]) -> dict[str, Any]:
     return {o.name: o.created for o in GENERAL if o.created is not None and o.name not in given}
 
 
+# the options of a ruleset whose map the bot reads (``Ruleset.grid``, bot/core/grid.py and sight.py)
+GRID_OPTIONS: tuple[GameOption, ...] = (
+    GameOption("typed_range", "choice", "a range typed with /fire that differs from the one the bot counts on the "
+               "map: refused (check), or taken as typed (trust: for a map the bot cannot place)",
+               default="check", choices=("check", "trust")),
+    GameOption("los", "choice", "the line of sight read along the map's hexes for each fire: advise (the trail shows "
+               "it, its hindrances are added unless hindrance: is typed, a line read as blocked asks the firer to "
+               "confirm), strict (a line read as blocked is refused), off (not read)",
+               default="advise", choices=("advise", "strict", "off")),
+)
+
+
 def catalogue(ruleset: Ruleset) -> tuple[GameOption, ...]:
-    """Every option a game of ``ruleset`` takes: the bot's own, then the ruleset's."""
-    return GENERAL + tuple(ruleset.game_options())
+    """Every option a game of ``ruleset`` takes: the bot's own (with the map's when its ruleset has a
+    grid the bot reads), then the ruleset's."""
+    grid = GRID_OPTIONS if ruleset.grid is not None else ()
+    return GENERAL + grid + tuple(ruleset.game_options())
 
 
 def applies(option: GameOption, variant: str | None) -> bool:
@@ -175,7 +190,7 @@ def check_options(ruleset: Ruleset, given: dict[str, Any], variant: str | None) 
         option = options.get(name)
         if option is None:
             names = [n for n, o in options.items() if applies(o, variant)]
-            if name in ruleset.internal_options:
+            if name in ruleset.internal_options or (name == GRID_MARK and ruleset.grid is not None):
                 raise InvalidOrder(f"{name} is kept by the bot itself, not set by hand "
                                    f"(options: {', '.join(names)})", field="options")
             raise InvalidOrder(f"'{name[:40]}' is not a game option of {ruleset.title}{_near(name, names)}; "
@@ -201,4 +216,4 @@ def creation_values(ruleset: Ruleset, given: dict[str, Any], variant: str | None
 
 def general(name: str) -> GameOption:
     """One of the bot's own options, by name."""
-    return next(o for o in GENERAL if o.name == name)
+    return next(o for o in GENERAL + GRID_OPTIONS if o.name == name)

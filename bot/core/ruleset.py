@@ -27,6 +27,7 @@ from .commands import Command, Suggest
 from .dice import Roller
 from .errors import IllegalOrder, InvalidOrder
 from .game import Game, Side
+from .grid import HexGrid
 from .orders import PHASE_ACTIONS, PhaseOrder, Sealing
 from .outcome import Outcome, UnitEffect
 from .reactions import Reaction
@@ -78,6 +79,10 @@ class Ruleset:
     # the picture of the battlefield (bot/pictures): "hexes", a hex grid laid out from the Location
     # ids (B5, 0304); "table", a table-top sketch of the units by Location, else by company
     board: ClassVar[str] = "hexes"
+    # where a Location id is on the map (bot/core/grid.py): the map's hexes, the range counted between
+    # them and the line of sight read along them; None: the ruleset has no grid the bot can read (the
+    # picture then places any short hex id, and ranges are typed)
+    grid: ClassVar[HexGrid | None] = None
     # the unit fields a player sets when placing a library counter (who holds a weapon, the company):
     # any other stat changes the counter's numbers, which is the game master's
     setup_fields: ClassVar[tuple[str, ...]] = ()
@@ -417,3 +422,8 @@ class Ruleset:
 
     def default_terrain(self) -> str:
         return "open"
+
+    def sight_terrain(self, location: Any) -> Any:
+        """What a known Location's terrain does to a line of sight crossing it
+        (``bot.core.sight.SightTerrain``); rulesets with a grid override."""
+        raise NotImplementedError(f"{self.title} reads no line of sight")

@@ -16,7 +16,8 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .errors import RulesError, plain_validation
-from .game import Game, Location
+from .game import BoardPlacement, Game, Location
+from .grid import GRID_MARK
 from .setup import ID_PATTERN, MAX_LOCATIONS, MAX_UNITS, check_ranges
 
 Scalar = int | float | bool | str
@@ -85,6 +86,19 @@ class ScenarioLocation(_Strict):
     residual_fp: int = Field(default=0, ge=0, le=36, description="ASL: the Residual FP marker (A8.2), 0 for none")
 
 
+class ScenarioBoard(_Strict):
+    """One board of a map of several (ASL geomorphic boards): its hexes are then named with its id first."""
+
+    id: str = Field(pattern=r"^[A-Za-z0-9]{1,6}$", description="The board's id as printed on it, e.g. 32; its hexes "
+                                                               "are then named 32C5")
+    x: int = Field(default=0, ge=0, le=8, description="Its place from the left: 0 for the leftmost board, 1 for the "
+                                                      "board to its right (sharing the column GG = A)")
+    y: int = Field(default=0, ge=0, le=8, description="Its place from the top: 0 for the top board, 1 for the board "
+                                                      "under it (sharing the half-hex row)")
+    reversed: bool = Field(default=False, description="The board is turned upside down (its A1 at the bottom "
+                                                      "right)")
+
+
 class Scenario(_Strict):
     """A scenario file: a whole game set-up in one document."""
 
@@ -95,6 +109,10 @@ class Scenario(_Strict):
     title: str = Field(default="", max_length=100, description="The scenario's name, shown on every result")
     turns: int | None = Field(default=None, ge=1, le=100, description="The scenario's length in game turns")
     options: dict[str, Scalar] = Field(default_factory=dict, description="Game options, as /game new's key=value")
+    boards: list[ScenarioBoard] = Field(default_factory=list, max_length=16,
+                                        description="ASL: the geomorphic boards the map is laid out of (left out: "
+                                                    "one board, its hexes named C5); with boards, hexes are named "
+                                                    "with their board, 32C5")
     locations: list[ScenarioLocation] = Field(default_factory=list, max_length=MAX_LOCATIONS,
                                               description="Every Location in play, with its terrain")
     sides: list[ScenarioSide] = Field(min_length=2, max_length=2, description="The two sides, first to move first")
@@ -169,9 +187,30 @@ def build_game(scenario: Scenario, *, gm: int | None = None, sequence: int | Non
     for side, spec, extra in zip(game.sides, scenario.sides, extras):
         side.nationality = spec.nationality
         side.options = extra
+    _lay_boards(game, ruleset, scenario)
     _place_locations(game, ruleset, scenario)
     _place_units(game, ruleset, scenario)
     return game
+
+
+def _lay_boards(game: Game, ruleset: Any, scenario: Scenario) -> None:
+    """The boards of the map (bot/core/grid.py): for a ruleset whose grid has boards; each id and each
+    place once."""
+    if not scenario.boards:
+        return
+    grid = ruleset.grid
+    if grid is None or grid.board is None:
+        raise ScenarioRefused(("boards",), f"{ruleset.title} maps are not laid out of boards: leave boards out")
+    ids: set[str] = set()
+    places: set[tuple[int, int]] = set()
+    for i, board in enumerate(scenario.boards):
+        if board.id.casefold() in ids:
+            raise ScenarioRefused(("boards", i, "id"), f"board {board.id} is laid out twice")
+        if (board.x, board.y) in places:
+            raise ScenarioRefused(("boards", i), f"two boards at x={board.x}, y={board.y}")
+        ids.add(board.id.casefold())
+        places.add((board.x, board.y))
+        game.boards.append(BoardPlacement(id=board.id, x=board.x, y=board.y, reversed=board.reversed))
 
 
 def _place_locations(game: Game, ruleset: Any, scenario: Scenario) -> None:
@@ -283,9 +322,10 @@ def scenario_of(game: Game, hidden: dict[int, str] | None = None) -> Scenario:
     ruleset = get_ruleset(game.ruleset)
     side_option_names = [o.name for o in ruleset.side_options]
     library = ruleset.counter_types()
-    # the ruleset's internal options are its own code's (a creation default reaches the game loaded again)
-    options = {k: v for k, v in game.options.items()
-               if isinstance(v, (int, float, bool, str)) and k not in ruleset.internal_options}
+    # the bot's own options and the ruleset's internal ones: set again as the file is loaded (a creation
+    # default reaches the game loaded again)
+    kept = {GRID_MARK, *ruleset.internal_options}
+    options = {k: v for k, v in game.options.items() if isinstance(v, (int, float, bool, str)) and k not in kept}
     sides = []
     for i, side in enumerate(game.sides):
         opts: dict[str, Any] = {name: getattr(side, name) for name in side_option_names
@@ -297,8 +337,9 @@ def scenario_of(game: Game, hidden: dict[int, str] | None = None) -> Scenario:
                                   hidden=ScenarioHidden(text=secret) if secret else None))
     locations = [ScenarioLocation(id=loc.id, terrain=loc.terrain, features=list(loc.features), smoke=loc.smoke,
                                   residual_fp=loc.residual_fp) for loc in game.locations.values()]
+    boards = [ScenarioBoard(id=b.id, x=b.x, y=b.y, reversed=b.reversed) for b in game.boards]
     return Scenario(ruleset=game.ruleset, variant=game.variant, title=game.scenario, turns=game.turns,
-                    options=options, locations=locations, sides=sides)
+                    options=options, boards=boards, locations=locations, sides=sides)
 
 
 def _unit_spec(ruleset: Any, unit: Any, library: dict[str, dict[str, Any]]) -> ScenarioUnit:

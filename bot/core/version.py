@@ -27,6 +27,8 @@ History:
      and an eliminated unit's markers come off without a line
      And an undo's trail says its entry's dice stay in the log and giving the order again rolls new dice
      (it said "nothing is rerolled"); a game master's /unit edit naming the entry it corrects says so
+     And a fire in a game whose map the bot reads (issue 26: created since, the internal option "grid") counts
+     its range on the map and reads its line of sight, both in the trail
 """
 
 from __future__ import annotations

@@ -12,6 +12,6 @@ the pictures stay correct, only plainer.
 """
 
 from .chart import chart_png
-from .battlefield import MapCache, MapPicture, Shot, hex_layout, latest_fire, map_png
+from .battlefield import MapCache, MapPicture, Shot, hex_layout, latest_fire, map_png, sight_png
 
-__all__ = ["MapCache", "MapPicture", "Shot", "chart_png", "hex_layout", "latest_fire", "map_png"]
+__all__ = ["MapCache", "MapPicture", "Shot", "chart_png", "hex_layout", "latest_fire", "map_png", "sight_png"]

@@ -10,12 +10,13 @@ stand a base in its side's colour with its states, and the latest fire (direct o
 arrow from the firing stand to each target stand, bent round any stand between. The sides' colours are the embeds'
 (``bot.render.SIDE_COLOURS``).
 
-Hex ids. ``B5`` is column B, row 5 (an ASL board's letters: A..Z, then AA, BB, ... for the 27th
-column on); ``0304`` is column 3, row 4 (four digits, the numbering of many hex maps, NHiS
-included). Hexes are flat-topped, in vertical columns; columns B, D, F, ... sit half a hex lower
-than A, C, E, ... for the same row number, as on an ASL board (A1 lies between B0 and B1). A
-Location whose id is neither (a building's name, ``Farm``) is drawn as a hex of its own in a row
-under the grid (the whole map, when no id is a hex id), in the order of the ids.
+Hex ids. Where a Location is on the grid is the ruleset's grid's answer (``bot/core/grid.py``, the one
+place an id becomes a position, read by the range and the line of sight as well): ``B5`` on an ASL
+board (``32B5`` with several boards laid out), ``0304`` on an NHiS map. Hexes are flat-topped, in
+vertical columns; columns B, D, F, ... sit half a hex lower than A, C, E, ... for the same row number,
+as on an ASL board (A1 lies between B0 and B1). A Location the grid cannot place (a building's name,
+``Farm``) is drawn as a hex of its own in a row under the grid (the whole map, when no id is a hex
+id), in the order of the ids.
 """
 
 from __future__ import annotations
@@ -23,16 +24,18 @@ from __future__ import annotations
 import math
 import re
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from PIL import Image, ImageDraw
 
 from bot.core.game import Game, Location
+from bot.core.grid import Cell, any_cell, laid_out, placer
 from bot.core.ruleset import Ruleset
 from bot.core.rulesets import get_ruleset
 from bot.core.rulesets.base import UnitBase
+from bot.core.sight import SightLine
 
 from .draw import DRAWING, INK, NEUTRAL_RGB, SIDE_RGB, WHITE, font, palette, png, side_rgb
 
@@ -54,7 +57,7 @@ MAX_ROWS = math.floor((STEP_Y - 4) / LINE)
 CHIP = 16  # the side's chip before a counter's line
 MARKS_INDENT = 4  # a counter's markers on lines of their own: indented under its line
 INDENT = {"marks": MARKS_INDENT, "cont": CHIP}  # "cont": the rest of an id too long for one line
-GRID_COLUMNS, GRID_ROWS = 36, 24  # the grid's size at most: an ASL board (33 x 10) twice over, stacked
+GRID_COLUMNS, GRID_ROWS = 70, 24  # the grid's size at most: two ASL boards (33 x 10) side by side, or stacked
 OTHERS_PER_ROW, MAX_OTHERS = 10, 60  # Locations that are not on the grid: per row, and at most
 
 MARKER_RGB = (200, 30, 30)  # markers on counters: broken, pinned, fire...
@@ -85,10 +88,13 @@ def raised(location: Location | None) -> bool:
     return location is not None and any(word in ELEVATION for feature in location.features
                                         for word in re.split(r"[\s_-]+", feature.casefold()))
 
+SIGHT_RGB = (150, 20, 170)  # the line of sight (/los): a colour no terrain, side or marker has
+HINDRANCE_RGB = (235, 140, 0)  # a ring round a hex that hinders the line
+
 def _map_palette() -> Image.Image:
     """Every flat colour of a map exactly, and the shades of its glyphs' and edges' anti-aliasing."""
     grounds = list(dict.fromkeys([WHITE, EMPTY_HEX, UNKNOWN_TERRAIN, *TERRAIN_RGB.values()]))
-    inks = [INK, MARKER_RGB, HEX_EDGE, *SIDE_RGB, NEUTRAL_RGB]
+    inks = [INK, MARKER_RGB, HEX_EDGE, *SIDE_RGB, NEUTRAL_RGB, SIGHT_RGB, HINDRANCE_RGB]
     ramps = [(ground, INK, 5) for ground in grounds] + [(WHITE, MARKER_RGB, 5), (WHITE, HEX_EDGE, 2)]
     ramps += [(ground, side, 2) for ground in grounds for side in SIDE_RGB]
     ramps += [(WHITE, side, 3) for side in SIDE_RGB]
@@ -96,10 +102,6 @@ def _map_palette() -> Image.Image:
 
 
 MAP_PALETTE = _map_palette()
-_LETTERS = re.compile(r"^([A-Za-z])\1*([0-9]{1,3})$")  # B5, AA10 (a repeated letter)
-_DIGITS = re.compile(r"^([0-9]{2})([0-9]{2})$")  # 0304
-
-
 def terrain_rgb(terrain: str) -> tuple[int, int, int]:
     """The colour a terrain is filled with: its key's words, the first one that has a colour."""
     for word in re.split(r"[\s_-]+", terrain.casefold()):
@@ -109,16 +111,9 @@ def terrain_rgb(terrain: str) -> tuple[int, int, int]:
 
 
 def hex_position(location_id: str) -> tuple[int, int] | None:
-    """(column, row) of a hex id, column A (or 01) as 0; None when the id is not a hex id."""
-    letters = _LETTERS.match(location_id.strip())
-    if letters:
-        text = location_id.strip()
-        column = (len(text) - len(letters.group(2)) - 1) * 26 + ord(letters.group(1).upper()) - ord("A")
-        return column, int(letters.group(2))
-    digits = _DIGITS.match(location_id.strip())
-    if digits:
-        return int(digits.group(1)) - 1, int(digits.group(2))
-    return None
+    """(column, row) of a short hex id of either kind, column A (or 01) as 0; None when the id is not
+    a hex id: the placing of a picture drawn without a ruleset's grid (bot/core/grid.py reads the ids)."""
+    return any_cell(location_id)
 
 
 @dataclass(frozen=True)
@@ -131,14 +126,16 @@ class Layout:
     grid: dict[tuple[int, int], Point]
 
 
-def hex_layout(location_ids: Iterable[str], header: int = HEADER) -> Layout:
+def hex_layout(location_ids: Iterable[str], place: Callable[[str], Cell | None] = any_cell,
+               header: int = HEADER) -> Layout:
     """Lay the Locations out: hex ids on the grid (one hex of margin around those in play, at most
     GRID_COLUMNS x GRID_ROWS hexes from the top-left one in play: a hex id beyond is laid out with the
     others), the others in rows of OTHERS_PER_ROW under it, at most MAX_OTHERS (the rest are left
-    out: ``Layout.centres`` does not hold them). A test computes a hex's centre with this, as the
+    out: ``Layout.centres`` does not hold them). ``place``: where an id is on the grid (the game's
+    ruleset's grid, ``bot.core.grid.placer``). A test computes a hex's centre with this, as the
     picture does."""
     ids = list(dict.fromkeys(location_ids))
-    placed = {i: p for i in ids if (p := hex_position(i)) is not None}
+    placed = laid_out(ids, place)
     centres: dict[str, Point] = {}
     grid: dict[tuple[int, int], Point] = {}
     bottom = header + MARGIN
@@ -306,6 +303,8 @@ class MapPicture:
     centres: dict[str, Point] = field(default_factory=dict)  # Location (or CD group) -> centre
     labels: dict[str, Box] = field(default_factory=dict)  # Location (or CD group) -> its label box
     arrows: list[tuple[Point, Point]] = field(default_factory=list)  # (from, to), the fire
+    sight: tuple[Point, Point] | None = None  # /los: the line drawn, from centre to centre
+    marked: dict[str, str] = field(default_factory=dict)  # /los: hex id -> "blocks", "hindrance", "unknown"
     paths: list[list[Point]] = field(default_factory=list)  # each arrow's line as drawn (CD: bent round stands)
     stands: dict[str, Point] = field(default_factory=dict)  # CD: each stand's centre on the table top
     texts: list[tuple[str, Box]] = field(default_factory=list)  # every text drawn (a label as one), with its box
@@ -556,12 +555,15 @@ def _text_box(x: float, y: float, text: str, size: int, anchor: str) -> Box:
     return (math.floor(x + x0), math.floor(y + y0), math.ceil(x + x1), math.ceil(y + y1))
 
 
-def _hex_map(game: Game, shot: Shot | None) -> MapPicture:
+def _hex_map(game: Game, shot: Shot | None, line: SightLine | None = None) -> MapPicture:
     ruleset = get_ruleset(game.ruleset)
     units = [u for u in game.units.values() if not u.eliminated]
     in_play = list(game.locations) + [u.location for u in units if u.location and u.location not in game.locations]
-    header, _ = header_layout(game, hex_layout(in_play).size[0])
-    layout = hex_layout(in_play, header)
+    if line is not None:  # the hexes of a line of sight are drawn, whether in play or not
+        in_play += [line.source, line.target] + [h.id for step in line.steps for h in step.hexes]
+    place = placer(ruleset.grid, game)
+    header, _ = header_layout(game, hex_layout(in_play, place).size[0])
+    layout = hex_layout(in_play, place, header)
     stacks: dict[str, list[UnitBase]] = {}
     for unit in units:
         if unit.location is not None:
@@ -592,6 +594,10 @@ def _hex_map(game: Game, shot: Shot | None) -> MapPicture:
     hex_texts: list[tuple[str, Point, str, Box]] = []  # the hexes' ids and terrains, drawn over the fire's arrow
     for location_id, centre in layout.centres.items():
         location = game.locations.get(location_id)
+        if location is None and line is not None and location_id not in (u.location for u in units):
+            draw.polygon(hex_corners(centre), fill=UNKNOWN_TERRAIN, outline=INK, width=1)  # terrain unknown
+            draw.text((centre[0], centre[1] - HEX_H / 2 + 3), location_id, fill=INK, font=font(SMALL_SIZE), anchor="mt")
+            continue
         terrain = location.terrain if location else "open"
         draw.polygon(hex_corners(centre), fill=terrain_rgb(terrain), outline=INK, width=1)
         if raised(location):  # a hill: a ring of its colour inside the hex's edge
@@ -607,10 +613,12 @@ def _hex_map(game: Game, shot: Shot | None) -> MapPicture:
         for source in shot.sources or (shot.target,):
             start = layout.centres.get(source)
             if start is not None:
-                line = between_labels(start, end, label_boxes.get(source), label_boxes.get(shot.target))
-                _arrow(draw, line[0], line[1], side_rgb(shot.side))
+                path = between_labels(start, end, label_boxes.get(source), label_boxes.get(shot.target))
+                _arrow(draw, path[0], path[1], side_rgb(shot.side))
                 picture.arrows.append((start, end))
-                picture.paths.append(line)
+                picture.paths.append(path)
+    if line is not None:  # over the hexes, under the texts
+        _draw_sight(draw, layout, line, picture)
     for text, at, anchor, box in hex_texts:
         draw.text(at, text, fill=INK, font=small, anchor=anchor)
         picture.texts.append((text, box))
@@ -618,10 +626,10 @@ def _hex_map(game: Game, shot: Shot | None) -> MapPicture:
         box = _draw_label(draw, layout.centres[location_id], rows)
         picture.labels[location_id] = box
         picture.texts.append((" / ".join(r.text + (f" {r.marks}" if r.marks else "") for r in rows), box))
-    for i, line in enumerate(note_lines):
+    for i, note in enumerate(note_lines):
         y = notes_top + i * (LINE + 1)
-        draw.text((MARGIN, y), line, fill=INK, font=small)
-        picture.texts.append((line, _text_box(MARGIN, y, line, SMALL_SIZE, "la")))
+        draw.text((MARGIN, y), note, fill=INK, font=small)
+        picture.texts.append((note, _text_box(MARGIN, y, note, SMALL_SIZE, "la")))
     picture.png = png(image, MAP_PALETTE)
     return picture
 
@@ -712,6 +720,44 @@ def _notes(game: Game, units: list[UnitBase], in_play: list[str], layout: Layout
     if left_out:
         notes.append(f"{left_out} more Locations not drawn (too far from the others, or too many)")
     return notes
+
+
+def _draw_sight(draw: ImageDraw.ImageDraw, layout: Layout, line: SightLine, picture: MapPicture) -> None:
+    """The line of sight over the map: each hex that blocks it crossed out in red, each that hinders it
+    ringed in orange, each of unknown terrain marked "?", and the line itself from centre to centre."""
+    for step in line.steps:
+        if step.vertex:
+            continue
+        for hex_ in step.hexes:
+            centre = layout.centres.get(hex_.id)
+            if centre is None:
+                continue
+            if step.blocks and hex_.terrain is not None and hex_.terrain.blocks:
+                picture.marked[hex_.id] = "blocks"
+                draw.polygon(hex_corners(centre, RADIUS - 4), outline=MARKER_RGB, width=4)
+                corners = hex_corners(centre, RADIUS * 0.55)
+                draw.line([corners[1], corners[4]], fill=MARKER_RGB, width=5)
+                draw.line([corners[2], corners[5]], fill=MARKER_RGB, width=5)
+            elif hex_.terrain is not None and hex_.terrain.hindrance and step.hindrance:
+                picture.marked[hex_.id] = "hindrance"
+                draw.polygon(hex_corners(centre, RADIUS - 4), outline=HINDRANCE_RGB, width=4)
+                draw.text((centre[0], centre[1] + HEX_H / 2 - 16), f"+{hex_.terrain.hindrance}", fill=INK,
+                          font=font(LABEL_SIZE), anchor="mb")
+            elif hex_.terrain is None:
+                picture.marked[hex_.id] = "unknown"
+                draw.text((centre[0] + RADIUS / 2, centre[1]), "?", fill=INK, font=font(TITLE_SIZE), anchor="mm")
+    start, end = layout.centres.get(line.source), layout.centres.get(line.target)
+    if start is not None and end is not None:
+        draw.line([start, end], fill=SIGHT_RGB, width=4)
+        for point in (start, end):
+            draw.ellipse((point[0] - 6, point[1] - 6, point[0] + 6, point[1] + 6), fill=SIGHT_RGB)
+        picture.sight = (start, end)
+
+
+def sight_png(game: Game, line: SightLine) -> MapPicture:
+    """/los: the map with the line of sight drawn over it (``_draw_sight``)."""
+    with DRAWING:
+        return _hex_map(game, None, line)
 
 
 # --- the table top (Command Decision) ----------------------------------------------------------------

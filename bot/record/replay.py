@@ -27,6 +27,7 @@ from bot.core.dice import ScriptedDice
 from bot.core.errors import InvalidOrder, RulesError
 from bot.core.game import Game
 from bot.core.options import created_values
+from bot.core.grid import GRID_MARK
 from bot.core.scenario import Scenario, build_game
 from bot.core.outcome import Outcome, UnitEffect
 from bot.core.rulesets import get_ruleset, title_of
@@ -69,7 +70,10 @@ def creation_order(ruleset: str, sides: list[str], scenario: str, variant: str |
     play) follow the options given."""
     given = dict(options or {})
     try:
-        defaults = dict(get_ruleset(ruleset).creation_defaults) | created_values(given)
+        rules = get_ruleset(ruleset)
+        defaults = dict(rules.creation_defaults) | created_values(given)
+        if rules.grid is not None:  # the map counts ranges and reads lines of sight (bot/core/grid.py)
+            defaults.setdefault(GRID_MARK, 1)
     except InvalidOrder:  # an unknown ruleset: new_game refuses it by name
         defaults = {}
     if (paced := reactions.creation_value(given)) is not None:  # a game paced by post waits for reactions

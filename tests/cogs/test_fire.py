@@ -32,7 +32,16 @@ async def test_asl_prep_fire_on_a_stack_with_a_leader_shows_column_drms_and_each
                           "DR 6: white 2, colored 4 (MC 4-4-7 R1)\n"
                           "DR 9: white 5, colored 4 (MC 4-4-7 R2)\n"
                           "manual dice (given by the players)"),
-            field("Trail", "Target in B5: 4-4-7 R1, 4-4-7 R2, 8-1 L1  [A3.3, seed 003]"),
+            # the range typed agrees with the map's count (A4 to B5: two hexes); the line of sight runs
+            # along the hexside of A5 and B4, neither of which the game knows: named unknown, not open
+            field("Trail", "range 2 (A4 to B5), counted on the map; the typed range 2 agrees  [A7.2 (assumed)]\n"
+                           "Target in B5: 4-4-7 R1, 4-4-7 R2, 8-1 L1  [A3.3, seed 003]"),
+            field("Line of sight A4 to B5, hex centre to hex centre (los=advise) [A6.1]",
+                  "along the hexside of A5 and B4 (blocked only if both sides block): terrain unknown \\| "
+                  "terrain unknown -> unknown  [A6.1, B.6]\n"
+                  "levels (hills, upper building levels) are not computed: the line is read at ground level  "
+                  "[assumed]\n"
+                  "read on the map: clear; terrain unknown in A5, B4 (not read as open: check them)  [A6.7]"),
             field("Prep Fire: firepower [A3.3, seed 003]",
                   "4-6-7 A1 FP  4  [A7.2]\n4-6-7 A2 FP  4  [A7.2]\n"
                   "Total FP (fractions kept until the total)  8  [A7.2]\nIFT column  8  (=8)  [A7.2]"),
@@ -72,12 +81,13 @@ async def test_asl_prep_fire_on_a_stack_with_a_leader_shows_column_drms_and_each
 
 async def test_asl_fire_passes_kind_hindrance_and_an_agreed_drm_with_its_reason(table):
     await asl_game(table, phase="PFPh")
-    reply = await table.send("fire", {"firers": "A1", "target": "B5", "range": 3, "kind": "prep", "hindrance": 1,
+    reply = await table.send("fire", {"firers": "A1", "target": "B5", "range": 2, "kind": "prep", "hindrance": 1,
                                       "drm": 1, "reason": "scenario rule: dusk", "dice": "6 5"})
     assert reply.embeds[0]["title"] == "4 FP (IFT 4) vs B5: DR 14 -> -"
     assert "agreed: scenario rule: dusk  +1" in fields(reply.embeds[0])["DRMs [A7.3]"]
+    assert "hindrance, 1 hex(es), typed by the players (the map reads +0)  +1" in fields(reply.embeds[0])["DRMs [A7.3]"]
     entry = await last_entry(table)
-    assert entry.order == {"action": "fire", "firers": ["A1"], "target": "B5", "range": 3, "kind": "prep",
+    assert entry.order == {"action": "fire", "firers": ["A1"], "target": "B5", "range": 2, "kind": "prep",
                            "hindrance": 1, "drm": 1, "drm_reason": "scenario rule: dusk"}
 
 
@@ -87,7 +97,8 @@ async def test_asl_defensive_first_fire_on_the_moving_unit_named_in_options_a8_1
                                       "dice": "6 5"}, user=BOB)
     embed = reply.embeds[0]
     assert embed["title"] == "4 FP (IFT 4) vs A4: DR 9 -> -"
-    assert fields(embed)["Trail"] == "Target in A4 (moving): 4-6-7 A2  [A8.1, seed 003]"
+    assert fields(embed)["Trail"] == ("range 2 (B5 to A4), counted on the map; the typed range 2 agrees  "
+                                      "[A7.2 (assumed)]\nTarget in A4 (moving): 4-6-7 A2  [A8.1, seed 003]")
     assert fields(embed)["DRMs [A7.3]"].splitlines()[:2] == [
         "FFMO (moving in Open Ground)  \\-1  (=-1)  [A4.6, seed 003]",
         "FFNAM (not Assault Movement)  \\-1  (=-2)  [A4.6, seed 003]"]
@@ -98,7 +109,7 @@ async def test_asl_defensive_first_fire_on_the_moving_unit_named_in_options_a8_1
 
 async def test_fire_without_dice_rolls_system_dice_and_logs_manual_false(table):
     await asl_game(table, phase="PFPh")
-    reply = await table.send("fire", {"firers": "A1", "target": "B5", "range": 3})
+    reply = await table.send("fire", {"firers": "A1", "target": "B5"})
     embed = reply.embeds[0]
     dice_lines = fields(embed)["Dice"].splitlines()
     assert dice_lines[0].startswith("DR ") and "(IFT attack)" in dice_lines[0]
@@ -116,11 +127,11 @@ async def test_fire_without_dice_rolls_system_dice_and_logs_manual_false(table):
     ({"firers": "R1", "target": "A4", "range": 2}, ALICE, "4-4-7 R1 belongs to Russians; you play Germans"),
     ({"firers": "A1", "target": "B5", "range": 2}, CAROL, "only the players of this game give orders here"),
     ({"firers": "Z9", "target": "B5", "range": 2}, ALICE, "no unit 'Z9' in this game"),
-    ({"firers": "A1", "target": "B5", "range": 20}, ALICE, "A7.22"),
+    ({"firers": "A1", "target": "B5", "range": 20}, ALICE, "range 20 was typed, but the map counts 2 from A4 to B5"),
     ({"firers": "A1", "target": "B5", "range": 2, "band": "short"}, ALICE,
      "'band' is not used in Advanced Squad Leader games (only in Command Decision: Test of Battle)"),
     ({"firers": "A1", "target": "B5", "range": 2, "options": "cover=hard"}, ALICE,
-     "'options': 'cover' is not an option of this order here (options: target\\_units)"),
+     "'options': 'cover' is not an option of this order here (options: los\\_confirmed, target\\_units)"),
     ({"firers": "A1", "target": "B5", "range": 2, "drm": 1}, ALICE, "an extra 'drm' needs a 'reason'"),
     ({"firers": "A1", "target": "B5", "range": 2, "dice": "4 9"}, ALICE, "a d6 reads 1 to 6"),
 ], ids=["other-side", "not-a-player", "unknown-unit", "beyond-twice-range", "band-in-asl", "cd-option-in-asl",
@@ -167,6 +178,10 @@ async def test_nhis_adjacent_fire_hits_and_the_target_checks_morale(table):
         "fields": [
             field("Dice", "2d6 7: 3 + 4 (fire on B1)\nd6 5 (morale check Japanese rifle squad J1)\n"
                           "manual dice (given by the players)"),
+            # A1 and B1 are not NHiS hex numbers (CCRR): the range is the players', and so is the line of sight
+            field("Trail", "range 1 (A1 to B1), typed by the players: the map cannot place A1  "
+                           "[NHiS Fire, seed 001 (assumed)]\nline of sight A1 to B1 not read: the map cannot place "
+                           "both  [NHiS Terrain Chart, seed 001 (assumed: hex centre to hex centre)]"),
             field(f"Fire on B1 at range 1 [{rule_fire}]",
                   "Activation: hex A1 (U1, U2, UL), the one of impulse 1 of US  [NHiS impulse activation (assumed)]\n"
                   "Impulse 1 of US  [NHiS sequence of play (assumed)]\n"
@@ -202,7 +217,7 @@ async def test_nhis_fire_takes_its_modifiers_as_options(table):
      "'kind' is not used in No Honor in Surrender games (only in Advanced Squad Leader)"),
     ({"firers": "U1", "target": "B1", "range": 1, "options": "op_fire=yes"},
      "'options': 'op\\_fire' is not an option of this order here (options: charging, beyond\\_visibility, "
-     "from\\_lower, flamethrower)"),  # as posted: underscores escaped for markdown
+     "from\\_lower, flamethrower, los\\_confirmed)"),  # as posted: underscores escaped for markdown
     ({"firers": "J1", "target": "A1", "range": 1}, "Japanese rifle squad J1 belongs to Japan; you play US"),
 ], ids=["asl-kind", "cd-option", "other-side"])
 async def test_nhis_fire_refused(table, options, says):

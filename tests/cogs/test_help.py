@@ -68,7 +68,7 @@ async def test_help_says_where_the_game_stands_what_each_side_may_do_and_how_the
                             "Germans end the step with /done (the other side may ask them to with /done; "
                             "the game master may jump to a phase with /game phase).")
     germans = shown.split("Germans may now\n")[1].split("\n\n")[0]
-    assert "`/fire target:B5 firers:A1 range:1`" in germans and "`/morale unit:A1`" in germans
+    assert "`/fire target:B5 firers:A1`" in germans and "`/morale unit:A1`" in germans
     assert "/rally" not in germans and "/move" not in germans  # not in the Prep Fire Phase
     russians = shown.split("Russians may now\n")[1]
     assert "/fire" not in russians.split("Commands")[0]
@@ -78,7 +78,7 @@ async def test_help_for_one_command_gives_an_example_and_why_not_now(table):
     await asl_game(table)
     shown = text(await table.send("help", {"command": "fire"}))
     assert "target (required): The target hex\nfirers: Firing units" in shown and "firer:" not in shown
-    assert "Germans may, e.g. `/fire target:B5 firers:A1 range:1`" in shown
+    assert "Germans may, e.g. `/fire target:B5 firers:A1`" in shown
     assert ("Russians may not (it is the Prep Fire Phase, Germans to act: Russians may not fire now (A3); "
             "Russians may fire in the Movement Phase and Defensive Fire Phase of this turn); "
             "e.g. `/fire target:A4 firers:L1`") in shown
@@ -108,7 +108,7 @@ async def test_unit_info_shows_numbers_markers_and_what_it_may_do_now(table):
     assert reply.ephemeral and reply.embeds[0]["title"] == "4-6-7 A1"
     shown = text(reply)
     assert "Germans, A4" in shown and "Holds MG1" in shown and "Numbers: squad, FP 4, range 6, morale 7" in shown
-    assert "yes: `/fire target:B5 firers:A1 range:1`" in shown
+    assert "yes: `/fire target:B5 firers:A1`" in shown
     assert "not /rally: units rally only in the Rally Phase; this is the Prep Fire Phase (A10.6)" in shown
     weapon = text(await table.send("unit info", {"unit": "MG1"}))
     assert "Held by 4-6-7 A1" in weapon

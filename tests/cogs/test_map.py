@@ -4,6 +4,8 @@
 import threading
 
 import bot.maps
+from bot.core.grid import placer
+from bot.core.rulesets import get_ruleset
 from bot.pictures import hex_layout, latest_fire, map_png
 from bot.pictures.battlefield import TERRAIN_RGB
 from bot.pictures.draw import SIDE_RGB
@@ -88,10 +90,10 @@ async def test_an_old_games_map_button_says_so(table):
 
 
 async def test_an_nhis_map(table):
-    await nhis_game(table)
+    await nhis_game(table)  # A1 and B1 are not NHiS hex numbers: drawn in the row under the grid
     image = decode(picture_of(await table.send("game map")))
     game = await table.game()
-    centres = hex_layout(game.locations).centres
+    centres = hex_layout(game.locations, placer(get_ruleset("nhis").grid, game)).centres
     assert set(centres) == {"A1", "B1"}
     assert image.getpixel((round(centres["B1"][0]) + 20, round(centres["B1"][1]) - 25)) == TERRAIN_RGB["open"]
 

@@ -14,7 +14,7 @@ def notes(entry) -> list[str]:
 
 async def test_naming_only_a_support_weapon_says_its_possessor_fires_with_it(table):
     await asl_game(table)
-    await table.send("fire", {"firers": "A2 MG1", "target": "B5", "range": 1, "dice": "5 6 6 6 6 6 6 6"})
+    await table.send("fire", {"firers": "A2 MG1", "target": "B5", "dice": "5 6 6 6 6 6 6 6"})
     entry = await last_entry(table)
     assert ("4-6-7 A1 possesses LMG MG1 and fires it: its own 4 FP joins the group and it is marked as having "
             "fired (named: LMG MG1 only)") in notes(entry)
@@ -25,7 +25,7 @@ async def test_naming_only_a_support_weapon_says_its_possessor_fires_with_it(tab
 
 async def test_naming_the_possessor_too_needs_no_explanation(table):
     await asl_game(table)
-    await table.send("fire", {"firers": "A1 MG1", "target": "B5", "range": 1, "dice": "5 6 6 6 6 6 6 6"})
+    await table.send("fire", {"firers": "A1 MG1", "target": "B5", "dice": "5 6 6 6 6 6 6 6"})
     assert not [n for n in notes(await last_entry(table)) if "possesses" in n]
 
 

@@ -52,7 +52,8 @@ async def test_the_details_button_shows_the_whole_trail_to_the_presser_even_afte
         [embed] = pressed.embeds
         assert embed["title"] == "8 FP (IFT 8) vs B5: DR 6 -> 1MC"
         names = [f["name"] for f in embed["fields"]]
-        assert names[:3] == ["Dice", "Trail", "Prep Fire: firepower [A3.3, seed 003]"]
+        assert names[:4] == ["Dice", "Trail", "Line of sight A4 to B5, hex centre to hex centre (los=advise) [A6.1]",
+                             "Prep Fire: firepower [A3.3, seed 003]"]
         assert "Effects" in names and all(f["value"] != "—" for f in embed["fields"])  # no empty field
         assert embed["footer"] == {"text": "log #15"}
 

@@ -83,7 +83,7 @@ async def test_asl_two_game_turns_with_movement_reactive_fire_and_every_clean_up
             moved = await table.send("move", {"units": "A1", "to": "C5"}, user=ALICE)
             assert fields(moved.embeds[0])["4-6-7 A1 moves to C5 [A4.1]"].splitlines()[-1] == (
                 "4-6-7 A1: moving (expended MF): Defensive First Fire may target it  [A8.1]")
-            dff = await table.send("fire", {"firers": "R1", "target": "C5", "range": 1, "dice": "5 4 3 3"},
+            dff = await table.send("fire", {"firers": "R1", "target": "C5", "dice": "5 4 3 3"},
                                    user=BOB)
             lines = "\n".join(fields(dff.embeds[0]).values())
             assert "FFMO (moving in Open Ground)  \\-1" in lines and "FFNAM (not Assault Movement)  \\-1" in lines

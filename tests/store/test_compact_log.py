@@ -22,7 +22,7 @@ from .helpers import CHANNEL, GM, GUILD, TABLE_DICE, asl_squad, open_store, raw,
 async def standard_asl_game(referee: Referee) -> None:
     """The benchmark's standard ASL position (a fire group and its target stack), GM at the table."""
     await referee.new_game(CHANNEL, GUILD, GM, "asl", ["Germans", "Russians"],
-                           options=scenarios.game_options("asl") | TABLE_DICE)
+                           options=scenarios.bot_game_options("asl") | TABLE_DICE)
     for order in scenarios.asl_setup():
         await referee.act(CHANNEL, GM, order, command="/setup")
 

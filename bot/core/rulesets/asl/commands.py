@@ -38,7 +38,8 @@ COMMANDS = (
     Command("fire", "Fire at a target: the referee checks, rolls and applies the result", AslFire, (
         Option("target", "id", "the target hex", required=True, suggest=Suggest("location")),
         Option("firers", "ids", "firing units, a fire group: 'A1 A2 MG1'", suggest=UNIT),
-        Option("range", "integer", "range in hexes (0 = same Location, 1 = adjacent)", min=0, max=200),
+        Option("range", "integer", "range in hexes (left out: counted on the map; 0 = same Location, 1 = adjacent)",
+               min=0, max=200),
         Option("kind", "text", "the kind of fire (default: inferred from the phase and the markers)",
                choices=FIRE_KINDS),
         Option("hindrance", "integer", "+1 hindrance hexes along the line of sight", min=0, max=20),

@@ -16,8 +16,12 @@ from typing import NamedTuple, cast
 from ...dice import Roll, Roller
 from ...errors import IllegalOrder, InvalidOrder
 from ...game import Game, Location
-from ...outcome import Outcome, TableCell, fire_outcome, table_cell
+from ...grid import counts_ranges, read_ranges
+from ...outcome import Outcome, TableCell, UnitEffect, fire_outcome, table_cell
+from ...sight import check_blocked, read_lines
+from ...trail import Trail
 from . import morale, tables
+from .board import ASL_GRID, sight_terrain
 from .context import AslContext
 from .models import AslUnit, AslUnits, FireMarker
 from .orders import AslFire, FireKind
@@ -93,6 +97,7 @@ class Member:
     user: AslUnit | None = None  # the possessor of a SW
     first_fire_dfph: bool = False  # marked First Fire and firing in the DFPh (A8.4)
     fp: Fraction | int = 0  # this firer's FP after its multipliers (an int while whole)
+    range: int = 0  # hexes from its Location to the target (``aim``)
 
     @property
     def person(self) -> AslUnit:
@@ -108,6 +113,8 @@ class FireGroup:
     operators: list[AslUnit] = field(default_factory=list)  # possessors firing only their SW
     leaders: list[AslUnit] = field(default_factory=list)  # leaders directing the group
     leadership: int | None = None  # the leadership DRM applied; None: not directed
+    hindrance: int = 0  # the hindrance DRM along the line of sight (typed, or read on the map)
+    hindrance_label: str = ""  # how the trail names it
 
     @property
     def id(self) -> str:
@@ -256,15 +263,71 @@ def _distance(order: AslFire) -> int:
     return distance
 
 
+def aim(ctx: AslContext, group: FireGroup, order: AslFire) -> None:
+    """Each firer's range to the target, then the range limits. A game whose map the bot reads
+    (bot/core/grid.py) counts the range from each firing Location; a game created before takes it
+    as typed (and its hindrance as typed: ``sight``)."""
+    game = ctx.game
+    if counts_ranges(ASL_GRID, game):
+        ranges = read_ranges(ASL_GRID, game, _sources(group), order.target, order.range, ctx.trail)
+        for m in group.members:
+            m.range = ranges[m.person.location or ""]
+    else:
+        distance = _distance(order)
+        for m in group.members:
+            m.range = distance
+        group.hindrance = order.hindrance or 0
+        group.hindrance_label = f"hindrance, {group.hindrance} hex(es)"
+    check_range(group, order)
+
+
+def _sources(group: FireGroup) -> list[str]:
+    """The firing Locations, in the order the firers are named."""
+    return list(dict.fromkeys(m.person.location or "" for m in group.members))
+
+
+def sight(ctx: AslContext, group: FireGroup, order: AslFire) -> None:
+    """The line of sight, read on the map in a game whose map the bot reads (``read_line``); then a
+    hindrance of +6 or more blocks the shot (A6.7)."""
+    if counts_ranges(ASL_GRID, ctx.game):
+        read_line(ctx, group, order, _sources(group))
+    if group.hindrance >= 6:
+        raise IllegalOrder(f"a hindrance DRM of +{group.hindrance} blocks the line of sight: fire "
+                           f"needs less than +6 (A6.7, seed 003)")
+
+
+def read_line(ctx: AslContext, group: FireGroup, order: AslFire, sources: list[str]) -> None:
+    """The line of sight from each firing Location, as the map reads it (game option ``los``): shown
+    in the trail; a line read as blocked refused (``strict``) or put to the firer to confirm
+    (``advise``, the default); the hindrances read added unless ``hindrance`` is typed (A7.55: the
+    worst line of a group from several Locations counts)."""
+    lines = read_lines(ctx.trail, ASL_GRID, sight_terrain, ctx.game, sources, order.target)
+    check_blocked(ctx.trail, ctx.game, lines, order.los_confirmed, "A6.1")
+    typed = order.hindrance
+    if typed is not None:
+        read = max((line.hindrance for line in lines), default=None)
+        differs = f" (the map reads +{read})" if read is not None and read != typed else ""
+        group.hindrance = typed
+        group.hindrance_label = f"hindrance, {typed} hex(es), typed by the players{differs}"
+        return
+    worst = max(lines, key=lambda line: line.hindrance, default=None)
+    if worst is None or not worst.hindrance:
+        return
+    group.hindrance = worst.hindrance
+    group.hindrance_label = ("hindrance read on the map: " +
+                             ", ".join(f"{s.name} {'/'.join(h.terrain.name for h in s.hexes if h.terrain)} "
+                                       f"+{s.hindrance}" for s in worst.hindrances))
+
+
 def check_range(group: FireGroup, order: AslFire) -> None:
     """Range limits of seed 003: 2x normal range, SFF within normal range, FPF and First Fire
-    units in the DFPh at adjacent targets only; a hindrance DRM of 6 blocks the shot."""
-    if order.hindrance >= 6:
-        raise IllegalOrder(f"a hindrance DRM of +{order.hindrance} blocks the line of sight: fire "
+    units in the DFPh at adjacent targets only (a hindrance DRM of 6 blocking the shot: ``sight``)."""
+    if group.hindrance >= 6:  # a game logged before the map was read: its typed hindrance, checked first
+        raise IllegalOrder(f"a hindrance DRM of +{group.hindrance} blocks the line of sight: fire "
                            f"needs less than +6 (A6.7, seed 003)")
-    distance = _distance(order)
     for m in group.members:
         normal = m.unit.range
+        distance = m.range
         if distance > 2 * normal:
             raise IllegalOrder(f"{m.unit.label} has normal range {normal}: {distance} hexes is "
                                f"beyond twice that (A7.22)")
@@ -330,7 +393,7 @@ def _multipliers(m: Member, order: AslFire, kind: FireKind) -> list[tuple[str, F
         out.append(("marked First Fire, firing in the DFPh", HALF, "A8.4, seed 003"))
     if m.person.pinned:
         out.append((f"{m.person.label} pinned", HALF, "A7.8"))
-    distance = _distance(order)
+    distance = m.range
     if distance > m.unit.range:
         out.append(("long range", HALF, "A7.22"))
     if distance == 1:
@@ -350,7 +413,7 @@ def member_fp(ctx: AslContext, m: Member, order: AslFire, kind: FireKind) -> Fra
         value = _times(value, factor)
         shown = f"x{factor.numerator}/{factor.denominator}" if factor.denominator > 1 else f"x{factor}"
         ctx.trail.put("multiplier", f"{name}: {label}", shown, total=_num(value), rule=rule, unit=uid)
-    if kind == "advancing" and m.unit.fp_underlined and not m.unit.is_sw and _distance(order) <= m.unit.range:
+    if kind == "advancing" and m.unit.fp_underlined and not m.unit.is_sw and m.range <= m.unit.range:
         value = Fraction(math.ceil(value + 1))  # added last, then rounded up (A7.36)
         ctx.trail.put("modifier", f"{m.unit.label}: Assault Fire", 1, total=_num(value), rule="A7.36", unit=m.unit.id)
     return value
@@ -410,11 +473,13 @@ def _leadership(ctx: AslContext, group: FireGroup, explicit: str | None) -> int 
     return max(leader.leadership for leader in chosen.values())
 
 
-def _target_drms(kind: FireKind, order: AslFire, loc: Location, targets: list[AslUnit]) -> list[Drm]:
+def _target_drms(kind: FireKind, order: AslFire, loc: Location, targets: list[AslUnit],
+                 hindrance: int | None = None) -> list[Drm]:
     terrain = tables.terrain(loc.terrain)
     out: list[Drm] = []
     if KINDS[kind].moving_targets and not any(t.pinned for t in targets):
-        no_hindrance = order.hindrance == 0 and terrain.hindrance == 0 and not loc.smoke
+        along = (order.hindrance or 0) if hindrance is None else hindrance
+        no_hindrance = along == 0 and terrain.hindrance == 0 and not loc.smoke
         if terrain.open_ground and no_hindrance:
             out.append(Drm("FFMO (moving in Open Ground)", -1, "A4.6, seed 003"))
         if not any(t.assault_moving for t in targets):
@@ -434,9 +499,9 @@ def group_drms(ctx: AslContext, group: FireGroup, order: AslFire, loc: Location,
     cx = [p for p in group.personnel() if p.cx]
     if cx:  # one CX firer is enough: the worst DRM of a member applies to all (A7.55)
         out.append(Drm(f"CX firer ({cx[0].label})", 1, "A4.51, A7.55", outside=True))
-    if order.hindrance:
-        out.append(Drm(f"hindrance, {order.hindrance} hex(es)", order.hindrance, "A6.7", outside=True))
-    out += _target_drms(group.kind, order, loc, targets)
+    if group.hindrance:
+        out.append(Drm(group.hindrance_label, group.hindrance, "A6.7", outside=True))
+    out += _target_drms(group.kind, order, loc, targets, group.hindrance)
     if order.drm:
         out.append(Drm(f"agreed: {order.drm_reason or 'no reason given'}", order.drm, "agreed by the players"))
     return out
@@ -633,15 +698,16 @@ def fpf_morale(ctx: AslContext, group: FireGroup, attack: Attack) -> None:
 
 def resolve_fire(game: Game, order: AslFire, roller: Roller) -> Outcome:
     ctx = AslContext(game, roller)
-    if order.range is None and order.kind != "residual":
+    if order.range is None and order.kind != "residual" and not counts_ranges(ASL_GRID, game):
         raise InvalidOrder(NO_RANGE, field="range")
     kind = fire_kind(game, order)
     if kind == "residual":
         return _residual_attack(ctx, order)
     group = build_group(ctx, order, kind)
-    check_range(group, order)
+    aim(ctx, group, order)
     loc, targets = select_targets(ctx, order, kind, group.side)
     _note_targets(ctx, kind, loc, targets)
+    sight(ctx, group, order)
     total = firepower(ctx, group, order)
     column = tables.ift().column_index(float(total))
     if column is None:

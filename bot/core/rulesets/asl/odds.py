@@ -569,8 +569,9 @@ def fire_setup(game: Game, order: AslFire) -> FireSetup:
         total, can_cower = Fraction(loc.residual_fp), False
     else:
         group = fire.build_group(ctx, order, kind)
-        fire.check_range(group, order)
+        fire.aim(ctx, group, order)
         loc, targets = fire.select_targets(ctx, order, kind, group.side)
+        fire.sight(ctx, group, order)
         total = fire.firepower(ctx, group, order)
         drms = fire.group_drms(ctx, group, order, loc, targets) if table.column_index(float(total)) is not None else []
         can_cower = True

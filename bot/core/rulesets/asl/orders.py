@@ -26,10 +26,13 @@ class AslFire(OrderBase):
     kind: FireKind | None = None
     firers: ActingUnits = Field(default_factory=list)  # unit and SW ids; empty only for residual
     target: LocationId  # the target Location
-    # hexes from firer to target; 0 = same Location. Required for every attack with firers;
-    # Residual Fire has no firer and so no range (A8.2).
+    # hexes from firer to target; 0 = same Location. Counted on the map where the grid places both
+    # Locations (bot/core/grid.py), else required for every attack with firers (and in every game
+    # logged before the map counted ranges); Residual Fire has no firer and so no range (A8.2).
     range: int | None = Field(default=None, ge=0, le=200)
-    hindrance: int = Field(default=0, ge=0, le=20)  # +1 hindrance hexes along the LOS
+    # +1 hindrance hexes along the LOS; None: read on the map (game option los), else none
+    hindrance: int | None = Field(default=None, ge=0, le=20)
+    los_confirmed: bool = False  # fire although the bot reads the line of sight as blocked (los=advise)
     target_units: TargetUnitsOrNone = None  # MPh: the moving units fired on (default: the moving ones)
     leader: ActingUnitOrNone = None  # directing leader; default: the best Good Order leader firing
     drm: int = Field(default=0, ge=-10, le=10)  # any other DRM the players agree, with a reason

@@ -15,6 +15,7 @@ from ...suggest import common_suggestions
 from ...trail import Trail
 from . import (close_combat, close_combat_odds, effects, fire, heat, markers, morale, movement, odds, rally, tables,
                transfer)
+from .board import ASL_GRID, sight_terrain
 from .commands import COMMANDS
 from .models import AslUnit
 from .orders import AslCloseCombat, AslFire, AslMorale, AslMove, AslOrder, AslRally, AslRecover, AslTransfer
@@ -35,6 +36,7 @@ class AslRuleset(Ruleset):
     order_type = AslOrder
     commands = COMMANDS
     reactions = (movement.DEFENSIVE_FIRST_FIRE,)  # a move in the MPh: the DEFENDER may fire first (A8.1)
+    grid = ASL_GRID  # bot/core/grid.py: where a Location is, the range and the line of sight
     instead = {"artillery": "fire with /fire"}
     working_actions = frozenset({"fire", "morale", "rally", "transfer", "recover"})
     eager_actions = frozenset({"fire"})
@@ -123,6 +125,9 @@ class AslRuleset(Ruleset):
         if isinstance(order, AslRally):
             return odds.rally_odds(game, order)
         return None
+
+    def sight_terrain(self, location: Any) -> Any:
+        return sight_terrain(location)
 
     def terrains(self) -> dict:
         from . import tables  # data/asl/terrain.yaml

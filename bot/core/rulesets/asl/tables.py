@@ -33,6 +33,7 @@ class Terrain(BaseModel):
     open_ground: bool  # FFMO may apply (A4.6)
     rally_bonus: bool  # the -1 rally DRM (A10.61)
     hindrance: int = Field(default=0, ge=0, le=6)  # the LOS hindrance it creates itself
+    blocks_los: bool = False  # an obstacle: a line of sight crossing the hex is blocked (A6.1)
     assumed: str | None = None  # the referee's reading where the digest and seeds are silent
 
 

@@ -11,7 +11,8 @@ COMMANDS = (
     Command("fire", "Fire at a target: the referee checks, rolls and applies the result", NhisFire, (
         Option("target", "id", "the target hex", required=True, suggest=Suggest("location")),
         Option("firers", "ids", "firing units, a fire group: 'A1 A2 MG1'", required=True, suggest=UNIT),
-        Option("range", "integer", "range in hexes (0 = same Location, 1 = adjacent)", required=True, min=0, max=200),
+        Option("range", "integer", "range in hexes (left out: counted on the map; 0 = same Location, 1 = adjacent)",
+               min=0, max=200),
     ), extras="charging=U1 from_lower=yes", odds_button=True),
     Command("morale", "Take a morale check: the referee rolls and applies the result", NhisMorale, (
         Option("unit", "id", "the unit that checks", required=True, suggest=UNIT),

@@ -8,9 +8,12 @@ from dataclasses import dataclass, field
 from ...dice import Roller
 from ...errors import IllegalOrder, InvalidOrder
 from ...game import Game, Location
+from ...grid import counts_ranges, read_ranges
+from ...sight import check_blocked, read_lines
 from ...sequence import refereed
 from ...outcome import Outcome, TableCell
 from . import tables
+from .board import NHIS_GRID, sight_terrain
 from .context import NhisContext
 from .damage import damaged
 from .models import NhisUnit
@@ -36,6 +39,17 @@ class Attack:
     targets: list[NhisUnit] = field(default_factory=list)
     vs_tank: bool = False
     fp: int = 0
+    ranges: dict[str, int] = field(default_factory=dict)  # each firer's range to the target, by unit id
+
+    @property
+    def range_text(self) -> str:
+        found = sorted(set(self.ranges.values()))
+        return str(found[0]) if len(found) == 1 else "-".join(str(r) for r in (found[0], found[-1]))
+
+    @property
+    def adjacent(self) -> bool:
+        """Every firer is in a hex adjacent to the target's."""
+        return bool(self.ranges) and all(r == 1 for r in self.ranges.values())
 
     @property
     def side(self) -> int:
@@ -77,10 +91,32 @@ def _check_firer(unit: NhisUnit, order: NhisFire) -> None:
         # range 0 is the firer's own hex whatever the order names
         raise IllegalOrder(f"{unit.label} would fire into its own hex: that is melee, "
                            f"which {tables.fire_table().rule} does not cover")
-    most = unit.current_range * tables.fire_table().modifiers.max_range_multiple
-    if order.range > most:
-        raise IllegalOrder(f"{unit.label} has range {unit.current_range}: it may fire at most {most} "
-                           f"hexes, not {order.range} ({tables.fire_table().modifier_rule})")
+
+
+def _aim(ctx: NhisContext, attack: Attack) -> None:
+    """Each firer's range (counted on the map in a game whose map the bot reads, bot/core/grid.py;
+    typed otherwise), the line of sight (game option ``los``), then the range limit."""
+    order = attack.order
+    game = ctx.game
+    if counts_ranges(NHIS_GRID, game):
+        sources = list(dict.fromkeys(u.location or "" for u in attack.firers))
+        ranges = read_ranges(NHIS_GRID, game, sources, order.target, order.range, ctx.trail)
+        attack.ranges = {u.id: ranges[u.location or ""] for u in attack.firers}
+        lines = read_lines(ctx.trail, NHIS_GRID, sight_terrain, game, sources, order.target)
+        check_blocked(ctx.trail, game, lines, order.los_confirmed, NHIS_GRID.line_rule)
+    elif order.range is None:
+        raise InvalidOrder("give the range in hexes from the firers to the target (1 = adjacent)", field="range")
+    else:
+        attack.ranges = {u.id: order.range for u in attack.firers}
+    for unit in attack.firers:
+        distance = attack.ranges[unit.id]
+        if distance == 0:
+            raise IllegalOrder(f"{unit.label} would fire into its own hex: that is melee, "
+                               f"which {tables.fire_table().rule} does not cover")
+        most = unit.current_range * tables.fire_table().modifiers.max_range_multiple
+        if distance > most:
+            raise IllegalOrder(f"{unit.label} has range {unit.current_range}: it may fire at most {most} "
+                               f"hexes, not {distance} ({tables.fire_table().modifier_rule})")
 
 
 def _targets(ctx: NhisContext, attack: Attack) -> None:
@@ -113,7 +149,7 @@ def _base_fp(ctx: NhisContext, attack: Attack) -> None:
         fp = unit.current_fp
         ctx.trail.put("base", f"FP of {unit.label}" + (" (reduced)" if unit.reduced else ""), fp,
                       rule=rule, unit=unit.id)
-        if attack.order.range > unit.current_range:
+        if attack.ranges[unit.id] > unit.current_range:
             long += fp
             long_names.append(unit.label)
         else:
@@ -180,7 +216,7 @@ def _modifiers(ctx: NhisContext, attack: Attack) -> None:
     mods = tables.fire_table().modifiers
     terrain = tables.terrain(attack.hex.terrain)
     _moving_target(ctx, attack, terrain)
-    if attack.order.range == 1:
+    if attack.adjacent:
         _modify(ctx, attack, mods.adjacent, "Target in an adjacent hex")
     for unit_id in attack.order.charging:
         _modify(ctx, attack, mods.charging_firer, f"{ctx.unit(unit_id).label} fires using Charge movement")
@@ -291,7 +327,8 @@ def resolve_fire(game: Game, order: NhisFire, roller: Roller) -> Outcome:
     ctx = NhisContext(game, roller)
     attack = Attack(order=order, hex=game.location(order.target, field="target"), firers=_firers(ctx, order))
     impulse_rule = _in_its_impulse(ctx, attack)
-    ctx.trail.section(f"Fire on {attack.hex.id} at range {order.range}", rule=tables.fire_table().rule)
+    _aim(ctx, attack)
+    ctx.trail.section(f"Fire on {attack.hex.id} at range {attack.range_text}", rule=tables.fire_table().rule)
     if impulse_rule:
         ctx.trail.note(impulse_rule, rule=IMPULSE_RULE)
     _targets(ctx, attack)

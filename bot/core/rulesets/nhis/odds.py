@@ -44,6 +44,7 @@ def _attack(game: Game, order: NhisFire) -> tuple[fire.Attack, int | None]:
     ctx = NhisContext(game.model_copy(deep=True), Roller(_NoDice()))
     attack = fire.Attack(order=order, hex=ctx.game.location(order.target, field="target"),
                          firers=fire._firers(ctx, order))
+    fire._aim(ctx, attack)
     fire._targets(ctx, attack)
     fire._base_fp(ctx, attack)
     fire._modifiers(ctx, attack)

@@ -23,11 +23,14 @@ class NhisFire(OrderBase):
     action: Literal["fire"] = "fire"
     firers: ActingUnits = Field(min_length=1)
     target: LocationId  # the target hex
-    range: int = Field(ge=0, le=200)  # hexes; 1 = adjacent
+    # hexes; 1 = adjacent. Counted on the map where the grid places both hexes (bot/core/grid.py), else
+    # required (and in every game logged before the map counted ranges)
+    range: int | None = Field(default=None, ge=0, le=200)
     charging: ActingUnits = Field(default_factory=list)  # firers using Charge movement (-2 each)
     beyond_visibility: ActingUnits = Field(default_factory=list)  # firers beyond visibility, night rules (-2 each)
     from_lower: bool = False  # the target is on a hill and the firers are lower (+1 cover)
     flamethrower: bool = False  # the attack is a flamethrower's (Banzai exception)
+    los_confirmed: bool = False  # fire although the bot reads the line of sight as blocked (los=advise)
 
 
 class NhisMorale(OrderBase):

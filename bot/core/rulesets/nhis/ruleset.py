@@ -11,6 +11,7 @@ from ...outcome import Outcome, UnitEffect
 from ...ruleset import Ruleset
 from ...trail import Trail
 from . import activation, fire, morale, movement, odds, rally, tables
+from .board import NHIS_GRID, sight_terrain
 from .commands import COMMANDS
 from .context import status_text
 from .models import NhisUnit
@@ -28,6 +29,7 @@ class NhisRuleset(Ruleset):
     order_type = NhisOrder
     commands = COMMANDS
     reactions = (movement.OPPORTUNITY_FIRE,)  # a move in an impulse: the other side's opportunity fire
+    grid = NHIS_GRID  # bot/core/grid.py: where a Location is, the range and the line of sight
     instead = {"transfer": "its weapons belong to the units themselves",
                "recover": "its weapons belong to the units themselves", "artillery": "fire with /fire"}
 
@@ -75,6 +77,9 @@ class NhisRuleset(Ruleset):
 
     def counter_types(self) -> dict:
         return tables.counter_types()
+
+    def sight_terrain(self, location: Any) -> Any:
+        return sight_terrain(location)
 
     def terrains(self) -> dict:
         return dict(tables.terrain_file().terrains)
