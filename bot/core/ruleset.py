@@ -33,6 +33,7 @@ from .suggest import common_suggestions
 from .trail import Trail
 
 if TYPE_CHECKING:
+    from .fileformat import FileFormat
     from .options import GameOption
     from .odds.report import OddsReport
     from .sequence import SequenceData
@@ -400,3 +401,10 @@ class Ruleset:
 
     def default_terrain(self) -> str:
         return "open"
+
+    # --- files of other programs (bot/core/fileformat.py) ---
+
+    def file_formats(self) -> tuple[FileFormat, ...]:
+        """The files of other programs this ruleset reads as a scenario and writes a game into
+        (ASL: VASL's saved games); none by default."""
+        return ()

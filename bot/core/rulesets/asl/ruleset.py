@@ -13,7 +13,7 @@ from ...outcome import Outcome, UnitEffect
 from ...ruleset import Ruleset, SideOption
 from ...suggest import common_suggestions
 from ...trail import Trail
-from . import close_combat, close_combat_odds, effects, fire, heat, morale, movement, odds, rally, tables, transfer
+from . import close_combat, close_combat_odds, effects, fire, heat, morale, movement, odds, rally, tables, transfer, vasl
 from .commands import COMMANDS
 from .models import AslUnit
 from .orders import AslCloseCombat, AslFire, AslMorale, AslMove, AslOrder, AslRally, AslRecover, AslTransfer
@@ -118,6 +118,9 @@ class AslRuleset(Ruleset):
         from . import tables  # data/asl/terrain.yaml
 
         return tables.terrains()
+
+    def file_formats(self) -> tuple:
+        return (vasl.FORMAT,)  # VASL's saved games and logs (bot/core/rulesets/asl/vasl.py)
 
     def counter_types(self) -> dict:
         from . import counters  # data/asl/counters.yaml
