@@ -1,0 +1,117 @@
+"""/scenario load with a VASL saved game, /scenario export format:vasl, end to end through the loopback
+Discord (issue 31). The VASL files are built from the format as documented
+(tests/core/asl/vasl_fixtures.py): no file made in VASSAL itself is available offline."""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+
+from bot.core.data import data_path
+from bot.core.rulesets.asl import vasl
+from bot.emulator import SentFile
+from tests.cogs.conftest import ALICE, BOB, GM, THREAD
+from tests.cogs.test_scenario import attach, everything_recorded, logged
+from tests.core.asl import vasl_fixtures as fx
+
+VILLAGE = data_path("asl", "scenarios", "village-assault.yaml")
+HIDDEN_LINES = ("concealed: 4-4-7 (rus-447) in 32H7", "HIP: 8-1 (rus-8-1) in 32I6", "KV-1 M41")
+CANARIES = (fx.CANARY_CONCEALED, fx.CANARY_HIP, fx.CANARY_TANK, *HIDDEN_LINES)
+
+
+def saved(data: bytes, name: str = "game.vsav") -> SentFile:
+    return SentFile(name, "application/octet-stream", data)
+
+
+def units(game) -> dict[str, tuple]:
+    return {u.id: (u.type, u.side, u.location, u.owner, u.broken, u.pinned, u.dm, u.cx) for u in game.units.values()}
+
+
+def public_notes(reply) -> list[str]:
+    return [m.payload.get("content") or "" for m in reply.followups
+            if not m.ephemeral and (m.payload.get("content") or "").startswith("Read from a ")]
+
+
+async def test_a_vasl_game_loads_whole_with_one_reply_for_what_is_not_mapped(table):
+    reply = await table.as_gm("scenario load", {"file": saved(fx.two_boards(), "no-extension")})  # by content
+    assert not reply.ephemeral, reply.embeds
+    game = await table.game()
+    assert units(game) == {
+        "G1": ("ger-467", 0, "32C5", None, True, True, False, False),
+        "GL1": ("ger-9-1", 0, "33E4", None, False, False, False, False),
+        "GLMG1": ("ger-lmg", 0, "33E4", "GL1", False, False, False, False),
+        "R1": ("rus-447", 1, "32J5", None, False, False, True, True)}
+    assert [s.name for s in game.sides] == ["Germans", "Russians"] and game.scenario == "Hexes and hexsides"
+    [notes] = public_notes(reply)  # one reply: every counter not mapped, with its name and where it stood
+    assert "Not mapped (2; add them with /unit add" in notes
+    assert "- T-34/76 M41 in 32G6: not an infantry unit, leader or support weapon the counter library knows" in notes
+    assert "- 4-4-7 1sq in 32C5/D5: on a hexside: infantry stands in a hex" in notes
+    assert "Terrain is not read from VASL" in notes
+    sealed = [m.payload["embeds"][0]["title"] for m in reply.followups if not m.ephemeral and m.payload.get("embeds")]
+    assert sealed == ["Russians sealed an order (#2)"]  # the concealed and HIP units: sealed for their side
+    assert (await table.bot.referee.verify(table.channel)).ok
+
+
+async def test_concealed_and_hip_units_never_reach_the_other_side(table):
+    """The canary: the VASL ids and the lines of the hidden units are nowhere the Germans (or anyone but
+    the Russian side, once revealed) can read: replies, channel, log and its exports, the game's state,
+    the public exports in both formats."""
+    reply = await table.as_gm("scenario load", {"file": saved(fx.two_boards())})
+    assert not reply.ephemeral, reply.embeds
+    await table.invite(ALICE, "Germans")
+    await table.invite(BOB, "Russians")
+    await table.send("game status", user=ALICE)
+    await table.send("unit list", user=ALICE)
+    yaml_export = await table.as_gm("scenario export")
+    vasl_export = await table.as_gm("scenario export", {"format": "vasl"})
+    [vsav] = vasl_export.message.files
+    assert vsav.filename.endswith(".vsav")
+    assert "the hidden part of Russians is sealed and not in it" in vasl_export.message.content
+    game = await table.game()
+    seen = everything_recorded(table) + await logged(table, ALICE) + json.dumps(game.model_dump(mode="json")) \
+        + yaml_export.message.files[0].data.decode() + vsav.data.decode("latin-1")
+    with zipfile.ZipFile(io.BytesIO(vsav.data)) as zf:
+        seen += vasl.deobfuscate(zf.read("savedGame"))
+    for canary in CANARIES:
+        assert canary not in seen, canary
+
+
+async def test_export_format_vasl_loads_back_to_the_same_units(table):
+    await table.as_gm("scenario load", {"file": attach(VILLAGE)})
+    first = await table.game()
+    exported = await table.as_gm("scenario export", {"format": "vasl"})
+    [sent] = exported.message.files
+    assert sent.filename == "village-assault-sample.vsav"
+    assert "Boards: 1 (one row)" in exported.message.content
+    again = await table.as_gm("scenario load", {"file": saved(sent.data)}, channel=THREAD)
+    assert not again.ephemeral, again.embeds
+    second = await table.game(THREAD)
+    assert units(second) == units(first) and len(second.units) == 44
+    assert set(second.locations) == set(first.locations)
+    [notes] = public_notes(again)
+    assert "Every counter on the boards was mapped." in notes
+
+
+async def test_a_vehicle_is_listed_and_the_rest_is_loaded(table):
+    text = fx.saved_game([fx.board_layout("0\t0\t32\t"), fx.piece("1001", 512, 690, "ge467S.gif", "4-6-7 1sq"),
+                          fx.piece("1002", 737, 755, "gePzIVH.gif", "PzKpfw IVH")])
+    reply = await table.as_gm("scenario load", {"file": saved(fx.archive(fx.vcsk(text)))})
+    assert list((await table.game()).units) == ["G1"]
+    [notes] = public_notes(reply)
+    assert "- PzKpfw IVH in G6: not an infantry unit" in notes
+
+
+async def test_a_hostile_vasl_file_is_refused_in_one_line_and_creates_nothing(table):
+    text = await table.refused("scenario load", {"file": saved(fx.archive(b"XYZZ"))}, user=GM)
+    assert text == ("VASL file: savedGame starts with 'XYZZ', not a header VASSAL writes (!VCSK, VOBS or "
+                    "begin\\_save)")  # as the embed shows it, markdown escaped
+    assert await table.snapshot() == (None, 0)
+
+
+async def test_export_offers_the_games_formats_and_refuses_another(table):
+    await table.as_gm("scenario load", {"file": attach(VILLAGE)})
+    offered = await table.autocomplete("scenario export", focused="format")
+    assert [c["value"] for c in offered] == ["yaml", "vasl"]
+    text = await table.refused("scenario export", {"format": "pdf"}, user=GM)
+    assert text == "'pdf' is not a format this game can be written in (formats: yaml, vasl)"
