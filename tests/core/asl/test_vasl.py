@@ -177,7 +177,8 @@ def test_a_log_is_read_to_its_end_and_its_chat_dice_are_not_used():
     assert units["R1"] == (1, "rus-447", "32K4", None, ())  # moved away from its DM and CX
     assert units["G1"] == (0, "ger-467", "32C5", None, ("pinned",))  # rallied: its broken layer off
     assert "DM marker in 32J5, with no unit under it" in imported.not_mapped
-    assert any("after its 2 entries; its 1 chat line (dice typed in VASL) not used" in n for n in imported.notes)
+    assert "The position is the log's end, after its 2 entries." in imported.notes
+    assert "Typed in VASL (chat, dice never used): <Ivan> Allied 3,4 (dice typed in VASL)." in imported.notes
 
 
 def test_a_vehicle_is_listed_as_not_mapped_and_the_rest_loads():

@@ -922,9 +922,12 @@ def to_scenario(saved: SavedGame) -> Imported:
     if other_windows:
         notes.append(f"{other_windows} piece{'s' if other_windows != 1 else ''} in VASL's other windows (off the "
                      "map) not read.")
+    if saved.chat:
+        shown = "; ".join(line.strip() for line in saved.chat[:10])
+        more = f" (and {len(saved.chat) - 10} more)" if len(saved.chat) > 10 else ""
+        notes.append(f"Typed in VASL (chat, dice never used): {shown}{more}.")
     if saved.log_entries:
-        notes.append(f"The position is the log's end, after its {saved.log_entries} entries; its "
-                     f"{len(saved.chat)} chat line{'s' if len(saved.chat) != 1 else ''} (dice typed in VASL) not used.")
+        notes.append(f"The position is the log's end, after its {saved.log_entries} entries.")
     return Imported(scenario=scenario, not_mapped=tuple(not_mapped), notes=tuple(notes))
 
 
