@@ -244,7 +244,7 @@ def read_file(data: bytes, *, ruleset: str | None = None, gm: int | None = None,
     imported = fmt.read(data)
     scenario = imported.scenario
     if ruleset is not None and scenario.ruleset.casefold() != ruleset.casefold():
-        raise InvalidOrder(f"{fmt.title}: it sets up a '{scenario.ruleset}' game, not one of the game's ruleset "
+        raise InvalidOrder(f"{fmt.title}: it sets up a game of '{scenario.ruleset}', not of the game's ruleset "
                            f"'{ruleset}'", field="ruleset")
     try:
         scenario = apply_overrides(scenario, **overrides)

@@ -40,7 +40,7 @@ def test_what_the_file_cannot_set_up_is_refused_whole():
 def test_a_zip_that_is_no_saved_game_and_a_game_of_another_ruleset():
     with pytest.raises(ScenarioFileError, match="this is a ZIP archive, but none the bot reads"):
         read_file(_zip())
-    with pytest.raises(InvalidOrder, match="it sets up a 'asl' game, not one of the game's ruleset 'nhis'"):
+    with pytest.raises(InvalidOrder, match="it sets up a game of 'asl', not of the game's ruleset 'nhis'"):
         read_file(fx.two_boards(), ruleset="nhis")
 
 

@@ -115,3 +115,17 @@ async def test_export_offers_the_games_formats_and_refuses_another(table):
     assert [c["value"] for c in offered] == ["yaml", "vasl"]
     text = await table.refused("scenario export", {"format": "pdf"}, user=GM)
     assert text == "'pdf' is not a format this game can be written in (formats: yaml, vasl)"
+
+
+async def test_game_new_takes_a_vasl_file_and_its_own_options_win(table):
+    reply = await table.as_gm("game new", {"ruleset": "asl", "sides": "Axis, Soviets", "scenario": "From VASL",
+                                           "elr_1": 4, "file": saved(fx.two_boards())})
+    assert not reply.ephemeral, reply.embeds
+    game = await table.game()
+    assert [s.name for s in game.sides] == ["Axis", "Soviets"] and game.scenario == "From VASL"
+    assert game.sides[0].elr == 4 and len(game.units) == 4
+    [notes] = public_notes(reply)
+    assert "Not mapped (2;" in notes
+    text = await table.refused("game new", {"ruleset": "nhis", "sides": "A, B", "file": saved(fx.two_boards())},
+                               user=GM, channel=THREAD)
+    assert "it sets up a game of 'asl', not of the game's ruleset 'nhis'" in text

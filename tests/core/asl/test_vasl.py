@@ -299,3 +299,25 @@ def test_what_a_vsav_cannot_hold_is_named():
     exported = vasl.write(game)
     assert "Numbers changed from the printed counter are not kept in VASL: G1." in exported.notes
     assert units_of(vasl.read(exported.data).scenario)["R14"][2] is None  # off board: in the margin, read back
+
+
+@pytest.mark.parametrize(("count", "refused"), [(400, False), (401, True)])
+def test_the_unit_cap_at_and_above(count, refused):
+    """A game holds at most 400 units (bot/core/setup.py): more counters are refused in one line, not a
+    validation error; the stacking limit aside (one squad per hex of boards side by side)."""
+    layout = [fx.board_layout(*(f"{i}\t0\t{i + 1}\t" for i in range(3)))]
+    pieces = []
+    for i in range(count):  # boards 1, 2, 3 side by side: each hex of the columns A, C, .. EE (a board's GG
+        board, rest = divmod(i, 160)  # is the next one's A: the same hex)
+        column, row = divmod(rest, 10)
+        x = 400 + board * 1800 + round(column * 2 * 56.24)
+        y = 400 + round(32 + row * 64.51)
+        pieces.append(fx.piece(str(10**12 + i), x, y, "ge467S.gif", "4-6-7 1sq"))
+    data = fx.archive(fx.vcsk(fx.saved_game(layout + pieces)))
+    if refused:
+        with pytest.raises(vasl.VaslRefused, match="it holds 401 counters the bot maps; a game has at most 400"):
+            vasl.read(data)
+    else:
+        scenario = vasl.read(data).scenario
+        assert len(scenario.sides[0].units) == 400 and len(build_game(scenario, sequence=1).units) == 400
+        assert all(u.location for u in scenario.sides[0].units) and len(scenario.locations) == 400

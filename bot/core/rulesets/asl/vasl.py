@@ -44,7 +44,7 @@ from ...errors import InvalidOrder
 from ...fileformat import Exported, FileFormat, Imported
 from ...game import Game
 from ...scenario import HIDDEN_MAX, Scenario, ScenarioHidden, ScenarioLocation, ScenarioSide, ScenarioUnit
-from ...setup import ID_PATTERN
+from ...setup import ID_PATTERN, MAX_UNITS
 from . import counters
 
 ESC = "\x1b"
@@ -53,7 +53,7 @@ MAX_FILE = 4 * 1024 * 1024  # a long .vlog is a few hundred KB
 MAX_SAVED_GAME = 24 * 1024 * 1024  # savedGame uncompressed (hex obfuscation doubles the text)
 MAX_METADATA = 64 * 1024  # savedata, moduledata
 MAX_TOTAL = 32 * 1024 * 1024  # every entry read, uncompressed
-MAX_RATIO = 200  # uncompressed / compressed: text compresses ~10-40x, a zip bomb ~1000x
+MAX_RATIO = 500  # uncompressed / compressed: a repetitive log compresses ~250x, a zip bomb of deflate ~1000x
 MAX_ENTRIES = 64
 MAX_DEPTH = 32  # traits nested in one piece, commands nested in one command
 MAX_PIECES = 20_000
@@ -153,36 +153,27 @@ def names() -> NamesFile:
 def split(value: str, delimiter: str) -> list[str]:
     """The fields of ``value`` (VASSAL's SequenceEncoder.Decoder): a delimiter after a backslash is
     part of the field; a field in quotes loses them. A field left ending in a lone backslash, which the
-    encoder never writes, is refused as a malformed escape."""
+    encoder never writes, is refused as a malformed escape. Linear in the text (positions, no copies
+    of the rest: a log holds a great many commands)."""
     out: list[str] = []
-    rest: str | None = value
-    while rest is not None:
-        i = rest.find(delimiter)
-        if i < 0:
-            token, raw, rest = rest, rest, None
-        else:
-            parts: list[str] = []
-            begin, end = 0, i
-            while begin < end and rest[end - 1] == "\\":
-                parts.append(rest[begin:end - 1])
-                begin = end
-                end = rest.find(delimiter, end + 1)
-                if end < 0:
-                    break
-            if end < 0:
-                parts.append(rest[begin:])
-                raw, rest = rest, None
-            else:
-                parts.append(rest[begin:end])
-                raw = rest[:end]
-                rest = "" if end >= len(rest) - 1 else rest[end + 1:]
-            token = "".join(parts)
+    pos = 0
+    while True:
+        parts: list[str] = []
+        begin, end = pos, value.find(delimiter, pos)
+        while end > begin and value[end - 1] == "\\":
+            parts.append(value[begin:end - 1])
+            begin, end = end, value.find(delimiter, end + 1)
+        last = end < 0
+        parts.append(value[begin:] if last else value[begin:end])
+        token = "".join(parts)
         if len(token) > 1 and token[0] == "'" and token[-1] == "'":
             token = token[1:-1]
-        elif rest is None and raw.endswith("\\") and not raw.endswith("\\\\"):
+        elif last and value.endswith("\\") and not value.endswith("\\\\"):
             raise VaslRefused("a field ends in a lone backslash (a malformed escape): the file is damaged")
         out.append(token)
-    return out
+        if last:
+            return out
+        pos = end + 1
 
 
 def join(fields: list[str], delimiter: str) -> str:
@@ -882,6 +873,9 @@ def to_scenario(saved: SavedGame) -> Imported:
     _name_units(units)
     library = counters.library().counters
     side_keys = list(names().sides)[:2]
+    placed = sum(1 for u in units if not u.hidden)
+    if placed > MAX_UNITS:
+        raise VaslRefused(f"it holds {placed:,} counters the bot maps; a game has at most {MAX_UNITS}")
     for unit in units:
         if unit.hidden:
             counter = library[unit.type]
