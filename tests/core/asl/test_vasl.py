@@ -14,6 +14,7 @@ import yaml
 from pydantic import ValidationError
 
 from bot.core.data import data_path
+from bot.core.game import Location
 from bot.core.rulesets.asl import vasl
 from bot.core.scenario import Scenario, build_game, scenario_of
 from bot.record import state_hash
@@ -110,7 +111,8 @@ def test_a_layout_with_a_reversed_board_a_crop_and_a_zoom():
     assert one.locate(400 + 5, 400 + 322) == ("K3", None)
     # a board the bot has no grid for: its pieces, and those of the boards after it in its row
     odd = vasl.Layout((vasl.Board(0, 0, "RB"), vasl.Board(1, 0, "32")))
-    assert odd.locate(500, 600)[1] == "on board RB, a map the bot has no grid for"
+    assert odd.locate(500, 600)[1] == "on or after board RB, a map the bot has no grid for"
+    assert odd.locate(200, 150) == ("", None)  # the margin is still off the boards
 
 
 def test_the_board_layout_command():
@@ -290,6 +292,20 @@ def test_a_two_board_game_round_trips_through_its_own_export():
     second = vasl.read(vasl.write(first).data)
     assert units_of(second.scenario) == units_of(scenario_of(first))
     assert second.not_mapped == ()
+
+
+def test_the_hexes_on_the_line_between_two_boards_keep_their_board():
+    game = build_game(vasl.read(fx.two_boards()).scenario, sequence=1)
+    game.units["G1"].location, game.units["R1"].location = "32GG5", "33A3"  # a board's GG is the next's A
+    game.locations = {loc: Location(id=loc) for loc in ("32GG5", "33A3", "33E4")}
+    back = units_of(vasl.read(vasl.write(game).data).scenario)
+    assert (back["G1"][2], back["R1"][2]) == ("32GG5", "33A3")
+
+
+def test_a_piece_of_a_kind_the_bot_does_not_read_is_skipped_not_refused():
+    deck = "+/" + fx.enc(["d1", "deck;Cards;true", "Map0;10;10;0"], "/")
+    text = fx.saved_game([fx.board_layout("0\t0\t32\t"), deck, fx.piece("1001", 512, 690, "ge467S.gif", "4-6-7")])
+    assert units_of(vasl.read(fx.archive(fx.vcsk(text))).scenario) == {"G1": (0, "ger-467", "C5", None, ())}
 
 
 def test_what_a_vsav_cannot_hold_is_named():

@@ -355,15 +355,17 @@ def _int(text: str, what: str) -> int:
         raise VaslRefused(f"{what} '{text[:20]}' is not a whole number (a malformed command)") from None
 
 
-def make_piece(piece_id: str, type_text: str, state_text: str) -> Piece:
+def make_piece(piece_id: str, type_text: str, state_text: str) -> Piece | None:
+    """A piece from its type and state; None for a kind the bot does not read (a deck, a module's own
+    piece): skipped, never guessed. A state with fewer fields than the traits reads them empty, as
+    VASSAL does."""
     types, states = _nested(type_text), _nested(state_text)
     if not types[-1].startswith("piece;"):
-        raise VaslRefused(f"piece {piece_id[:20]} has no basic piece (its type ends '{types[-1][:20]}')")
-    if len(states) != len(types):
-        raise VaslRefused(f"piece {piece_id[:20]} has {len(types)} traits but {len(states)} states")
+        return None
+    states = (states + [""] * len(types))[:len(types)] if len(states) != len(types) else states
     basic = split(types[-1], ";") + ["", "", "", "", ""]
     where = split(states[-1], ";") + ["null", "0", "0"]
-    map_id = None if where[0] == "null" else where[0]
+    map_id = None if where[0] in ("null", "") else where[0]
     x, y = (_int(where[1], "a position"), _int(where[2], "a position")) if map_id else (0, 0)
     return Piece(id=piece_id, traits=[Trait(t, s) for t, s in zip(types[:-1], states[:-1])],
                  image=basic[3].rsplit("/", 1)[-1], basic_name=basic[4][:200], map=map_id, x=x, y=y)
@@ -371,13 +373,11 @@ def make_piece(piece_id: str, type_text: str, state_text: str) -> Piece:
 
 def _set_state(piece: Piece, state_text: str) -> None:
     states = _nested(state_text)
-    if len(states) != len(piece.traits) + 1:
-        raise VaslRefused(f"a change of piece {piece.id[:20]} gives {len(states)} states for "
-                          f"{len(piece.traits) + 1} traits")
+    states = (states + [""] * (len(piece.traits) + 1))[:len(piece.traits) + 1]
     for trait, state in zip(piece.traits, states):
         trait.state = state
     where = split(states[-1], ";") + ["null", "0", "0"]
-    piece.map = None if where[0] == "null" else where[0]
+    piece.map = None if where[0] in ("null", "") else where[0]
     if piece.map:
         piece.x, piece.y = _int(where[1], "a position"), _int(where[2], "a position")
 
@@ -521,7 +521,11 @@ class SavedGame:
                                               _int(where[2], "a position") if map_id else 0,
                                               [m for m in where[3:] if m and not m.startswith("@@")])
             else:
-                self.pieces[piece_id] = make_piece(piece_id, type_text, state_text)
+                piece = make_piece(piece_id, type_text, state_text)
+                if piece is None:
+                    self.skipped += 1
+                else:
+                    self.pieces[piece_id] = piece
         elif command.startswith("-/"):
             piece_id = command[2:]
             self.pieces.pop(piece_id, None)
@@ -672,6 +676,13 @@ def hex_at(grid: Grid, x: float, y: float) -> tuple[tuple[int, int], tuple[int, 
     return (column, row), None
 
 
+def _inside(lx: int, ly: int, size: tuple[int, int], strict: bool) -> bool:
+    """Within a board of ``size``: its right and bottom edges belong to the next board when ``strict``."""
+    if strict:
+        return 0 <= lx < size[0] and 0 <= ly < size[1]
+    return 0 <= lx <= size[0] and 0 <= ly <= size[1]
+
+
 @dataclass(frozen=True)
 class Layout:
     """Where each board lies on Map0: VASL puts the boards of a row side by side, the rows one under
@@ -705,30 +716,33 @@ class Layout:
         """("32C5", None), a hexside ("32C5/D5", None), off the boards ("", None), or ("", why) when the
         point is on a board the bot cannot read."""
         origins = self.origins()
-        for i, board in enumerate(self.boards):
-            size, origin = board.size(), origins[i]
-            grid = boards().grid(board.name)
-            if origin is None or size is None or grid is None:
-                continue
-            lx, ly = x - origin[0], y - origin[1]
-            if not (0 <= lx <= size[0] and 0 <= ly <= size[1]):
-                continue
-            if board.reversed:
-                lx, ly = size[0] - lx, size[1] - ly
-            fx, fy = lx / board.zoom, ly / board.zoom
-            if board.crop is not None:
-                fx, fy = fx + board.crop[0], fy + board.crop[1]
-            found = hex_at(grid, fx, fy)
-            if found is None:
-                return "", f"off the hex grid of board {board.name}"
-            (c, r), other = found
-            name = f"{self.prefix(board)}{column_name(c)}{r}"
-            return (f"{name}/{column_name(other[0])}{other[1]}" if other else name), None
-        for i, board in enumerate(self.boards):  # on a board whose place or grid is unknown
-            if boards().grid(board.name) is None or origins[i] is None:
-                return "", (f"on board {board.name}, a map the bot has no grid for" if boards().grid(board.name)
-                            is None else f"on board {board.name}, placed after a map the bot has no size for")
+        readable = [(i, b) for i, b in enumerate(self.boards) if origins[i] is not None and b.size() is not None]
+        for strict in (True, False):  # a point on the line between two boards: the board it starts
+            for i, board in readable:
+                size, origin = board.size(), origins[i]
+                assert size is not None and origin is not None
+                if _inside(x - origin[0], y - origin[1], size, strict):
+                    return self._hex(board, x - origin[0], y - origin[1], size)
+        unknown = [b.name for b in self.boards if b.size() is None]
+        edge = boards().edge
+        if unknown and x >= edge and y >= edge:
+            return "", f"on or after board {', '.join(unknown)}, a map the bot has no grid for"
         return "", None
+
+    def _hex(self, board: Board, lx: float, ly: float, size: tuple[int, int]) -> tuple[str, str | None]:
+        grid = boards().grid(board.name)
+        assert grid is not None
+        if board.reversed:
+            lx, ly = size[0] - lx, size[1] - ly
+        fx, fy = lx / board.zoom, ly / board.zoom
+        if board.crop is not None:
+            fx, fy = fx + board.crop[0], fy + board.crop[1]
+        found = hex_at(grid, fx, fy)
+        if found is None:
+            return "", f"off the hex grid of board {board.name}"
+        (c, r), other = found
+        name = f"{self.prefix(board)}{column_name(c)}{r}"
+        return (f"{name}/{column_name(other[0])}{other[1]}" if other else name), None
 
     def centre(self, board_index: int, column: int, row: int) -> tuple[int, int]:
         """The pixel on Map0 of a hex's centre (boards written unreversed, uncropped, at zoom 1)."""
@@ -737,7 +751,9 @@ class Layout:
         origin = self.origins()[board_index]
         assert grid is not None and origin is not None
         cx, cy = hex_centre(grid, column, row)
-        return round(origin[0] + cx), round(origin[1] + cy)
+        # inside the board: column GG's centre (1799.68) is not on the next board's A, B0's not above it
+        return origin[0] + min(max(math.floor(cx), 0), grid.width - 1), origin[1] + min(max(round(cy), 0),
+                                                                                         grid.height - 1)
 
 
 # --- the counters: a VASL piece as a library counter --------------------------------------------------
