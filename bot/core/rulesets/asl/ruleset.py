@@ -131,8 +131,8 @@ class AslRuleset(Ruleset):
         from . import effects, heat, tables
 
         # data/asl/ift.yaml, morale.yaml (MC, ELR, Casualty Reduction), heat_of_battle.yaml, stacking.yaml,
-        # close_combat.yaml
-        return (tables.ift, effects.rules, heat.table, tables.stacking, tables.close_combat)
+        # close_combat.yaml; the VASL board geometry and counter names (boards.yaml, vasl.yaml)
+        return (tables.ift, effects.rules, heat.table, tables.stacking, tables.close_combat, vasl.boards, vasl.names)
 
     # which player turn each side's Self-Rally was in; the ATTACKER's Close Combat declarations waiting
     # for the DEFENDER's, and the Locations fought in this CCPh
