@@ -77,8 +77,8 @@ def new_game_params(registered: tuple[Ruleset, ...]) -> list[Param]:
                              f"{option.min} to {option.max} ({option.rule})") for i, which in enumerate(SIDES)]
     params.append(Param("options", str, "Game options as key=value pairs, e.g. open_seating=yes (the list: "
                         "/game options)"))
-    params.append(Param("file", discord.Attachment, "A scenario file (YAML, docs/scenarios.md) to set the game up "
-                        "from; options given here win over it"))
+    params.append(Param("file", discord.Attachment, "A scenario file or a saved game (docs/scenarios.md) to set "
+                        "the game up from; options here win"))
     return params
 
 
