@@ -337,3 +337,10 @@ def test_the_unit_cap_at_and_above(count, refused):
         scenario = vasl.read(data).scenario
         assert len(scenario.sides[0].units) == 400 and len(build_game(scenario, sequence=1).units) == 400
         assert all(u.location for u in scenario.sides[0].units) and len(scenario.locations) == 400
+
+
+def test_overlays_and_ssr_changes_are_named_not_applied():
+    text = fx.saved_game([fx.board_layout("0\t0\t32\tVER\t6.1\tov2\tSSR\tNoWoods\t"),
+                          fx.piece("1001", 512, 690, "ge467S.gif", "4-6-7")])
+    notes = vasl.read(fx.archive(fx.vcsk(text))).notes
+    assert notes[0] == "Boards: 32; overlays and SSR changes are not read (32)."

@@ -924,9 +924,9 @@ def to_scenario(saved: SavedGame) -> Imported:
     title = described.splitlines()[0][:100] if described else "VASL game"
     scenario = Scenario(ruleset="asl", variant="full", title=title,
                         locations=[ScenarioLocation(id=loc) for loc in located], sides=sides)
+    changed = [b.name for b in saved.boards if b.overlays or b.ssr]
     notes = [f"Boards: {', '.join(('r' if b.reversed else '') + b.name for b in saved.boards)}"
-             + (f"; overlays and SSR changes are not read ({', '.join(b.name for b in saved.boards if b.overlays or b.ssr)})"
-                if any(b.overlays or b.ssr for b in saved.boards) else "") + ".",
+             + (f"; overlays and SSR changes are not read ({', '.join(changed)})" if changed else "") + ".",
              "Terrain is not read from VASL: each Location starts as open ground; set each with /location set "
              "(or edit the scenario file /scenario export writes) before the first shot."]
     if other_windows:
