@@ -308,6 +308,14 @@ def test_a_piece_of_a_kind_the_bot_does_not_read_is_skipped_not_refused():
     assert units_of(vasl.read(fx.archive(fx.vcsk(text))).scenario) == {"G1": (0, "ger-467", "C5", None, ())}
 
 
+def test_a_weapon_no_one_holds_stays_unheld_in_its_hex():
+    game = village()
+    game.units["GMG1"].owner = None  # dropped in D3, where G1, G2 and GL1 stand
+    game.units["GMG1"].location = "D3"
+    back = units_of(vasl.read(vasl.write(game).data).scenario)
+    assert back["GMG1"] == (0, "ger-mmg", "D3", None, ())
+
+
 def test_what_a_vsav_cannot_hold_is_named():
     game = village()
     game.units["G1"].fp = 9  # numbers of its own

@@ -973,6 +973,7 @@ def read(data: bytes) -> Imported:
 _LOCATION = re.compile(r"^(?P<board>.*?)(?P<column>([A-Za-z])\3?)(?P<row>\d{1,2})$")
 _KIND_WORDS = {"squad": "sq", "half-squad": "hs", "crew": "crew", "hero": "hero"}
 _MARKER_NAMES = {"pinned": "Pin", "dm": "DM", "cx": "CX"}
+SW_APART = 10  # pixels right of the hex centre: inside the hex, far from its hexsides (28 pixels and more)
 
 
 def vasl_name(unit: Any) -> str:
@@ -1058,6 +1059,8 @@ def write(game: Game, board: str = "1") -> Exported:
         else:
             not_written += [f"{u.id} in {unit.location}" for u in [unit, *holders.get(unit.id, [])]]
             continue
+        if unit.kind == "sw" and unit.location is not None:
+            x += SW_APART  # a weapon no one holds: a stack of its own in the hex, so no unit takes it up
         groups.setdefault((x, y), []).append(unit)
     for (x, y), members in groups.items():
         ids: list[str] = []
