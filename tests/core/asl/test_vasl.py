@@ -322,6 +322,11 @@ def test_what_a_vsav_cannot_hold_is_named():
     game.units["R14"].location = None
     exported = vasl.write(game)
     assert "Numbers changed from the printed counter are not kept in VASL: G1." in exported.notes
+    assert not any(n.startswith("State VASL") for n in exported.notes)
+    game.units["GMG1"].malfunctioned = True
+    game.units["G2"].fire_marker = "prep"
+    assert "State VASL is not given (markers the bot does not write): GMG1 (malfunctioned), G2 (fire marker)." in \
+        vasl.write(game).notes
     assert units_of(vasl.read(exported.data).scenario)["R14"][2] is None  # off board: in the margin, read back
 
 

@@ -1020,7 +1020,8 @@ def write(game: Game, board: str = "1") -> Exported:
     commands: list[str] = ["begin_save", "bd\t" + "bd\t".join(b.state() for b in layout.boards)]
     stacks: list[tuple[str, int, int, list[str]]] = []
     not_written: list[str] = []
-    own_numbers = []
+    own_numbers: list[str] = []
+    own_state: list[str] = []
 
     def piece(unit: Any, x: int, y: int) -> list[str]:
         prefix = _prefix(unit.nationality)
@@ -1073,6 +1074,9 @@ def write(game: Game, board: str = "1") -> Exported:
                 base = counters.unit_fields(held.type) or {}
                 if any(getattr(held, k, v) != v for k, v in base.items() if k != "name"):
                     own_numbers.append(held.id)
+                state = _unwritten_state(held, base)
+                if state:
+                    own_state.append(f"{held.id} ({', '.join(state)})")
                 for command in piece(held, x, y):
                     commands.append("+/" + command)
                     ids.append(split(command, "/")[0])
@@ -1097,7 +1101,26 @@ def write(game: Game, board: str = "1") -> Exported:
         notes.append(f"Not written (no VASL counter for them): {', '.join(not_written)}.")
     if own_numbers:
         notes.append(f"Numbers changed from the printed counter are not kept in VASL: {', '.join(own_numbers)}.")
+    if own_state:
+        notes.append(f"State VASL is not given (markers the bot does not write): {', '.join(own_state)}.")
     return Exported(data=buffer.getvalue(), extension=".vsav", notes=tuple(notes))
+
+
+WRITTEN = frozenset({"id", "type", "name", "side", "location", "owner", "broken", *_MARKER_NAMES})
+
+
+def _unwritten_state(unit: Any, printed: dict[str, Any]) -> list[str]:
+    """The unit's state a .vsav does not carry (a fire marker, malfunctioned, berserk, ...): each field
+    set away from its printed value or its default, by name."""
+    fields = type(unit).model_fields
+    out = []
+    for key, info in fields.items():
+        if key in WRITTEN or key in printed:
+            continue
+        value = getattr(unit, key)
+        if value != info.get_default(call_default_factory=True):
+            out.append(key.replace("_", " "))
+    return out
 
 
 def _xml(fields: dict[str, str]) -> bytes:
