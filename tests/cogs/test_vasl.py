@@ -129,3 +129,16 @@ async def test_game_new_takes_a_vasl_file_and_its_own_options_win(table):
     text = await table.refused("game new", {"ruleset": "nhis", "sides": "A, B", "file": saved(fx.two_boards())},
                                user=GM, channel=THREAD)
     assert "it sets up a game of 'asl', not of the game's ruleset 'nhis'" in text
+
+
+async def test_a_long_not_mapped_list_comes_whole_as_a_file(table):
+    vehicles = [fx.piece(str(2000 + i), 400 + 56 * (i % 30), 432 + 64 * (i // 30), "gePzIVH.gif", f"PzKpfw IVH {i}")
+                for i in range(60)]
+    text = fx.saved_game([fx.board_layout("0\t0\t32\t"), fx.piece("1001", 512, 690, "ge467S.gif", "4-6-7"),
+                          *vehicles])
+    reply = await table.as_gm("scenario load", {"file": saved(fx.archive(fx.vcsk(text)))})
+    assert not reply.ephemeral, reply.embeds
+    [notes] = [m for m in reply.followups if (m.payload.get("content") or "").startswith("Read from a ")]
+    assert "(the whole list of 60 is attached)" in notes.payload["content"]
+    [listed] = notes.files
+    assert listed.filename == "not-mapped.txt" and listed.data.decode().count("PzKpfw IVH") == 60
