@@ -86,6 +86,14 @@ def test_hex_centres_and_names(hex_id, centre):
     assert vasl.hex_at(GRID, centre[0] + 6, centre[1] - 5)[0] == (column, row)
 
 
+def test_an_alternate_grid_numbers_the_b_columns_one_higher():
+    grid = GRID.model_copy(update={"alternate": True})
+    assert vasl.hex_centre(grid, 1, 1) == pytest.approx((56.24, -0.255))  # B1 where B0 is on a board's usual grid
+    assert vasl.hex_at(grid, 56.24, 64.255) == ((1, 2), None)
+    assert vasl.hex_at(grid, 0, 32) == ((0, 1), None)  # A, C, .. unchanged
+    assert not vasl.on_grid(grid, 1, 0) and vasl.on_grid(grid, 1, 11) and not vasl.on_grid(GRID, 1, 11)
+
+
 def test_column_names_run_a_to_z_then_doubled_letters():
     assert [vasl.column_name(i) for i in (0, 25, 26, 27, 32)] == ["A", "Z", "AA", "BB", "GG"]
     assert [vasl.column_index(n) for n in ("A", "Z", "AA", "GG", "AB", "")] == [0, 25, 26, 32, None, None]

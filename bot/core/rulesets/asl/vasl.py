@@ -83,6 +83,11 @@ class Grid(_Strict):
     origin_y: float
     columns: int = Field(ge=1, le=78)
     rows: int = Field(ge=1, le=99)
+    alternate: bool = False  # the B, D, .. columns numbered one higher (1 to rows + 1, no row 0)
+
+    def odd_shift(self) -> float:
+        """Rows of the B, D, .. columns from the A1 row: half a hex lower, less a whole row when alternate."""
+        return 1.5 if self.alternate else 0.5
 
 
 class GridOverride(_Strict):
@@ -94,6 +99,7 @@ class GridOverride(_Strict):
     origin_y: float | None = None
     columns: int | None = Field(default=None, ge=1, le=78)
     rows: int | None = Field(default=None, ge=1, le=99)
+    alternate: bool | None = None
 
 
 class BoardsFile(_Strict):
@@ -642,12 +648,14 @@ def column_index(name: str) -> int | None:
 
 def hex_centre(grid: Grid, column: int, row: int) -> tuple[float, float]:
     """The centre of a hex on the uncropped board at zoom 1 (odd columns by index sit half a hex lower)."""
-    y = grid.origin_y + grid.dy * (row - 1 if column % 2 == 0 else row - 0.5)
+    y = grid.origin_y + grid.dy * (row - 1 if column % 2 == 0 else row - grid.odd_shift())
     return grid.origin_x + grid.dx * column, y
 
 
 def on_grid(grid: Grid, column: int, row: int) -> bool:
-    return 0 <= column < grid.columns and (1 if column % 2 == 0 else 0) <= row <= grid.rows
+    if column % 2 == 0 or not grid.alternate:
+        return 0 <= column < grid.columns and (1 if column % 2 == 0 else 0) <= row <= grid.rows
+    return 0 <= column < grid.columns and 1 <= row <= grid.rows + 1
 
 
 def hex_at(grid: Grid, x: float, y: float) -> tuple[tuple[int, int], tuple[int, int] | None] | None:
@@ -656,7 +664,7 @@ def hex_at(grid: Grid, x: float, y: float) -> tuple[tuple[int, int], tuple[int, 
     u = (x - grid.origin_x) / grid.dx
     candidates = []
     for column in (math.floor(u), math.floor(u) + 1):
-        v = (y - grid.origin_y) / grid.dy + (1 if column % 2 == 0 else 0.5)
+        v = (y - grid.origin_y) / grid.dy + (1 if column % 2 == 0 else grid.odd_shift())
         for row in (math.floor(v), math.floor(v) + 1):
             if on_grid(grid, column, row):
                 cx, cy = hex_centre(grid, column, row)
