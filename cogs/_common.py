@@ -72,9 +72,9 @@ async def reply_new_game(interaction: Interaction, acted: Any, loaded: Loaded | 
                     "\n".join(f"#{part.acted.seq}: `{part.nonce}`" for part in sealed), ephemeral=True)
 
 
-async def send_loaded_notes(interaction: Interaction, loaded: Loaded) -> None:
-    """One reply for the channel: what the file held that the bot could not map (its name and where it
-    stood; never a hidden piece: those are in their side's sealed part), then the notes."""
+def loaded_lines(loaded: Loaded) -> list[str]:
+    """What a file of another program held that the bot could not map (its name and where it stood;
+    never a hidden piece: those are in their side's sealed part), then the notes."""
     lines = [f"Read from a {loaded.format}."]
     if loaded.not_mapped:
         lines.append(f"Not mapped ({len(loaded.not_mapped)}; add them with /unit add if the bot has them, or play "
@@ -82,7 +82,12 @@ async def send_loaded_notes(interaction: Interaction, loaded: Loaded) -> None:
         lines += [f"- {safe(line)}" for line in loaded.not_mapped]
     else:
         lines.append("Every counter on the boards was mapped.")
-    lines += [safe(note) for note in loaded.notes]
+    return lines + [safe(note) for note in loaded.notes]
+
+
+async def send_loaded_notes(interaction: Interaction, loaded: Loaded) -> None:
+    """One reply for the channel: ``loaded_lines``; a list too long for a message comes as a file."""
+    lines = loaded_lines(loaded)
     text = "\n".join(lines)
     if len(text) <= NOT_MAPPED_INLINE:
         await interaction.followup.send(content=text, allowed_mentions=discord.AllowedMentions.none())

@@ -19,8 +19,10 @@ from discord.ext import commands
 from bot.client import Interaction, RefereeClient
 from bot.core.errors import InvalidOrder
 from bot.core.rulesets import get_ruleset
-from bot.scenario import file_formats, write
-from cogs._common import Choices, actor_of, game_or_none, matching_choices, reply_new_game, scenario_file
+from bot.render import safe
+from bot.scenario import Loaded, converted_text, file_formats, write
+from cogs._common import (NOT_MAPPED_INLINE, Choices, actor_of, game_or_none, loaded_lines, matching_choices,
+                          reply_new_game, scenario_file)
 
 SCENARIO_FORMAT = "yaml"  # /scenario export's own format: a scenario file
 
@@ -31,6 +33,21 @@ async def format_autocomplete(interaction: Interaction, current: str) -> Choices
     formats = get_ruleset(game.ruleset).file_formats() if game is not None else file_formats()
     return matching_choices([("yaml: a scenario file (loads back whole)", SCENARIO_FORMAT),
                              *((f"{f.name}: {f.title}", f.name) for f in formats if f.write is not None)], current)
+
+
+def checked_text(loaded: Loaded) -> str:
+    """What /scenario check answers: the set-up in a few lines (the attached file holds it whole)."""
+    scenario = loaded.scenario
+    units = sum(len(side.units) for side in scenario.sides)
+    lines = [f"{safe(scenario.title) or 'Untitled'}: {units} units in {len(scenario.locations)} Locations; nothing "
+             "was created (/scenario load sets it up). The file attached is the scenario, hidden parts included: "
+             "for you only."]
+    lines += [f"- {safe(side.name)}: {len(side.units)} unit{'' if len(side.units) == 1 else 's'}"
+              + (", and a hidden part sealed for it at load" if side.hidden else "") for side in scenario.sides]
+    if loaded.format:
+        lines += loaded_lines(loaded)
+    text = "\n".join(lines)
+    return text if len(text) <= NOT_MAPPED_INLINE else text[:NOT_MAPPED_INLINE] + "\n(more in the file's header)"
 
 
 class ScenarioCog(commands.Cog):
@@ -54,6 +71,16 @@ class ScenarioCog(commands.Cog):
             interaction.channel_id, interaction.guild_id, actor_of(interaction), setup.ruleset,
             [side.name for side in setup.sides], interaction_id=interaction.id, setup=setup)
         await reply_new_game(interaction, acted, loaded)
+
+    @scenario.command(name="check", description="Show what a scenario file or a saved game sets up, for you only; "
+                                                "nothing is created", extras={"heavy": True})
+    @app_commands.describe(file="A scenario file (YAML) or a saved game of another program (docs/scenarios.md)")
+    async def check(self, interaction: Interaction, file: discord.Attachment) -> None:
+        loaded = await scenario_file(file)
+        stem = re.sub(r"[^a-z0-9]+", "-", file.filename.rsplit(".", 1)[0].casefold()).strip("-")[:60] or "scenario"
+        await interaction.response.send_message(
+            content=checked_text(loaded), ephemeral=True, allowed_mentions=discord.AllowedMentions.none(),
+            file=discord.File(io.BytesIO(converted_text(loaded).encode("utf-8")), filename=f"{stem}.yaml"))
 
     @scenario.command(name="export", description="Attach this channel's game as a scenario file that sets it up "
                                                  "again (or in another program's format)", extras={"heavy": True})

@@ -142,3 +142,18 @@ async def test_a_long_not_mapped_list_comes_whole_as_a_file(table):
     assert "(the whole list of 60 is attached)" in notes.payload["content"]
     [listed] = notes.files
     assert listed.filename == "not-mapped.txt" and listed.data.decode().count("PzKpfw IVH") == 60
+
+
+async def test_scenario_check_previews_a_log_at_its_end_and_creates_nothing(table):
+    reply = await table.send("scenario check", {"file": saved(fx.log_file(), "game.vlog")}, user=BOB)
+    assert reply.ephemeral  # for the one who checks: the file attached holds the hidden parts
+    content = reply.message.payload["content"]
+    assert content.startswith("A log: 4 units in 3 Locations; nothing was created")
+    assert "- Russians: 1 unit, and a hidden part sealed for it at load" in content
+    assert "Typed in VASL (chat, dice never used): <Ivan> Allied 3,4 (dice typed in VASL)." in content
+    assert "The position is the log's end, after its 2 entries." in content
+    [converted] = reply.message.files
+    assert converted.filename == "game.yaml" and "{id: R1, type: rus-447, location: 32K4}" in converted.data.decode()
+    assert await table.snapshot() == (None, 0)
+    checked = await table.send("scenario check", {"file": attach(VILLAGE)}, user=BOB)
+    assert checked.message.payload["content"].startswith("Village Assault (sample): 44 units in 12 Locations")
