@@ -365,3 +365,14 @@ def test_overlays_and_ssr_changes_are_named_not_applied():
                           fx.piece("1001", 512, 690, "ge467S.gif", "4-6-7")])
     notes = vasl.read(fx.archive(fx.vcsk(text))).notes
     assert notes[0] == "Boards: 32; overlays and SSR changes are not read (32)."
+
+
+def test_a_one_board_game_keeps_its_board_for_the_way_back():
+    text = fx.saved_game([fx.board_layout("0\t0\t32\t"), fx.piece("1001", 512, 690, "ge467S.gif", "4-6-7")])
+    scenario = vasl.read(fx.archive(fx.vcsk(text))).scenario
+    assert scenario.options == {"vasl_board": 32} and units_of(scenario)["G1"][2] == "C5"
+    game = build_game(scenario, sequence=1)
+    exported = vasl.write(game)
+    assert exported.notes[0].startswith("Boards: 32 (one row)")
+    assert vasl.read(exported.data).scenario == scenario  # board 32 again, C5 again
+    assert vasl.write(village()).notes[0].startswith("Boards: 1 (one row)")  # none given: board 1

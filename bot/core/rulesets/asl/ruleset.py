@@ -157,6 +157,9 @@ class AslRuleset(Ruleset):
                        rule=transfer.RULE_RECOVERY),
             GameOption("jungle", "yes/no", f"jungle, kunai or bamboo: +{recovery.jungle_drm} to a Recovery dr",
                        default=False, rule=transfer.RULE_RECOVERY),
+            GameOption(vasl.BOARD_OPTION, "whole number", "the VASL board a one-board game is on (its Location ids "
+                       "name none): /scenario export format:vasl lays the game out on it; set when the game comes "
+                       "from a VASL file", low=1, high=999, example="32"),
         )
 
     def resolve_action(self, game: Game, order, roller: Roller) -> Outcome:

@@ -58,6 +58,7 @@ MAX_ENTRIES = 64
 MAX_DEPTH = 32  # traits nested in one piece, commands nested in one command
 MAX_PIECES = 20_000
 NAME_MAX = 60
+BOARD_OPTION = "vasl_board"  # the game option naming the board of a one-board game (its ids name none)
 
 
 class VaslRefused(InvalidOrder):
@@ -930,7 +931,9 @@ def to_scenario(saved: SavedGame) -> Imported:
     located = list(dict.fromkeys(u.location for u in units if u.location and not u.hidden))
     described = (saved.metadata.get("description") or "").strip()
     title = described.splitlines()[0][:100] if described else "VASL game"
+    one = saved.boards[0].name if len(saved.boards) == 1 else ""
     scenario = Scenario(ruleset="asl", variant="full", title=title,
+                        options={BOARD_OPTION: int(one)} if one.isdigit() and 1 <= int(one) <= 999 else {},
                         locations=[ScenarioLocation(id=loc) for loc in located], sides=sides)
     changed = [b.name for b in saved.boards if b.overlays or b.ssr]
     notes = [f"Boards: {', '.join(('r' if b.reversed else '') + b.name for b in saved.boards)}"
@@ -1002,11 +1005,13 @@ def _broken_layer(image: str) -> str:
     return "emb2;" + join(fields, ";")
 
 
-def write(game: Game, board: str = "1") -> Exported:
+def write(game: Game) -> Exported:
     """The game's position as a ``.vsav``: the board layout and one piece per unit and marker, in one
     stack per hex (each unit, then the weapons it holds, then its markers). A one-board game's short
-    ids are placed on ``board``; boards named in the ids (``32C5``) side by side in one row."""
+    ids are placed on the board its game option ``vasl_board`` names (board 1 if none); boards named
+    in the ids (``32C5``) side by side in one row."""
     library = counters.library().counters
+    board = str(game.options.get(BOARD_OPTION) or 1)
     placed: dict[str, tuple[str, int, int]] = {}  # location -> board, column, row
     left_out: list[str] = []
     board_names: list[str] = []
