@@ -157,3 +157,9 @@ async def test_scenario_check_previews_a_log_at_its_end_and_creates_nothing(tabl
     assert await table.snapshot() == (None, 0)
     checked = await table.send("scenario check", {"file": attach(VILLAGE)}, user=BOB)
     assert checked.message.payload["content"].startswith("Village Assault (sample): 44 units in 12 Locations")
+
+
+async def test_a_file_over_the_most_a_format_reads_is_refused_before_it_is_downloaded(table):
+    text = await table.refused("scenario load", {"file": saved(b"PK\x03\x04" + b"\0" * (4 * 1024 * 1024 - 3))},
+                               user=GM)
+    assert text == "Scenario file: game.vsav has 4,194,305 bytes; a file given here has at most 4,194,304"
