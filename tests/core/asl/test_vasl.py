@@ -376,3 +376,9 @@ def test_a_one_board_game_keeps_its_board_for_the_way_back():
     assert exported.notes[0].startswith("Boards: 32 (one row)")
     assert vasl.read(exported.data).scenario == scenario  # board 32 again, C5 again
     assert vasl.write(village()).notes[0].startswith("Boards: 1 (one row)")  # none given: board 1
+
+
+def test_a_name_from_the_file_is_shown_on_one_line():
+    text = fx.saved_game([fx.board_layout("0\t0\t32\t"), fx.piece("1002", 737, 755, "ge.gif", "Pz\nIV\x07  H\r\n")])
+    assert vasl.read(fx.archive(fx.vcsk(text))).not_mapped == (
+        "Pz IV H in G6: not an infantry unit, leader or support weapon the counter library knows",)

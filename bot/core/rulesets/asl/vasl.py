@@ -316,7 +316,7 @@ class Piece:
                 name = name + second if not first else first + name
             else:
                 name = level
-        return name.strip()
+        return _plain(name)
 
     def layer_names(self) -> list[str]:
         return [n for n in (layer_name(t) for t in self.traits) if n]
@@ -328,6 +328,12 @@ class Piece:
             if word and trait.state.split(";")[0] not in ("", "null"):
                 return word
         return None
+
+
+def _plain(text: str) -> str:
+    """A name from the file on one line: control characters and runs of blanks as one space, at most
+    200 characters (it is shown in replies and written in hidden parts)."""
+    return re.sub(r"[\s\x00-\x1f\x7f]+", " ", text[:400]).strip()[:200]
 
 
 def layer_name(trait: Trait) -> str | None:
@@ -375,7 +381,7 @@ def make_piece(piece_id: str, type_text: str, state_text: str) -> Piece | None:
     map_id = None if where[0] in ("null", "") else where[0]
     x, y = (_int(where[1], "a position"), _int(where[2], "a position")) if map_id else (0, 0)
     return Piece(id=piece_id, traits=[Trait(t, s) for t, s in zip(types[:-1], states[:-1])],
-                 image=basic[3].rsplit("/", 1)[-1], basic_name=basic[4][:200], map=map_id, x=x, y=y)
+                 image=basic[3].rsplit("/", 1)[-1][:200], basic_name=_plain(basic[4]), map=map_id, x=x, y=y)
 
 
 def _set_state(piece: Piece, state_text: str) -> None:
