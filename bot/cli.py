@@ -383,6 +383,44 @@ def run_replay(path: str, stdout: TextIO, stderr: TextIO) -> int:
     return EXIT_OK if ok else EXIT_FAILED
 
 
+def run_scenario_import(path: str, out: str | None, stdout: TextIO, stderr: TextIO) -> int:
+    """Read a scenario file, or a saved game a ruleset reads (told by its content), checked whole as
+    /scenario load checks it, and write it as a scenario file (stdout, or ``out``)."""
+    from pathlib import Path
+
+    from bot.scenario import converted_text, max_upload, read_file
+
+    try:
+        size = Path(path).stat().st_size
+        if size > max_upload():
+            print(f"referee: {path} has {size:,} bytes; a file read here has at most {max_upload():,}", file=stderr)
+            return EXIT_REFUSED
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        print(f"referee: cannot read {path}: {exc.strerror or exc}", file=stderr)
+        return EXIT_REFUSED
+    try:
+        loaded = read_file(data)
+    except RulesError as exc:
+        print(f"referee: {path}: {exc}", file=stderr)
+        return EXIT_REFUSED
+    text = converted_text(loaded)
+    if out:
+        try:
+            Path(out).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            print(f"referee: cannot write {out}: {exc.strerror or exc}", file=stderr)
+            return EXIT_REFUSED
+    else:
+        stdout.write(text)
+    units = sum(len(side.units) for side in loaded.scenario.sides)
+    print(f"{path}: {units} units in {len(loaded.scenario.locations)} Locations"
+          + (f", from a {loaded.format}" if loaded.format else "")
+          + (f"; not mapped: {len(loaded.not_mapped)} (listed in the file's header)" if loaded.not_mapped else ""),
+          file=stderr)
+    return EXIT_OK
+
+
 def audit_entries(entries: list[dict[str, Any]]) -> tuple[bool, str]:
     """What /log verify does, from an export alone: the hash chain, the replay, and every die of every
     revealed game turn re-derived from its seed (docs/dice.md); (ok, the report line)."""
@@ -601,7 +639,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python -m bot",
         description="Referee: a Discord bot that referees tactical board wargames. Without a "
                     "command it runs the bot when a token is set, else the terminal sandbox.")
-    commands = parser.add_subparsers(dest="command", metavar="{run,sandbox,rules,health,store}")
+    commands = parser.add_subparsers(dest="command", metavar="{run,sandbox,rules,scenario,health,store}")
     run = commands.add_parser("run", help="connect to Discord (needs DISCORD_TOKEN or REFEREE_TOKEN)")
     run.add_argument("--shard", metavar="ID/COUNT", type=_shard,
                      help="connect as shard ID of COUNT (e.g. 0/2), or as several (e.g. 0,1/4: one connection "
@@ -620,6 +658,17 @@ def build_parser() -> argparse.ArgumentParser:
                     "an SQLite file's path or a postgresql:// URL. Stop the bot first.")
     copy.add_argument("source", metavar="FROM", help="the database to copy from (a path, or postgresql://...)")
     copy.add_argument("target", metavar="TO", help="the database to copy into (created and migrated if needed)")
+    scenario = commands.add_parser("scenario", help="check a scenario file, or convert a saved game of another "
+                                                    "program into one")
+    scenario_commands = scenario.add_subparsers(dest="scenario_command", metavar="import", required=True)
+    scenario_import = scenario_commands.add_parser(
+        "import", help="read a scenario file or a saved game a ruleset reads, and write it as a scenario file",
+        description="Read FILE, a scenario file or a saved game of another program that a ruleset reads (told by "
+                    "its content, not its name; docs/scenarios.md), check it as /scenario load would (set up once, "
+                    "nothing kept), and write it as a scenario file, with what could not be mapped listed in its "
+                    "header. Exit 0 when it sets up, 2 when it is refused (the reason on stderr).")
+    scenario_import.add_argument("file", help="the file to read")
+    scenario_import.add_argument("--out", metavar="PATH", help="write the scenario file here instead of stdout")
     rules = commands.add_parser(
         "rules", help="resolve one JSON request from stdin (see docs/rules-interface.md)",
         description="Read one JSON request on stdin, write {\"outcome\", \"game\"} on stdout. "
@@ -669,6 +718,8 @@ def main(argv: list[str] | None = None, *, stdin: TextIO | None = None, stdout: 
         return run_health(stdout, stderr)
     if args.command == "store":
         return run_store_copy(args.source, args.target, stdout, stderr)
+    if args.command == "scenario":
+        return run_scenario_import(args.file, args.out, stdout, stderr)
     if args.command == "rules":
         if args.schema:
             json.dump(request_schema(), stdout, indent=2)

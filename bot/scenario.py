@@ -12,20 +12,22 @@ is not the game's. Line numbers come from PyYAML's composed nodes, the field's p
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 import yaml
 from pydantic import TypeAdapter, ValidationError
 
 from bot.core.errors import InvalidOrder, RulesError, plain_validation
-from bot.core.rulesets import get_ruleset
+from bot.core.fileformat import FileFormat
 from bot.core.game import Game
+from bot.core.rulesets import get_ruleset, rulesets
 from bot.core.scenario import Scenario, ScenarioRefused, ScenarioUnit, build_game, scenario_of
 from bot.core.setup import unit_references
 from bot.core.sequence import SEQUENCE
 
-__all__ = ["MAX_BYTES", "MAX_DEPTH", "Scenario", "ScenarioFileError", "ScenarioUnit", "read", "read_cost",
-           "read_given", "schema", "write"]
+__all__ = ["MAX_BYTES", "MAX_DEPTH", "Loaded", "Scenario", "ScenarioFileError", "ScenarioUnit", "file_format",
+           "file_formats", "max_upload", "read", "read_cost", "read_file", "read_given", "schema", "write"]
 
 MAX_BYTES = 256 * 1024  # a 400-counter scenario is ~30 KB
 # lists and mappings nested in one another: a scenario needs 7 (the file, its sides, a side, its
@@ -296,14 +298,69 @@ def _check_companies(game: Game, scenario: Scenario) -> None:
                                           "write it the same way, or it is another company")
 
 
-def read_given(data: bytes, given: dict[str, Any]) -> Scenario:
-    """``read(data, **given)``: the job a worker process runs for an attached file (bot/work.py)."""
-    return read(data, **given)
+def read_given(data: bytes, given: dict[str, Any]) -> Loaded:
+    """``read_file(data, **given)``: the job a worker process runs for an attached file (bot/work.py)."""
+    return read_file(data, **given)
 
 
 def read_cost(size: int) -> float:
     """What reading and setting up a file of ``size`` bytes costs, in bot/work.py's steps."""
     return size * READ_STEPS_PER_BYTE
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A file read as a scenario: a scenario file, or a file of another program a ruleset reads
+    (``format``: its title); ``not_mapped``: what that file held and the bot could not map, one line
+    each (public: never a hidden piece); ``notes`` for the loader (terrain to set, ...)."""
+
+    scenario: Scenario
+    not_mapped: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+    format: str | None = None
+
+
+def file_formats() -> list[FileFormat]:
+    """Every file format the registered rulesets read (bot/core/fileformat.py)."""
+    return [fmt for ruleset in rulesets() for fmt in ruleset.file_formats()]
+
+
+def file_format(data: bytes) -> FileFormat | None:
+    """The format of a file of another program, told by its content (not by its name)."""
+    return next((fmt for fmt in file_formats() if fmt.detect(data)), None)
+
+
+def max_upload() -> int:
+    """The most bytes a file given to /scenario load may have: a scenario file's, or a format's."""
+    return max([MAX_BYTES, *(fmt.max_bytes for fmt in file_formats())])
+
+
+def read_file(data: bytes, *, ruleset: str | None = None, gm: int | None = None,
+              sequence: int | None = SEQUENCE, **overrides: Any) -> Loaded:
+    """A scenario file, or a file of another program a ruleset reads (a VASL saved game), checked
+    whole as ``read`` checks a scenario file: set up once, nothing kept; refused in one line."""
+    fmt = file_format(data)
+    if fmt is None:
+        if data.startswith(b"PK\x03\x04"):
+            known = "; ".join(f.title for f in file_formats()) or "none"
+            raise ScenarioFileError(f"this is a ZIP archive, but none the bot reads (it reads: {known})")
+        return Loaded(read(data, ruleset=ruleset, gm=gm, sequence=sequence, **overrides))
+    imported = fmt.read(data)
+    scenario = imported.scenario
+    if ruleset is not None and scenario.ruleset.casefold() != ruleset.casefold():
+        raise InvalidOrder(f"{fmt.title}: it sets up a game of '{scenario.ruleset}', not of the game's ruleset "
+                           f"'{ruleset}'", field="ruleset")
+    try:
+        scenario = apply_overrides(scenario, **overrides)
+    except ValidationError as exc:
+        err = exc.errors(include_url=False)[0]
+        raise InvalidOrder(f"{plain_validation(err, _field_name(tuple(err.get('loc', ()))))} (given with the file)",
+                           field=str(err.get("loc", ("",))[0])) from None
+    try:
+        build_game(scenario, gm=gm, sequence=sequence)
+    except ScenarioRefused as exc:
+        raise InvalidOrder(f"{fmt.title}: {exc.message}", field="file") from None
+    return Loaded(scenario, imported.not_mapped, imported.notes, fmt.title)
 
 
 def apply_overrides(scenario: Scenario, *, title: str | None = None, variant: str | None = None,
@@ -349,6 +406,25 @@ def write(game: Game, hidden: dict[int, str] | None = None) -> str:
     dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
     return header + yaml.dump(data, Dumper=dumper, sort_keys=False, allow_unicode=True, width=100,
                               default_flow_style=None)
+
+
+def scenario_text(scenario: Scenario, header: str = "") -> str:
+    """A scenario as a scenario file (YAML), under ``header``'s comment lines."""
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    comments = "".join(f"# {line}\n" if line else "#\n" for line in header.splitlines())
+    return comments + yaml.dump(dump(scenario), Dumper=dumper, sort_keys=False, allow_unicode=True, width=100,
+                                default_flow_style=None)
+
+
+def converted_text(loaded: Loaded) -> str:
+    """A file read by ``read_file`` written as a scenario file, what it could not map and the notes in
+    its header (its hidden parts included: the one who converts the file owns it)."""
+    header = [f"Referee scenario file (docs/scenarios.md), converted from a {loaded.format or 'scenario file'}.",
+              "Check it before loading: each unit's type and Location, the hidden parts, the terrain."]
+    if loaded.not_mapped:
+        header += [f"Not mapped ({len(loaded.not_mapped)}):", *(f"  - {line}" for line in loaded.not_mapped)]
+    header += list(loaded.notes)
+    return scenario_text(loaded.scenario, "\n".join(header))
 
 
 def schema() -> dict[str, Any]:

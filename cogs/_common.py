@@ -10,6 +10,7 @@ refused order.
 from __future__ import annotations
 
 import asyncio
+import io
 from collections.abc import Callable
 from typing import Any
 
@@ -23,7 +24,7 @@ from bot.core.game import Game
 from bot.core.rulesets import get_ruleset
 from bot.core.suggest import common_suggestions
 from bot.render import odds_embed, safe
-from bot.scenario import MAX_BYTES, Scenario, ScenarioFileError, read_cost, read_given
+from bot.scenario import Loaded, ScenarioFileError, max_upload, read_cost, read_given
 from bot.replies import defer_thinking, defer_when_slow, reply_outcome, send_embeds
 from bot.service import Actor
 
@@ -34,42 +35,75 @@ Choices = list[app_commands.Choice[str]]
 DOWNLOAD_SECONDS = 15  # a scenario file is small: Discord's CDN serves it at once or not at all
 
 
-async def scenario_file(interaction: Interaction, attachment: discord.Attachment, **given: Any) -> Scenario:
-    """The scenario an attached file holds, checked whole (``bot.scenario.read``: a refusal names
-    the line and the field); ``given``: the game's ruleset and what /game new's options replace. The
-    answer is deferred first (the download and the set-up may outlast Discord's 3 s); a file of more
-    than a few KB is read and set up in a worker process (bot/work.py), not on the event loop, within
-    its time budget, so neither its parse nor its memory is the bot's."""
-    if attachment.size > MAX_BYTES:
-        raise ScenarioFileError(f"{attachment.filename} has {attachment.size:,} bytes; a scenario file has at "
-                                f"most {MAX_BYTES:,}")
+async def scenario_file(interaction: Interaction, attachment: discord.Attachment, **given: Any) -> Loaded:
+    """The scenario an attached file holds, checked whole (``bot.scenario.read_file``: a scenario file's
+    refusal names the line and the field), or the one a file of another program a ruleset reads sets
+    up (told by its content: a VASL saved game); ``given``: the game's ruleset and what /game new's
+    options replace. The answer is deferred first (the download and the set-up may outlast Discord's
+    3 s); a file of more than a few KB is read and set up in a worker process (bot/work.py), not on
+    the event loop, within its time budget, so neither its parse nor its memory is the bot's."""
+    most = max_upload()
+    if attachment.size > most:
+        raise ScenarioFileError(f"{attachment.filename} has {attachment.size:,} bytes; a file given here has at "
+                                f"most {most:,}")
     await defer_thinking(interaction)
     try:
         data = await asyncio.wait_for(attachment.read(), DOWNLOAD_SECONDS)
     except (discord.HTTPException, asyncio.TimeoutError):
         raise InvalidOrder(f"{attachment.filename} could not be downloaded from Discord: attach it again",
                            field="file") from None
-    if len(data) > MAX_BYTES:  # the size Discord announced is the sender's word
-        raise ScenarioFileError(f"{attachment.filename} has {len(data):,} bytes; a scenario file has at most "
-                                f"{MAX_BYTES:,}")
+    if len(data) > most:  # the size Discord announced is the sender's word
+        raise ScenarioFileError(f"{attachment.filename} has {len(data):,} bytes; a file given here has at most "
+                                f"{most:,}")
     return await interaction.client.referee.worker.run(
         read_given, data, given, cost=read_cost(len(data)), what=f"reading {attachment.filename}",
-        instead="attach a smaller scenario file")
+        instead="attach a smaller file")
 
 
-async def reply_new_game(interaction: Interaction, acted: Any) -> None:
+NOT_MAPPED_INLINE = 1800  # characters of the not-mapped list sent as text; a longer one goes as a file
+
+
+async def reply_new_game(interaction: Interaction, acted: Any, loaded: Loaded | None = None) -> None:
     """The answer to a new game (``acted``, already saved; from a scenario file, with each side's
     hidden part sealed for that side as /seal would): the game, each seal (the channel sees the
-    commitment, never the text), and the loader alone gets the nonces to check them."""
+    commitment, never the text), and the loader alone gets the nonces to check them. A file of another
+    program (``loaded.format``) adds one reply: what could not be mapped, and the notes."""
     await reply_outcome(interaction, acted)
     sealed = acted.sealed  # none when the load was re-delivered: answered from the log, sealed once
     for part in sealed:
         await reply_outcome(interaction, part.acted)
+    if loaded is not None and loaded.format:
+        await send_loaded_notes(interaction, loaded)
     if sealed:
         await interaction.followup.send(
             content="For you only, the nonces of the hidden parts just sealed (SHA-256 of the nonce's bytes and the "
                     "text is each commitment; /reveal sealed:N opens one):\n" +
                     "\n".join(f"#{part.acted.seq}: `{part.nonce}`" for part in sealed), ephemeral=True)
+
+
+def loaded_lines(loaded: Loaded) -> list[str]:
+    """What a file of another program held that the bot could not map (its name and where it stood;
+    never a hidden piece: those are in their side's sealed part), then the notes."""
+    lines = [f"Read from a {loaded.format}."]
+    if loaded.not_mapped:
+        lines.append(f"Not mapped ({len(loaded.not_mapped)}; add them with /unit add if the bot has them, or play "
+                     "them by hand):")
+        lines += [f"- {safe(line)}" for line in loaded.not_mapped]
+    else:
+        lines.append("Every counter on the boards was mapped.")
+    return lines + [safe(note) for note in loaded.notes]
+
+
+async def send_loaded_notes(interaction: Interaction, loaded: Loaded) -> None:
+    """One reply for the channel: ``loaded_lines``; a list too long for a message comes as a file."""
+    lines = loaded_lines(loaded)
+    text = "\n".join(lines)
+    if len(text) <= NOT_MAPPED_INLINE:
+        await interaction.followup.send(content=text, allowed_mentions=discord.AllowedMentions.none())
+        return
+    head = "\n".join(lines[:2]) + f"\n(the whole list of {len(loaded.not_mapped)} is attached)"
+    await interaction.followup.send(content=head[:NOT_MAPPED_INLINE], allowed_mentions=discord.AllowedMentions.none(),
+                                    file=discord.File(io.BytesIO(text.encode("utf-8")), filename="not-mapped.txt"))
 
 
 def actor_of(interaction: Interaction) -> Actor:

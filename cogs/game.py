@@ -78,8 +78,8 @@ def new_game_params(registered: tuple[Ruleset, ...]) -> list[Param]:
                              f"{option.min} to {option.max} ({option.rule})") for i, which in enumerate(SIDES)]
     params.append(Param("options", str, "Game options as key=value pairs, e.g. open_seating=yes (the list: "
                         "/game options)"))
-    params.append(Param("file", discord.Attachment, "A scenario file (YAML, docs/scenarios.md) to set the game up "
-                        "from; options given here win over it"))
+    params.append(Param("file", discord.Attachment, "A scenario file or a saved game (docs/scenarios.md) to set "
+                        "the game up from; options here win"))
     return params
 
 
@@ -207,17 +207,19 @@ class GameCog(commands.Cog):
     async def new(self, interaction: Interaction, values: dict[str, Any]) -> None:
         ruleset = get_ruleset(values["ruleset"])
         game_options = creation_options(ruleset, values.get("options"), values)
-        setup = None
+        setup = loaded = None
         if values.get("file") is not None:  # the file's set-up, with what was given here in its place
             side_options = {o.name: game_options.pop(o.name) for o in ruleset.side_options if o.name in game_options}
-            setup = await scenario_file(interaction, values["file"], ruleset=ruleset.name, title=values.get("scenario"),
-                                        variant=values.get("variant"), side_names=split_sides(values["sides"]),
-                                        side_options=side_options, options=game_options)
+            loaded = await scenario_file(interaction, values["file"], ruleset=ruleset.name,
+                                         title=values.get("scenario"), variant=values.get("variant"),
+                                         side_names=split_sides(values["sides"]), side_options=side_options,
+                                         options=game_options)
+            setup = loaded.scenario
         acted = await interaction.client.referee.new_game(
             interaction.channel_id, interaction.guild_id, actor_of(interaction), ruleset.name,
             split_sides(values["sides"]), scenario=values.get("scenario") or "", variant=values.get("variant"),
             options=game_options, interaction_id=interaction.id, setup=setup)
-        await reply_new_game(interaction, acted)
+        await reply_new_game(interaction, acted, loaded)
 
     @game.command(name="join", description="Take a side: ask the game master for a seat (or invite a player)")
     @app_commands.describe(side="The side you play",

@@ -35,6 +35,7 @@ from .suggest import common_suggestions
 from .trail import Trail
 
 if TYPE_CHECKING:
+    from .fileformat import FileFormat
     from .options import GameOption
     from .odds.report import OddsReport
     from .sequence import SequenceData
@@ -427,3 +428,10 @@ class Ruleset:
         """What a known Location's terrain does to a line of sight crossing it
         (``bot.core.sight.SightTerrain``); rulesets with a grid override."""
         raise NotImplementedError(f"{self.title} reads no line of sight")
+
+    # --- files of other programs (bot/core/fileformat.py) ---
+
+    def file_formats(self) -> tuple[FileFormat, ...]:
+        """The files of other programs this ruleset reads as a scenario and writes a game into
+        (ASL: VASL's saved games); none by default."""
+        return ()

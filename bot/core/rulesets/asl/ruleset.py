@@ -14,7 +14,7 @@ from ...ruleset import Ruleset, SideOption
 from ...suggest import common_suggestions
 from ...trail import Trail
 from . import (close_combat, close_combat_odds, effects, fire, heat, markers, morale, movement, odds, rally, tables,
-               transfer)
+               transfer, vasl)
 from .board import ASL_GRID, sight_terrain
 from .commands import COMMANDS
 from .models import AslUnit
@@ -134,6 +134,9 @@ class AslRuleset(Ruleset):
 
         return tables.terrains()
 
+    def file_formats(self) -> tuple:
+        return (vasl.FORMAT,)  # VASL's saved games and logs (bot/core/rulesets/asl/vasl.py)
+
     def counter_types(self) -> dict:
         from . import counters  # data/asl/counters.yaml
 
@@ -143,8 +146,8 @@ class AslRuleset(Ruleset):
         from . import effects, heat, tables
 
         # data/asl/ift.yaml, morale.yaml (MC, ELR, Casualty Reduction), heat_of_battle.yaml, stacking.yaml,
-        # close_combat.yaml
-        return (tables.ift, effects.rules, heat.table, tables.stacking, tables.close_combat)
+        # close_combat.yaml; the VASL board geometry and counter names (boards.yaml, vasl.yaml)
+        return (tables.ift, effects.rules, heat.table, tables.stacking, tables.close_combat, vasl.boards, vasl.names)
 
     # which player turn each side's Self-Rally was in; the ATTACKER's Close Combat declarations waiting
     # for the DEFENDER's, and the Locations fought in this CCPh; the clean-up's version
@@ -173,6 +176,9 @@ class AslRuleset(Ruleset):
                        rule=transfer.RULE_RECOVERY),
             GameOption("jungle", "yes/no", f"jungle, kunai or bamboo: +{recovery.jungle_drm} to a Recovery dr",
                        default=False, rule=transfer.RULE_RECOVERY),
+            GameOption(vasl.BOARD_OPTION, "whole number", "the VASL board a one-board game is on (its Location ids "
+                       "name none): /scenario export format:vasl lays the game out on it; set when the game comes "
+                       "from a VASL file", low=1, high=999, example="32"),
         )
 
     def resolve_action(self, game: Game, order, roller: Roller) -> Outcome:
