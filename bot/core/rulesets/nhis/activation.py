@@ -14,6 +14,7 @@ from ...game import Game
 from ...outcome import Outcome
 from ...sequence import end_impulse, refereed
 from ...trail import Trail
+from .. import get_ruleset
 from . import tables
 from .context import NhisContext
 from .models import NhisUnit
@@ -98,10 +99,8 @@ def end_if_spent(game: Game, holder: int | None, trail: Trail) -> None:
     current = activated(game)
     if not current or any(has_action_left(u, game.impulse) for u in current):
         return
-    from .ruleset import RULESET
-
     side, rule = game.side_name(game.to_act), _rule()
-    end_impulse(game, RULESET, passed=False)
+    end_impulse(game, get_ruleset(game.ruleset), passed=False)
     trail.note(f"No unit of the activation ({described(current)}) has an action left: {side}'s impulse ends; "
                f"impulse {game.impulse} is {game.side_name(game.to_act)}'s", rule=rule)
 
