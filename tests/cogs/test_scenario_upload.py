@@ -43,8 +43,8 @@ async def test_game_new_with_a_file_counts_against_the_heavy_quota_as_scenario_l
     again = await table.as_gm("game new", {"ruleset": "asl", "sides": "Axis, Soviets", "file": attach(VILLAGE)},
                               channel=THREAD)
     assert again.ephemeral and again.content.startswith(
-        "Slow down: you gave 1 exports, verifies, statistics, undo proposals, odds, previews and scenario files in "
-        "the last 5 minutes, the most one player may. Nothing was done.")
+        "Slow down: you gave 1 heavy command (exports, verifies, statistics, undo proposals, odds, previews, maps and "
+        "scenario files) in the last 5 minutes, the most one player may. Nothing was done.")
     assert not (await table.as_gm("scenario load", {"file": attach(VILLAGE)}, channel=THREAD)).embeds
     plain = await table.as_gm("game new", {"ruleset": "asl", "sides": "Axis, Soviets"}, channel=THREAD)
     assert plain.embeds and not plain.ephemeral  # a game without a file is not heavy

@@ -293,8 +293,8 @@ async def test_a_game_master_runs_stats_each_export_and_a_verify_in_one_sitting_
     over = await table.as_gm("log verify")
     assert over.ephemeral and over.content.startswith(
         f"Slow down: you gave {heavy_user} heavy commands (exports, verifies, statistics, undo proposals, odds, "
-        "previews and maps) in the last 5 minutes, the most one player may. Nothing was done. Orders, /game status "
-        "and every other command still go through; the next heavy one in 300 seconds (<t:")
+        "previews, maps and scenario files) in the last 5 minutes, the most one player may. Nothing was done. "
+        "Orders, /game status and every other command still go through; the next heavy one in 300 seconds (<t:")
     assert not (await table.as_gm("game status")).ephemeral  # still open, as said
     assert not (await table.send("morale", {"unit": "R0", "dice": "2 3"}, user=BOB)).ephemeral
     clock.now += 300
