@@ -34,11 +34,12 @@ def trail_text(reply) -> str:
 
 async def test_a_second_hex_is_refused_in_one_impulse_quoting_the_rule(table):
     await hill_game(table)
-    # the first fire of the impulse activates the firers' hex: every US unit in 0303
-    fired = await table.send("fire", {"firers": "M1", "target": "0405", "range": 2, "dice": "6 6"}, user=ALICE)
+    # the first fire of the impulse activates the firers' hex: every US unit in 0303 (0405 is three
+    # hexes away on the map, as the range typed must say)
+    fired = await table.send("fire", {"firers": "M1", "target": "0405", "range": 3, "dice": "6 6"}, user=ALICE)
     assert not fired.ephemeral, fired.embeds
     assert "Activation: hex 0303 (M1, M2, L1), the one of impulse 1 of US Marines" in trail_text(fired)
-    assert await table.refused("fire", {"firers": "M3", "target": "0405", "range": 1}, user=ALICE) == (
+    assert await table.refused("fire", {"firers": "M3", "target": "0405", "range": 2}, user=ALICE) == (
         "impulse 1 of US Marines has activated 0303 (M1, M2, L1): US Marine rifle squad M3 in 0304 is not part "
         f"of it, and an impulse is one activation ({RULE}); it may act in a later impulse of US Marines (end this "
         "one with /done)")
@@ -49,19 +50,19 @@ async def test_a_second_hex_is_refused_in_one_impulse_quoting_the_rule(table):
         f"impulse 1 of US Marines has activated 0303 (M1, M2, L1) already: an impulse is one activation ({RULE}); "
         "US Marine leader L1 may activate his command in a later impulse of US Marines")
     # M2 of the activated hex still fires in it
-    fired = await table.send("fire", {"firers": "M2", "target": "0405", "range": 2, "dice": "6 6"}, user=ALICE)
+    fired = await table.send("fire", {"firers": "M2", "target": "0405", "range": 3, "dice": "6 6"}, user=ALICE)
     assert not fired.ephemeral, fired.embeds
     assert await where(table) == ("Operations Phase, impulse 1", 0, 0)
     # in the next US impulse M3 acts: /done, the Japanese pass, then M3 fires from 0304
     await table.send("done", {}, user=ALICE)
     await table.send("done", {}, user=BOB)
-    fired = await table.send("fire", {"firers": "M3", "target": "0405", "range": 1, "dice": "6 6"}, user=ALICE)
+    fired = await table.send("fire", {"firers": "M3", "target": "0405", "range": 2, "dice": "6 6"}, user=ALICE)
     assert "Activation: hex 0304 (M3), the one of impulse 3 of US Marines" in trail_text(fired)
 
 
 async def test_one_impulse_activates_one_hex_not_a_fire_group_of_two(table):
     await hill_game(table)
-    assert await table.refused("fire", {"firers": "M1 M3", "target": "0405", "range": 2}, user=ALICE) == (
+    assert await table.refused("fire", {"firers": "M1 M3", "target": "0405"}, user=ALICE) == (
         f"an impulse activates one hex, and these units stand in 0303 and 0304 ({RULE}): act from one hex, or "
         "have a Prepared leader activate his command with /activate first")
 
@@ -69,8 +70,9 @@ async def test_one_impulse_activates_one_hex_not_a_fire_group_of_two(table):
 async def test_the_impulse_ends_by_itself_after_the_activations_last_action(table):
     await hill_game(table)
     # one action short: M1 and M2 fired, but L1 may still move
-    await table.send("fire", {"firers": "M1", "target": "0405", "range": 2, "dice": "6 6"}, user=ALICE)
-    await table.send("fire", {"firers": "M2", "target": "0405", "range": 2, "dice": "6 6"}, user=ALICE)
+    for firer in ("M1", "M2"):
+        fired = await table.send("fire", {"firers": firer, "target": "0405", "range": 3, "dice": "6 6"}, user=ALICE)
+        assert not fired.ephemeral, fired.embeds
     assert await where(table) == ("Operations Phase, impulse 1", 0, 0)
     # L1's move is the activation's last action: the impulse ends by itself, Bob is told
     moved = await table.send("move", {"units": "L1", "to": "0304"}, user=ALICE)
@@ -98,9 +100,11 @@ async def test_a_leader_activates_his_command_across_hexes(table):
                                                    "and 0304 (M3)")
     text = trail_text(activated)
     assert "Adjacent to it, as the players declare (the referee does not see the map): 0304 (M3)" in text
-    # M1 and M3, of two hexes, fire together in his command
-    fired = await table.send("fire", {"firers": "M1 M3", "target": "0405", "range": 2, "dice": "6 6"}, user=ALICE)
+    # M1 and M3, of two hexes, fire together in his command, each at the range the map counts from its hex
+    fired = await table.send("fire", {"firers": "M1 M3", "target": "0405", "dice": "6 6"}, user=ALICE)
     assert not fired.ephemeral, fired.embeds
+    assert "range 3 (0303 to 0405), counted on the map" in trail_text(fired)
+    assert "range 2 (0304 to 0405), counted on the map" in trail_text(fired)
     assert await where(table) == ("Operations Phase, impulse 1", 0, 0)  # M2 and L1 may still act
     assert "Activation: hex" not in trail_text(fired)  # no second activation: the fire is inside his
     assert (await table.bot.referee.verify(table.channel)).ok

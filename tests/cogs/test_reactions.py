@@ -77,9 +77,11 @@ async def test_fire_resolves_defensive_first_fire_with_ffmo_and_ffnam_then_no_mo
     assert told.ephemeral
     assert told.content.startswith("Give your Defensive First Fire with `/fire target:F4`, naming the units that "
                                    "fire (A8.1); each fire leaves the window open for more")
-    fired = await table.send("fire", {"target": "F4", "firers": "R1 R2", "range": 3, "dice": "4 4 1 1 1 1 1 1 1 1"},
+    # B5 to F4 is four hexes on the map: the range typed says so
+    fired = await table.send("fire", {"target": "F4", "firers": "R1 R2", "range": 4, "dice": "4 4 1 1 1 1 1 1 1 1"},
                              user=BOB)
     trail = str(fired.embeds)
+    assert "range 4 (B5 to F4), counted on the map; the typed range 4 agrees" in trail
     assert "Defensive First Fire" in trail
     assert "FFMO (moving in Open Ground)" in trail and "FFNAM (not Assault Movement)" in trail
     assert "Russians may react again: No fire closes the Defensive First Fire window" in trail
@@ -194,7 +196,8 @@ async def test_the_done_button_is_its_holders_and_for_its_own_step(table):
 async def test_log_verify_replays_the_windows(table):
     await asl_move_phase(table)
     notice = await move_in_the_open(table)
-    await table.send("fire", {"target": "F4", "firers": "R1", "range": 3, "dice": "6 6 1 1 1 1 1 1"}, user=BOB)
+    fired = await table.send("fire", {"target": "F4", "firers": "R1", "range": 4, "dice": "6 6 1 1 1 1 1 1"}, user=BOB)
+    assert not fired.ephemeral, fired.embeds
     await table.fake.click(notice, button(notice, "No fire"), user_id=BOB)
     await table.send("move", {"units": "A1", "to": "F5"}, user=ALICE)  # a second window, answered by /done
     await table.send("done", user=BOB)
@@ -238,12 +241,15 @@ async def test_nhis_a_move_in_an_impulse_waits_for_the_opportunity_fire(table):
     assert "the game waits for Japan: Opportunity Fire at" in await table.refused("done", user=ALICE)
     assert "the game waits for Japan" in await table.refused("move", {"units": "UL", "to": "C1"}, user=ALICE)
     told = await table.fake.click(notice, button(notice, "Fire"), user_id=BOB)
-    assert told.content.startswith("Give your Opportunity Fire with `/fire target:C1 firers:… range:…`, naming the "
+    # range is not a required option since the map counts it (left out of the prefill); B1 and C1 are not
+    # NHiS hex numbers, so here the players type it and the trail says so
+    assert told.content.startswith("Give your Opportunity Fire with `/fire target:C1 firers:…`, naming the "
                                    "units that fire")
     fired = await table.send("fire", {"target": "C1", "firers": "J1", "range": 2, "dice": "1 1 1 1 1 1 1 1"},
                              user=BOB)
     assert not fired.ephemeral, fired.embeds
     trail = str(fired.embeds)
+    assert "range 2 (B1 to C1), typed by the players: the map cannot place B1" in trail
     assert "Impulse 1 of US: opportunity fire at US Marine rifle squad U1, which moved in it" in trail
     assert "Moving target (US Marine rifle squad U1)  +2" in trail
     assert "Japan may react again" in trail
