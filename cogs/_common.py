@@ -35,18 +35,19 @@ Choices = list[app_commands.Choice[str]]
 DOWNLOAD_SECONDS = 15  # a scenario file is small: Discord's CDN serves it at once or not at all
 
 
-async def scenario_file(interaction: Interaction, attachment: discord.Attachment, **given: Any) -> Loaded:
+async def scenario_file(interaction: Interaction, attachment: discord.Attachment, *, private: bool = False,
+                        **given: Any) -> Loaded:
     """The scenario an attached file holds, checked whole (``bot.scenario.read_file``: a scenario file's
     refusal names the line and the field), or the one a file of another program a ruleset reads sets
     up (told by its content: a VASL saved game); ``given``: the game's ruleset and what /game new's
     options replace. The answer is deferred first (the download and the set-up may outlast Discord's
-    3 s); a file of more than a few KB is read and set up in a worker process (bot/work.py), not on
+    3 s; ``private``: the "thinking..." and the answer that replaces it for the sender alone); a file of more than a few KB is read and set up in a worker process (bot/work.py), not on
     the event loop, within its time budget, so neither its parse nor its memory is the bot's."""
     most = max_upload()
     if attachment.size > most:
         raise ScenarioFileError(f"{attachment.filename} has {attachment.size:,} bytes; a file given here has at "
                                 f"most {most:,}")
-    await defer_thinking(interaction)
+    await defer_thinking(interaction, ephemeral=private)
     try:
         data = await asyncio.wait_for(attachment.read(), DOWNLOAD_SECONDS)
     except (discord.HTTPException, asyncio.TimeoutError):

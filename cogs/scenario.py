@@ -20,6 +20,7 @@ from bot.client import Interaction, RefereeClient
 from bot.core.errors import InvalidOrder
 from bot.core.rulesets import get_ruleset
 from bot.render import safe
+from bot.replies import send_answer
 from bot.scenario import Loaded, converted_text, file_formats, write
 from cogs._common import (NOT_MAPPED_INLINE, Choices, actor_of, game_or_none, loaded_lines, matching_choices,
                           reply_new_game, scenario_file)
@@ -76,10 +77,10 @@ class ScenarioCog(commands.Cog):
                                                 "nothing is created", extras={"heavy": True})
     @app_commands.describe(file="A scenario file (YAML) or a saved game of another program (docs/scenarios.md)")
     async def check(self, interaction: Interaction, file: discord.Attachment) -> None:
-        loaded = await scenario_file(file)
+        loaded = await scenario_file(interaction, file, private=True)
         stem = re.sub(r"[^a-z0-9]+", "-", file.filename.rsplit(".", 1)[0].casefold()).strip("-")[:60] or "scenario"
-        await interaction.response.send_message(
-            content=checked_text(loaded), ephemeral=True, allowed_mentions=discord.AllowedMentions.none(),
+        await send_answer(
+            interaction, content=checked_text(loaded), ephemeral=True, allowed_mentions=discord.AllowedMentions.none(),
             file=discord.File(io.BytesIO(converted_text(loaded).encode("utf-8")), filename=f"{stem}.yaml"))
 
     @scenario.command(name="export", description="Attach this channel's game as a scenario file that sets it up "
