@@ -128,7 +128,9 @@ async def test_fire_markers_dm_and_residual_fp_come_off_with_their_rules(table):
     await table.send("fire", {"firers": "A2", "target": "B6", "range": 2, "dice": "6 6"}, user=ALICE)
     await done_until(table, "Movement Phase")
     await table.send("move", {"units": "A1", "to": "C5"}, user=ALICE)
-    await table.send("fire", {"firers": "R1", "target": "C5", "range": 1, "dice": "5 4 3 3"}, user=BOB)
+    # B6 to C5 is two hexes on the map: the range typed says so
+    fired = await table.send("fire", {"firers": "R1", "target": "C5", "range": 2, "dice": "5 4 3 3"}, user=BOB)
+    assert not fired.ephemeral, fired.embeds
     residual = (await table.game()).locations["C5"].residual_fp
     assert residual > 0 and (await table.game()).units["R1"].fire_marker == "first"
     replies = await done_until(table, "Defensive Fire Phase")
@@ -186,13 +188,15 @@ async def test_a_wound_dr_of_5_kills_at_once(table):
 
 async def test_fire_wounds_a_leader_chosen_for_casualty_reduction(table):
     """K/# on a Location holding a leader alone: fire calls the same Casualty Reduction."""
-    await asl_game(table, phase="PFPh", extra=(unit("L2", 1, "C5", "rus-8-0"), terrain("C5", "open")))
+    # L2 in B4, adjacent to A1's A4 on the map (range 1: Point Blank Fire)
+    await asl_game(table, phase="PFPh", extra=(unit("L2", 1, "B4", "rus-8-0"), terrain("B4", "open")))
     # A1's 4 FP point blank: the 8 column, DR 3 -> K/2; L2 alone is chosen, wounded (dr 2), then takes
     # the 2MC at his wounded morale 7: DR 4 +2 = 6 passes
-    reply = await table.send("fire", {"firers": "A1", "target": "C5", "range": 1, "dice": "1 2 2 2 2"},
+    reply = await table.send("fire", {"firers": "A1", "target": "B4", "range": 1, "dice": "1 2 2 2 2"},
                              user=ALICE)
     lines = text(reply)
-    assert reply.embeds[0]["title"] == "8 FP (IFT 8) vs C5: DR 3 -> K/2"
+    assert reply.embeds[0]["title"] == "8 FP (IFT 8) vs B4: DR 3 -> K/2", reply.embeds
+    assert "range 1 (A4 to B4), counted on the map; the typed range 1 agrees" in lines
     assert "8-0 L2: Casualty Reduction (A7.302) wounds a single-man counter  [A17.1]" in lines
     assert "Final dr 2  wounded (1-4)  (=2)  [A17.11]" in lines
     assert "8-0 L2: wounded: morale 8 -> 7, leadership +0 -> +1, 3 MF, no Double Time (A17.2)  [A17.3]" in lines
