@@ -128,7 +128,9 @@ class NhisRuleset(Ruleset):
 
 def _in_activation(game: Game, unit_ids: list[str], resolve: Callable[[], Outcome]) -> Outcome:
     """A move or a fire inside the impulse's one activation (activation.py): checked, and the hex
-    activated, before it resolves; the impulse ended after it when the activation is spent."""
+    activated, before it resolves; the impulse ended after it when the activation is spent. The
+    activation's line goes first in the action's own section: after the range and line of sight a
+    fire reads on the map before it opens its section (bot/core/grid.py, bot/core/sight.py)."""
     before, after = Trail(), Trail()
     holder = game.to_act
     activation.check_and_activate(game, unit_ids, before)
@@ -137,7 +139,9 @@ def _in_activation(game: Game, unit_ids: list[str], resolve: Callable[[], Outcom
     if not before.steps and not after.steps:
         return outcome
     trail = outcome.trail
-    head = trail[:1] if trail and trail[0].kind == "section" else ()  # the activation inside the action's section
+    opened = next((i for i, step in enumerate(trail)
+                   if step.kind == "section" and step.rule != NHIS_GRID.line_rule), None)
+    head = trail[:opened + 1] if opened is not None else ()
     return outcome.model_copy(update={"trail": head + before.freeze() + trail[len(head):] + after.freeze()})
 
 
