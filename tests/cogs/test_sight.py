@@ -4,16 +4,16 @@ hexes and its picture, and the line of sight a /fire reads (game option los: adv
 
 from __future__ import annotations
 
-from bot.core.grid import placer
+import math
+
 from bot.core.rulesets import get_ruleset
-from bot.pictures import hex_layout
+from bot.core.sight import read_sight
+from bot.pictures import sight_png
 from bot.pictures.battlefield import SIGHT_RGB
 from bot.core.rulesets.asl.ruleset import AslRuleset
 from tests.cogs.conftest import ALICE, BOB
 from tests.cogs.helpers import fields, last_entry, start_game, terrain, unit
 from tests.test_map import decode
-
-GRID = get_ruleset("asl").grid
 
 
 async def village(table, *extra, options=None):
@@ -77,18 +77,42 @@ async def test_los_lists_the_hexes_their_terrain_and_draws_the_line(table):
     (sent,) = reply.files
     assert sent.filename == "los.png" and embed["image"]["url"] == "attachment://los.png"
     image = decode(sent.data)
-    # the line's pixels: its two ends are the centres of D4 and H2 as the map lays them out
+    # the hexes' centres as the picture lays them out (under its header, whose height the title sets): the
+    # same drawing again, the very picture sent, with where it put each hex and the line
     game = await table.game()
-    in_play = list(game.locations) + [u.location for u in game.units.values()] + ["D4", "H2", "E4", "F3", "G3"]
-    centres = hex_layout(in_play, placer(GRID, game)).centres
+    ruleset = get_ruleset(game.ruleset)
+    picture = sight_png(game, read_sight(ruleset.grid, ruleset.sight_terrain, game, "D4", "H2"))
+    assert picture.png == sent.data
+    centres = picture.centres
+    assert picture.sight == (centres["D4"], centres["H2"])
+    # the line's pixels: all on the segment from D4's centre to H2's (4 px wide, a dot of 6 px at each end) ...
     width, height = image.size
     pixels = image.load()
     line = [(x, y) for x in range(width) for y in range(height) if pixels[x, y] == SIGHT_RGB]
-    assert line, "no pixel of the line of sight"
-    left, right = min(line), max(line)
+    assert len(line) > 300, "no line of sight drawn"
     (dx, dy), (hx, hy) = centres["D4"], centres["H2"]
-    assert abs(left[0] - (dx - 6)) <= 2 and abs(left[1] - dy) <= 8  # the dot at D4's centre
-    assert abs(right[0] - (hx + 6)) <= 2 and abs(right[1] - hy) <= 8  # and at H2's
+    assert max(off_segment(p, (dx, dy), (hx, hy)) for p in line) <= 7
+    # ... reaching each end: its dot, or where it comes out from under the label over that hex (the texts
+    # are drawn over the line)
+    for end in ("D4", "H2"):
+        cx, cy = centres[end]
+        nearest = min(line, key=lambda p: math.dist(p, (cx, cy)))
+        label = picture.labels.get(end)
+        assert math.dist(nearest, (cx, cy)) <= 8 or (label is not None and on_edge(nearest, label)), (end, nearest)
+
+
+def off_segment(point, start, end) -> float:
+    """How far ``point`` is from the segment ``start``-``end``."""
+    (px, py), (ax, ay), (bx, by) = point, start, end
+    t = max(0.0, min(1.0, ((px - ax) * (bx - ax) + (py - ay) * (by - ay)) / ((bx - ax) ** 2 + (by - ay) ** 2)))
+    return math.dist(point, (ax + t * (bx - ax), ay + t * (by - ay)))
+
+
+def on_edge(point, box, reach: int = 2) -> bool:
+    """Whether ``point`` lies on the border of ``box`` (x0, y0, x1, y1), within ``reach`` pixels."""
+    (x, y), (x0, y0, x1, y1) = point, box
+    inside_out = x0 - reach <= x <= x1 + reach and y0 - reach <= y <= y1 + reach
+    return inside_out and min(abs(x - x0), abs(x - x1), abs(y - y0), abs(y - y1)) <= reach
 
 
 async def test_a_woods_hex_on_the_line_asks_the_firer_to_confirm_and_the_button_fires(table):
