@@ -617,8 +617,6 @@ def _hex_map(game: Game, shot: Shot | None, line: SightLine | None = None) -> Ma
                 _arrow(draw, path[0], path[1], side_rgb(shot.side))
                 picture.arrows.append((start, end))
                 picture.paths.append(path)
-    if line is not None:  # over the hexes, under the texts
-        _draw_sight(draw, layout, line, picture)
     for text, at, anchor, box in hex_texts:
         draw.text(at, text, fill=INK, font=small, anchor=anchor)
         picture.texts.append((text, box))
@@ -630,6 +628,8 @@ def _hex_map(game: Game, shot: Shot | None, line: SightLine | None = None) -> Ma
         y = notes_top + i * (LINE + 1)
         draw.text((MARGIN, y), note, fill=INK, font=small)
         picture.texts.append((note, _text_box(MARGIN, y, note, SMALL_SIZE, "la")))
+    if line is not None:  # /los: the line and its marks over everything, the picture's subject
+        _draw_sight(draw, layout, line, picture)
     picture.png = png(image, MAP_PALETTE)
     return picture
 
