@@ -45,9 +45,9 @@ from bot.loopshare import share
 from bot.record import GENESIS_HASH, LogEntry, consumed_dice, sealed_state
 from bot.record.checkpoint import Checkpoint, newest_live
 from bot.record.dice_audit import CONTRIBUTE, DiceState, opened_of, state_after
-from bot.record.replay import (END_GAME, REOPEN_GAME, UNDO, ChainVerifier, ReplayRefused, contribution_outcome,
-                               creation_order, creation_outcome, ending_outcome, game_from_creation, given_again,
-                               reopen_outcome, undo_outcome)
+from bot.record.replay import (END_GAME, OPTION_ORDER, REOPEN_GAME, UNDO, ChainVerifier, ReplayRefused,
+                               contribution_outcome, creation_order, creation_outcome, ending_outcome,
+                               game_from_creation, given_again, reopen_outcome, undo_outcome, with_option_order)
 from bot.record.sealing import (NONCE_BYTES, PEEK, REVEAL, SEAL, SEALED_MAX, check_reveal, peek_outcome,
                                 reveal_outcome, roll_text, seal_commitment, seal_outcome)
 from bot.store import (ActiveGameExists, DuplicateInteraction, LogFull, StaleGame, Store, StoredGame,
@@ -694,6 +694,7 @@ class Referee:
                     game_from_creation, order, cost=SETUP_STEPS_PER_PART * (len(setup.locations) + sum(
                         len(side.units) for side in setup.sides)),
                     what="setting up this scenario", instead="load a scenario of fewer units and Locations")
+            order = with_option_order(order, game)  # the log sorts the options' names: the replay reorders them
             outcome = creation_outcome(game)
             # the first game turn's seed: its commitment is in entry 1, posted with the new game
             proof = ({"commitment": await self._commit_seed(), "contributions": [""] * len(game.sides)}
@@ -1553,10 +1554,12 @@ class Referee:
                            interaction_id: int | None) -> UndoAnswer:
         restored = Game.model_validate_json(request.state_before)
         # the log keeps orders as canonical JSON, whose keys are sorted: the order of the units and
-        # Locations (part of the game: a stack is listed in it) goes with the state, for the replay
+        # Locations (part of the game: a stack is listed in it) and of the options goes with the
+        # state, for the replay
         order = {"action": UNDO, "undoes": request.target_seq, "proposed_by": request.proposer,
                  "accepted_by": actor.user_id, "state": restored.model_dump(mode="json"),
-                 "unit_order": list(restored.units), "location_order": list(restored.locations)}
+                 "unit_order": list(restored.units), "location_order": list(restored.locations),
+                 OPTION_ORDER: list(restored.options)}
         outcome = undo_outcome(stored.game, restored, order)
         # an undo draws nothing and reveals nothing: the seed of the turn stays committed (never rerolled)
         proof = await self._proof(await self._dice_state(stored), None, reveal=False)

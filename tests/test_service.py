@@ -15,6 +15,7 @@ from bot.core.rulesets import get_ruleset
 from bot.service import GameExists, NoGame, NotAllowed, Referee
 from bot.work import Worker
 from bot.record import canonical_json, state_hash
+from bot.record.replay import ReplayRefused, creation_order, game_from_creation
 
 from tests.store.helpers import (CHANNEL, GERMAN, GM, GUILD, MANAGER, RUSSIAN, STRANGER, TABLE_DICE, CountingDice,
                                  asl_squad, break_entry_insert, nhis_squad, raw_edit, seated_asl_game)
@@ -45,11 +46,32 @@ async def test_a_new_game_is_logged_as_entry_1_with_its_creation_order(referee):
     assert acted.seq == 1 and acted.entry.command == "/game new" and acted.entry.actor == GM.user_id
     assert acted.entry.order == {"action": "new_game", "ruleset": "asl", "sides": ["Germans", "Russians"],
                                  "scenario": "Guards", "variant": None,
-                                 "options": {"elr": [3, 2], "grid": 1, "manual_dice": "none"},  # a game created now
-                                 "gm": GM.user_id, "sequence": 1}  # grid: the map counts its ranges (a default)
+                                 # a game created now: the options given, ASL's creation defaults (markers and
+                                 # wounds on the units), the bot's own manual_dice=none, the grid mark (the map
+                                 # counts its ranges)
+                                 "options": {"elr": [3, 2], "asl_markers": 1, "asl_wounds": True,
+                                             "manual_dice": "none", "grid": 1},
+                                 # the game's options (elr went to the sides) in the order the game keeps them,
+                                 # which the log's sorted JSON loses: the replay puts them back in it
+                                 "option_order": ["asl_markers", "asl_wounds", "manual_dice", "grid"],
+                                 "gm": GM.user_id, "sequence": 1}
     assert acted.game.gm == GM.user_id and [s.elr for s in acted.game.sides] == [3, 2]
+    assert list(acted.game.options) == acted.entry.order["option_order"]
     assert acted.outcome.headline == "New Advanced Squad Leader game: Germans vs Russians (Guards)"
     assert await referee.game(CHANNEL) == acted.game
+
+
+def test_a_creation_replayed_from_the_log_keeps_the_games_order_of_its_options():
+    # the order as the log holds it (canonical JSON: keys sorted), replayed as verify does
+    order = json.loads(canonical_json(creation_order("cd", ["US", "Germany"], "", None,
+                                                     {"undo_minutes": 5, "details": "always"}, GM.user_id)))
+    made = [*order["options"]]  # sorted: the order a creation logged before option_order replays in
+    assert made == sorted(made) and list(game_from_creation(order).options) == made
+    kept = ["undo_minutes", "details", "cd_depletion_after_hits", "cd_turn_rules", "manual_dice"]  # as made live
+    assert list(game_from_creation({**order, "option_order": kept}).options) == kept
+    for wrong in (kept[1:], [*kept, "grid"], [*kept[:-1], 5]):  # one left out, one the game has not, not a name
+        with pytest.raises(ReplayRefused, match="records an order of its options that does not match them"):
+            game_from_creation({**order, "option_order": wrong})
 
 
 async def test_a_second_game_in_the_channel_is_refused_with_how_to_end_the_first(referee):

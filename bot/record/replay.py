@@ -92,6 +92,9 @@ def creation_order(ruleset: str, sides: list[str], scenario: str, variant: str |
     return order
 
 
+OPTION_ORDER = "option_order"  # a creation's record of the order of the new game's options
+
+
 def game_from_creation(order: dict[str, Any]) -> Game:
     if order.get("setup") is not None:
         try:
@@ -102,10 +105,33 @@ def game_from_creation(order: dict[str, Any]) -> Game:
         defaults = order.get("defaults")
         if isinstance(defaults, dict):
             game.options.update({k: v for k, v in defaults.items() if k not in game.options})
+    else:
+        game = new_game(order.get("ruleset", ""), sides=list(order.get("sides") or []),
+                        scenario=order.get("scenario") or "", variant=order.get("variant"),
+                        options=order.get("options"), gm=order.get("gm"), sequence=order.get("sequence"))
+    return _options_in_created_order(game, order)
+
+
+def with_option_order(order: dict[str, Any], game: Game) -> dict[str, Any]:
+    """The creation ``order`` that made ``game``, with the order of the game's options recorded
+    (``option_order``): the log keeps an order as canonical JSON, its keys sorted, so a replay
+    would otherwise set the options up sorted, while the game made live keeps them as given (the
+    options typed, then the creation defaults): a checkpoint or an undo's state would not be the
+    state the replay from entry 1 gives."""
+    return order | {OPTION_ORDER: list(game.options)}
+
+
+def _options_in_created_order(game: Game, order: dict[str, Any]) -> Game:
+    """``game`` with its options in the order its creation recorded; a creation logged before the
+    order was recorded keeps the order its (sorted) options give."""
+    logged = order.get(OPTION_ORDER)
+    if logged is None:
         return game
-    return new_game(order.get("ruleset", ""), sides=list(order.get("sides") or []),
-                    scenario=order.get("scenario") or "", variant=order.get("variant"),
-                    options=order.get("options"), gm=order.get("gm"), sequence=order.get("sequence"))
+    if not isinstance(logged, list) or not all(type(key) is str for key in logged) \
+            or sorted(logged) != sorted(game.options):
+        raise ReplayRefused("the game's creation records an order of its options that does not match them")
+    game.options = {key: game.options[key] for key in logged}
+    return game
 
 
 def creation_outcome(game: Game) -> Outcome:
@@ -377,10 +403,11 @@ class Replayer:
 
 
 def _in_logged_order(seq: int, restored: Game, order: dict[str, Any]) -> Game:
-    """The restored state with its units and Locations in the order the undo entry recorded
-    (``unit_order``, ``location_order``): the state itself comes back from canonical JSON with its
-    keys sorted. An undo logged before the orders were recorded keeps the sorted order."""
-    for field in ("units", "locations"):
+    """The restored state with its units, Locations and options in the order the undo entry
+    recorded (``unit_order``, ``location_order``, ``option_order``): the state itself comes back
+    from canonical JSON with its keys sorted. An undo logged before an order was recorded keeps
+    the sorted order."""
+    for field in ("units", "locations", "options"):
         logged = order.get(f"{field[:-1]}_order")
         if logged is None:
             continue

@@ -78,6 +78,19 @@ async def test_a_checkpoint_every_k_entries_holds_the_state_in_the_games_order(r
     assert (await store.checkpoint_before(1, 3)) is None
 
 
+async def test_a_checkpoint_after_an_undo_holds_the_state_the_replay_gives(referee, store_database):
+    # the undone state comes back from the log's sorted JSON: its options in the game's order too
+    await seated_asl_game(referee)  # entries 1-5
+    await _move(referee, 1)
+    await _undo(referee)  # entry 7
+    await _move(referee, 2)  # entry 8
+    assert 8 in await _checkpoints(store_database)
+    game = (await referee._store.checkpoint_before(1, 9)).game()
+    assert list(game.options) == ["manual_dice", "asl_markers", "asl_wounds", "grid"]  # as created: not sorted
+    assert game.model_dump_json() == await _from_entry_one(referee._store, 1, 8)
+    assert (await referee.verify(CHANNEL)).ok
+
+
 async def test_undo_proposals_and_odds_from_checkpoints_match_the_replay_from_entry_one(referee, store_database):
     await seated_asl_game(referee)
     morale = []
