@@ -113,7 +113,8 @@ SCENARIOS: dict[str, Scenario] = {
         channel="cd",
         blurb="one /scenario load; alice plays the Americans, bob the Germans",
         lines=("/scenario load file:cd/scenarios/hedgerows.yaml",
-               "as alice", "/game join side:Americans", "as bob", "/game join side:Germans", "as gm"),
+               "as alice", "/game join side:Americans", "as bob", "/game join side:Germans", "as gm",
+               "/game options set:manual_dice=all"),  # the hint gives dice: allowed as the /game new samples do
         next_steps=("Try: as alice | /artillery response firer:RA1 dice:2 | /artillery fire firer:RA1 targets:G1 G2 "
                     "(the Germans are veteran, the side's quality; hedge-1's hedgerow gives medium cover) | /done "
                     "(as bob | /done) | /unit list | /scenario export"),

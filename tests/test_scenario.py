@@ -70,8 +70,9 @@ def test_the_creation_entry_replays_the_whole_set_up():
     game = build_game(scenario, gm=7, sequence=SEQUENCE)
     order = json.loads(json.dumps(creation_order("cd", ["x", "y"], "", None, {}, 7, setup=files.dump(scenario))))
     replayed, outcome = Replayer().apply(1, order, [], False)
-    # how games created today play (the ruleset's creation defaults) goes with a scenario's game too
-    assert order["defaults"] == {"cd_depletion_after_hits": True, "cd_turn_rules": True}
+    # how games created today play goes with a scenario's game too: the ruleset's creation defaults
+    # and the bot's own options' created values (the file sets no manual_dice: none, the bot draws)
+    assert order["defaults"] == {"cd_depletion_after_hits": True, "cd_turn_rules": True, "manual_dice": "none"}
     game.options.update(order["defaults"])
     assert state_hash(replayed) == state_hash(game)
     del order["defaults"]  # a creation logged before: the scenario's game as it was

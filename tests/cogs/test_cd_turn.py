@@ -72,7 +72,13 @@ async def test_both_sides_general_fire_takes_effect_at_the_end_of_the_phase(tabl
     shown = trail(shot)
     assert "German rifle platoon G1: eliminated: takes effect at the end of the phase  [CD [19.1]]" in shown
     assert "German rifle platoon G1: Good Order -> Good Order, eliminated at the end of the phase" in shown
-    board = text(await table.send("game status"))
+    # the short status counts the units; the list of them, each with what its stand holds until the
+    # phase ends, is behind its Units button (tests/cogs/test_game.py)
+    status = await table.send("game status")
+    units = await table.fake.click(status.message, f"units:{await table.bot.referee.game_id(table.channel)}",
+                                   user_id=BOB)
+    assert units.ephemeral
+    board = text(units)
     assert "German rifle platoon G1 (Germans): eliminated at the end of the phase" in board, board
     await played(table, "done")
     # Side B: G1, eliminated at the phase's end, still fires in it
@@ -129,7 +135,9 @@ async def test_the_sample_scenarios_veteran_germans_and_hedgerow_in_the_artiller
     loaded = await table.as_gm("scenario load", {"file": attach(SAMPLES["cd"])})
     assert not loaded.ephemeral, loaded.embeds
     await table.send("game join", {"side": "Americans"}, user=ALICE)
-    await table.as_gm("game options", {"set": "details=always"})  # the whole trail in the reply
+    # the whole trail in the reply; the players throw their own dice (a game created now takes
+    # manual_dice=none, and the sample file sets no dice option: the game master allows them)
+    await table.as_gm("game options", {"set": "details=always manual_dice=all"})
     await played(table, "artillery response", {"firer": "RA1", "dice": "2"})
     # G1 hit (3 vs 6 -2 medium cover), G2 missed; the hit result 5: no effect on a veteran
     fired = await played(table, "artillery fire", {"firer": "RA1", "targets": "G1 G2", "dice": "3 9 5"})
