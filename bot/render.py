@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot.core.dice import Roll
+from bot.core import deadlines
 from bot.core.game import Game
 from bot.core.outcome import Outcome, TableCell, UnitEffect
 from bot.core.rulesets import get_ruleset, title_of
@@ -536,6 +537,12 @@ def _sides_text(game: Game) -> str:
     if window is not None:
         lines.append(f"Waiting for {safe(game.side_name(window.side))}: {safe(window.name)} at "
                      f"{safe(', '.join(window.units))} in {safe(window.at)} ({window.rule}), Fire or No fire")
+    if game.paused:
+        lines.append("Paused by the game master: no deadline, reminder or reaction time limit runs (/game resume)")
+    elif (hours := deadlines.limit(game)) is not None:
+        lines.append(f"Deadline: {hours:g} hours from the newest entry (game option deadline_hours"
+                     + (f", extended by {deadlines.extension(game):g} for this step" if deadlines.extension(game)
+                        else "") + ")")
     return "\n".join(lines)
 
 
@@ -571,9 +578,14 @@ def player_games_embeds(seated: Sequence[Any], *, mine: bool) -> list[discord.Em
             whose = "your" if held.theirs else f"{safe(game.side_name(held.side))}'"
             waits = f"{whose} answer to {safe(game.reaction.name)}"
         name = f"{safe(game.scenario) or title_of(game.ruleset)}"
-        blocks.append(Block(name[:200], (
-            f"{where} · {title_of(game.ruleset)}",
-            f"{waits} (turn {game.turn}, {safe(step_name(game, get_ruleset(game.ruleset)))}) since <t:{since}:R>")))
+        lines = [f"{where} · {title_of(game.ruleset)}",
+                 f"{waits} (turn {game.turn}, {safe(step_name(game, get_ruleset(game.ruleset)))}) since <t:{since}:R>"]
+        deadline = deadlines.due(game, datetime.fromisoformat(held.since))
+        if game.paused:
+            lines.append("paused by the game master")
+        elif deadline is not None:
+            lines.append(f"deadline <t:{int(deadline.timestamp())}:R>")
+        blocks.append(Block(name[:200], tuple(lines)))
     count = sum(1 for s in seated if s.theirs)
     description = (f"{len(seated)} game{'s' if len(seated) != 1 else ''}"
                    + ("" if mine else f", {count} waiting for your move"))
@@ -886,9 +898,10 @@ def hand_off_line(game: Game, side: int) -> str | None:
     return f"{' '.join(f'<@{p}>' for p in players)}: your move ({where_line(game)})"
 
 
-def reminder_line(game: Game, silent_for: timedelta) -> str | None:
+def reminder_line(game: Game, silent_for: timedelta, *, deadline: datetime | None = None) -> str | None:
     """The reminder of a silent game, to the players of the side it waits for (the side to act, or
-    the side answering a reaction window); None when it has none."""
+    the side answering a reaction window); None when it has none. With its ``deadline`` (the game
+    option deadline_hours), when it falls and what happens then."""
     window = game.reaction
     side = window.side if window is not None else side_to_act(game)
     players = game.sides[side].players if 0 <= side < len(game.sides) else []
@@ -897,8 +910,40 @@ def reminder_line(game: Game, silent_for: timedelta) -> str | None:
     hours = int(silent_for.total_seconds() // 3600)
     waits = (f"your answer to {safe(window.name)} at {safe(', '.join(window.units))} in {safe(window.at)} "
              f"({window.rule}: Fire or No fire)" if window is not None else f"your move ({where_line(game)})")
-    return (f"{' '.join(f'<@{p}>' for p in players)}: the game waits for {waits}; "
+    line = (f"{' '.join(f'<@{p}>' for p in players)}: the game waits for {waits}; "
             f"nothing happened for {hours} hour{'s' if hours != 1 else ''}")
+    if deadline is not None:
+        default = "no fire" if window is not None else "/done"
+        line += (f"; deadline <t:{int(deadline.timestamp())}:R> (<t:{int(deadline.timestamp())}:f>), then the "
+                 f"step ends with {default}")
+    return line
+
+
+def deadline_why(game: Game, hours: float, headline: str) -> str:
+    """The line heading a step ended by its deadline (the game as it was before)."""
+    late = safe(game.side_name(deadlines.waited_side(game)))
+    what = "the reaction window closes as no fire" if game.reaction is not None else \
+        f"the {safe(step_name(game, get_ruleset(game.ruleset)))} ends with /done"
+    return (f"Ended by the deadline: nothing from {late} in {hours:g} hours, so {what} "
+            f"(game option deadline_hours): {safe(headline)}")
+
+
+def deadline_told_line(game: Game, hours: float) -> str | None:
+    """To the late side's players (the game as it was before): what the deadline did to their step."""
+    players = game.sides[deadlines.waited_side(game)].players
+    if not players:
+        return None
+    what = "your reaction window was closed as no fire" if game.reaction is not None else \
+        f"your {safe(step_name(game, get_ruleset(game.ruleset)))} was ended (/done)"
+    return f"{' '.join(f'<@{p}>' for p in players)}: {what} by the deadline, {hours:g} hours without your order"
+
+
+def deadline_stuck_line(game: Game, hours: float, refusal: str) -> str:
+    """The deadline passed, but the step cannot end by itself (a roll the rules still require)."""
+    players = " ".join(f"<@{p}>" for p in game.sides[deadlines.waited_side(game)].players)
+    return (f"{players}: the deadline passed ({hours:g} hours without an order), but the "
+            f"{safe(step_name(game, get_ruleset(game.ruleset)))} cannot end by itself: {safe(refusal)}; "
+            "the game master moves the game on (/game phase) or extends the deadline (/game deadline)")
 
 
 def reaction_line(game: Game) -> str | None:

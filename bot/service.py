@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from bot.config import Rate, Settings
-from bot.core import reactions
+from bot.core import deadlines, reactions
 from bot.core.api import order_model, resolve
 from bot.core.sealed import check_sealable, note_sealed, reveal_sealed, sealed_text
 from bot.core.dice import (CommittedDice, DiceSource, Roller, ScriptedDice, SystemDice, commitment, contribution_value,
@@ -857,6 +857,25 @@ class Referee:
             return await self.act(channel_id, actor, order, command="/react (time limit)", after_seq=seq)
         except RulesError:
             return None
+
+    async def end_by_deadline(self, channel_id: int, seq: int, actor: Actor) -> Acted | RulesError | None:
+        """End the step of the side the game waits for with its default (no fire for an open reaction
+        window, else its /done), its deadline (the game option deadline_hours) having passed since entry
+        ``seq``, the newest: a logged order given by ``actor`` (the bot). None when the game moved on
+        meanwhile (another process, or a late order, did); the refusal when the rules do not let the
+        step end by itself (a roll it still requires)."""
+
+        def order(game: Game) -> dict[str, Any]:
+            if deadlines.limit(game) is None:
+                raise NotAllowed("no deadline runs in this game")
+            return deadlines.default_order(game)
+
+        try:
+            return await self.act(channel_id, actor, order, command="/done (deadline)", after_seq=seq)
+        except NotAllowed:
+            return None  # moved on, paused, or no deadline any more: nothing to do
+        except RulesError as exc:
+            return exc
 
     async def end_game(self, channel_id: int, actor: Actor, interaction_id: int | None = None) -> Acted:
         async with self._lock(channel_id):

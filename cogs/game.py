@@ -19,6 +19,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.client import Interaction, RefereeClient
+from bot.core import deadlines
 from bot.core.commands import parse_dice, parse_options
 from bot.core.errors import InvalidOrder, RulesError
 from bot.core.options import creation_values
@@ -238,6 +239,22 @@ class GameCog(commands.Cog):
     @app_commands.autocomplete(to=phase_autocomplete)
     async def phase(self, interaction: Interaction, to: str | None = None, dice: str | None = None) -> None:
         await act_and_reply(interaction, {"action": "phase", "to": to}, command="/game phase", dice=parse_dice(dice))
+
+    @game.command(name="deadline", description="Game master: extend the deadline of the current step, once per step")
+    @app_commands.describe(extend="Hours added to the step's deadline (game option deadline_hours), from now on "
+                                  "until the step ends")
+    async def deadline(self, interaction: Interaction,
+                       extend: app_commands.Range[float, 1, deadlines.EXTEND_MAX]) -> None:
+        await act_and_reply(interaction, {"action": "deadline_extend", "hours": extend}, command="/game deadline")
+
+    @game.command(name="pause", description="Game master: stop the game's clock (no deadline, reminder or "
+                                            "reaction time limit runs)")
+    async def pause(self, interaction: Interaction) -> None:
+        await act_and_reply(interaction, {"action": "pause", "paused": True}, command="/game pause")
+
+    @game.command(name="resume", description="Game master: start the game's clock again after /game pause")
+    async def resume(self, interaction: Interaction) -> None:
+        await act_and_reply(interaction, {"action": "pause", "paused": False}, command="/game resume")
 
     @game.command(name="end", description="Game master only: end this channel's game (its log is kept)")
     async def end(self, interaction: Interaction) -> None:

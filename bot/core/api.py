@@ -24,19 +24,21 @@ from .orders import PHASE_ACTIONS, PhaseOrder
 from .ruleset import Ruleset
 from .reactions import REACT, opening
 from .windows import React, after_order, check_window, resolve_react
+from .deadlines import Extend, Pause, resolve_extend, resolve_pause
 from .sequence import Done, check_turn, note_acted, refereed, resolve_done
 from .rulesets import get_ruleset, rulesets
 from .setup import BULK_ACTIONS, SETUP_ACTIONS, SetupOrder, resolve_setup
 
 _SETUP_ADAPTER: TypeAdapter[Any] | None = None
 # The orders every ruleset has: setting up the game, and ending one's part of the turn
-GenericOrder = SetupOrder | Done | React
+GenericOrder = SetupOrder | Done | React | Pause | Extend
 _GENERIC_MODELS = {get_args(m.model_fields["action"].annotation)[0]: m for m in get_args(GenericOrder)}
 GENERIC_ACTIONS = frozenset(_GENERIC_MODELS)
 # the actions a refusal lists: the bulk set-up orders are the several-unit forms of unit_add, unit_move and
 # unit_edit, given by the same /unit commands (and a refusal's words stay what they were before them)
-# (and the answer to a reaction window: given with its buttons or /done, never typed as an order)
-_LISTED_GENERIC = sorted(GENERIC_ACTIONS - BULK_ACTIONS - {REACT})
+# (and the answer to a reaction window: given with its buttons or /done, never typed as an order; and the
+# game master's clock, given with /game pause, resume and deadline)
+_LISTED_GENERIC = sorted(GENERIC_ACTIONS - BULK_ACTIONS - {REACT, "pause", "deadline_extend"})
 # the orders that keep the game (set it up, move it on) rather than play it: no odds, no side's colour
 BOOKKEEPING_ACTIONS = GENERIC_ACTIONS | PHASE_ACTIONS
 
@@ -137,6 +139,10 @@ def resolve(game: Game, order: dict[str, Any] | BaseModel, dice: DiceSource | No
         outcome = resolve_done(work, ruleset, parsed, roller)
     elif isinstance(parsed, React):
         outcome = resolve_react(work, ruleset, parsed)
+    elif isinstance(parsed, Pause):
+        outcome = resolve_pause(work, ruleset, parsed)
+    elif isinstance(parsed, Extend):
+        outcome = resolve_extend(work, ruleset, parsed)
     else:
         outcome = ruleset.resolve(work, parsed, roller)
         if sides and not reacting:
@@ -146,7 +152,7 @@ def resolve(game: Game, order: dict[str, Any] | BaseModel, dice: DiceSource | No
                         roller.manual and bool(roller.rolls), unused)
     after = finished_game(work) if working else work
     if (game.reaction is not None or (ruleset.reactions and opening(ruleset, after, action) is not None)) \
-            and action not in SETUP_ACTIONS and not isinstance(parsed, React):
+            and action not in SETUP_ACTIONS and not isinstance(parsed, (React, Pause, Extend)):
         outcome = after_order(game, after, ruleset, action, outcome, reacting)
     return Resolution(outcome=outcome, game=after)
 
@@ -156,7 +162,7 @@ def _turn_check(game: Game, ruleset: Ruleset, order: BaseModel, action: Any) -> 
     checked against the step (``sequence.check_turn``) and an open reaction window
     (``windows.check_window``: the moving side waits; the reacting side may react); ({}, False) for
     the orders every step allows. The flag: the order is the reacting side's reaction."""
-    if not refereed(game) or action in SETUP_ACTIONS or isinstance(order, (PhaseOrder, React)):
+    if not refereed(game) or action in SETUP_ACTIONS or isinstance(order, (PhaseOrder, React, Pause, Extend)):
         return {}, False
     if isinstance(order, Done):
         check_window(game, ruleset, action, {}, ends_step=order.answer is None and order.side == game.to_act)

@@ -64,6 +64,18 @@ class ReactionWindow(BaseModel):
     answers: int = 0
 
 
+class Extension(BaseModel):
+    """The game master's extension of one step's deadline (bot/core/deadlines.py): the hours added, and
+    the step it is for (it lapses when the step ends)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    hours: float
+    turn: int
+    step: int | None
+    impulse: int
+
+
 class Game(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -103,6 +115,10 @@ class Game(BaseModel):
     # a reaction window open after a move (game option reactions): the moving side waits for the answer
     reaction: ReactionWindow | None = Field(default=None, exclude_if=lambda v: v is None, repr=False)
     windows: int = Field(default=0, exclude_if=lambda v: v == 0, repr=False)  # reaction windows ever opened
+    # the game's clock stopped by the game master (bot/core/deadlines.py): no deadline, reminder or time limit
+    paused: bool = Field(default=False, exclude_if=lambda v: not v, repr=False)
+    # the game master's extension of the current step's deadline (once per step)
+    extension: Extension | None = Field(default=None, exclude_if=lambda v: v is None, repr=False)
 
     @field_validator("ruleset")
     @classmethod

@@ -439,10 +439,11 @@ class Store(ABC):
     async def mark_reminded(self, game_id: int, seq: int, sent_at: str) -> None: ...
 
     @abstractmethod
-    async def claim_reminder(self, game_id: int, seq: int, sent_at: str) -> bool:
+    async def claim_reminder(self, game_id: int, seq: int, sent_at: str, then_due: str | None = None) -> bool:
         """Mark the game reminded of the silence after entry ``seq``, in one statement; True only
         for the one caller that marked it (another process, or an earlier pass, did not already):
-        that caller sends the reminder, so each silence is reminded once across processes."""
+        that caller sends the reminder, so each silence is reminded once across processes. The game
+        is then due again after its next entry, or at ``then_due`` (its deadline) when given."""
 
     # --- moving a server between stores (``python -m bot store copy``, bot/store/copy.py) ---
 

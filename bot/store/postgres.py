@@ -823,14 +823,17 @@ class PostgresStore(Store):
             if self.checkpoint_every is not None:  # reminded of this silence: due again after its next entry
                 await conn.execute("UPDATE games SET remind_due = NULL WHERE id = $1 AND last_seq = $2", game_id, seq)
 
-    async def claim_reminder(self, game_id: int, seq: int, sent_at: str) -> bool:
-        """One statement: the claim, and (schema 3 on) the game no longer due until its next entry."""
+    async def claim_reminder(self, game_id: int, seq: int, sent_at: str, then_due: str | None = None) -> bool:
+        """One statement: the claim, and (schema 3 on) the game no longer due until its next entry (or
+        due at ``then_due``: its deadline)."""
         claim = ("INSERT INTO pacing_reminders (game_id, seq, sent_at) VALUES ($1, $2, $3) "
                  "ON CONFLICT (game_id) DO UPDATE SET seq = excluded.seq, sent_at = excluded.sent_at "
                  "WHERE pacing_reminders.seq <> excluded.seq RETURNING game_id")
         if self.checkpoint_every is not None:
-            claim = (f"WITH claimed AS ({claim}), undue AS (UPDATE games SET remind_due = NULL WHERE id IN "
+            claim = (f"WITH claimed AS ({claim}), undue AS (UPDATE games SET remind_due = $4::text WHERE id IN "
                      "(SELECT game_id FROM claimed) AND last_seq = $2 RETURNING id) SELECT game_id FROM claimed")
+            async with self._connection() as conn:
+                return await conn.fetchval(claim, game_id, seq, sent_at, then_due) is not None
         async with self._connection() as conn:
             return await conn.fetchval(claim, game_id, seq, sent_at) is not None
 

@@ -43,6 +43,7 @@ from typing import Any
 
 import aiosqlite
 
+from bot.core import deadlines
 from bot.core.game import Game
 from bot.core.reactions import timeout_hours
 
@@ -209,7 +210,11 @@ def remind_due(game: Game, time: str) -> str | None:
     ``remind_after_hours``, a positive number), in the entries' time format; None when it asked
     for none. The reminder loop (bot/pacing.py) checks the option again before it sends one. A game
     waiting on a reaction window with a time limit (the game option reactions=hours=N) is due when
-    the window closes instead: the loop closes it (no reminder of the side that waits)."""
+    the window closes instead: the loop closes it (no reminder of the side that waits). A game with a
+    deadline (``deadline_hours``) is due at its half time at the latest (its reminder; the loop then
+    marks it due at the deadline). A paused game is never due."""
+    if game.paused:
+        return None
     hours = timeout_hours(game)
     if hours is None:
         hours = game.options.get("remind_after_hours")
@@ -217,8 +222,13 @@ def remind_due(game: Game, time: str) -> str | None:
         try:
             hours = float(hours)
         except ValueError:
-            return None
+            hours = None
     if isinstance(hours, bool) or not isinstance(hours, (int, float)) or not 0 < hours < 1e6:
+        hours = None
+    deadline = deadlines.limit(game)
+    if deadline is not None and timeout_hours(game) is None:
+        hours = deadline / 2 if hours is None else min(hours, deadline / 2)
+    if hours is None:
         return None
     try:
         return (datetime.fromisoformat(time) + timedelta(hours=hours)).isoformat(timespec="milliseconds")
@@ -1053,14 +1063,14 @@ class SqliteStore(Store):
 
         await self._transact(mark)
 
-    async def claim_reminder(self, game_id: int, seq: int, sent_at: str) -> bool:
+    async def claim_reminder(self, game_id: int, seq: int, sent_at: str, then_due: str | None = None) -> bool:
         def claim(conn: Connection) -> bool:
             claimed = _fetchone(
                 conn, "INSERT INTO pacing_reminders (game_id, seq, sent_at) VALUES (?, ?, ?) "
                 "ON CONFLICT (game_id) DO UPDATE SET seq = excluded.seq, sent_at = excluded.sent_at "
                 "WHERE pacing_reminders.seq <> excluded.seq RETURNING game_id", (game_id, seq, sent_at)) is not None
-            if claimed and self.checkpoint_every is not None:  # due again only after its next entry
-                conn.execute("UPDATE games SET remind_due = NULL WHERE id = ? AND last_seq = ?", (game_id, seq))
+            if claimed and self.checkpoint_every is not None:  # due again after its next entry (or its deadline)
+                conn.execute("UPDATE games SET remind_due = ? WHERE id = ? AND last_seq = ?", (then_due, game_id, seq))
             return claimed
 
         return await self._transact(claim)
