@@ -198,3 +198,23 @@ async def test_the_option_is_checked(table):
     await start_game(table, "asl", ["Germans", "Russians"], [])
     text = refusal(await table.as_gm("game options", {"set": "deadline_hours=0.5"}))
     assert text.startswith("the game option deadline\\_hours takes a number from 1 to 2,160, not '0.5'")
+
+
+async def test_on_postgresql_too_the_reminder_then_the_deadline(pg_table):
+    from tests.cogs.test_undo import Clock
+
+    clock = Clock()
+    pg_table.bot.referee.clock = clock
+    pg_table.bot.pacer.stop()
+    await asl_by_post(pg_table, hours=4)
+    clock.advance(hours=1, minutes=59)
+    assert await pg_table.bot.pacer.check() == []
+    clock.advance(minutes=1)
+    assert await pg_table.bot.pacer.check() == [pg_table.channel]  # half time: reminded, due again at the deadline
+    assert await pg_table.bot.pacer.check() == []
+    clock.advance(hours=1, minutes=59)
+    assert await pg_table.bot.pacer.check() == []
+    clock.advance(minutes=1)
+    assert await pg_table.bot.pacer.check() == [pg_table.channel]
+    assert (await last_entry(pg_table)).order == {"action": "done", "by": "deadline", "hours": 4, "side": 0}
+    assert (await pg_table.bot.referee.verify(pg_table.channel)).ok
