@@ -36,7 +36,7 @@ from bot.core.game import Game
 from bot.core.reactions import timeout_hours
 from bot.render import deadline_stuck_line, deadline_told_line, deadline_why, reminder_line
 from bot.replies import only_these, post_saved_result, side_players
-from bot.service import Actor
+from bot.service import Actor, away_spans
 
 log = logging.getLogger(__name__)
 
@@ -100,7 +100,12 @@ class Pacer:
         """One due game without a reaction time limit: its step ended at its deadline, or its side
         reminded (once per silence: at the option's hours, or at half the deadline). True when done."""
         store, game = self.bot.store, stored.game
-        since = datetime.fromisoformat(quiet.last_time)
+        silent_since = datetime.fromisoformat(quiet.last_time)
+        # a side whose every player is away (/away) waits for nothing; one back counts from his return
+        away = await store.aways(side_players(game, deadlines.waited_side(game)))
+        since = deadlines.clock_start(game, silent_since, away_spans(away), now)
+        if since is None:
+            return False
         deadline = deadlines.due(game, since)
         if deadline is not None and now >= deadline:
             return await self._end_step(stored, deadline, now)
@@ -116,7 +121,7 @@ class Pacer:
         if not await store.claim_reminder(stored.id, stored.last_seq, now.isoformat(timespec="milliseconds"),
                                           then_due=then_due):
             return False
-        line = reminder_line(game, now - since, deadline=deadline)
+        line = reminder_line(game, now - silent_since, deadline=deadline)
         if line is None:
             return False
         try:

@@ -14,7 +14,7 @@ never push a field over its limit. The bot also sends with ``AllowedMentions.non
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any
@@ -525,10 +525,21 @@ def _natural(text: str) -> tuple:
     return tuple(int(p) if p.isascii() and p.isdigit() else p.casefold() for p in re.split(r"(\d+)", text))
 
 
-def _sides_text(game: Game) -> str:
+def away_words(away: Any) -> str:
+    """"away until <t:…:f> (<t:…:R>): holidays": a player's away (``/away``) as others read it."""
+    until = int(datetime.fromisoformat(away.until).timestamp())
+    reason = f": {safe(away.reason)}" if away.reason else ""
+    return f"away until <t:{until}:f> (<t:{until}:R>){reason}"
+
+
+def _player_words(player: int, away: Mapping[int, Any]) -> str:
+    return f"<@{player}>" + (f" ({away_words(away[player])})" if player in away else "")
+
+
+def _sides_text(game: Game, away: Mapping[int, Any] = {}) -> str:
     lines = []
     for i, side in enumerate(game.sides):
-        players = ", ".join(f"<@{p}>" for p in side.players) or "no player yet"
+        players = ", ".join(_player_words(p, away) for p in side.players) or "no player yet"
         marker = " (to act)" if i == side_to_act(game) else ""
         if game.reaction is not None and i == game.reaction.side:
             marker = " (to answer a reaction window)"
@@ -546,12 +557,13 @@ def _sides_text(game: Game) -> str:
     return "\n".join(lines)
 
 
-def game_status_embed(game: Game) -> list[discord.Embed]:
-    """Turn, phase, side to act, and every unit by location with its markers."""
+def game_status_embed(game: Game, away: Mapping[int, Any] = {}) -> list[discord.Embed]:
+    """Turn, phase, side to act (its players away, with ``away``: their /away), and every unit by
+    location with its markers."""
     title = f"{safe(game.scenario) or title_of(game.ruleset)}: turn {game.turn}"
     if game.turns is not None:  # the scenario's length (a scenario file gives it)
         title += f" of {game.turns}"
-    description = f"{game_line(game)}\n{_sides_text(game)}"
+    description = f"{game_line(game)}\n{_sides_text(game, away)}"
     blocks = status_blocks(game) or [Block("Units", ("none yet: add them with /unit add",))]
     return paginate(title, blocks, colour=side_colour(side_to_act(game)), description=description)
 
@@ -559,13 +571,16 @@ def game_status_embed(game: Game) -> list[discord.Embed]:
 GAMES_TITLE = "Your games"
 
 
-def player_games_embeds(seated: Sequence[Any], *, mine: bool) -> list[discord.Embed]:
+def player_games_embeds(seated: Sequence[Any], *, mine: bool, away: Any = None) -> list[discord.Embed]:
     """/games: each game the user plays in (``Referee.player_games``), the channel as a link, the
-    rules and scenario, whose move and since when (its newest entry), the user's own move first."""
+    rules and scenario, whose move and since when (its newest entry), the deadline (or the pause, or
+    the side away), the user's own move first; ``away``: the user's own away, when away now."""
+    yours = f"You are {away_words(away)}: your sides' deadlines wait (/away end when back)" if away else ""
     if not seated:
         empty = ("No game waits for your move." if mine else
                  "You play in no game the bot referees: join one with /game join, or start one with /game new.")
-        return [discord.Embed(title=GAMES_TITLE, description=empty, colour=NEUTRAL_COLOUR)]
+        return [discord.Embed(title=GAMES_TITLE, description="\n".join(filter(None, (yours, empty))),
+                              colour=NEUTRAL_COLOUR)]
     ordered = sorted(seated, key=lambda s: (not s.theirs, s.since))
     blocks = []
     for held in ordered:
@@ -580,15 +595,18 @@ def player_games_embeds(seated: Sequence[Any], *, mine: bool) -> list[discord.Em
         name = f"{safe(game.scenario) or title_of(game.ruleset)}"
         lines = [f"{where} · {title_of(game.ruleset)}",
                  f"{waits} (turn {game.turn}, {safe(step_name(game, get_ruleset(game.ruleset)))}) since <t:{since}:R>"]
-        deadline = deadlines.due(game, datetime.fromisoformat(held.since))
         if game.paused:
             lines.append("paused by the game master")
-        elif deadline is not None:
-            lines.append(f"deadline <t:{int(deadline.timestamp())}:R>")
+        elif held.away_until is not None:
+            until = int(datetime.fromisoformat(held.away_until).timestamp())
+            lines.append(f"{'you are' if held.theirs else safe(game.side_name(held.side)) + ' are'} away until "
+                         f"<t:{until}:f>: no deadline meanwhile")
+        elif held.deadline is not None:
+            lines.append(f"deadline <t:{int(held.deadline.timestamp())}:R>")
         blocks.append(Block(name[:200], tuple(lines)))
     count = sum(1 for s in seated if s.theirs)
     description = (f"{len(seated)} game{'s' if len(seated) != 1 else ''}"
-                   + ("" if mine else f", {count} waiting for your move"))
+                   + ("" if mine else f", {count} waiting for your move") + (f"\n{yours}" if yours else ""))
     return paginate(GAMES_TITLE + (": your move" if mine else ""), blocks, colour=NEUTRAL_COLOUR,
                     description=description)
 
@@ -890,12 +908,14 @@ def where_line(game: Game) -> str:
     return f"{safe(game.side_name(side_to_act(game)))}, turn {game.turn}, {safe(step_name(game, ruleset))}"
 
 
-def hand_off_line(game: Game, side: int) -> str | None:
-    """"<@1> <@2>: your move (Russians, turn 1, Rally Phase)"; None when the side has no player."""
+def hand_off_line(game: Game, side: int, away: Mapping[int, Any] = {}) -> str | None:
+    """"<@1> <@2>: your move (Russians, turn 1, Rally Phase)"; None when the side has no player. With
+    ``away`` (the players away now, /away), each of the side's players away is named with his return."""
     players = game.sides[side].players if 0 <= side < len(game.sides) else []
     if not players:
         return None
-    return f"{' '.join(f'<@{p}>' for p in players)}: your move ({where_line(game)})"
+    gone = "".join(f"; <@{p}> is {away_words(away[p])}" for p in players if p in away)
+    return f"{' '.join(f'<@{p}>' for p in players)}: your move ({where_line(game)}){gone}"
 
 
 def reminder_line(game: Game, silent_for: timedelta, *, deadline: datetime | None = None) -> str | None:

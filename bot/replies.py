@@ -336,7 +336,7 @@ async def post_saved_result(client: Any, channel_id: int, acted: Any, *, why: st
     await note_shown(client, acted)
     try:
         if getattr(acted, "hand_off", None) is not None:
-            line = hand_off_line(acted.game, acted.hand_off)
+            line = hand_off_line(acted.game, acted.hand_off, await _away(client, acted.game, acted.hand_off))
             if line is not None:
                 await channel.send(content=line, allowed_mentions=only_these(side_players(acted.game, acted.hand_off)),
                                    **_done_view(acted))
@@ -377,11 +377,25 @@ async def send_window_notice(send: Any, acted: Any, *, unseen: bool = False) -> 
         await send(content=line, allowed_mentions=only_these(side_players(game, side)), **_done_view(acted))
 
 
+async def _away(client: Any, game: Game, side: int) -> dict[int, Any]:
+    """The side's players away now (/away), for the hand-off; none when it cannot be read (the hand-off
+    goes out all the same)."""
+    referee = getattr(client, "referee", None)
+    players = side_players(game, side)
+    if referee is None or not players:
+        return {}
+    try:
+        return await referee.away_now(players)
+    except Exception:  # the store failing: the mention without the away
+        log.warning("could not read the away of %s", players, exc_info=True)
+        return {}
+
+
 async def send_hand_off(interaction: discord.Interaction, acted: Any) -> None:
     """After a reply that passed the game to another side: mention exactly that side's players, with
     a digest of what happened since they last acted (one embed)."""
     game, side = acted.game, acted.hand_off
-    line = hand_off_line(game, side)
+    line = hand_off_line(game, side, await _away(interaction.client, game, side))
     if line is None:
         return
     referee = getattr(interaction.client, "referee", None)

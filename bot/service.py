@@ -49,7 +49,7 @@ from bot.record.replay import (END_GAME, UNDO, ChainVerifier, ReplayRefused, con
                                creation_outcome, ending_outcome, game_from_creation, undo_outcome)
 from bot.record.sealing import (NONCE_BYTES, REVEAL, SEAL, SEALED_MAX, check_reveal, reveal_outcome, roll_text,
                                 seal_commitment, seal_outcome)
-from bot.store import (ActiveGameExists, DuplicateInteraction, LogFull, StaleGame, Store, StoredGame,
+from bot.store import (ActiveGameExists, Away, DuplicateInteraction, LogFull, StaleGame, Store, StoredGame,
                        UndoRequest)
 from bot.work import Pickled, Worker
 
@@ -72,6 +72,8 @@ SAVED_BY_INTERACTION = 512  # entries kept by their interaction for the roll lim
 DICE_STATES_CACHED = 4096  # games whose dice state (commitment, contributions) is kept in memory
 SEEDS_CACHED = 4096  # dice seeds kept in memory (each also held in the store until revealed)
 CONTRIBUTION_MAX = 200  # characters of a side's dice contribution
+AWAY_MOST_DAYS = 90  # how far ahead an away (/away) may end
+AWAY_REASON_MAX = 200  # characters of an away's reason
 SECRET_KINDS = {"2d6": "two_d6", "d6": "d6", "d10": "d10", "DR": "DR", "dr": "dr"}  # a secret roll's kind -> Roller
 UNDO_MINUTES = general("undo_minutes").default  # how long an undo proposal waits (48 hours); the option's default
 
@@ -140,6 +142,9 @@ class SeatedGame:
     since: str
     side: int
     theirs: bool
+    # the side it waits for is away (each of its players, /away): until when (the first back), else None
+    away_until: str | None = None
+    deadline: datetime | None = None  # when its step ends by the deadline (deadline_hours), if one runs
 
 
 @dataclass(frozen=True)
@@ -279,6 +284,15 @@ def check_permission(game: Game, actor: Actor, order: dict[str, Any]) -> None:
 
 
 # --- the service -------------------------------------------------------------------------
+
+
+def _players(game: Game, side: int) -> list[int]:
+    return list(game.sides[side].players) if 0 <= side < len(game.sides) else []
+
+
+def away_spans(away: dict[int, Away]) -> dict[int, tuple[datetime, datetime]]:
+    """Each player's latest away as (from, until) times, as bot/core/deadlines.clock_start reads them."""
+    return {user: (datetime.fromisoformat(a.since), datetime.fromisoformat(a.until)) for user, a in away.items()}
 
 
 def _utc_now() -> datetime:
@@ -1136,17 +1150,66 @@ class Referee:
     async def player_games(self, user_id: int, *, mine: bool = False) -> list[SeatedGame]:
         """Every active game ``user_id`` plays in, on every server (the store's seats index, never a
         scan), oldest newest entry first; ``mine``: only those waiting for them (the side to act, or
-        the side answering a reaction window)."""
+        the side answering a reaction window). Each with its deadline, and whether the side it waits
+        for is away (one read of the away table for every game's waited players)."""
+        held_games = await self._store.player_games(user_id)
+        waited = {held.game.id: deadlines.waited_side(held.game.game) for held in held_games}
+        players = {p for held in held_games for p in _players(held.game.game, waited[held.game.id])}
+        away = await self._store.aways(players)
+        now = self.clock()
         found = []
-        for held in await self._store.player_games(user_id):
+        for held in held_games:
             game = held.game.game
-            waiting = reactions.waits_for(game)
-            side = side_to_act(game) if waiting is None else waiting
+            side = waited[held.game.id]
             theirs = 0 <= side < len(game.sides) and user_id in game.sides[side].players
             if theirs or not mine:
+                start = deadlines.clock_start(game, datetime.fromisoformat(held.last_time), away_spans(away), now)
+                until = None
+                if start is None:  # the whole side is away: back when the first of them is
+                    until = min(away[p].until for p in _players(game, side))
                 found.append(SeatedGame(held.game.id, held.game.channel_id, held.game.guild_id, game,
-                                        held.last_time, side, theirs))
+                                        held.last_time, side, theirs, away_until=until,
+                                        deadline=None if start is None else deadlines.due(game, start)))
         return found
+
+    # --- players away (/away) ---
+
+    async def set_away(self, user_id: int, until: datetime, reason: str = "") -> Away:
+        """The player is away until ``until`` (in every game: bot/pacing.py stops the clock of a side
+        whose every player is away); refused in the past or more than AWAY_MOST_DAYS ahead."""
+        now = self.clock()
+        if until <= now:
+            raise InvalidOrder(f"{until:%Y-%m-%d} is in the past: give a date to come (e.g. "
+                               f"{now + timedelta(days=7):%Y-%m-%d}) or a number of days", field="until")
+        if until - now > timedelta(days=AWAY_MOST_DAYS, hours=24):
+            raise InvalidOrder(f"an away lasts {AWAY_MOST_DAYS} days at most (until "
+                               f"{now + timedelta(days=AWAY_MOST_DAYS):%Y-%m-%d}): the game master can pause a "
+                               "game, or seat a substitute (/game replace)", field="until")
+        if len(reason) > AWAY_REASON_MAX:
+            raise InvalidOrder(f"a reason is {AWAY_REASON_MAX} characters at most", field="reason")
+        away = Away(user_id, now.isoformat(timespec="milliseconds"), until.isoformat(timespec="milliseconds"),
+                    reason)
+        await self._store.set_away(away)
+        return away
+
+    async def end_away(self, user_id: int) -> Away:
+        """The player is back before the away's end: it ends now (the clocks count from now)."""
+        now = self.clock().isoformat(timespec="milliseconds")
+        away = (await self._store.aways([user_id])).get(user_id)
+        if away is None or not away.at(now):
+            raise NotAllowed("you are not away: /away until sets an away")
+        ended = Away(user_id, away.since, now, away.reason)
+        await self._store.set_away(ended)
+        return ended
+
+    async def away_now(self, user_ids: Iterable[int]) -> dict[int, Away]:
+        """Those of these users away now, with their away."""
+        now = self.clock().isoformat(timespec="milliseconds")
+        return {user: away for user, away in (await self._store.aways(user_ids)).items() if away.at(now)}
+
+    async def aways(self, user_ids: Iterable[int]) -> dict[int, Away]:
+        """The latest away of each of these users (ended ones too)."""
+        return await self._store.aways(user_ids)
 
     async def log(self, channel_id: int, page: int | None = None, per_page: int = 10) -> LogPage:
         """One page of the channel's game log (the active game, else the last ended one).

@@ -211,8 +211,11 @@ class GameCog(commands.Cog):
     @game.command(name="status", description="Show the turn, the phase, the players and every unit on the map")
     async def status(self, interaction: Interaction) -> None:
         # anyone may look, players or not: it changes nothing; the Map button draws the picture
-        stored = await interaction.client.referee.active(interaction.channel_id)  # one read of the database
-        await send_embeds(interaction, game_status_embed(stored.game), ephemeral=False, view=map_view(stored.id))
+        referee = interaction.client.referee
+        stored = await referee.active(interaction.channel_id)  # one read of the game, one of its players' away
+        away = await referee.away_now(p for side in stored.game.sides for p in side.players)
+        await send_embeds(interaction, game_status_embed(stored.game, away), ephemeral=False,
+                          view=map_view(stored.id))
 
     @game.command(name="map", description="A picture of the battlefield: terrain, every stack or stand, and the "
                                           "latest fire")

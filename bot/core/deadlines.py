@@ -21,6 +21,7 @@ caller): the game's state holds no clock.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime, timedelta
 from typing import Literal
 
@@ -88,6 +89,25 @@ def due(game: Game, since: datetime) -> datetime | None:
     away); None without a deadline."""
     hours = limit(game)
     return None if hours is None else since + timedelta(hours=hours)
+
+
+def clock_start(game: Game, last: datetime, away: Mapping[int, tuple[datetime, datetime]],
+                now: datetime) -> datetime | None:
+    """When the clock of the side the game waits for started: its newest entry (``last``), or, for a
+    side whose players were away (``away``: each player's latest away, from/until) after it, when the
+    first of them came back. None while every player of the side is away: its clock is stopped."""
+    side = waited_side(game)
+    players = game.sides[side].players if 0 <= side < len(game.sides) else []
+    starts = []
+    for player in players:
+        span = away.get(player)
+        if span is None or span[1] <= last:
+            starts.append(last)  # not away since the newest entry
+        elif not span[0] <= now < span[1]:
+            starts.append(max(last, span[1]))  # back: the clock counts from the return
+    if players and not starts:
+        return None
+    return min(starts, default=last)
 
 
 def default_order(game: Game) -> dict[str, object]:

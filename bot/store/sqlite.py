@@ -36,7 +36,7 @@ import logging
 import re
 import sqlite3
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -47,7 +47,7 @@ from bot.core import deadlines
 from bot.core.game import Game
 from bot.core.reactions import timeout_hours
 
-from .base import (CHECKPOINT_EVERY, MAX_LOG_ENTRIES, ActiveGameExists, DatabaseUnusable, DuplicateInteraction,
+from .base import (CHECKPOINT_EVERY, MAX_LOG_ENTRIES, ActiveGameExists, Away, DatabaseUnusable, DuplicateInteraction,
                    EntryRows, FirstEntries, GameExtras, HeadFor, KeptGames, LogFull, PlayerGame, QuietGame,
                    SchemaTooNew, ServerGames, StaleGame, StorageUnavailable, Store, StoredGame, StoreError,
                    UndoRequest, UndoStatus, creation_entries, pack_state, seated, unpack_state)
@@ -134,6 +134,7 @@ DICTIONARY_SCHEMA = 9  # migrations/0009_outcome_dictionary.sql
 UNSHOWN_SCHEMA = 5  # migrations/0005_unshown_entries.sql
 CHECKPOINTS_SCHEMA = 7  # migrations/0007_checkpoints_and_reminders.sql
 SEATS_SCHEMA = 10  # migrations/0010_seats.sql
+AWAY_SCHEMA = 11  # migrations/0011_away.sql
 SHOWN_FLUSH_SECONDS = 0.25  # results seen but still listed as unshown wait at most this long for a write
 
 
@@ -422,7 +423,9 @@ class SqliteStore(Store):
                  entry_columns: str = _ENTRY_COLUMNS,
                  pack_outcomes: Callable[[str], bytes] | None = pack_json,
                  track_unshown: bool = True, reader: aiosqlite.Connection | None = None,
-                 checkpoint_every: int | None = CHECKPOINT_EVERY, track_seats: bool = True):
+                 checkpoint_every: int | None = CHECKPOINT_EVERY, track_seats: bool = True,
+                 keeps_away: bool = True):
+        self.keeps_away = keeps_away  # schema 11 on: the away table (migrations/0011_away.sql)
         self._db = db  # the writer (and every read of a memory database)
         self._reader = reader or db  # reads: their own thread, never queued behind a write's wait
         # schema 5 on: an entry made by an interaction is listed as unshown until its reply is out
@@ -513,7 +516,8 @@ class SqliteStore(Store):
         return cls(db, max_entries=max_entries, entry_columns=columns, pack_outcomes=pack,
                    track_unshown=upto is None or upto >= UNSHOWN_SCHEMA, reader=reader,
                    checkpoint_every=checkpoint_every if upto is None or upto >= CHECKPOINTS_SCHEMA else None,
-                   track_seats=upto is None or upto >= SEATS_SCHEMA)
+                   track_seats=upto is None or upto >= SEATS_SCHEMA,
+                   keeps_away=upto is None or upto >= AWAY_SCHEMA)
 
     async def close(self) -> None:
         async with self._lock:
@@ -1074,6 +1078,20 @@ class SqliteStore(Store):
             return claimed
 
         return await self._transact(claim)
+
+    async def set_away(self, away: Away) -> None:
+        await self._transact(lambda conn: conn.execute(
+            "INSERT INTO away (user_id, since, until, reason) VALUES (?, ?, ?, ?) ON CONFLICT (user_id) DO UPDATE "
+            "SET since = excluded.since, until = excluded.until, reason = excluded.reason",
+            (away.user_id, away.since, away.until, away.reason)))
+
+    async def aways(self, user_ids: Iterable[int]) -> dict[int, Away]:
+        users = sorted(set(user_ids))
+        if not users or not self.keeps_away:
+            return {}
+        rows = await self._fetchall(f"SELECT user_id, since, until, reason FROM away WHERE user_id IN "
+                                    f"({', '.join('?' * len(users))})", tuple(users))
+        return {row[0]: Away(*row) for row in rows}
 
     async def keep_secret(self, commitment: str, secret: bytes) -> None:
         await self._transact(lambda conn: conn.execute(
