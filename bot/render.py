@@ -835,6 +835,17 @@ def seat_embed(kind: str, game: Game, side: int, user: int, by: int) -> discord.
     return discord.Embed(title=title, description=text, colour=NEUTRAL_COLOUR)
 
 
+def substitute_embed(game: Game, old: int, new: int, by: int, *, declined: bool = False) -> discord.Embed:
+    """The game master's invitation to a substitute to take a player's seat (``/game replace``), or its decline."""
+    sides = " and ".join(safe(s.name) for s in game.sides if old in s.players) or "their side"
+    if declined:
+        return discord.Embed(title=f"Substitute for {sides} declined",
+                             description=f"<@{new}> declined: <@{old}> keeps the seat.", colour=NEUTRAL_COLOUR)
+    return discord.Embed(title=f"A substitute for {sides}", description=(
+        f"<@{by}>, the game master, asks <@{new}> to take <@{old}>'s seat on {sides}. <@{new}> accepts or "
+        "declines; nothing changes without it."), colour=NEUTRAL_COLOUR)
+
+
 def stamp(when: datetime) -> str:
     """Discord's timestamp markup: each reader sees it in their own time zone."""
     seconds = int(when.timestamp())

@@ -27,8 +27,8 @@ from bot.core.ruleset import Ruleset
 from bot.core.rulesets import get_ruleset, rulesets
 from bot.limits import Guarded
 from bot.maps import MAP_FILE, battlefield_picture, map_file, map_view
-from bot.render import error_embed, game_status_embed, map_embed, options_embed, seat_embed
-from bot.replies import reply_and_close, reply_outcome, send_embeds, send_ephemeral
+from bot.render import error_embed, game_status_embed, map_embed, options_embed, seat_embed, substitute_embed
+from bot.replies import only_these, reply_and_close, reply_outcome, send_embeds, send_ephemeral
 from bot.service import NotAllowed, is_game_master
 from cogs._common import (act_and_reply, actor_of, phase_autocomplete, reply_new_game, scenario_file,
                           side_autocomplete, side_index)
@@ -128,6 +128,45 @@ class SeatButton(Guarded, discord.ui.DynamicItem[discord.ui.Button],
         await reply_and_close(interaction, acted)
 
 
+class SubstituteButton(Guarded, discord.ui.DynamicItem[discord.ui.Button],
+                       template=r"sub:(?P<verb>accept|refuse):(?P<game>[0-9]{1,18}):(?P<old>[0-9]{1,20}):"
+                                r"(?P<new>[0-9]{1,20}):(?P<by>[0-9]{1,20})"):
+    """The substitute's consent to take a player's seat (``/game replace``): Accept gives the logged
+    replace order (by the substitute), Decline leaves the seat as it is. Only the invited substitute
+    answers; rebuilt from its custom_id on every click, restarts included."""
+
+    def __init__(self, verb: str, game_id: int, old: int, new: int, by: int):
+        style = discord.ButtonStyle.success if verb == "accept" else discord.ButtonStyle.danger
+        super().__init__(discord.ui.Button(label="Accept" if verb == "accept" else "Decline", style=style,
+                                           custom_id=f"sub:{verb}:{game_id}:{old}:{new}:{by}"))
+        self.verb, self.game_id, self.old, self.new, self.by = verb, game_id, old, new, by
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button,
+                             match: re.Match[str]) -> SubstituteButton:
+        return cls(match["verb"], int(match["game"]), int(match["old"]), int(match["new"]), int(match["by"]))
+
+    async def callback(self, interaction: Interaction) -> None:  # type: ignore[override]
+        referee, actor = interaction.client.referee, actor_of(interaction)
+        try:
+            stored = await referee.active(interaction.channel_id)
+            if stored.id != self.game_id:
+                raise NotAllowed("this invitation was for an earlier game of this channel")
+            if actor.user_id != self.new:
+                raise NotAllowed(f"only <@{self.new}>, the invited substitute, answers this invitation")
+            if self.verb == "refuse":
+                await interaction.response.edit_message(
+                    embed=substitute_embed(stored.game, self.old, self.new, self.by, declined=True), view=None)
+                return
+            order = {"action": "replace", "player": self.new, "old": self.old, "approved_by": self.by}
+            acted = await referee.act(interaction.channel_id, actor, order, command="/game replace",
+                                      interaction_id=interaction.id)
+        except RulesError as exc:  # components bypass the tree's error handler: refuse here, privately
+            await send_ephemeral(interaction, embed=error_embed(exc.message, exc.rule))
+            return
+        await reply_and_close(interaction, acted)
+
+
 def seat_view(kind: str, game_id: int, side: int, user: int, by: int) -> discord.ui.View:
     view = discord.ui.View(timeout=None)
     for verb in (("approve", "decline") if kind == "request" else ("accept", "refuse")):
@@ -140,10 +179,10 @@ class GameCog(commands.Cog):
                               guild_only=True)
 
     async def cog_load(self) -> None:
-        self.bot.add_dynamic_items(SeatButton)
+        self.bot.add_dynamic_items(SeatButton, SubstituteButton)
 
     async def cog_unload(self) -> None:
-        self.bot.remove_dynamic_items(SeatButton)
+        self.bot.remove_dynamic_items(SeatButton, SubstituteButton)
 
     def __init__(self, bot: RefereeClient):
         self.bot = bot
@@ -207,6 +246,29 @@ class GameCog(commands.Cog):
         if player.id != interaction.user.id and not is_game_master(game, actor_of(interaction)):
             raise NotAllowed("only the game master takes another player's seat away: /game leave gives up yours")
         await act_and_reply(interaction, {"action": "leave", "player": player.id}, command="/game kick")
+
+    @game.command(name="replace", description="Game master: seat a substitute in a player's place (they accept)")
+    @app_commands.rename(substitute="with")
+    @app_commands.describe(player="The player who leaves the seat", substitute="The substitute who takes it over "
+                                                                           "(invited: they accept or decline)")
+    async def replace(self, interaction: Interaction, player: discord.User, substitute: discord.User) -> None:
+        referee, actor = interaction.client.referee, actor_of(interaction)
+        stored = await referee.active(interaction.channel_id)
+        game = stored.game
+        if not is_game_master(game, actor):
+            raise NotAllowed("only the game master seats a substitute: /game leave gives up your own seat")
+        if not any(player.id in side.players for side in game.sides):
+            raise NotAllowed(f"<@{player.id}> has no seat in this game: a substitute takes the seat of a player")
+        if any(substitute.id in side.players for side in game.sides):
+            raise NotAllowed(f"<@{substitute.id}> already plays in this game")
+        if substitute.bot:
+            raise NotAllowed("a bot cannot play: name a person as the substitute")
+        view = discord.ui.View(timeout=None)
+        for verb in ("accept", "refuse"):
+            view.add_item(SubstituteButton(verb, stored.id, player.id, substitute.id, actor.user_id))
+        await interaction.response.send_message(
+            content=f"<@{substitute.id}>", embed=substitute_embed(game, player.id, substitute.id, actor.user_id),
+            view=view, allowed_mentions=only_these([substitute.id]))
 
     @game.command(name="status", description="Show the turn, the phase, the players and every unit on the map")
     async def status(self, interaction: Interaction) -> None:
