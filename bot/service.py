@@ -1207,6 +1207,14 @@ class Referee:
         now = self.clock().isoformat(timespec="milliseconds")
         return {user: away for user, away in (await self._store.aways(user_ids)).items() if away.at(now)}
 
+    async def set_notify(self, user_id: int, dm: bool) -> None:
+        """The user's choice of notifications by DM (/notify dm:), on every server."""
+        await self._store.set_notify(user_id, dm)
+
+    async def dm_users(self, user_ids: Iterable[int]) -> set[int]:
+        """Those of these users who chose notifications by DM."""
+        return await self._store.dm_users(user_ids)
+
     async def aways(self, user_ids: Iterable[int]) -> dict[int, Away]:
         """The latest away of each of these users (ended ones too)."""
         return await self._store.aways(user_ids)

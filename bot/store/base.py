@@ -471,6 +471,16 @@ class Store(ABC):
         when a player came back), read by the primary key."""
         return {}
 
+    # --- notifications by direct message (``/notify dm:``) ---
+
+    async def set_notify(self, user_id: int, dm: bool) -> None:
+        """Keep the user's choice: the hand-off and reaction windows by DM too (``dm``), or not."""
+        raise NotImplementedError
+
+    async def dm_users(self, user_ids: Iterable[int]) -> set[int]:
+        """Those of these users who chose notifications by DM, read by the primary key."""
+        return set()
+
     # --- moving a server between stores (``python -m bot store copy``, bot/store/copy.py) ---
 
     @abstractmethod

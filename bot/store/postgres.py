@@ -106,6 +106,7 @@ _WRITE, _WRITE_BEFORE_3 = _write_sql(True), _write_sql(False)
 CHECKPOINTS_SCHEMA = 3  # pg_migrations/0003_checkpoints_and_reminders.sql
 SEATS_SCHEMA = 5  # pg_migrations/0005_seats.sql
 AWAY_SCHEMA = 6  # pg_migrations/0006_away.sql
+NOTIFY_SCHEMA = 7  # pg_migrations/0007_notify.sql
 
 _ACTIVE_GAME = f"SELECT {_GAME_COLUMNS} FROM games WHERE channel_id = $1 AND status = 'active'"
 _LOGGED_OR_ACTIVE = (
@@ -209,9 +210,10 @@ async def _reset(conn: Any) -> None:
 class PostgresStore(Store):
     def __init__(self, pool: Any, *, max_entries: int = MAX_LOG_ENTRIES, label: str = "postgresql",
                  checkpoint_every: int | None = CHECKPOINT_EVERY, track_seats: bool = True,
-                 keeps_away: bool = True):
+                 keeps_away: bool = True, keeps_notify: bool = True):
         self._pool = pool
         self.keeps_away = keeps_away  # schema 6 on: the away table (pg_migrations/0006_away.sql)
+        self.keeps_notify = keeps_notify  # schema 7 on: the notify table (pg_migrations/0007_notify.sql)
         self.track_seats = track_seats  # schema 5 on: the seats index (pg_migrations/0005_seats.sql)
         self.max_entries = max_entries
         # a checkpoint every this many entries, and reminders by their indexed due time (schema 3 on);
@@ -252,7 +254,8 @@ class PostgresStore(Store):
         return cls(pool, max_entries=max_entries, label=label,
                    checkpoint_every=None if held_before_3 else checkpoint_every,
                    track_seats=upto is None or upto >= SEATS_SCHEMA,
-                   keeps_away=upto is None or upto >= AWAY_SCHEMA)
+                   keeps_away=upto is None or upto >= AWAY_SCHEMA,
+                   keeps_notify=upto is None or upto >= NOTIFY_SCHEMA)
 
     async def close(self) -> None:
         if self._shown_flush is not None:
@@ -822,6 +825,19 @@ class PostgresStore(Store):
             rows = await conn.fetch("SELECT user_id, since, until, reason FROM away WHERE user_id = ANY($1::bigint[])",
                                     users)
         return {row[0]: Away(*row) for row in rows}
+
+    async def set_notify(self, user_id: int, dm: bool) -> None:
+        async with self._connection() as conn:
+            await conn.execute("INSERT INTO notify (user_id, dm) VALUES ($1, $2) ON CONFLICT (user_id) DO UPDATE "
+                               "SET dm = excluded.dm", user_id, dm)
+
+    async def dm_users(self, user_ids: Iterable[int]) -> set[int]:
+        users = sorted(set(user_ids))
+        if not users or not self.keeps_notify:
+            return set()
+        async with self._connection() as conn:
+            rows = await conn.fetch("SELECT user_id FROM notify WHERE dm AND user_id = ANY($1::bigint[])", users)
+        return {row[0] for row in rows}
 
     async def keep_secret(self, commitment: str, secret: bytes) -> None:
         async with self._connection() as conn:

@@ -135,6 +135,7 @@ UNSHOWN_SCHEMA = 5  # migrations/0005_unshown_entries.sql
 CHECKPOINTS_SCHEMA = 7  # migrations/0007_checkpoints_and_reminders.sql
 SEATS_SCHEMA = 10  # migrations/0010_seats.sql
 AWAY_SCHEMA = 11  # migrations/0011_away.sql
+NOTIFY_SCHEMA = 12  # migrations/0012_notify.sql
 SHOWN_FLUSH_SECONDS = 0.25  # results seen but still listed as unshown wait at most this long for a write
 
 
@@ -424,8 +425,9 @@ class SqliteStore(Store):
                  pack_outcomes: Callable[[str], bytes] | None = pack_json,
                  track_unshown: bool = True, reader: aiosqlite.Connection | None = None,
                  checkpoint_every: int | None = CHECKPOINT_EVERY, track_seats: bool = True,
-                 keeps_away: bool = True):
+                 keeps_away: bool = True, keeps_notify: bool = True):
         self.keeps_away = keeps_away  # schema 11 on: the away table (migrations/0011_away.sql)
+        self.keeps_notify = keeps_notify  # schema 12 on: the notify table (migrations/0012_notify.sql)
         self._db = db  # the writer (and every read of a memory database)
         self._reader = reader or db  # reads: their own thread, never queued behind a write's wait
         # schema 5 on: an entry made by an interaction is listed as unshown until its reply is out
@@ -517,7 +519,8 @@ class SqliteStore(Store):
                    track_unshown=upto is None or upto >= UNSHOWN_SCHEMA, reader=reader,
                    checkpoint_every=checkpoint_every if upto is None or upto >= CHECKPOINTS_SCHEMA else None,
                    track_seats=upto is None or upto >= SEATS_SCHEMA,
-                   keeps_away=upto is None or upto >= AWAY_SCHEMA)
+                   keeps_away=upto is None or upto >= AWAY_SCHEMA,
+                   keeps_notify=upto is None or upto >= NOTIFY_SCHEMA)
 
     async def close(self) -> None:
         async with self._lock:
@@ -1092,6 +1095,19 @@ class SqliteStore(Store):
         rows = await self._fetchall(f"SELECT user_id, since, until, reason FROM away WHERE user_id IN "
                                     f"({', '.join('?' * len(users))})", tuple(users))
         return {row[0]: Away(*row) for row in rows}
+
+    async def set_notify(self, user_id: int, dm: bool) -> None:
+        await self._transact(lambda conn: conn.execute(
+            "INSERT INTO notify (user_id, dm) VALUES (?, ?) ON CONFLICT (user_id) DO UPDATE SET dm = excluded.dm",
+            (user_id, int(dm))))
+
+    async def dm_users(self, user_ids: Iterable[int]) -> set[int]:
+        users = sorted(set(user_ids))
+        if not users or not self.keeps_notify:
+            return set()
+        rows = await self._fetchall(f"SELECT user_id FROM notify WHERE dm = 1 AND user_id IN "
+                                    f"({', '.join('?' * len(users))})", tuple(users))
+        return {row[0] for row in rows}
 
     async def keep_secret(self, commitment: str, secret: bytes) -> None:
         await self._transact(lambda conn: conn.execute(

@@ -332,3 +332,14 @@ async def test_the_half_time_reminder_claim_leaves_the_game_due_at_its_deadline(
     assert [q.game.id for q in await store.quiet_games(due_by="2026-01-02T23:59:59.999+00:00")] == []
     due = await store.quiet_games(due_by="2026-01-03T00:00:00.000+00:00")
     assert [(q.game.id, q.reminded_seq) for q in due] == [(stored.id, 1)]
+
+
+async def test_a_users_choice_of_dm_notifications_is_kept_and_changed(store):
+    assert await store.dm_users([100, 200]) == set()
+    await store.set_notify(100, True)
+    await store.set_notify(200, False)
+    assert await store.dm_users([100, 200, 300]) == {100}
+    await store.set_notify(100, False)
+    await store.set_notify(200, True)
+    assert await store.dm_users([100, 200]) == {200}
+    assert await store.dm_users([]) == set()
