@@ -67,11 +67,12 @@ def extension(game: Game) -> float:
 
 def limit(game: Game) -> float | None:
     """The hours the side the game waits for has from the newest entry, the extension included; None
-    when no deadline runs: no option, the game paused, the sequence of play not refereed, or a side
-    nobody plays (nobody to wait for)."""
+    when no deadline runs: no option, the game paused, the sequence of play not refereed, the game
+    still being set up (no step ended, no order of play given yet), or a side nobody plays (nobody to
+    wait for)."""
     hours = option_hours(game)
-    if hours is None or game.paused or not refereed(game):
-        return None
+    if hours is None or game.paused or not refereed(game) or not (game.started or game.acted):
+        return None  # no option, paused, no steps; or the set-up still going on (no order of play yet)
     side = waited_side(game)
     if not 0 <= side < len(game.sides) or not game.sides[side].players:
         return None

@@ -245,6 +245,8 @@ class Done(OrderBase):
 
     @classmethod
     def refusal_for(cls, game: Game, user_id: int, game_master: bool, order: dict) -> str | None:
+        if order.get("by") is not None and not game_master:
+            return "only the referee ends a step by its deadline: /done ends your own part"
         # a request to end the step is answered (ended or refused) by the holder's players seated before it
         if game.asked_by is None or order.get("answer") == "ask" or game_master or user_id in game.asked_of:
             return None

@@ -114,6 +114,12 @@ class React(OrderBase):
     # a timeout: the option's hours; a deadline (game option deadline_hours): the hours it gave
     hours: float | None = Field(default=None, ge=HOURS_MIN, le=HOURS_MAX * 4)
 
+    @classmethod
+    def refusal_for(cls, game: Game, user_id: int, game_master: bool, order: dict) -> str | None:
+        if order.get("answer", "no_fire") != "no_fire" and not game_master:
+            return "only the referee closes a window for want of an answer: No fire (or /done) answers it"
+        return None
+
 
 def resolve_react(game: Game, ruleset: Ruleset, order: React) -> Outcome:
     window = game.reaction

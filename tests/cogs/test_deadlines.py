@@ -218,3 +218,38 @@ async def test_on_postgresql_too_the_reminder_then_the_deadline(pg_table):
     assert await pg_table.bot.pacer.check() == [pg_table.channel]
     assert (await last_entry(pg_table)).order == {"action": "done", "by": "deadline", "hours": 4, "side": 0}
     assert (await pg_table.bot.referee.verify(pg_table.channel)).ok
+
+
+async def test_no_deadline_runs_while_the_game_is_set_up(table, clock):
+    """A game created with a deadline: its first step has no deadline until play begins (the game master's
+    set-up may take days)."""
+    from tests.cogs.conftest import GUILD
+    from tests.cogs.helpers import GM_ACTOR
+
+    await table.bot.referee.new_game(table.channel, GUILD.id, GM_ACTOR, "asl", ["Germans", "Russians"],
+                                     options={"deadline_hours": 24})
+    await table.invite(ALICE, "Germans")
+    await table.invite(BOB, "Russians")
+    clock.advance(days=3)
+    assert await table.bot.pacer.check() == []
+    assert not (await table.game()).started
+    await table.send("done", user=ALICE)  # the first step ends: play has begun, the Russians' clock runs
+    clock.advance(hours=24)
+    assert await table.bot.pacer.check() == [table.channel]
+    assert (await last_entry(table)).order["by"] == "deadline"
+
+
+async def test_a_player_cannot_give_the_referees_deadline_orders(table, clock):
+    from bot.service import Actor, NotAllowed
+
+    await asl_by_post(table)
+    referee = table.bot.referee
+    with pytest.raises(NotAllowed, match="only the referee ends a step by its deadline: /done ends your own part"):
+        await referee.act(table.channel, Actor(ALICE), {"action": "done", "side": 0, "by": "deadline", "hours": 24},
+                          command="/done")
+    await table.send("move", {"units": "A1", "to": "F4"}, user=ALICE)  # a window for the Russians
+    for answer in ("deadline", "timeout"):
+        with pytest.raises(NotAllowed, match="only the referee closes a window for want of an answer"):
+            await referee.act(table.channel, Actor(BOB), {"action": "react", "side": 1, "answer": answer,
+                                                          "hours": 24}, command="/react")
+    assert (await table.game()).reaction is not None
