@@ -108,7 +108,7 @@ class Pacer:
             return False
         deadline = deadlines.due(game, since)
         if deadline is not None and now >= deadline:
-            return await self._end_step(stored, deadline, now)
+            return await self._end_step(stored, now)
         hours = reminder_hours(game)
         half = deadlines.half_time(game, since)
         remind_at = min([t for t in (since + timedelta(hours=hours) if hours is not None else None, half)
@@ -133,7 +133,7 @@ class Pacer:
             return False
         return True
 
-    async def _end_step(self, stored: Any, deadline: datetime, now: datetime) -> bool:
+    async def _end_step(self, stored: Any, now: datetime) -> bool:
         """The deadline passed: the step ends with its default, a logged order by the bot itself, given
         only while the game's newest entry is still the one the deadline counted from (exactly once
         across processes, as a window's time limit). The result is posted, and the late side told."""

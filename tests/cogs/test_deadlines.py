@@ -162,6 +162,7 @@ async def test_a_paused_game_has_no_deadline_nor_reminder_and_says_so(table, clo
     clock.advance(minutes=1)
     assert await table.bot.pacer.check() == [table.channel]
     assert (await table.game()).phase == "DFPh"
+    assert (await table.bot.referee.verify(table.channel)).ok  # the pause and the resume replay
 
 
 async def test_games_shows_the_deadline(table, clock):
