@@ -173,26 +173,30 @@ async def test_games_shows_the_deadline(table, clock):
 
 
 async def test_a_step_the_rules_do_not_let_end_by_itself_is_said_once(table, clock):
-    """A deadline that cannot end its step (the step's end refused by the rules) is told to the channel
-    once, naming the refusal, and left to the game master."""
-    await asl_by_post(table, hours=2)
-    refused = []
+    """ASL's CCPh with a Close Combat declared and the DEFENDER's declaration awaited: its end is refused
+    (A11), so the deadline cannot end it; the channel is told once, with the refusal, and it is left to
+    the game master (nothing logged)."""
+    from tests.cogs.helpers import gm
+    from tests.cogs.test_close_combat import ccph, declare
 
-    async def refuse(channel_id, seq, actor):
-        from bot.core.errors import IllegalOrder
-        refused.append(seq)
-        return IllegalOrder("the Rally Phase's rally attempts are still to roll")
-
-    table.bot.referee.end_by_deadline = refuse
-    clock.advance(hours=2)
+    await ccph(table)
+    await gm(table, {"action": "options_set", "changes": {"deadline_hours": 2}}, "/game options")
+    await declare(table)
+    total = (await table.bot.referee.log(table.channel)).total
+    clock.advance(hours=1)
+    assert await table.bot.pacer.check() == [table.channel]  # the half-time reminder
+    clock.advance(hours=1)
     assert await table.bot.pacer.check() == []
     line = posted(table)[-1].content
-    assert line == (f"<@{ALICE}>: the deadline passed (2 hours without an order), but the Movement Phase cannot end "
-                    "by itself: the Rally Phase's rally attempts are still to roll; the game master moves the game "
-                    "on (/game phase) or extends the deadline (/game deadline)")
+    assert line.startswith(f"<@{ALICE}>: the deadline passed (2 hours without an order), but the Close Combat "
+                           "Phase cannot end by itself: the Close Combat declared in B5 awaits the DEFENDER's "
+                           "declaration")
+    assert line.endswith("the game master moves the game on (/game phase) or extends the deadline (/game deadline)")
+    count = len(posted(table))
     clock.advance(hours=2)
     assert await table.bot.pacer.check() == []
-    assert len(refused) == 1
+    assert len(posted(table)) == count  # said once
+    assert (await table.bot.referee.log(table.channel)).total == total
 
 
 async def test_the_option_is_checked(table):
