@@ -88,7 +88,8 @@ class Pacer:
                 continue  # the game master stopped its clock (its next entry is due for nothing)
             limit = timeout_hours(stored.game)
             if limit is not None:  # a reaction window with a time limit: closed once it is up, never reminded
-                if now - datetime.fromisoformat(quiet.last_time) >= timedelta(hours=limit):
+                since = await self._clock_start(stored.game, datetime.fromisoformat(quiet.last_time), now)
+                if since is not None and now - since >= timedelta(hours=limit):
                     if await self._close_window(stored.channel_id, stored.last_seq, limit):
                         reminded.append(stored.channel_id)
                 continue
@@ -101,9 +102,7 @@ class Pacer:
         reminded (once per silence: at the option's hours, or at half the deadline). True when done."""
         store, game = self.bot.store, stored.game
         silent_since = datetime.fromisoformat(quiet.last_time)
-        # a side whose every player is away (/away) waits for nothing; one back counts from his return
-        away = await store.aways(side_players(game, deadlines.waited_side(game)))
-        since = deadlines.clock_start(game, silent_since, away_spans(away), now)
+        since = await self._clock_start(game, silent_since, now)
         if since is None:
             return False
         deadline = deadlines.due(game, since)
@@ -132,6 +131,12 @@ class Pacer:
             log.warning("could not remind channel %s", stored.channel_id, exc_info=True)
             return False
         return True
+
+    async def _clock_start(self, game: Game, silent_since: datetime, now: datetime) -> datetime | None:
+        """When the clock of the side the game waits for started: its newest entry, or the return of its
+        first player back from an away (/away); None while every player of the side is away."""
+        away = await self.bot.store.aways(side_players(game, deadlines.waited_side(game)))
+        return deadlines.clock_start(game, silent_since, away_spans(away), now)
 
     async def _end_step(self, stored: Any, now: datetime) -> bool:
         """The deadline passed: the step ends with its default, a logged order by the bot itself, given

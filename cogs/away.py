@@ -2,7 +2,7 @@
 
 ``/away until date:2026-12-05`` (a date, away to the end of that day, UTC; or a number of days) and
 an optional reason; ``/away end`` when back early. While every player of a side is away, that
-side's deadlines and reminders wait (bot/pacing.py), and /game status, the hand-off mention and
+side's deadlines, reminders and reaction time limits wait (bot/pacing.py), and /game status, the hand-off mention and
 /games say "away until ..."; a side with one player back counts its clock from his return. Kept per
 user by the store (its away table), answered privately.
 """

@@ -100,3 +100,20 @@ async def test_an_away_is_refused_in_the_past_over_90_days_or_unreadable(table, 
         "'next week' is neither a date such as 2026-03-08 nor a number of days")
     assert refusal(await table.send("away until", {"date": "0"}, user=ALICE)).startswith("an away lasts a day at least")
     assert not (await table.send("away until", {"date": "90"}, user=ALICE)).embeds  # 90 days: taken
+
+
+async def test_a_reaction_windows_time_limit_waits_for_the_away_side_too(table, clock):
+    from tests.cogs.test_reactions import asl_move_phase, move_in_the_open
+
+    await asl_move_phase(table, reactions="hours=2")
+    await table.send("away until", {"date": "1"}, user=BOB)
+    await move_in_the_open(table)
+    clock.advance(hours=3)
+    assert await table.bot.pacer.check() == []
+    assert (await table.game()).reaction is not None  # the Russians are away: their window waits
+    await table.send("away end", user=BOB)
+    clock.advance(hours=1, minutes=59, seconds=59)
+    assert await table.bot.pacer.check() == []
+    clock.advance(seconds=1)
+    assert await table.bot.pacer.check() == [table.channel]
+    assert (await last_entry(table)).order["answer"] == "timeout"
