@@ -536,7 +536,7 @@ def _player_words(player: int, away: Mapping[int, Any]) -> str:
     return f"<@{player}>" + (f" ({away_words(away[player])})" if player in away else "")
 
 
-def _sides_text(game: Game, away: Mapping[int, Any] = {}) -> str:
+def _sides_text(game: Game, away: Mapping[int, Any] = {}, deadline: datetime | None = None) -> str:
     lines = []
     for i, side in enumerate(game.sides):
         players = ", ".join(_player_words(p, away) for p in side.players) or "no player yet"
@@ -551,19 +551,23 @@ def _sides_text(game: Game, away: Mapping[int, Any] = {}) -> str:
     if game.paused:
         lines.append("Paused by the game master: no deadline, reminder or reaction time limit runs (/game resume)")
     elif (hours := deadlines.limit(game)) is not None:
-        lines.append(f"Deadline: {hours:g} hours from the newest entry (game option deadline_hours"
-                     + (f", extended by {deadlines.extension(game):g} for this step" if deadlines.extension(game)
-                        else "") + ")")
+        waited = safe(game.side_name(deadlines.waited_side(game)))
+        when = (f"<t:{int(deadline.timestamp())}:f> (<t:{int(deadline.timestamp())}:R>), " if deadline is not None
+                else f"none while {waited} are away; then ")
+        lines.append(f"Deadline for {waited}: {when}{hours:g} hours from the newest entry (game option "
+                     "deadline_hours" + (f", extended by {deadlines.extension(game):g} for this step"
+                                         if deadlines.extension(game) else "") + ")")
     return "\n".join(lines)
 
 
-def game_status_embed(game: Game, away: Mapping[int, Any] = {}) -> list[discord.Embed]:
-    """Turn, phase, side to act (its players away, with ``away``: their /away), and every unit by
-    location with its markers."""
+def game_status_embed(game: Game, away: Mapping[int, Any] = {}, deadline: datetime | None = None
+                      ) -> list[discord.Embed]:
+    """Turn, phase, side to act (its players away, with ``away``: their /away), the deadline (when it
+    falls), and every unit by location with its markers."""
     title = f"{safe(game.scenario) or title_of(game.ruleset)}: turn {game.turn}"
     if game.turns is not None:  # the scenario's length (a scenario file gives it)
         title += f" of {game.turns}"
-    description = f"{game_line(game)}\n{_sides_text(game, away)}"
+    description = f"{game_line(game)}\n{_sides_text(game, away, deadline)}"
     blocks = status_blocks(game) or [Block("Units", ("none yet: add them with /unit add",))]
     return paginate(title, blocks, colour=side_colour(side_to_act(game)), description=description)
 

@@ -1172,6 +1172,18 @@ class Referee:
                                         deadline=None if start is None else deadlines.due(game, start)))
         return found
 
+    async def deadline(self, stored: StoredGame) -> tuple[datetime | None, bool]:
+        """When the step of the side the game waits for ends by its deadline (game option deadline_hours),
+        counted from the newest entry or the return of its first player from an away; and whether every
+        player of that side is away now (no deadline meanwhile). (None, False) when no deadline runs."""
+        game = stored.game
+        if deadlines.limit(game) is None:
+            return None, False
+        last = await self.entry(stored.id, stored.last_seq)
+        away = await self._store.aways(_players(game, deadlines.waited_side(game)))
+        start = deadlines.clock_start(game, datetime.fromisoformat(last.time), away_spans(away), self.clock())
+        return (None, True) if start is None else (deadlines.due(game, start), False)
+
     # --- players away (/away) ---
 
     async def set_away(self, user_id: int, until: datetime, reason: str = "") -> Away:

@@ -274,9 +274,11 @@ class GameCog(commands.Cog):
     async def status(self, interaction: Interaction) -> None:
         # anyone may look, players or not: it changes nothing; the Map button draws the picture
         referee = interaction.client.referee
-        stored = await referee.active(interaction.channel_id)  # one read of the game, one of its players' away
+        # one read of the game, one of its players' away (and, with a deadline, one of its newest entry)
+        stored = await referee.active(interaction.channel_id)
         away = await referee.away_now(p for side in stored.game.sides for p in side.players)
-        await send_embeds(interaction, game_status_embed(stored.game, away), ephemeral=False,
+        deadline, _ = await referee.deadline(stored)
+        await send_embeds(interaction, game_status_embed(stored.game, away, deadline), ephemeral=False,
                           view=map_view(stored.id))
 
     @game.command(name="map", description="A picture of the battlefield: terrain, every stack or stand, and the "

@@ -155,7 +155,9 @@ async def test_a_paused_game_has_no_deadline_nor_reminder_and_says_so(table, clo
     assert "The game resumes: its clock starts again from now (Germans have 24 hours" in said(resumed.embeds)
     assert "the game is not paused" in await table.refused("game resume", user=GM)
     status = (await table.send("game status", user=BOB)).embeds[0]["description"]
-    assert "Deadline: 24 hours from the newest entry (game option deadline_hours)" in status
+    due = int(clock.now.timestamp()) + 24 * 3600  # from the resume
+    assert (f"Deadline for Germans: <t:{due}:f> (<t:{due}:R>), 24 hours from the newest entry (game option "
+            "deadline_hours)") in status
     clock.advance(hours=23, minutes=59)
     assert await table.bot.pacer.check() == [table.channel]  # the half-time reminder only
     assert (await table.game()).phase == "MPh"
