@@ -481,6 +481,10 @@ class Store(ABC):
         """Those of these users who chose notifications by DM, read by the primary key."""
         return set()
 
+    async def player_settings(self) -> tuple[list[Away], dict[int, bool]]:
+        """Every user's latest away and choice of DMs (a store copy takes them along), by user."""
+        return [], {}
+
     # --- moving a server between stores (``python -m bot store copy``, bot/store/copy.py) ---
 
     @abstractmethod

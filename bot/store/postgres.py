@@ -839,6 +839,13 @@ class PostgresStore(Store):
             rows = await conn.fetch("SELECT user_id FROM notify WHERE dm AND user_id = ANY($1::bigint[])", users)
         return {row[0] for row in rows}
 
+    async def player_settings(self) -> tuple[list[Away], dict[int, bool]]:
+        async with self._connection() as conn:
+            aways = await conn.fetch("SELECT user_id, since, until, reason FROM away ORDER BY user_id") \
+                if self.keeps_away else []
+            choices = await conn.fetch("SELECT user_id, dm FROM notify ORDER BY user_id") if self.keeps_notify else []
+        return [Away(*row) for row in aways], {row[0]: bool(row[1]) for row in choices}
+
     async def keep_secret(self, commitment: str, secret: bytes) -> None:
         async with self._connection() as conn:
             await conn.execute("INSERT INTO held_secrets (commitment, secret, kept_at) VALUES ($1, $2, $3) "

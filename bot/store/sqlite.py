@@ -1109,6 +1109,12 @@ class SqliteStore(Store):
                                     f"({', '.join('?' * len(users))})", tuple(users))
         return {row[0] for row in rows}
 
+    async def player_settings(self) -> tuple[list[Away], dict[int, bool]]:
+        aways = await self._fetchall("SELECT user_id, since, until, reason FROM away ORDER BY user_id") \
+            if self.keeps_away else []
+        choices = await self._fetchall("SELECT user_id, dm FROM notify ORDER BY user_id") if self.keeps_notify else []
+        return [Away(*row) for row in aways], {row[0]: bool(row[1]) for row in choices}
+
     async def keep_secret(self, commitment: str, secret: bytes) -> None:
         await self._transact(lambda conn: conn.execute(
             "INSERT INTO held_secrets (commitment, secret, kept_at) VALUES (?, ?, ?) "
