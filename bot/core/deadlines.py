@@ -62,7 +62,7 @@ def extension(game: Game) -> float:
     ext = game.extension
     if ext is None or (ext.turn, ext.step, ext.impulse) != (game.turn, game.step, game.impulse):
         return 0.0
-    return ext.hours
+    return ext.minutes / 60
 
 
 def limit(game: Game) -> float | None:
@@ -188,7 +188,7 @@ def resolve_extend(game: Game, ruleset: Ruleset, order: Extend) -> Outcome:
     if extension(game):
         raise IllegalOrder(f"the deadline of the {name} was extended already (by {extension(game):g} hours): "
                            "a step's deadline is extended once", rule=RULE)
-    game.extension = Extension(hours=order.hours, turn=game.turn, step=game.step, impulse=game.impulse)
+    game.extension = Extension(minutes=round(order.hours * 60), turn=game.turn, step=game.step, impulse=game.impulse)
     side = game.side_name(waited_side(game))
     total = given + order.hours
     trail = Trail()

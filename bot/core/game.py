@@ -65,12 +65,13 @@ class ReactionWindow(BaseModel):
 
 
 class Extension(BaseModel):
-    """The game master's extension of one step's deadline (bot/core/deadlines.py): the hours added, and
-    the step it is for (it lapses when the step ends)."""
+    """The game master's extension of one step's deadline (bot/core/deadlines.py): the minutes added (a
+    whole number: a Game's state holds no float, so its JSON takes the fast path, bot/record/chain.py),
+    and the step it is for (it lapses when the step ends)."""
 
     model_config = ConfigDict(extra="forbid")
 
-    hours: float
+    minutes: int
     turn: int
     step: int | None
     impulse: int
