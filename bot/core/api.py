@@ -37,8 +37,9 @@ GENERIC_ACTIONS = frozenset(_GENERIC_MODELS)
 # the actions a refusal lists: the bulk set-up orders are the several-unit forms of unit_add, unit_move and
 # unit_edit, given by the same /unit commands (and a refusal's words stay what they were before them)
 # (and the answer to a reaction window: given with its buttons or /done, never typed as an order; and the
-# game master's clock, given with /game pause, resume and deadline)
-_LISTED_GENERIC = sorted(GENERIC_ACTIONS - BULK_ACTIONS - {REACT, "pause", "deadline_extend"})
+# game master's clock, given with /game pause, resume and deadline; and a substitute's seat, taken with the
+# button of /game replace)
+_LISTED_GENERIC = sorted(GENERIC_ACTIONS - BULK_ACTIONS - {REACT, "pause", "deadline_extend", "replace"})
 # the orders that keep the game (set it up, move it on) rather than play it: no odds, no side's colour
 BOOKKEEPING_ACTIONS = GENERIC_ACTIONS | PHASE_ACTIONS
 
