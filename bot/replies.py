@@ -291,8 +291,9 @@ async def reply_outcome(interaction: discord.Interaction, acted: Any, *, ephemer
     if not ephemeral and getattr(acted, "hand_off", None) is not None:
         await send_hand_off(interaction, acted)
     if not ephemeral:
-        await send_window_notice(interaction.followup.send, acted, client=interaction.client,
-                                 channel_id=interaction.channel_id, guild_id=interaction.guild_id)
+        await send_window_notice(interaction.followup.send, acted, client=getattr(interaction, "client", None),
+                                 channel_id=getattr(interaction, "channel_id", None),
+                                 guild_id=getattr(interaction, "guild_id", None))
 
 
 async def reply_and_close(interaction: discord.Interaction, acted: Any) -> None:
