@@ -35,7 +35,7 @@ from bot.core.errors import RulesError
 from bot.core.game import Game
 from bot.core.reactions import timeout_hours
 from bot.render import deadline_stuck_line, deadline_told_line, deadline_why, reminder_line
-from bot.replies import only_these, post_saved_result, side_players
+from bot.replies import notify_by_dm, only_these, post_saved_result, side_players
 from bot.service import Actor, away_spans
 
 log = logging.getLogger(__name__)
@@ -123,13 +123,15 @@ class Pacer:
         line = reminder_line(game, now - silent_since, deadline=deadline)
         if line is None:
             return False
+        players = side_players(game, deadlines.waited_side(game))
         try:
             await self.bot.get_partial_messageable(stored.channel_id).send(
-                content=line, allowed_mentions=only_these(side_players(game, deadlines.waited_side(game))))
+                content=line, allowed_mentions=only_these(players))
         except discord.HTTPException:
             # the channel is gone or closed to the bot: note it and do not retry every pass
             log.warning("could not remind channel %s", stored.channel_id, exc_info=True)
             return False
+        await notify_by_dm(self.bot, stored.channel_id, stored.guild_id, players, line)  # /notify dm:yes
         return True
 
     async def _clock_start(self, game: Game, silent_since: datetime, now: datetime) -> datetime | None:

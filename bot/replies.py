@@ -392,9 +392,10 @@ def channel_link(client: Any, channel_id: int, guild_id: int | None = None) -> s
 
 
 async def notify_by_dm(client: Any, channel_id: int, guild_id: int | None, users: list[int], line: str) -> None:
-    """The line just posted to the channel (a hand-off, a reaction window), by DM too to those of ``users``
-    who chose it (/notify dm:yes), with a link to the channel. A DM Discord refuses (their DMs closed to
-    the bot: 50007; or any other refusal) is dropped silently: the channel's mention stands."""
+    """The line just posted to the channel (a hand-off, a reaction window, a reminder), by DM too to
+    those of ``users`` who chose it (/notify dm:yes), with a link to the channel. A DM Discord refuses
+    (their DMs closed to the bot: 50007; or any other refusal) is dropped silently: the channel's
+    mention stands."""
     referee = getattr(client, "referee", None)
     if referee is None or not users:
         return

@@ -1,7 +1,7 @@
 """/notify: how a player is told it is their move, on every server at once.
 
-``/notify dm:yes`` sends the hand-off mention (your move) and a reaction window (Fire or No fire) by
-direct message too, with a link to the game's channel; ``dm:no`` (the default) keeps them in the
+``/notify dm:yes`` sends the hand-off mention (your move), a reaction window (Fire or No fire) and a
+reminder of a silent game (with its deadline) by direct message too, with a link to the game's channel; ``dm:no`` (the default) keeps them in the
 channel only. A DM Discord refuses (the player's DMs closed to the bot) is dropped silently: the
 channel's mention always stands (bot/replies.py). Kept per user by the store, answered privately.
 """
@@ -22,13 +22,14 @@ class Notify(commands.Cog):
         self.bot = bot
 
     @app_commands.command(name="notify", description="Be told of your move by direct message too (only you see it)")
-    @app_commands.describe(dm="yes: your moves and reaction windows by DM too, with a link; no: in the channel only")
+    @app_commands.describe(dm="yes: your moves, reaction windows and reminders by DM too, with a link; no: in the "
+                              "channel only")
     async def notify(self, interaction: Interaction, dm: bool) -> None:
         await interaction.client.referee.set_notify(interaction.user.id, dm)
         await send_ephemeral(interaction, content=(
-            "Your moves and reaction windows now reach you by DM too, with a link to the game's channel (if your "
-            "DMs are closed to the bot, the channel's mention is all you get)" if dm else
-            "Your moves and reaction windows reach you in the game's channel only (no DM)"))
+            "Your moves, reaction windows and reminders now reach you by DM too, with a link to the game's channel "
+            "(if your DMs are closed to the bot, the channel's mention is all you get)" if dm else
+            "Your moves, reaction windows and reminders reach you in the game's channel only (no DM)"))
 
 
 async def setup(bot: RefereeClient) -> None:

@@ -1,5 +1,5 @@
 """Notifications by direct message (issue 27, item 5), through the real bot and the loopback Discord:
-/notify dm:yes sends the hand-off and the reaction window by DM too, with a link to the channel; a DM
+/notify dm:yes sends the hand-off, the reaction window and a reminder by DM too, with a link to the channel; a DM
 Discord refuses (DMs closed: the emulator answers 403 code 50007, as Discord does) is dropped silently
 and the channel's mention stands; dm:no, or no choice, sends none."""
 
@@ -18,7 +18,7 @@ async def asl_move_phase(table):
 async def test_the_reaction_window_and_the_hand_off_reach_a_player_by_dm_with_a_link(table):
     await asl_move_phase(table)
     said = await table.send("notify", {"dm": True}, user=BOB)
-    assert said.ephemeral and said.content.startswith("Your moves and reaction windows now reach you by DM too")
+    assert said.ephemeral and said.content.startswith("Your moves, reaction windows and reminders now reach you by DM too")
     moved = await table.send("move", {"units": "A1", "to": "F4"}, user=ALICE)
     (notice,) = moved.followups
     assert notice.content.startswith(f"<@{BOB}>: Defensive First Fire at")  # the channel's mention stands
@@ -55,12 +55,12 @@ async def test_dm_no_stops_them(table):
     await asl_move_phase(table)
     await table.send("notify", {"dm": True}, user=BOB)
     said = await table.send("notify", {"dm": False}, user=BOB)
-    assert said.content == "Your moves and reaction windows reach you in the game's channel only (no DM)"
+    assert said.content == "Your moves, reaction windows and reminders reach you in the game's channel only (no DM)"
     await table.send("move", {"units": "A1", "to": "F4"}, user=ALICE)
     assert table.fake.dm_messages(BOB) == []
 
 
-async def test_a_hand_off_by_the_deadline_reaches_the_player_by_dm_too(table):
+async def test_a_deadlines_reminder_and_hand_off_reach_the_players_by_dm_too(table):
     from tests.cogs.test_undo import Clock
 
     clock = Clock()
@@ -68,7 +68,14 @@ async def test_a_hand_off_by_the_deadline_reaches_the_player_by_dm_too(table):
     table.bot.pacer.stop()
     await start_game(table, "asl", ["Germans", "Russians"], [unit("A1", 0, "A4", "ger-467")], phase="MPh",
                      options={"elr": [3, 3], "deadline_hours": 2})
+    await table.send("notify", {"dm": True}, user=ALICE)
     await table.send("notify", {"dm": True}, user=BOB)
-    clock.advance(hours=2)
+    clock.advance(hours=1)
+    assert await table.bot.pacer.check() == [table.channel]  # the half-time reminder, by DM too
+    (reminder,) = table.fake.dm_messages(ALICE)
+    assert reminder.content.startswith("the game waits for your move (Germans, turn 1, Movement Phase); nothing "
+                                       "happened for 1 hour; deadline <t:")
+    assert reminder.content.endswith(f"then the step ends with /done\n{LINK}")
+    clock.advance(hours=1)
     assert await table.bot.pacer.check() == [table.channel]
     assert table.fake.dm_messages(BOB)[-1].content == f"your move (Russians, turn 1, Defensive Fire Phase)\n{LINK}"
