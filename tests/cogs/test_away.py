@@ -37,7 +37,7 @@ async def test_an_away_player_stops_the_deadlines_of_both_games_until_he_is_back
     assert reply.content.startswith(f"You are away until <t:{back}:f> (<t:{back}:R>): a week at sea, in your 2 games")
     # the status, /games: away until ...
     status = (await table.send("game status", user=BOB)).embeds[0]["description"]
-    assert f"Germans (to act): <@{ALICE}> (away until <t:{back}:f> (<t:{back}:R>): a week at sea)" in status
+    assert f"Germans: <@{ALICE}> (away until <t:{back}:f> (<t:{back}:R>): a week at sea)" in status
     assert "Deadline for Germans: none while Germans are away; then 24 hours from the newest entry" in status
     [listed] = (await table.send("games", user=ALICE)).embeds
     assert listed["description"].endswith(f"You are away until <t:{back}:f> (<t:{back}:R>): a week at sea: your "
