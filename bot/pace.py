@@ -3,7 +3,8 @@
 A side's wait is the time from the other side's last entry to the side's own next one: the game
 was waiting for it (the hand-off, a fire it had to answer, a request to end a step). Entries of
 nobody's side (the game master's set-up and corrections, the creation) neither start nor end a
-wait. Players are placed on their side by their ``join`` entries, as the log records them.
+wait. Players are placed on their side by their ``join`` entries (a substitute by his ``replace``),
+as the log records them.
 """
 
 from __future__ import annotations
@@ -38,6 +39,10 @@ def side_waits(entries: Iterable[dict[str, Any]]) -> list[SideWaits]:
         order = entry.get("order") or {}
         if order.get("action") == "join" and isinstance(order.get("player"), int):
             seats[order["player"]] = order.get("side", 0)
+            continue
+        if order.get("action") == "replace" and isinstance(order.get("player"), int):
+            if order.get("old") in seats:  # a substitute (/game replace): the old player's side is his
+                seats[order["player"]] = seats.pop(order["old"])
             continue
         side = seats.get(entry.get("actor"))  # type: ignore[arg-type]
         if side is None:

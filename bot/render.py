@@ -14,7 +14,7 @@ never push a field over its limit. The bot also sends with ``AllowedMentions.non
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any
@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot.core.dice import Roll
+from bot.core import deadlines
 from bot.core.game import Game
 from bot.core.outcome import Outcome, TableCell, UnitEffect
 from bot.core.rulesets import get_ruleset, title_of
@@ -541,17 +542,47 @@ def _natural(text: str) -> tuple:
     return tuple(int(p) if p.isascii() and p.isdigit() else p.casefold() for p in re.split(r"(\d+)", text))
 
 
-def _sides_text(game: Game) -> str:
+def away_words(away: Any) -> str:
+    """"away until <t:…:f> (<t:…:R>): holidays": a player's away (``/away``) as others read it."""
+    until = int(datetime.fromisoformat(away.until).timestamp())
+    reason = f": {safe(away.reason)}" if away.reason else ""
+    return f"away until <t:{until}:f> (<t:{until}:R>){reason}"
+
+
+def _player_words(player: int, away: Mapping[int, Any]) -> str:
+    return f"<@{player}>" + (f" ({away_words(away[player])})" if player in away else "")
+
+
+def _sides_text(game: Game, away: Mapping[int, Any] = {}, deadline: datetime | None = None) -> str:
     lines = []
     for i, side in enumerate(game.sides):
-        players = ", ".join(f"<@{p}>" for p in side.players) or "no player yet"
+        players = ", ".join(_player_words(p, away) for p in side.players) or "no player yet"
         marker = " (to act)" if i == side_to_act(game) else ""
         if game.reaction is not None and i == game.reaction.side:
             marker = " (to answer a reaction window)"
         lines.append(f"{safe(side.name)}{marker}: {players}")
     if game.reaction is not None:
         lines.append(_waiting_line(game))
+    clock = _clock_line(game, deadline)
+    if clock:
+        lines.append(clock)
     return "\n".join(lines)
+
+
+def _clock_line(game: Game, deadline: datetime | None) -> str | None:
+    """The game's clock: paused, or the deadline of the side it waits for (``deadline``: when it falls;
+    None while that side's players are all away)."""
+    if game.paused:
+        return "Paused by the game master: no deadline, reminder or reaction time limit runs (/game resume)"
+    hours = deadlines.limit(game)
+    if hours is None:
+        return None
+    waited = safe(game.side_name(deadlines.waited_side(game)))
+    when = (f"<t:{int(deadline.timestamp())}:f> (<t:{int(deadline.timestamp())}:R>), " if deadline is not None
+            else f"none while {waited} are away; then ")
+    return (f"Deadline for {waited}: {when}{hours:g} hours from the newest entry (game option deadline_hours"
+            + (f", extended by {deadlines.extension(game):g} for this step" if deadlines.extension(game) else "")
+            + ")")
 
 
 def _waiting_line(game: Game) -> str:
@@ -593,7 +624,8 @@ def side_counts(game: Game, side: int) -> str:
 
 
 def status_embed(game: Game, recent: Sequence[LogEntry] = (), undone: Iterable[int] = (), *,
-                 now: datetime | None = None) -> discord.Embed:
+                 now: datetime | None = None, away: Mapping[int, Any] = {},
+                 deadline: datetime | None = None) -> discord.Embed:
     """/game status in the channel, one phone screen: who acts and in which step, the reminder due
     if the game has one, each side's players and count of units, and the newest log entries. The
     whole unit list is the Units button's, to the presser alone (``game_status_embed``)."""
@@ -610,9 +642,13 @@ def status_embed(game: Game, recent: Sequence[LogEntry] = (), undone: Iterable[i
     window = game.reaction  # the mover waits on the other side's answer (bot/core/windows.py)
     lines.append(" · ".join(
         f"{safe(side.name)}{' (to answer a reaction window)' if window is not None and i == window.side else ''}: "
-        f"{' '.join(f'<@{p}>' for p in side.players) or 'no player'}" for i, side in enumerate(game.sides)))
+        f"{' '.join(_player_words(p, away) for p in side.players) or 'no player'}"
+        for i, side in enumerate(game.sides)))
     if window is not None:
         lines.append(_waiting_line(game))
+    clock = _clock_line(game, deadline)  # paused, or the deadline (the game option deadline_hours)
+    if clock:
+        lines.append(clock)
     hours = reminder_hours(game)
     if hours is not None and recent:
         due = datetime.fromisoformat(recent[-1].time) + timedelta(hours=hours)
@@ -640,13 +676,14 @@ def status_embed(game: Game, recent: Sequence[LogEntry] = (), undone: Iterable[i
     return embed
 
 
-def game_status_embed(game: Game) -> list[discord.Embed]:
-    """Turn, phase, side to act, and every unit by location with its markers (the Units button
-    under /game status, to the presser alone)."""
+def game_status_embed(game: Game, away: Mapping[int, Any] = {}, deadline: datetime | None = None
+                      ) -> list[discord.Embed]:
+    """Turn, phase, side to act (its players away, with ``away``: their /away), the deadline (when it
+    falls), and every unit by location with its markers."""
     title = f"{safe(game.scenario) or title_of(game.ruleset)}: turn {game.turn}"
     if game.turns is not None:  # the scenario's length (a scenario file gives it)
         title += f" of {game.turns}"
-    description = f"{game_line(game)}\n{_sides_text(game)}"
+    description = f"{game_line(game)}\n{_sides_text(game, away, deadline)}"
     blocks = status_blocks(game) or [Block("Units", ("none yet: add them with /unit add",))]
     return paginate(title, blocks, colour=side_colour(side_to_act(game)), description=description)
 
@@ -654,13 +691,16 @@ def game_status_embed(game: Game) -> list[discord.Embed]:
 GAMES_TITLE = "Your games"
 
 
-def player_games_embeds(seated: Sequence[Any], *, mine: bool) -> list[discord.Embed]:
+def player_games_embeds(seated: Sequence[Any], *, mine: bool, away: Any = None) -> list[discord.Embed]:
     """/games: each game the user plays in (``Referee.player_games``), the channel as a link, the
-    rules and scenario, whose move and since when (its newest entry), the user's own move first."""
+    rules and scenario, whose move and since when (its newest entry), the deadline (or the pause, or
+    the side away), the user's own move first; ``away``: the user's own away, when away now."""
+    yours = f"You are {away_words(away)}: your sides' deadlines wait (/away end when back)" if away else ""
     if not seated:
         empty = ("No game waits for your move." if mine else
                  "You play in no game the bot referees: join one with /game join, or start one with /game new.")
-        return [discord.Embed(title=GAMES_TITLE, description=empty, colour=NEUTRAL_COLOUR)]
+        return [discord.Embed(title=GAMES_TITLE, description="\n".join(filter(None, (yours, empty))),
+                              colour=NEUTRAL_COLOUR)]
     ordered = sorted(seated, key=lambda s: (not s.theirs, s.since))
     blocks = []
     for held in ordered:
@@ -673,12 +713,20 @@ def player_games_embeds(seated: Sequence[Any], *, mine: bool) -> list[discord.Em
             whose = "your" if held.theirs else f"{safe(game.side_name(held.side))}'"
             waits = f"{whose} answer to {safe(game.reaction.name)}"
         name = f"{safe(game.scenario) or title_of(game.ruleset)}"
-        blocks.append(Block(name[:200], (
-            f"{where} · {title_of(game.ruleset)}",
-            f"{waits} (turn {game.turn}, {safe(step_name(game, get_ruleset(game.ruleset)))}) since <t:{since}:R>")))
+        lines = [f"{where} · {title_of(game.ruleset)}",
+                 f"{waits} (turn {game.turn}, {safe(step_name(game, get_ruleset(game.ruleset)))}) since <t:{since}:R>"]
+        if game.paused:
+            lines.append("paused by the game master")
+        elif held.away_until is not None:
+            until = int(datetime.fromisoformat(held.away_until).timestamp())
+            lines.append(f"{'you are' if held.theirs else safe(game.side_name(held.side)) + ' are'} away until "
+                         f"<t:{until}:f>: no deadline meanwhile")
+        elif held.deadline is not None:
+            lines.append(f"deadline <t:{int(held.deadline.timestamp())}:R>")
+        blocks.append(Block(name[:200], tuple(lines)))
     count = sum(1 for s in seated if s.theirs)
     description = (f"{len(seated)} game{'s' if len(seated) != 1 else ''}"
-                   + ("" if mine else f", {count} waiting for your move"))
+                   + ("" if mine else f", {count} waiting for your move") + (f"\n{yours}" if yours else ""))
     return paginate(GAMES_TITLE + (": your move" if mine else ""), blocks, colour=NEUTRAL_COLOUR,
                     description=description)
 
@@ -932,6 +980,17 @@ def seat_embed(kind: str, game: Game, side: int, user: int, by: int) -> discord.
     return discord.Embed(title=title, description=text, colour=NEUTRAL_COLOUR)
 
 
+def substitute_embed(game: Game, old: int, new: int, by: int, *, declined: bool = False) -> discord.Embed:
+    """The game master's invitation to a substitute to take a player's seat (``/game replace``), or its decline."""
+    sides = " and ".join(safe(s.name) for s in game.sides if old in s.players) or "their side"
+    if declined:
+        return discord.Embed(title=f"Substitute for {sides} declined",
+                             description=f"<@{new}> declined: <@{old}> keeps the seat.", colour=NEUTRAL_COLOUR)
+    return discord.Embed(title=f"A substitute for {sides}", description=(
+        f"<@{by}>, the game master, asks <@{new}> to take <@{old}>'s seat on {sides}. <@{new}> accepts or "
+        "declines; nothing changes without it."), colour=NEUTRAL_COLOUR)
+
+
 def stamp(when: datetime) -> str:
     """Discord's timestamp markup: each reader sees it in their own time zone."""
     seconds = int(when.timestamp())
@@ -1025,17 +1084,20 @@ def where_line(game: Game) -> str:
     return f"{safe(game.side_name(side_to_act(game)))}, turn {game.turn}, {safe(step_name(game, ruleset))}"
 
 
-def hand_off_line(game: Game, side: int) -> str | None:
-    """"<@1> <@2>: your move (Russians, turn 1, Rally Phase)"; None when the side has no player."""
+def hand_off_line(game: Game, side: int, away: Mapping[int, Any] = {}) -> str | None:
+    """"<@1> <@2>: your move (Russians, turn 1, Rally Phase)"; None when the side has no player. With
+    ``away`` (the players away now, /away), each of the side's players away is named with his return."""
     players = game.sides[side].players if 0 <= side < len(game.sides) else []
     if not players:
         return None
-    return f"{' '.join(f'<@{p}>' for p in players)}: your move ({where_line(game)})"
+    gone = "".join(f"; <@{p}> is {away_words(away[p])}" for p in players if p in away)
+    return f"{' '.join(f'<@{p}>' for p in players)}: your move ({where_line(game)}){gone}"
 
 
-def reminder_line(game: Game, silent_for: timedelta) -> str | None:
+def reminder_line(game: Game, silent_for: timedelta, *, deadline: datetime | None = None) -> str | None:
     """The reminder of a silent game, to the players of the side it waits for (the side to act, or
-    the side answering a reaction window); None when it has none."""
+    the side answering a reaction window); None when it has none. With its ``deadline`` (the game
+    option deadline_hours), when it falls and what happens then."""
     window = game.reaction
     side = window.side if window is not None else side_to_act(game)
     players = game.sides[side].players if 0 <= side < len(game.sides) else []
@@ -1044,8 +1106,40 @@ def reminder_line(game: Game, silent_for: timedelta) -> str | None:
     hours = int(silent_for.total_seconds() // 3600)
     waits = (f"your answer to {safe(window.name)} at {safe(', '.join(window.units))} in {safe(window.at)} "
              f"({window.rule}: Fire or No fire)" if window is not None else f"your move ({where_line(game)})")
-    return (f"{' '.join(f'<@{p}>' for p in players)}: the game waits for {waits}; "
+    line = (f"{' '.join(f'<@{p}>' for p in players)}: the game waits for {waits}; "
             f"nothing happened for {hours} hour{'s' if hours != 1 else ''}")
+    if deadline is not None:
+        default = "no fire" if window is not None else "/done"
+        line += (f"; deadline <t:{int(deadline.timestamp())}:R> (<t:{int(deadline.timestamp())}:f>), then the "
+                 f"step ends with {default}")
+    return line
+
+
+def deadline_why(game: Game, hours: float, headline: str) -> str:
+    """The line heading a step ended by its deadline (the game as it was before)."""
+    late = safe(game.side_name(deadlines.waited_side(game)))
+    what = "the reaction window closes as no fire" if game.reaction is not None else \
+        f"the {safe(step_name(game, get_ruleset(game.ruleset)))} ends with /done"
+    return (f"Ended by the deadline: nothing from {late} in {hours:g} hours, so {what} "
+            f"(game option deadline_hours): {safe(headline)}")
+
+
+def deadline_told_line(game: Game, hours: float) -> str | None:
+    """To the late side's players (the game as it was before): what the deadline did to their step."""
+    players = game.sides[deadlines.waited_side(game)].players
+    if not players:
+        return None
+    what = "your reaction window was closed as no fire" if game.reaction is not None else \
+        f"your {safe(step_name(game, get_ruleset(game.ruleset)))} was ended (/done)"
+    return f"{' '.join(f'<@{p}>' for p in players)}: {what} by the deadline, {hours:g} hours without your order"
+
+
+def deadline_stuck_line(game: Game, hours: float, refusal: str) -> str:
+    """The deadline passed, but the step cannot end by itself (a roll the rules still require)."""
+    players = " ".join(f"<@{p}>" for p in game.sides[deadlines.waited_side(game)].players)
+    return (f"{players}: the deadline passed ({hours:g} hours without an order), but the "
+            f"{safe(step_name(game, get_ruleset(game.ruleset)))} cannot end by itself: {safe(refusal)}; "
+            "the game master moves the game on (/game phase) or extends the deadline (/game deadline)")
 
 
 def reaction_line(game: Game) -> str | None:

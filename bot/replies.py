@@ -293,7 +293,9 @@ async def reply_outcome(interaction: discord.Interaction, acted: Any, *, ephemer
     if not ephemeral and getattr(acted, "hand_off", None) is not None:
         await send_hand_off(interaction, acted)
     if not ephemeral:
-        await send_window_notice(interaction.followup.send, acted)
+        await send_window_notice(interaction.followup.send, acted, client=getattr(interaction, "client", None),
+                                 channel_id=getattr(interaction, "channel_id", None),
+                                 guild_id=getattr(interaction, "guild_id", None))
 
 
 async def reply_and_close(interaction: discord.Interaction, acted: Any) -> None:
@@ -338,11 +340,12 @@ async def post_saved_result(client: Any, channel_id: int, acted: Any, *, why: st
     await note_shown(client, acted)
     try:
         if getattr(acted, "hand_off", None) is not None:
-            line = hand_off_line(acted.game, acted.hand_off)
+            line = hand_off_line(acted.game, acted.hand_off, await _away(client, acted.game, acted.hand_off))
             if line is not None:
                 await channel.send(content=line, allowed_mentions=only_these(side_players(acted.game, acted.hand_off)),
                                    **_done_view(acted))
-        await send_window_notice(channel.send, acted, unseen=True)
+                await notify_by_dm(client, channel_id, None, side_players(acted.game, acted.hand_off), line)
+        await send_window_notice(channel.send, acted, unseen=True, client=client, channel_id=channel_id)
     except discord.HTTPException:
         log.warning("the hand-off after log #%s could not be posted", acted.seq)
     return True
@@ -354,7 +357,8 @@ def _done_view(acted: Any) -> dict[str, Any]:
     return {"view": Buttons(button)} if button is not None else {}
 
 
-async def send_window_notice(send: Any, acted: Any, *, unseen: bool = False) -> None:
+async def send_window_notice(send: Any, acted: Any, *, unseen: bool = False, client: Any = None,
+                             channel_id: int | None = None, guild_id: int | None = None) -> None:
     """After an action that opened a reaction window, or answered in one: the reacting side's players
     mentioned (the first time) with Fire and No fire; after the window closed, the side that waited
     mentioned, with its Done. ``send``: the followup's or the channel's. Nothing on a re-delivery,
@@ -370,6 +374,8 @@ async def send_window_notice(send: Any, acted: Any, *, unseen: bool = False) -> 
             players = side_players(game, window.side) if not window.answers else []
             await send(content=line, allowed_mentions=only_these(players),
                        view=Buttons(*reaction_buttons(acted.entry.game_id, game)))
+            if channel_id is not None:  # the window's first notice: by DM too, to those who chose it
+                await notify_by_dm(client, channel_id, guild_id, players, line)
         return
     if acted.entry.order.get("action") != "react" or getattr(acted, "hand_off", None) is not None:
         return  # the window closed with its step: the hand-off said what comes next
@@ -379,11 +385,56 @@ async def send_window_notice(send: Any, acted: Any, *, unseen: bool = False) -> 
         await send(content=line, allowed_mentions=only_these(side_players(game, side)), **_done_view(acted))
 
 
+def channel_link(client: Any, channel_id: int, guild_id: int | None = None) -> str:
+    """A link to a game's channel, as a DM carries it: its URL when the server is known, else a mention."""
+    if guild_id is None:
+        channel = client.get_channel(channel_id) if client is not None else None
+        guild_id = getattr(getattr(channel, "guild", None), "id", None)
+    return f"https://discord.com/channels/{guild_id}/{channel_id}" if guild_id is not None else f"<#{channel_id}>"
+
+
+async def notify_by_dm(client: Any, channel_id: int, guild_id: int | None, users: list[int], line: str) -> None:
+    """The line just posted to the channel (a hand-off, a reaction window, a reminder), by DM too to
+    those of ``users`` who chose it (/notify dm:yes), with a link to the channel. A DM Discord refuses
+    (their DMs closed to the bot: 50007; or any other refusal) is dropped silently: the channel's
+    mention stands."""
+    referee = getattr(client, "referee", None)
+    if referee is None or not users:
+        return
+    try:
+        wanted = await referee.dm_users(users)
+    except Exception:  # the store failing: the channel's mention stands
+        log.warning("could not read who is notified by DM", exc_info=True)
+        return
+    text = line.split(": ", 1)[1] if line.startswith("<@") and ": " in line else line
+    body = f"{text}\n{channel_link(client, channel_id, guild_id)}"
+    for user in (u for u in users if u in wanted):
+        try:
+            dm = await client.create_dm(discord.Object(id=user))
+            await dm.send(content=body, allowed_mentions=discord.AllowedMentions.none())
+        except discord.HTTPException as exc:
+            log.info("a DM to %s was refused (%s, code %s): the channel's mention stands", user, exc.status, exc.code)
+
+
+async def _away(client: Any, game: Game, side: int) -> dict[int, Any]:
+    """The side's players away now (/away), for the hand-off; none when it cannot be read (the hand-off
+    goes out all the same)."""
+    referee = getattr(client, "referee", None)
+    players = side_players(game, side)
+    if referee is None or not players:
+        return {}
+    try:
+        return await referee.away_now(players)
+    except Exception:  # the store failing: the mention without the away
+        log.warning("could not read the away of %s", players, exc_info=True)
+        return {}
+
+
 async def send_hand_off(interaction: discord.Interaction, acted: Any) -> None:
     """After a reply that passed the game to another side: mention exactly that side's players, with
     a digest of what happened since they last acted (one embed)."""
     game, side = acted.game, acted.hand_off
-    line = hand_off_line(game, side)
+    line = hand_off_line(game, side, await _away(interaction.client, game, side))
     if line is None:
         return
     referee = getattr(interaction.client, "referee", None)
@@ -391,3 +442,5 @@ async def send_hand_off(interaction: discord.Interaction, acted: Any) -> None:
     extra = {"embed": digest_embed(since, game)} if since else {}
     await interaction.followup.send(content=line, allowed_mentions=only_these(side_players(game, side)), **extra,
                                     **_done_view(acted))
+    await notify_by_dm(interaction.client, interaction.channel_id, interaction.guild_id, side_players(game, side),
+                       line)

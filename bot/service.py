@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from bot.config import Rate, Settings
-from bot.core import reactions
+from bot.core import deadlines, reactions
 from bot.core.api import as_given, order_model, resolve
 from bot.core.sealed import check_sealable, note_sealed, reveal_sealed, sealed_text
 from bot.core.dice import (CommittedDice, DiceSource, Roller, ScriptedDice, SystemDice, commitment, contribution_value,
@@ -50,7 +50,7 @@ from bot.record.replay import (END_GAME, OPTION_ORDER, REOPEN_GAME, UNDO, ChainV
                                game_from_creation, given_again, reopen_outcome, undo_outcome, with_option_order)
 from bot.record.sealing import (NONCE_BYTES, PEEK, REVEAL, SEAL, SEALED_MAX, check_reveal, peek_outcome,
                                 reveal_outcome, roll_text, seal_commitment, seal_outcome)
-from bot.store import (ActiveGameExists, DuplicateInteraction, LogFull, StaleGame, Store, StoredGame,
+from bot.store import (ActiveGameExists, Away, DuplicateInteraction, LogFull, StaleGame, Store, StoredGame,
                        UndoRequest)
 from bot.work import Pickled, Worker
 
@@ -74,6 +74,8 @@ DICE_STATES_CACHED = 4096  # games whose dice state (commitment, contributions) 
 SETUP_STEPS_PER_PART = 20  # bot/work.py's steps a unit or Location of a scenario file costs to set up (0.3 ms measured)
 SEEDS_CACHED = 4096  # dice seeds kept in memory (each also held in the store until revealed)
 CONTRIBUTION_MAX = 200  # characters of a side's dice contribution
+AWAY_MOST_DAYS = 90  # how far ahead an away (/away) may end
+AWAY_REASON_MAX = 200  # characters of an away's reason
 SECRET_KINDS = {"2d6": "two_d6", "d6": "d6", "d10": "d10", "DR": "DR", "dr": "dr"}  # a secret roll's kind -> Roller
 REOPEN_WITHIN = timedelta(days=1)  # how long after its end the game master may reopen a game ended by mistake
 UNDO_MINUTES = general("undo_minutes").default  # how long an undo proposal waits (48 hours); the option's default
@@ -144,6 +146,9 @@ class SeatedGame:
     since: str
     side: int
     theirs: bool
+    # the side it waits for is away (each of its players, /away): until when (the first back), else None
+    away_until: str | None = None
+    deadline: datetime | None = None  # when its step ends by the deadline (deadline_hours), if one runs
 
 
 @dataclass(frozen=True)
@@ -322,6 +327,15 @@ def check_permission(game: Game, actor: Actor, order: dict[str, Any]) -> None:
 
 
 # --- the service -------------------------------------------------------------------------
+
+
+def _players(game: Game, side: int) -> list[int]:
+    return list(game.sides[side].players) if 0 <= side < len(game.sides) else []
+
+
+def away_spans(away: dict[int, Away]) -> dict[int, tuple[datetime, datetime]]:
+    """Each player's latest away as (from, until) times, as bot/core/deadlines.clock_start reads them."""
+    return {user: (datetime.fromisoformat(a.since), datetime.fromisoformat(a.until)) for user, a in away.items()}
 
 
 def _utc_now() -> datetime:
@@ -942,6 +956,25 @@ class Referee:
                              "Channels may end the game")
         return stored
 
+    async def end_by_deadline(self, channel_id: int, seq: int, actor: Actor) -> Acted | RulesError | None:
+        """End the step of the side the game waits for with its default (no fire for an open reaction
+        window, else its /done), its deadline (the game option deadline_hours) having passed since entry
+        ``seq``, the newest: a logged order given by ``actor`` (the bot). None when the game moved on
+        meanwhile (another process, or a late order, did); the refusal when the rules do not let the
+        step end by itself (a roll it still requires)."""
+
+        def order(game: Game) -> dict[str, Any]:
+            if deadlines.limit(game) is None:
+                raise NotAllowed("no deadline runs in this game")
+            return deadlines.default_order(game)
+
+        try:
+            return await self.act(channel_id, actor, order, command="/done (deadline)", after_seq=seq)
+        except NotAllowed:
+            return None  # moved on, paused, or no deadline any more: nothing to do
+        except RulesError as exc:
+            return exc
+
     async def end_game(self, channel_id: int, actor: Actor, interaction_id: int | None = None, *,
                        game_id: int | None = None) -> Acted:
         """End the channel's game (``game_id``: only if it is still that one, the game a confirmation
@@ -1273,17 +1306,86 @@ class Referee:
     async def player_games(self, user_id: int, *, mine: bool = False) -> list[SeatedGame]:
         """Every active game ``user_id`` plays in, on every server (the store's seats index, never a
         scan), oldest newest entry first; ``mine``: only those waiting for them (the side to act, or
-        the side answering a reaction window)."""
+        the side answering a reaction window). Each with its deadline, and whether the side it waits
+        for is away (one read of the away table for every game's waited players)."""
+        held_games = await self._store.player_games(user_id)
+        waited = {held.game.id: deadlines.waited_side(held.game.game) for held in held_games}
+        players = {p for held in held_games for p in _players(held.game.game, waited[held.game.id])}
+        away = await self._store.aways(players)
+        now = self.clock()
         found = []
-        for held in await self._store.player_games(user_id):
+        for held in held_games:
             game = held.game.game
-            waiting = reactions.waits_for(game)
-            side = side_to_act(game) if waiting is None else waiting
+            side = waited[held.game.id]
             theirs = 0 <= side < len(game.sides) and user_id in game.sides[side].players
             if theirs or not mine:
+                start = deadlines.clock_start(game, datetime.fromisoformat(held.last_time), away_spans(away), now)
+                until = None
+                if start is None:  # the whole side is away: back when the first of them is
+                    until = min(away[p].until for p in _players(game, side))
                 found.append(SeatedGame(held.game.id, held.game.channel_id, held.game.guild_id, game,
-                                        held.last_time, side, theirs))
+                                        held.last_time, side, theirs, away_until=until,
+                                        deadline=None if start is None else deadlines.due(game, start)))
         return found
+
+    async def deadline(self, stored: StoredGame) -> tuple[datetime | None, bool]:
+        """When the step of the side the game waits for ends by its deadline (game option deadline_hours),
+        counted from the newest entry or the return of its first player from an away; and whether every
+        player of that side is away now (no deadline meanwhile). (None, False) when no deadline runs."""
+        game = stored.game
+        if deadlines.limit(game) is None:
+            return None, False
+        last = await self.entry(stored.id, stored.last_seq)
+        away = await self._store.aways(_players(game, deadlines.waited_side(game)))
+        start = deadlines.clock_start(game, datetime.fromisoformat(last.time), away_spans(away), self.clock())
+        return (None, True) if start is None else (deadlines.due(game, start), False)
+
+    # --- players away (/away) ---
+
+    async def set_away(self, user_id: int, until: datetime, reason: str = "") -> Away:
+        """The player is away until ``until`` (in every game: bot/pacing.py stops the clock of a side
+        whose every player is away); refused in the past or more than AWAY_MOST_DAYS ahead."""
+        now = self.clock()
+        if until <= now:
+            raise InvalidOrder(f"{until:%Y-%m-%d} is in the past: give a date to come (e.g. "
+                               f"{now + timedelta(days=7):%Y-%m-%d}) or a number of days", field="until")
+        if until - now > timedelta(days=AWAY_MOST_DAYS, hours=24):
+            raise InvalidOrder(f"an away lasts {AWAY_MOST_DAYS} days at most (until "
+                               f"{now + timedelta(days=AWAY_MOST_DAYS):%Y-%m-%d}): the game master can pause a "
+                               "game, or seat a substitute (/game replace)", field="until")
+        if len(reason) > AWAY_REASON_MAX:
+            raise InvalidOrder(f"a reason is {AWAY_REASON_MAX} characters at most", field="reason")
+        away = Away(user_id, now.isoformat(timespec="milliseconds"), until.isoformat(timespec="milliseconds"),
+                    reason)
+        await self._store.set_away(away)
+        return away
+
+    async def end_away(self, user_id: int) -> Away:
+        """The player is back before the away's end: it ends now (the clocks count from now)."""
+        now = self.clock().isoformat(timespec="milliseconds")
+        away = (await self._store.aways([user_id])).get(user_id)
+        if away is None or not away.at(now):
+            raise NotAllowed("you are not away: /away until sets an away")
+        ended = Away(user_id, away.since, now, away.reason)
+        await self._store.set_away(ended)
+        return ended
+
+    async def away_now(self, user_ids: Iterable[int]) -> dict[int, Away]:
+        """Those of these users away now, with their away."""
+        now = self.clock().isoformat(timespec="milliseconds")
+        return {user: away for user, away in (await self._store.aways(user_ids)).items() if away.at(now)}
+
+    async def set_notify(self, user_id: int, dm: bool) -> None:
+        """The user's choice of notifications by DM (/notify dm:), on every server."""
+        await self._store.set_notify(user_id, dm)
+
+    async def dm_users(self, user_ids: Iterable[int]) -> set[int]:
+        """Those of these users who chose notifications by DM."""
+        return await self._store.dm_users(user_ids)
+
+    async def aways(self, user_ids: Iterable[int]) -> dict[int, Away]:
+        """The latest away of each of these users (ended ones too)."""
+        return await self._store.aways(user_ids)
 
     async def log(self, channel_id: int, page: int | None = None, per_page: int = 10) -> LogPage:
         """One page of the channel's game log (the active game, else the last ended one).

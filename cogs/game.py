@@ -19,6 +19,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.client import Interaction, RefereeClient
+from bot.core import deadlines
 from bot.core.commands import parse_dice, parse_options
 from bot.core.errors import InvalidOrder, RulesError
 from bot.core.options import creation_values
@@ -27,8 +28,8 @@ from bot.core.rulesets import get_ruleset, rulesets
 from bot.limits import Guarded
 from bot.maps import MAP_FILE, battlefield_picture, map_file, map_view
 from bot.render import (STATUS_RECENT, end_request_embed, error_embed, game_status_embed, map_embed, options_embed,
-                        seat_embed, status_embed)
-from bot.replies import reply_and_close, reply_outcome, send_embeds, send_ephemeral
+                        seat_embed, status_embed, substitute_embed)
+from bot.replies import only_these, reply_and_close, reply_outcome, send_embeds, send_ephemeral
 from bot.service import REOPEN_WITHIN, NotAllowed, is_game_master
 from cogs._common import (act_and_reply, actor_of, phase_autocomplete, reply_new_game, scenario_file,
                           side_autocomplete, side_index)
@@ -128,6 +129,45 @@ class SeatButton(Guarded, discord.ui.DynamicItem[discord.ui.Button],
         await reply_and_close(interaction, acted)
 
 
+class SubstituteButton(Guarded, discord.ui.DynamicItem[discord.ui.Button],
+                       template=r"sub:(?P<verb>accept|refuse):(?P<game>[0-9]{1,18}):(?P<old>[0-9]{1,20}):"
+                                r"(?P<new>[0-9]{1,20}):(?P<by>[0-9]{1,20})"):
+    """The substitute's consent to take a player's seat (``/game replace``): Accept gives the logged
+    replace order (by the substitute), Decline leaves the seat as it is. Only the invited substitute
+    answers; rebuilt from its custom_id on every click, restarts included."""
+
+    def __init__(self, verb: str, game_id: int, old: int, new: int, by: int):
+        style = discord.ButtonStyle.success if verb == "accept" else discord.ButtonStyle.danger
+        super().__init__(discord.ui.Button(label="Accept" if verb == "accept" else "Decline", style=style,
+                                           custom_id=f"sub:{verb}:{game_id}:{old}:{new}:{by}"))
+        self.verb, self.game_id, self.old, self.new, self.by = verb, game_id, old, new, by
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button,
+                             match: re.Match[str]) -> SubstituteButton:
+        return cls(match["verb"], int(match["game"]), int(match["old"]), int(match["new"]), int(match["by"]))
+
+    async def callback(self, interaction: Interaction) -> None:  # type: ignore[override]
+        referee, actor = interaction.client.referee, actor_of(interaction)
+        try:
+            stored = await referee.active(interaction.channel_id)
+            if stored.id != self.game_id:
+                raise NotAllowed("this invitation was for an earlier game of this channel")
+            if actor.user_id != self.new:
+                raise NotAllowed(f"only <@{self.new}>, the invited substitute, answers this invitation")
+            if self.verb == "refuse":
+                await interaction.response.edit_message(
+                    embed=substitute_embed(stored.game, self.old, self.new, self.by, declined=True), view=None)
+                return
+            order = {"action": "replace", "player": self.new, "old": self.old, "approved_by": self.by}
+            acted = await referee.act(interaction.channel_id, actor, order, command="/game replace",
+                                      interaction_id=interaction.id)
+        except RulesError as exc:  # components bypass the tree's error handler: refuse here, privately
+            await send_ephemeral(interaction, embed=error_embed(exc.message, exc.rule))
+            return
+        await reply_and_close(interaction, acted)
+
+
 def seat_view(kind: str, game_id: int, side: int, user: int, by: int) -> discord.ui.View:
     view = discord.ui.View(timeout=None)
     for verb in (("approve", "decline") if kind == "request" else ("accept", "refuse")):
@@ -189,10 +229,10 @@ class GameCog(commands.Cog):
                               guild_only=True)
 
     async def cog_load(self) -> None:
-        self.bot.add_dynamic_items(SeatButton, EndButton)
+        self.bot.add_dynamic_items(SeatButton, EndButton, SubstituteButton)
 
     async def cog_unload(self) -> None:
-        self.bot.remove_dynamic_items(SeatButton, EndButton)
+        self.bot.remove_dynamic_items(SeatButton, EndButton, SubstituteButton)
 
     def __init__(self, bot: RefereeClient):
         self.bot = bot
@@ -259,6 +299,29 @@ class GameCog(commands.Cog):
             raise NotAllowed("only the game master takes another player's seat away: /game leave gives up yours")
         await act_and_reply(interaction, {"action": "leave", "player": player.id}, command="/game kick")
 
+    @game.command(name="replace", description="Game master: seat a substitute in a player's place (they accept)")
+    @app_commands.rename(substitute="with")
+    @app_commands.describe(player="The player who leaves the seat", substitute="The substitute who takes it over "
+                                                                           "(invited: they accept or decline)")
+    async def replace(self, interaction: Interaction, player: discord.User, substitute: discord.User) -> None:
+        referee, actor = interaction.client.referee, actor_of(interaction)
+        stored = await referee.active(interaction.channel_id)
+        game = stored.game
+        if not is_game_master(game, actor):
+            raise NotAllowed("only the game master seats a substitute: /game leave gives up your own seat")
+        if not any(player.id in side.players for side in game.sides):
+            raise NotAllowed(f"<@{player.id}> has no seat in this game: a substitute takes the seat of a player")
+        if any(substitute.id in side.players for side in game.sides):
+            raise NotAllowed(f"<@{substitute.id}> already plays in this game")
+        if substitute.bot:
+            raise NotAllowed("a bot cannot play: name a person as the substitute")
+        view = discord.ui.View(timeout=None)
+        for verb in ("accept", "refuse"):
+            view.add_item(SubstituteButton(verb, stored.id, player.id, substitute.id, actor.user_id))
+        await interaction.response.send_message(
+            content=f"<@{substitute.id}>", embed=substitute_embed(game, player.id, substitute.id, actor.user_id),
+            view=view, allowed_mentions=only_these([substitute.id]))
+
     @game.command(name="status", description="Who acts, the step, each side's units, what changed lately; "
                                              "every unit and the map on buttons")
     async def status(self, interaction: Interaction) -> None:
@@ -266,7 +329,11 @@ class GameCog(commands.Cog):
         # Units button lists every unit to the presser alone, the Map button draws the picture
         referee = interaction.client.referee
         stored, recent, undone = await referee.status(interaction.channel_id, STATUS_RECENT)
-        await send_embeds(interaction, [status_embed(stored.game, recent, undone, now=referee.clock())],
+        # its players' away, and with a deadline when it falls
+        away = await referee.away_now(p for side in stored.game.sides for p in side.players)
+        deadline, _ = await referee.deadline(stored)
+        await send_embeds(interaction, [status_embed(stored.game, recent, undone, now=referee.clock(), away=away,
+                                                     deadline=deadline)],
                           ephemeral=False, view=map_view(stored.id))
 
     @game.command(name="map", description="A picture of the battlefield: terrain, every stack or stand, and the "
@@ -294,6 +361,22 @@ class GameCog(commands.Cog):
     @app_commands.autocomplete(to=phase_autocomplete)
     async def phase(self, interaction: Interaction, to: str | None = None, dice: str | None = None) -> None:
         await act_and_reply(interaction, {"action": "phase", "to": to}, command="/game phase", dice=parse_dice(dice))
+
+    @game.command(name="deadline", description="Game master: extend the deadline of the current step, once per step")
+    @app_commands.describe(extend="Hours added to the step's deadline (game option deadline_hours), from now on "
+                                  "until the step ends")
+    async def deadline(self, interaction: Interaction,
+                       extend: app_commands.Range[float, 1, deadlines.EXTEND_MAX]) -> None:
+        await act_and_reply(interaction, {"action": "deadline_extend", "hours": extend}, command="/game deadline")
+
+    @game.command(name="pause", description="Game master: stop the game's clock (no deadline, reminder or "
+                                            "reaction time limit runs)")
+    async def pause(self, interaction: Interaction) -> None:
+        await act_and_reply(interaction, {"action": "pause", "paused": True}, command="/game pause")
+
+    @game.command(name="resume", description="Game master: start the game's clock again after /game pause")
+    async def resume(self, interaction: Interaction) -> None:
+        await act_and_reply(interaction, {"action": "pause", "paused": False}, command="/game resume")
 
     @game.command(name="end", description="Game master only: end this channel's game, after a confirmation "
                                           "(its log is kept)")

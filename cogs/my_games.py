@@ -26,8 +26,10 @@ class MyGames(commands.Cog):
                                                     "(only you see it)")
     @app_commands.describe(mine="yes: only the games waiting for your move")
     async def games(self, interaction: Interaction, mine: bool = False) -> None:
-        seated = await interaction.client.referee.player_games(interaction.user.id, mine=mine)
-        await send_embeds(interaction, player_games_embeds(seated, mine=mine), ephemeral=True)
+        referee = interaction.client.referee
+        seated = await referee.player_games(interaction.user.id, mine=mine)
+        away = (await referee.away_now([interaction.user.id])).get(interaction.user.id)
+        await send_embeds(interaction, player_games_embeds(seated, mine=mine, away=away), ephemeral=True)
 
 
 async def setup(bot: RefereeClient) -> None:

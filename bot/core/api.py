@@ -25,19 +25,23 @@ from .ruleset import Ruleset
 from .reactions import REACT, opening
 from .windows import React, after_order, check_window, resolve_react
 from .public_roll import PublicRoll, resolve_public_roll
+from .deadlines import Extend, Pause, resolve_extend, resolve_pause
 from .sequence import Done, check_turn, note_acted, refereed, resolve_done
 from .rulesets import get_ruleset, rulesets
 from .setup import BULK_ACTIONS, SETUP_ACTIONS, SetupOrder, given_order, resolve_setup
 
 _SETUP_ADAPTER: TypeAdapter[Any] | None = None
-# The orders every ruleset has: setting up the game, ending one's part of the turn, a public roll
-GenericOrder = SetupOrder | Done | React | PublicRoll
+# The orders every ruleset has: setting up the game, ending one's part of the turn, a public roll, and
+# the game master's clock
+GenericOrder = SetupOrder | Done | React | PublicRoll | Pause | Extend
 _GENERIC_MODELS = {get_args(m.model_fields["action"].annotation)[0]: m for m in get_args(GenericOrder)}
 GENERIC_ACTIONS = frozenset(_GENERIC_MODELS)
 # the actions a refusal lists: the bulk set-up orders are the several-unit forms of unit_add, unit_move and
 # unit_edit, given by the same /unit commands (and a refusal's words stay what they were before them)
-# (and the answer to a reaction window: given with its buttons or /done, never typed as an order)
-_LISTED_GENERIC = sorted(GENERIC_ACTIONS - BULK_ACTIONS - {REACT})
+# (and the answer to a reaction window: given with its buttons or /done, never typed as an order; and the
+# game master's clock, given with /game pause, resume and deadline; and a substitute's seat, taken with the
+# button of /game replace)
+_LISTED_GENERIC = sorted(GENERIC_ACTIONS - BULK_ACTIONS - {REACT, "pause", "deadline_extend", "replace"})
 # the orders that keep the game (set it up, move it on) rather than play it: no odds, no side's colour (a
 # public roll is a side's, in its colour)
 BOOKKEEPING_ACTIONS = (GENERIC_ACTIONS - {"roll"}) | PHASE_ACTIONS
@@ -149,6 +153,10 @@ def resolve(game: Game, order: dict[str, Any] | BaseModel, dice: DiceSource | No
         outcome = resolve_react(work, ruleset, parsed)
     elif isinstance(parsed, PublicRoll):  # any step, any side: not an action of the turn
         outcome = resolve_public_roll(work, parsed, roller)
+    elif isinstance(parsed, Pause):
+        outcome = resolve_pause(work, ruleset, parsed)
+    elif isinstance(parsed, Extend):
+        outcome = resolve_extend(work, ruleset, parsed)
     else:
         outcome = ruleset.resolve(work, parsed, roller)
         if sides and not reacting:
@@ -158,7 +166,7 @@ def resolve(game: Game, order: dict[str, Any] | BaseModel, dice: DiceSource | No
                         roller.manual and bool(roller.rolls), unused)
     after = finished_game(work) if working else work
     if (game.reaction is not None or (ruleset.reactions and opening(ruleset, after, action) is not None)) \
-            and action not in SETUP_ACTIONS and not isinstance(parsed, (React, PublicRoll)):
+            and action not in SETUP_ACTIONS and not isinstance(parsed, (React, PublicRoll, Pause, Extend)):
         outcome = after_order(game, after, ruleset, action, outcome, reacting)
     return Resolution(outcome=outcome, game=after)
 
@@ -168,7 +176,7 @@ def _turn_check(game: Game, ruleset: Ruleset, order: BaseModel, action: Any) -> 
     checked against the step (``sequence.check_turn``) and an open reaction window
     (``windows.check_window``: the moving side waits; the reacting side may react); ({}, False) for
     the orders every step allows. The flag: the order is the reacting side's reaction."""
-    if not refereed(game) or action in SETUP_ACTIONS or isinstance(order, (PhaseOrder, React, PublicRoll)):
+    if not refereed(game) or action in SETUP_ACTIONS or isinstance(order, (PhaseOrder, React, PublicRoll, Pause, Extend)):
         return {}, False
     if isinstance(order, Done):
         check_window(game, ruleset, action, {}, ends_step=order.answer is None and order.side == game.to_act)

@@ -77,6 +77,19 @@ class ReactionWindow(BaseModel):
     answers: int = 0
 
 
+class Extension(BaseModel):
+    """The game master's extension of one step's deadline (bot/core/deadlines.py): the minutes added (a
+    whole number: a Game's state holds no float, so its JSON takes the fast path, bot/record/chain.py),
+    and the step it is for (it lapses when the step ends)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    minutes: int
+    turn: int
+    step: int | None
+    impulse: int
+
+
 class Game(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -119,6 +132,10 @@ class Game(BaseModel):
     # a reaction window open after a move (game option reactions): the moving side waits for the answer
     reaction: ReactionWindow | None = Field(default=None, exclude_if=lambda v: v is None, repr=False)
     windows: int = Field(default=0, exclude_if=lambda v: v == 0, repr=False)  # reaction windows ever opened
+    # the game's clock stopped by the game master (bot/core/deadlines.py): no deadline, reminder or time limit
+    paused: bool = Field(default=False, exclude_if=lambda v: not v, repr=False)
+    # the game master's extension of the current step's deadline (once per step)
+    extension: Extension | None = Field(default=None, exclude_if=lambda v: v is None, repr=False)
 
     @field_validator("ruleset")
     @classmethod

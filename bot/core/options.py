@@ -127,6 +127,13 @@ GENERAL: tuple[GameOption, ...] = (
                default=False),
     GameOption("remind_after_hours", "number", "hours of silence after which the side to act is reminded once; "
                "no reminders unless set", low=0.1, high=24 * 365, example="12"),
+    GameOption("deadline_hours", "number", "hours the side the game waits for (the step's holder, or the side "
+               "answering a reaction window) has to act, counted from the game's newest entry (the step's start, "
+               "or its own last order) once play has begun; its players are reminded at half time; at the "
+               "deadline the step ends with its default (no fire for a reaction window, else /done: a pass in an "
+               "impulse), logged as ended by the deadline. /game deadline extends one step's deadline once, /game pause stops the clock, "
+               "/away stops it for a side whose every player is away; no deadline unless set",
+               low=1, high=24 * 90, example="48"),
     GameOption("reactions", "choice", "after a move that gives the other side a reaction (fire at a unit moving "
                "in the open), the mover waits for its Fire or No fire: ask (as long as it takes), hours=N (no "
                "answer in N hours is no fire), off (live play: the other side interrupts by typing); games "

@@ -101,8 +101,9 @@ def mode(game: Game) -> tuple[str, float | None]:
 
 def creation_value(options: dict[str, Any]) -> str | None:
     """The value a new game's ``reactions`` takes when its creation does not give one: ``ask`` for a
-    game paced by post (``remind_after_hours``), else none (off, live play)."""
-    if OPTION in options or options.get("remind_after_hours") in (None, False):
+    game paced by post (``remind_after_hours`` or ``deadline_hours``), else none (off, live play)."""
+    if OPTION in options or all(options.get(paced) in (None, False) for paced in ("remind_after_hours",
+                                                                                   "deadline_hours")):
         return None
     return ASK
 

@@ -245,9 +245,14 @@ class Done(OrderBase):
     action: Literal["done"] = "done"
     side: PartOf
     answer: Literal["ask", "refuse"] | None = None
+    # ended by the referee at the step's deadline (game option deadline_hours, bot/core/deadlines.py)
+    by: Literal["deadline"] | None = None
+    hours: float | None = Field(default=None, gt=0, le=24 * 365)
 
     @classmethod
     def refusal_for(cls, game: Game, user_id: int, game_master: bool, order: dict) -> str | None:
+        if order.get("by") is not None and not game_master:
+            return "only the referee ends a step by its deadline: /done ends your own part"
         # a request to end the step is answered (ended or refused) by the holder's players seated before it
         if game.asked_by is None or order.get("answer") == "ask" or game_master or user_id in game.asked_of:
             return None
@@ -279,6 +284,11 @@ def resolve_done(game: Game, ruleset: Ruleset, order: Done, roller: Roller) -> O
                            f"{side} may ask them to", rule=data.rule)
     if order.answer != "refuse":
         ruleset.check_step_end(game, step)
+    if order.by == "deadline":  # the referee's order: the holder gave nothing in time
+        if order.answer is not None:
+            raise InvalidOrder("a step ended by the deadline is ended, not asked or refused", field="answer")
+        trail.section(f"Ended by the deadline: nothing from {side} in {order.hours or 0:g} hours, the {name} ends "
+                      "with its default", rule="game option deadline_hours")
     if order.answer == "refuse":
         if game.asked_by is None:
             raise IllegalOrder(f"nobody asked {side} to end the {name}")

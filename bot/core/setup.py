@@ -182,6 +182,26 @@ class Leave(OrderBase):
     player: int = Field(gt=0)
 
 
+class Replace(OrderBase):
+    """A substitute takes a player's seat (``/game replace``): with both consents, the game master's
+    (who invited the substitute, ``approved_by``) and the substitute's own (who gives the order,
+    accepting). The old player's place on his side goes to the new one, as it was."""
+
+    for_user = "player"
+
+    action: Literal["replace"] = "replace"
+    player: int = Field(gt=0)  # the substitute, who takes the seat
+    old: int = Field(gt=0)  # the player whose seat it was
+    approved_by: int = Field(gt=0)  # the game master who invited the substitute
+
+    @classmethod
+    def refusal_for(cls, game: Any, user_id: int, game_master: bool, order: dict[str, Any]) -> str | None:
+        if user_id == order.get("player"):
+            return None
+        return ("a substitute takes a seat with their own consent: /game replace sends them the invitation, "
+                "which they accept")
+
+
 class OptionsSet(OrderBase):
     """The game master changes game options (bot/core/options.py checks each against the catalogue);
     a value of None (typed ``default``) restores the option's default."""
@@ -193,10 +213,10 @@ class OptionsSet(OrderBase):
 
 
 SetupOrder = (UnitAdd | UnitEdit | UnitMove | UnitRemove | LocationSet | Join | Leave | UnitAddMany | UnitMoveMany
-              | UnitEditMany | OptionsSet)
+              | UnitEditMany | OptionsSet | Replace)
 BULK_ACTIONS = frozenset({"unit_add_many", "unit_move_many", "unit_edit_many"})
 SETUP_ACTIONS = {"unit_add", "unit_edit", "unit_move", "unit_remove", "location_set", "join", "leave", "options_set",
-                 *BULK_ACTIONS}
+                 "replace", *BULK_ACTIONS}
 PROTECTED_FIELDS = {"id", "system", "side"}  # edit cannot change identity or allegiance
 
 
@@ -428,7 +448,26 @@ def resolve_setup(game: Game, ruleset: Ruleset, order: OrderBase) -> Outcome:
         return _outcome(ruleset, order.action, f"A player leaves {game.side_name(seats[0])}", trail, [], seats[0])
     if isinstance(order, OptionsSet):
         return _set_options(game, ruleset, order, trail)
+    if isinstance(order, Replace):
+        return _replace(game, ruleset, order, trail)
     raise InvalidOrder(f"unknown set-up action '{getattr(order, 'action', '?')}'", field="action")
+
+
+def _replace(game: Game, ruleset: Ruleset, order: Replace, trail: Trail) -> Outcome:
+    seats = [i for i, side in enumerate(game.sides) if order.old in side.players]
+    if not seats:
+        raise IllegalOrder(f"<@{order.old}> has no seat in this game any more: nothing to take over")
+    if any(order.player in side.players for side in game.sides):
+        raise IllegalOrder(f"<@{order.player}> already plays in this game")
+    for i in seats:
+        players = game.sides[i].players
+        players[players.index(order.old)] = order.player
+        trail.put("effect", f"<@{order.player}> takes <@{order.old}>'s seat on {game.sides[i].name} (a substitute)")
+    if order.old in game.asked_of:  # a request to end the step the old player could answer: the new one answers it
+        game.asked_of = [order.player if p == order.old else p for p in game.asked_of]
+    trail.note(f"Invited by <@{order.approved_by}>, the game master; accepted by the substitute")
+    return _outcome(ruleset, order.action, f"A substitute takes a seat on {game.side_name(seats[0])}", trail, [],
+                    seats[0])
 
 
 def _set_options(game: Game, ruleset: Ruleset, order: OptionsSet, trail: Trail) -> Outcome:

@@ -13,6 +13,7 @@ from .errors import IllegalOrder
 from .game import Game, ReactionWindow
 from .orders import OrderBase, Refers
 from .outcome import Outcome
+from .deadlines import RULE as DEADLINE_RULE, ended_words
 from .reactions import HOURS, HOURS_MAX, HOURS_MIN, OFF, OPTION, REACT, RULE, declared, mode, opening
 from .ruleset import Ruleset
 from .trail import Trail
@@ -109,8 +110,15 @@ class React(OrderBase):
 
     action: Literal["react"] = REACT
     side: Reacting
-    answer: Literal["no_fire", "timeout"] = "no_fire"
-    hours: float | None = Field(default=None, ge=HOURS_MIN, le=HOURS_MAX)  # a timeout: the option's hours
+    answer: Literal["no_fire", "timeout", "deadline"] = "no_fire"
+    # a timeout: the option's hours; a deadline (game option deadline_hours): the hours it gave
+    hours: float | None = Field(default=None, ge=HOURS_MIN, le=HOURS_MAX * 4)
+
+    @classmethod
+    def refusal_for(cls, game: Game, user_id: int, game_master: bool, order: dict) -> str | None:
+        if order.get("answer", "no_fire") != "no_fire" and not game_master:
+            return "only the referee closes a window for want of an answer: No fire (or /done) answers it"
+        return None
 
 
 def resolve_react(game: Game, ruleset: Ruleset, order: React) -> Outcome:
@@ -128,6 +136,10 @@ def resolve_react(game: Game, ruleset: Ruleset, order: React) -> Outcome:
         trail.section(f"No answer from {side} in {order.hours:g} hours: the {window.name} window closes as no fire",
                       rule=f"game option {OPTION}={HOURS}{order.hours:g}")
         headline = f"{side}: no answer in {order.hours:g} hours, no fire ({window.name})"
+    elif order.answer == "deadline":
+        trail.section(f"{ended_words(game, order.hours or 0)}: the {window.name} window closes as no fire",
+                      rule=DEADLINE_RULE)
+        headline = f"{side}: no answer by the deadline, no fire ({window.name})"
     else:
         trail.section(f"{side} {what} at {_listed(window.units)} in {window.at} ({window.name})", rule=window.rule)
         headline = f"{side} {what} at {_listed(window.units)} ({window.name})"

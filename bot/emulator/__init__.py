@@ -8,6 +8,10 @@ A file a user attaches to an attachment option (type 11) is given as a ``SentFil
 ``fake.send_command("scenario load", {"file": SentFile("s.yaml", None, data)})`` sends its id in the
 option and its attachment object in ``resolved.attachments``, as Discord does, and serves the file on
 loopback (``/ephemeral-attachments/{id}/{filename}``) for the bot to download.
+
+Direct messages: the bot opens a user's DM channel (``POST /users/@me/channels``) and posts to it;
+``fake.dm_messages(user_id)`` lists what it sent. A user in ``fake.closed_dms`` has his DMs closed to
+the bot: the channel opens, the message is refused with 403 code 50007, as Discord does.
 """
 
 from bot.emulator.harness import running

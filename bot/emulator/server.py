@@ -143,6 +143,11 @@ class FakeDiscord:
         # files a user attached to a slash command's attachment option (type 11), by attachment id:
         # served on loopback as Discord's CDN serves ephemeral attachments, for the bot to download
         self.uploads: dict[int, SentFile] = {}
+        # direct messages: each user's DM channel with the bot (made by POST /users/@me/channels, as
+        # Discord makes one for anyone), and the users whose DMs are closed to the bot: a message to
+        # them is refused with 403 code 50007 "Cannot send messages to this user", as Discord does
+        self.dm_channels: dict[int, int] = {}  # user id -> DM channel id
+        self.closed_dms: set[int] = set()
 
     # --- lifecycle -------------------------------------------------------------------------
     @property
@@ -184,6 +189,7 @@ class FakeDiscord:
         app.add_routes([
             get("/gateway", self.gateway.handle),
             get(API + "/users/@me", self._me),
+            post(API + "/users/@me/channels", self._open_dm),
             get(API + "/oauth2/applications/@me", self._application),
             get(API + "/gateway", self._gateway_info),
             get(API + "/guilds/{guild}/members/{user}", self._member),
@@ -502,8 +508,35 @@ class FakeDiscord:
         return error_response(405, 0, "405: Method Not Allowed")
 
     # --- plain channel messages -------------------------------------------------------------
+    async def _open_dm(self, request: web.Request) -> web.Response:
+        """A DM channel with a user (POST /users/@me/channels, {"recipient_id": ...}): made once per user,
+        whether or not the user takes DMs (Discord refuses the message, not the channel)."""
+        body = await request.json()
+        user_id = _int(str(body.get("recipient_id", "")))
+        if user_id <= 0:
+            return error_response(400, 50035, "Invalid Form Body")
+        channel_id = self.dm_channels.setdefault(user_id, next(self._ids))
+        user = next((m for g in self.guilds for m in g.members if m.id == user_id),
+                    pl.UserSpec(user_id, f"user{user_id}"))
+        return json_response({"id": str(channel_id), "type": 1, "last_message_id": None, "flags": 0,
+                              "recipients": [pl.user_json(user)]})
+
+    def dm_messages(self, user_id: int) -> list[StoredMessage]:
+        """The messages the bot sent to a user's DMs (none when it never opened them)."""
+        channel_id = self.dm_channels.get(user_id)
+        return [] if channel_id is None else self.channel_messages(channel_id)
+
     async def _channel_post(self, request: web.Request) -> web.Response:
         channel_id = int(request.match_info["channel"])
+        recipient = next((user for user, dm in self.dm_channels.items() if dm == channel_id), None)
+        if recipient is not None:  # a DM: refused when the user's DMs are closed to the bot
+            if recipient in self.closed_dms:
+                return error_response(403, 50007, "Cannot send messages to this user")
+            body, files = await read_body(request)
+            refusal = body_refusal(body, files, new=True)
+            if refusal is not None:
+                return error_response(*refusal)
+            return json_response(self.messages.create(channel_id, body, files, guild_id=None).payload)
         guild = self._guild_with_channel(channel_id)
         if guild is None:
             return error_response(404, 10003, "Unknown Channel")

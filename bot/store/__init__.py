@@ -8,7 +8,7 @@ hash chain, its replay) is ``bot.record``'s, shared by every store.
 
 from pathlib import Path
 
-from .base import (MAX_LOG_ENTRIES, ActiveGameExists, DatabaseUnusable, DuplicateInteraction, GameExtras, LogFull,
+from .base import (MAX_LOG_ENTRIES, ActiveGameExists, Away, DatabaseUnusable, DuplicateInteraction, GameExtras, LogFull,
                    PlayerGame, QuietGame, SchemaTooNew, ServerGames, StaleGame, StorageUnavailable, Store, StoredGame,
                    StoreError, UndoRequest)
 from .postgres import PostgresStore, is_postgres
@@ -24,7 +24,7 @@ async def open_store(database: "str | Path", *, max_entries: int = MAX_LOG_ENTRI
 
 
 __all__ = [
-    "MAX_LOG_ENTRIES", "ActiveGameExists", "DatabaseUnusable", "DuplicateInteraction", "GameExtras", "LogFull",
+    "MAX_LOG_ENTRIES", "ActiveGameExists", "Away", "DatabaseUnusable", "DuplicateInteraction", "GameExtras", "LogFull",
     "PlayerGame",
     "QuietGame",
     "PostgresStore", "SchemaTooNew", "ServerGames", "SqliteStore", "StaleGame", "StorageUnavailable", "Store", "StoreError", "StoredGame",

@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import zlib
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
@@ -167,6 +167,21 @@ class PlayerGame:
 
     game: StoredGame
     last_time: str
+
+
+@dataclass(frozen=True)
+class Away:
+    """A player's latest away (``/away``): from ``since`` to ``until`` (UTC, ISO 8601; ``until`` is when
+    it ended, after ``/away end``), with the reason they gave (may be empty)."""
+
+    user_id: int
+    since: str
+    until: str
+    reason: str = ""
+
+    def at(self, when: str) -> bool:
+        """Away at the moment ``when`` (an ISO time)."""
+        return self.since <= when < self.until
 
 
 def seated(game: Game) -> tuple[int, ...]:
@@ -445,10 +460,36 @@ class Store(ABC):
     async def mark_reminded(self, game_id: int, seq: int, sent_at: str) -> None: ...
 
     @abstractmethod
-    async def claim_reminder(self, game_id: int, seq: int, sent_at: str) -> bool:
+    async def claim_reminder(self, game_id: int, seq: int, sent_at: str, then_due: str | None = None) -> bool:
         """Mark the game reminded of the silence after entry ``seq``, in one statement; True only
         for the one caller that marked it (another process, or an earlier pass, did not already):
-        that caller sends the reminder, so each silence is reminded once across processes."""
+        that caller sends the reminder, so each silence is reminded once across processes. The game
+        is then due again after its next entry, or at ``then_due`` (its deadline) when given."""
+
+    # --- players away (``/away``: bot/pacing.py stops the clock of a side whose every player is away) ---
+
+    async def set_away(self, away: Away) -> None:
+        """Keep ``away`` as the user's latest away (replacing the one before)."""
+        raise NotImplementedError
+
+    async def aways(self, user_ids: Iterable[int]) -> dict[int, Away]:
+        """The latest away of each of these users that has one (ended ones too: the pacing reads
+        when a player came back), read by the primary key."""
+        return {}
+
+    # --- notifications by direct message (``/notify dm:``) ---
+
+    async def set_notify(self, user_id: int, dm: bool) -> None:
+        """Keep the user's choice: the hand-off and reaction windows by DM too (``dm``), or not."""
+        raise NotImplementedError
+
+    async def dm_users(self, user_ids: Iterable[int]) -> set[int]:
+        """Those of these users who chose notifications by DM, read by the primary key."""
+        return set()
+
+    async def player_settings(self) -> tuple[list[Away], dict[int, bool]]:
+        """Every user's latest away and choice of DMs (a store copy takes them along), by user."""
+        return [], {}
 
     # --- moving a server between stores (``python -m bot store copy``, bot/store/copy.py) ---
 

@@ -12,7 +12,8 @@ against the state after the last entry), its state must equal the source's, hash
 checkpoint copied must match the state hash its entry recorded, and every secret copied must match
 the commitment the log published. A source checkpoint that does not match its entry (edited by
 hand) is left behind, not copied: the target replays from the one before. The target must hold no
-game yet: a copy never merges two servers' ids.
+game yet: a copy never merges two servers' ids. The players' own settings go along too (each one's
+latest away, /away, and choice of DMs, /notify), kept in the target as they were.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ class CopyReport:
     undos: int = 0
     secrets: int = 0  # dice seeds and sealed texts held until their reveal
     checkpoints: int = 0
+    players: int = 0  # users whose away or choice of DMs was copied
     left_behind: int = 0  # source checkpoints that did not match their entry
     problems: list[str] = field(default_factory=list)  # a copied game that does not verify
 
@@ -111,6 +113,16 @@ async def copy_store(source: Store, target: Store, *, progress: Callable[[str], 
         progress(f"game {game_id} (channel {stored.channel_id}, {stored.status}): {len(entries)} entries, "
                  f"{len(undos)} undo proposals, {len(secrets)} held secrets, {len(kept)} checkpoints: "
                  f"{'verified' if problem is None else problem}")
+    aways, choices = await source.player_settings()
+    for away in aways:
+        await target.set_away(away)
+    for user, dm in choices.items():
+        await target.set_notify(user, dm)
+    report.players = len({a.user_id for a in aways} | set(choices))
+    if report.players:
+        progress(f"players' settings: {len(aways)} aways, {len(choices)} choices of DMs")
+    if await target.player_settings() != (aways, choices):
+        report.problems.append("the players' settings (away, DMs) differ in the copy")
     return report
 
 

@@ -28,7 +28,7 @@ import contextlib
 import json
 import logging
 import zlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from contextvars import ContextVar
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -39,7 +39,7 @@ from bot.core.game import Game
 from bot.record.chain import GENESIS_HASH, LogEntry, canonical_json, saved_state
 from bot.record.checkpoint import Checkpoint, advance_live
 
-from .base import (CHECKPOINT_EVERY, MAX_LOG_ENTRIES, ActiveGameExists, DatabaseUnusable, DuplicateInteraction,
+from .base import (CHECKPOINT_EVERY, MAX_LOG_ENTRIES, ActiveGameExists, Away, DatabaseUnusable, DuplicateInteraction,
                    FirstEntries, GameExtras, HeadFor, KeptGames, LogFull, PlayerGame, QuietGame, SchemaTooNew,
                    ServerGames, StaleGame, StorageUnavailable, Store, StoredGame, StoreError, UndoRequest, UndoStatus,
                    creation_entries, pack_state, seated, unpack_state)
@@ -105,6 +105,8 @@ def _write_sql(remind: bool) -> str:
 _WRITE, _WRITE_BEFORE_3 = _write_sql(True), _write_sql(False)
 CHECKPOINTS_SCHEMA = 3  # pg_migrations/0003_checkpoints_and_reminders.sql
 SEATS_SCHEMA = 5  # pg_migrations/0005_seats.sql
+AWAY_SCHEMA = 6  # pg_migrations/0006_away.sql
+NOTIFY_SCHEMA = 7  # pg_migrations/0007_notify.sql
 
 _ACTIVE_GAME = f"SELECT {_GAME_COLUMNS} FROM games WHERE channel_id = $1 AND status = 'active'"
 _LOGGED_OR_ACTIVE = (
@@ -207,8 +209,11 @@ async def _reset(conn: Any) -> None:
 
 class PostgresStore(Store):
     def __init__(self, pool: Any, *, max_entries: int = MAX_LOG_ENTRIES, label: str = "postgresql",
-                 checkpoint_every: int | None = CHECKPOINT_EVERY, track_seats: bool = True):
+                 checkpoint_every: int | None = CHECKPOINT_EVERY, track_seats: bool = True,
+                 keeps_away: bool = True, keeps_notify: bool = True):
         self._pool = pool
+        self.keeps_away = keeps_away  # schema 6 on: the away table (pg_migrations/0006_away.sql)
+        self.keeps_notify = keeps_notify  # schema 7 on: the notify table (pg_migrations/0007_notify.sql)
         self.track_seats = track_seats  # schema 5 on: the seats index (pg_migrations/0005_seats.sql)
         self.max_entries = max_entries
         # a checkpoint every this many entries, and reminders by their indexed due time (schema 3 on);
@@ -248,7 +253,9 @@ class PostgresStore(Store):
         held_before_3 = upto is not None and upto < CHECKPOINTS_SCHEMA
         return cls(pool, max_entries=max_entries, label=label,
                    checkpoint_every=None if held_before_3 else checkpoint_every,
-                   track_seats=upto is None or upto >= SEATS_SCHEMA)
+                   track_seats=upto is None or upto >= SEATS_SCHEMA,
+                   keeps_away=upto is None or upto >= AWAY_SCHEMA,
+                   keeps_notify=upto is None or upto >= NOTIFY_SCHEMA)
 
     async def close(self) -> None:
         if self._shown_flush is not None:
@@ -824,6 +831,41 @@ class PostgresStore(Store):
                 "WHERE s.user_id = $1 AND g.status = 'active' ORDER BY e.time, g.id", user_id)
         return [PlayerGame(_stored(tuple(row)[:9]), row[9]) for row in rows]
 
+    async def set_away(self, away: Away) -> None:
+        async with self._connection() as conn:
+            await conn.execute("INSERT INTO away (user_id, since, until, reason) VALUES ($1, $2, $3, $4) "
+                               "ON CONFLICT (user_id) DO UPDATE SET since = excluded.since, until = excluded.until, "
+                               "reason = excluded.reason", away.user_id, away.since, away.until, away.reason)
+
+    async def aways(self, user_ids: Iterable[int]) -> dict[int, Away]:
+        users = sorted(set(user_ids))
+        if not users or not self.keeps_away:
+            return {}
+        async with self._connection() as conn:
+            rows = await conn.fetch("SELECT user_id, since, until, reason FROM away WHERE user_id = ANY($1::bigint[])",
+                                    users)
+        return {row[0]: Away(*row) for row in rows}
+
+    async def set_notify(self, user_id: int, dm: bool) -> None:
+        async with self._connection() as conn:
+            await conn.execute("INSERT INTO notify (user_id, dm) VALUES ($1, $2) ON CONFLICT (user_id) DO UPDATE "
+                               "SET dm = excluded.dm", user_id, dm)
+
+    async def dm_users(self, user_ids: Iterable[int]) -> set[int]:
+        users = sorted(set(user_ids))
+        if not users or not self.keeps_notify:
+            return set()
+        async with self._connection() as conn:
+            rows = await conn.fetch("SELECT user_id FROM notify WHERE dm AND user_id = ANY($1::bigint[])", users)
+        return {row[0] for row in rows}
+
+    async def player_settings(self) -> tuple[list[Away], dict[int, bool]]:
+        async with self._connection() as conn:
+            aways = await conn.fetch("SELECT user_id, since, until, reason FROM away ORDER BY user_id") \
+                if self.keeps_away else []
+            choices = await conn.fetch("SELECT user_id, dm FROM notify ORDER BY user_id") if self.keeps_notify else []
+        return [Away(*row) for row in aways], {row[0]: bool(row[1]) for row in choices}
+
     async def keep_secret(self, commitment: str, secret: bytes) -> None:
         async with self._connection() as conn:
             await conn.execute("INSERT INTO held_secrets (commitment, secret, kept_at) VALUES ($1, $2, $3) "
@@ -843,14 +885,17 @@ class PostgresStore(Store):
             if self.checkpoint_every is not None:  # reminded of this silence: due again after its next entry
                 await conn.execute("UPDATE games SET remind_due = NULL WHERE id = $1 AND last_seq = $2", game_id, seq)
 
-    async def claim_reminder(self, game_id: int, seq: int, sent_at: str) -> bool:
-        """One statement: the claim, and (schema 3 on) the game no longer due until its next entry."""
+    async def claim_reminder(self, game_id: int, seq: int, sent_at: str, then_due: str | None = None) -> bool:
+        """One statement: the claim, and (schema 3 on) the game no longer due until its next entry (or
+        due at ``then_due``: its deadline)."""
         claim = ("INSERT INTO pacing_reminders (game_id, seq, sent_at) VALUES ($1, $2, $3) "
                  "ON CONFLICT (game_id) DO UPDATE SET seq = excluded.seq, sent_at = excluded.sent_at "
                  "WHERE pacing_reminders.seq <> excluded.seq RETURNING game_id")
         if self.checkpoint_every is not None:
-            claim = (f"WITH claimed AS ({claim}), undue AS (UPDATE games SET remind_due = NULL WHERE id IN "
+            claim = (f"WITH claimed AS ({claim}), undue AS (UPDATE games SET remind_due = $4::text WHERE id IN "
                      "(SELECT game_id FROM claimed) AND last_seq = $2 RETURNING id) SELECT game_id FROM claimed")
+            async with self._connection() as conn:
+                return await conn.fetchval(claim, game_id, seq, sent_at, then_due) is not None
         async with self._connection() as conn:
             return await conn.fetchval(claim, game_id, seq, sent_at) is not None
 

@@ -36,17 +36,18 @@ import logging
 import re
 import sqlite3
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
 import aiosqlite
 
+from bot.core import deadlines
 from bot.core.game import Game
 from bot.core.reactions import timeout_hours
 
-from .base import (CHECKPOINT_EVERY, MAX_LOG_ENTRIES, ActiveGameExists, DatabaseUnusable, DuplicateInteraction,
+from .base import (CHECKPOINT_EVERY, MAX_LOG_ENTRIES, ActiveGameExists, Away, DatabaseUnusable, DuplicateInteraction,
                    EntryRows, FirstEntries, GameExtras, HeadFor, KeptGames, LogFull, PlayerGame, QuietGame,
                    SchemaTooNew, ServerGames, StaleGame, StorageUnavailable, Store, StoredGame, StoreError,
                    UndoRequest, UndoStatus, creation_entries, pack_state, seated, unpack_state)
@@ -133,6 +134,8 @@ DICTIONARY_SCHEMA = 9  # migrations/0009_outcome_dictionary.sql
 UNSHOWN_SCHEMA = 5  # migrations/0005_unshown_entries.sql
 CHECKPOINTS_SCHEMA = 7  # migrations/0007_checkpoints_and_reminders.sql
 SEATS_SCHEMA = 10  # migrations/0010_seats.sql
+AWAY_SCHEMA = 11  # migrations/0011_away.sql
+NOTIFY_SCHEMA = 12  # migrations/0012_notify.sql
 SHOWN_FLUSH_SECONDS = 0.25  # results seen but still listed as unshown wait at most this long for a write
 
 
@@ -209,7 +212,11 @@ def remind_due(game: Game, time: str) -> str | None:
     ``remind_after_hours``, a positive number), in the entries' time format; None when it asked
     for none. The reminder loop (bot/pacing.py) checks the option again before it sends one. A game
     waiting on a reaction window with a time limit (the game option reactions=hours=N) is due when
-    the window closes instead: the loop closes it (no reminder of the side that waits)."""
+    the window closes instead: the loop closes it (no reminder of the side that waits). A game with a
+    deadline (``deadline_hours``) is due at its half time at the latest (its reminder; the loop then
+    marks it due at the deadline). A paused game is never due."""
+    if game.paused:
+        return None
     hours = timeout_hours(game)
     if hours is None:
         hours = game.options.get("remind_after_hours")
@@ -217,8 +224,13 @@ def remind_due(game: Game, time: str) -> str | None:
         try:
             hours = float(hours)
         except ValueError:
-            return None
+            hours = None
     if isinstance(hours, bool) or not isinstance(hours, (int, float)) or not 0 < hours < 1e6:
+        hours = None
+    deadline = deadlines.limit(game)
+    if deadline is not None and timeout_hours(game) is None:
+        hours = deadline / 2 if hours is None else min(hours, deadline / 2)
+    if hours is None:
         return None
     try:
         return (datetime.fromisoformat(time) + timedelta(hours=hours)).isoformat(timespec="milliseconds")
@@ -412,7 +424,10 @@ class SqliteStore(Store):
                  entry_columns: str = _ENTRY_COLUMNS,
                  pack_outcomes: Callable[[str], bytes] | None = pack_json,
                  track_unshown: bool = True, reader: aiosqlite.Connection | None = None,
-                 checkpoint_every: int | None = CHECKPOINT_EVERY, track_seats: bool = True):
+                 checkpoint_every: int | None = CHECKPOINT_EVERY, track_seats: bool = True,
+                 keeps_away: bool = True, keeps_notify: bool = True):
+        self.keeps_away = keeps_away  # schema 11 on: the away table (migrations/0011_away.sql)
+        self.keeps_notify = keeps_notify  # schema 12 on: the notify table (migrations/0012_notify.sql)
         self._db = db  # the writer (and every read of a memory database)
         self._reader = reader or db  # reads: their own thread, never queued behind a write's wait
         # schema 5 on: an entry made by an interaction is listed as unshown until its reply is out
@@ -503,7 +518,9 @@ class SqliteStore(Store):
         return cls(db, max_entries=max_entries, entry_columns=columns, pack_outcomes=pack,
                    track_unshown=upto is None or upto >= UNSHOWN_SCHEMA, reader=reader,
                    checkpoint_every=checkpoint_every if upto is None or upto >= CHECKPOINTS_SCHEMA else None,
-                   track_seats=upto is None or upto >= SEATS_SCHEMA)
+                   track_seats=upto is None or upto >= SEATS_SCHEMA,
+                   keeps_away=upto is None or upto >= AWAY_SCHEMA,
+                   keeps_notify=upto is None or upto >= NOTIFY_SCHEMA)
 
     async def close(self) -> None:
         async with self._lock:
@@ -1075,17 +1092,50 @@ class SqliteStore(Store):
 
         await self._transact(mark)
 
-    async def claim_reminder(self, game_id: int, seq: int, sent_at: str) -> bool:
+    async def claim_reminder(self, game_id: int, seq: int, sent_at: str, then_due: str | None = None) -> bool:
         def claim(conn: Connection) -> bool:
             claimed = _fetchone(
                 conn, "INSERT INTO pacing_reminders (game_id, seq, sent_at) VALUES (?, ?, ?) "
                 "ON CONFLICT (game_id) DO UPDATE SET seq = excluded.seq, sent_at = excluded.sent_at "
                 "WHERE pacing_reminders.seq <> excluded.seq RETURNING game_id", (game_id, seq, sent_at)) is not None
-            if claimed and self.checkpoint_every is not None:  # due again only after its next entry
-                conn.execute("UPDATE games SET remind_due = NULL WHERE id = ? AND last_seq = ?", (game_id, seq))
+            if claimed and self.checkpoint_every is not None:  # due again after its next entry (or its deadline)
+                conn.execute("UPDATE games SET remind_due = ? WHERE id = ? AND last_seq = ?", (then_due, game_id, seq))
             return claimed
 
         return await self._transact(claim)
+
+    async def set_away(self, away: Away) -> None:
+        await self._transact(lambda conn: conn.execute(
+            "INSERT INTO away (user_id, since, until, reason) VALUES (?, ?, ?, ?) ON CONFLICT (user_id) DO UPDATE "
+            "SET since = excluded.since, until = excluded.until, reason = excluded.reason",
+            (away.user_id, away.since, away.until, away.reason)))
+
+    async def aways(self, user_ids: Iterable[int]) -> dict[int, Away]:
+        users = sorted(set(user_ids))
+        if not users or not self.keeps_away:
+            return {}
+        rows = await self._fetchall(f"SELECT user_id, since, until, reason FROM away WHERE user_id IN "
+                                    f"({', '.join('?' * len(users))})", tuple(users))
+        return {row[0]: Away(*row) for row in rows}
+
+    async def set_notify(self, user_id: int, dm: bool) -> None:
+        await self._transact(lambda conn: conn.execute(
+            "INSERT INTO notify (user_id, dm) VALUES (?, ?) ON CONFLICT (user_id) DO UPDATE SET dm = excluded.dm",
+            (user_id, int(dm))))
+
+    async def dm_users(self, user_ids: Iterable[int]) -> set[int]:
+        users = sorted(set(user_ids))
+        if not users or not self.keeps_notify:
+            return set()
+        rows = await self._fetchall(f"SELECT user_id FROM notify WHERE dm = 1 AND user_id IN "
+                                    f"({', '.join('?' * len(users))})", tuple(users))
+        return {row[0] for row in rows}
+
+    async def player_settings(self) -> tuple[list[Away], dict[int, bool]]:
+        aways = await self._fetchall("SELECT user_id, since, until, reason FROM away ORDER BY user_id") \
+            if self.keeps_away else []
+        choices = await self._fetchall("SELECT user_id, dm FROM notify ORDER BY user_id") if self.keeps_notify else []
+        return [Away(*row) for row in aways], {row[0]: bool(row[1]) for row in choices}
 
     async def keep_secret(self, commitment: str, secret: bytes) -> None:
         await self._transact(lambda conn: conn.execute(

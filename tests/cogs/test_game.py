@@ -407,7 +407,8 @@ async def test_autocomplete_in_a_channel_without_a_game_offers_nothing(table):
 async def test_every_set_up_command_and_option_has_help_text(table):
     """discord.py fills a missing description with '…'; players would see nothing useful."""
     synced = {c["name"]: c for c in table.fake.commands_for(table.fake.guild().id)}
-    expected = {"game": ["end", "join", "kick", "leave", "map", "new", "options", "phase", "reopen", "status"],
+    expected = {"game": ["deadline", "end", "join", "kick", "leave", "map", "new", "options", "pause", "phase",
+                         "reopen", "replace", "resume", "status"],
                 "unit": ["add", "edit", "info", "list", "move", "remove", "types"], "location": ["set"]}
     for group, subcommands in expected.items():
         assert synced[group]["description"] not in ("", "…")

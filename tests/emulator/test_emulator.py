@@ -378,6 +378,25 @@ async def test_a_bot_may_post_plain_channel_messages(bot):
         assert stored.embeds == [{"title": "Turn 2", "type": "rich", "flags": 0}]
 
 
+async def test_a_bot_may_send_direct_messages_and_closed_dms_are_refused_with_50007(bot):
+    """As Discord: the DM channel is opened for anyone (POST /users/@me/channels), and a message to a
+    user whose DMs are closed to the bot is refused with 403 code 50007."""
+    async with running(bot) as (fake, bot):
+        alice, bob = fake.guild().members[:2]
+        dm = await bot.create_dm(discord.Object(id=alice.id))
+        assert isinstance(dm, discord.DMChannel) and dm.recipient.id == alice.id
+        sent = await dm.send("your move")
+        assert [m.id for m in fake.dm_messages(alice.id)] == [sent.id]
+        assert fake.dm_messages(alice.id)[0].content == "your move"
+        fake.closed_dms.add(bob.id)
+        closed = await bot.create_dm(discord.Object(id=bob.id))  # the channel opens all the same
+        with pytest.raises(discord.Forbidden) as refused:
+            await closed.send("your move")
+        assert refused.value.code == 50007 and refused.value.text == "Cannot send messages to this user"
+        assert fake.dm_messages(bob.id) == []
+        assert await bot.create_dm(discord.Object(id=alice.id)) is dm  # opened once: the client keeps it
+
+
 async def test_unknown_routes_answer_404_not_5xx(bot):
     async with running(bot) as (fake, bot):
         with pytest.raises(discord.NotFound):

@@ -250,3 +250,30 @@ def test_a_checkpoint_edited_by_hand_is_left_behind_and_the_copy_replays_from_th
             await store.close()
 
     assert asyncio.run(on_copy()) == (4, True)
+
+
+def test_the_players_aways_and_choices_of_dms_move_with_the_store(tmp_path, pg_dsn):
+    from bot.store import Away
+
+    away = Away(100, "2026-01-01T00:00:00.000+00:00", "2026-01-05T00:00:00.000+00:00", "at sea")
+
+    async def settings_on(database, write=False):
+        store = await open_store(database)
+        try:
+            if write:
+                await Referee(store).new_game(CHANNEL, 7, GM, "asl", ["Germans", "Russians"])
+                await store.set_away(away)
+                await store.set_notify(100, True)
+                await store.set_notify(200, False)
+            return await store.player_settings()
+        finally:
+            await store.close()
+
+    expected = ([away], {100: True, 200: False})
+    assert asyncio.run(settings_on(tmp_path / "referee.sqlite3", write=True)) == expected
+    code, out, err = _copy(tmp_path / "referee.sqlite3", pg_dsn)
+    assert (code, err) == (0, ""), err
+    assert "players' settings: 1 aways, 2 choices of DMs" in out
+    assert asyncio.run(settings_on(pg_dsn)) == expected
+    assert _copy(pg_dsn, tmp_path / "back.sqlite3")[0] == 0
+    assert asyncio.run(settings_on(tmp_path / "back.sqlite3")) == expected

@@ -117,3 +117,26 @@ async def test_two_processes_cannot_both_take_a_servers_last_place(two_processes
     results = await asyncio.gather(*(new(n) for n in range(6)))  # six channels at once, over both processes
     assert sum(not isinstance(r, NotAllowed) for r in results) == 2  # the two places left, no more
     assert (await two_processes[1].server_games(GUILD, 86_400)).running == 3
+
+
+async def test_a_deadline_passed_is_ended_once_by_two_processes_at_once(two_processes):
+    """Both processes' pacing passes find the same deadline passed and end the step at the same moment:
+    one ends it (the referee's logged /done), the other finds the game moved on and does nothing."""
+    from bot.service import Actor
+
+    first, second = two_processes
+    referees = [Referee(first), Referee(second)]
+    await seated_asl_game(referees[0])
+    await referees[0].act(CHANNEL, GM, {"action": "options_set", "changes": {"deadline_hours": 24}},
+                          command="/game options")
+    await referees[0].act(CHANNEL, GM, {"action": "phase", "to": "MPh"}, command="/game phase")
+    seq = (await first.load_active(CHANNEL)).last_seq
+    bot = Actor(user_id=1, is_manager=True, name="the referee")
+
+    results = await asyncio.gather(*(referee.end_by_deadline(CHANNEL, seq, bot) for referee in referees))
+
+    ended = [r for r in results if r is not None]
+    assert len(ended) == 1 and results.count(None) == 1
+    assert ended[0].entry.seq == seq + 1 and ended[0].entry.order["by"] == "deadline"
+    assert (await second.load_active(CHANNEL)).last_seq == seq + 1  # logged once
+    assert (await referees[1].verify(CHANNEL)).ok

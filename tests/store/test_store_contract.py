@@ -306,3 +306,40 @@ async def test_a_restarted_bots_first_command_costs_the_load_and_the_write_only(
     assert acted.entry.dice and acted.entry.dice_proof["sides"]  # it rolled, from the committed seed
     assert len(trips) == (4 if isinstance(store, PostgresStore) else 2), trips
     assert (await first.verify(10)).ok
+
+
+async def test_a_players_away_is_kept_per_user_and_replaced_by_the_next(store):
+    from bot.store import Away
+
+    assert await store.aways([100, 200]) == {}
+    await store.set_away(Away(100, "2026-01-01T00:00:00.000+00:00", "2026-01-05T00:00:00.000+00:00", "sea"))
+    await store.set_away(Away(200, "2026-01-01T00:00:00.000+00:00", "2026-01-02T00:00:00.000+00:00"))
+    found = await store.aways([100, 200, 300])
+    assert found == {100: Away(100, "2026-01-01T00:00:00.000+00:00", "2026-01-05T00:00:00.000+00:00", "sea"),
+                     200: Away(200, "2026-01-01T00:00:00.000+00:00", "2026-01-02T00:00:00.000+00:00", "")}
+    assert found[100].at("2026-01-04T23:59:59.999+00:00") and not found[100].at("2026-01-05T00:00:00.000+00:00")
+    # /away end: the same away, ended now
+    await store.set_away(Away(100, "2026-01-01T00:00:00.000+00:00", "2026-01-03T00:00:00.000+00:00", "sea"))
+    assert (await store.aways([100]))[100].until == "2026-01-03T00:00:00.000+00:00"
+    assert await store.aways([]) == {}
+
+
+async def test_the_half_time_reminder_claim_leaves_the_game_due_at_its_deadline(store):
+    """claim_reminder's then_due: a game with a deadline is due again at it (not at its next entry only)."""
+    stored = await _create(store)
+    assert await store.claim_reminder(stored.id, 1, "2026-01-02T00:00:00.000+00:00",
+                                      then_due="2026-01-03T00:00:00.000+00:00")
+    assert [q.game.id for q in await store.quiet_games(due_by="2026-01-02T23:59:59.999+00:00")] == []
+    due = await store.quiet_games(due_by="2026-01-03T00:00:00.000+00:00")
+    assert [(q.game.id, q.reminded_seq) for q in due] == [(stored.id, 1)]
+
+
+async def test_a_users_choice_of_dm_notifications_is_kept_and_changed(store):
+    assert await store.dm_users([100, 200]) == set()
+    await store.set_notify(100, True)
+    await store.set_notify(200, False)
+    assert await store.dm_users([100, 200, 300]) == {100}
+    await store.set_notify(100, False)
+    await store.set_notify(200, True)
+    assert await store.dm_users([100, 200]) == {200}
+    assert await store.dm_users([]) == set()
