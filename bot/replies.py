@@ -58,9 +58,10 @@ async def defer_thinking(interaction: discord.Interaction, *, ephemeral: bool = 
 
 
 def defer_when_slow(interaction: discord.Interaction) -> None:
-    """Defer ``interaction`` if it is still unanswered ``DEFER_AFTER`` seconds from now: called as a
-    command starts (``RefereeTree.interaction_check``), so a command waiting for its channel's lock
-    or a slow store still answers within Discord's 3 s, then edits "thinking..." into its answer."""
+    """Defer ``interaction`` if it is still unanswered ``DEFER_AFTER`` seconds from now: called as an
+    order starts (``cogs._common.act_and_reply``, whose every answer goes through ``send_answer``), so
+    an order waiting for its channel's lock or a slow store still answers within Discord's 3 s, then
+    edits "thinking..." into its answer."""
     loop = asyncio.get_running_loop()
 
     def due() -> None:
