@@ -35,10 +35,12 @@ if __name__ == "__main__":  # run as a script: make the checkout importable
 import pytest
 
 from bench import scenarios
-from bot.core.api import resolve
+from bot.core.api import new_game, resolve
 from bot.core.dice import SeededDice
 from bot.core.errors import RulesError
 from bot.core.game import Game
+from bot.core.rulesets import get_ruleset
+from bot.core.sequence import SEQUENCE
 
 GOLDEN = Path(__file__).parent / "golden" / "perf_equivalence.json"
 
@@ -154,19 +156,56 @@ def _cd_cases() -> Iterator[tuple[str, str, list[Order]]]:
     ]
 
 
+# the standard game as a game created today plays it ("<ruleset>+created"): the sequence of play refereed
+# and the ruleset's creation defaults on (CD's checks of artillery, NHiS's one activation an impulse)
+CREATED = "+created"
+
+
+def _created_cases() -> Iterator[tuple[str, str, list[Order]]]:
+    for seed in range(4):  # an artillery mission: refused before its response roll, then over its ROF (CD [17.4])
+        yield f"cd-artillery-{seed}", "cd" + CREATED, [
+            {"action": "unit_add", "id": "RA1", "type": "us-105mm-battery", "side": 0, "location": "rear",
+             "stats": {"company": "Arty"}},
+            _phase("Artillery"),
+            {"action": "indirect_fire", "firer": "RA1", "targets": ["MG"]},  # no response yet: refused
+            {"action": "artillery_response", "firer": "P1"},  # a rifle platoon is no battery: refused
+            {"action": "artillery_response", "firer": "RA1"},
+            {"action": "indirect_fire", "firer": "RA1", "targets": ["MG"]},  # refused when the response failed
+            {"action": "indirect_fire", "firer": "RA1", "targets": ["MG"]},  # over its ROF 1: refused
+        ]
+    for seed in range(4):  # an impulse is one activation: a second hex is refused in it
+        yield f"nhis-impulse-{seed}", "nhis" + CREATED, [
+            {"action": "unit_add", "id": "J3", "type": "jp-rifle-squad", "side": 0, "location": "B4"},
+            {"action": "fire", "firers": ["J1", "J2"], "target": "C4", "range": 2},
+            {"action": "fire", "firers": ["J3"], "target": "C4", "range": 1},  # another hex: refused
+            {"action": "fire", "firers": ["JM"], "target": "C4", "range": 2},  # the activated hex: accepted
+        ]
+
+
 def cases() -> Iterator[tuple[str, str, list[Order]]]:
     yield from _asl_cases()
     yield from _nhis_cases()
     yield from _cd_cases()
+    yield from _created_cases()
 
 
 _STANDARD: dict[str, str] = {}
 
 
 def _standard(ruleset: str) -> Game:
-    """A fresh copy of the standard game (built once, through the JSON every game is stored as)."""
+    """A fresh copy of the standard game (built once, through the JSON every game is stored as); with
+    ``CREATED``, as a game created today plays it."""
     if ruleset not in _STANDARD:
-        _STANDARD[ruleset] = scenarios.build(ruleset).model_dump_json()
+        name = ruleset.removesuffix(CREATED)
+        if name == ruleset:
+            game = scenarios.build(name)
+        else:
+            sides, setup, _ = scenarios.RULESETS[name]
+            options = {**(scenarios.game_options(name) or {}), **get_ruleset(name).creation_defaults}
+            game = new_game(name, sides=sides, scenario="benchmark", options=options, sequence=SEQUENCE)
+            for order in setup():
+                game = resolve(game, order).game
+        _STANDARD[ruleset] = game.model_dump_json()
     return Game.model_validate_json(_STANDARD[ruleset])
 
 
