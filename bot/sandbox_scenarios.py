@@ -42,10 +42,16 @@ SCENARIOS: dict[str, Scenario] = {
             "/unit add id:R1 side:Russians type:rus-447 location:C4",
             "/unit add id:L2 side:Russians type:rus-8-1 location:C4",
             "/unit add id:R2 side:Russians type:rus-447 location:C5",
+            # a Melee carried over from the turn before: Close Combat to try (A11)
+            "/unit add id:A3 side:Germans type:ger-467 location:E5",
+            "/unit add id:R3 side:Russians type:rus-447 location:E5",
         ),
-        next_steps=("Try: as alice | /transfer weapon:MG1 to:A2 | /done (the Russians' part of the Rally Phase: "
-                    "as bob | /done) | as alice | /fire firers:A1 L1 target:C4 range:1 (add dice:2 3 ... to roll "
-                    "your own) | /done | /move units:A2 to:C5"),
+        next_steps=("Try: as alice | /transfer weapon:MG1 to:A2 | /done | as bob | /done (the Russians' part of the "
+                    "Rally Phase) | as alice | /fire firers:A1 L1 target:C4 (the map counts range 1; add "
+                    "dice:2 3 ... to roll your own) | /done | /move units:A2 to:B5 | as gm | /game phase to:CCPh "
+                    "(the game master jumps to the Close Combat Phase) | as alice | /close-combat attackers:A3 "
+                    "targets:R3 | as bob | /close-combat attackers:R3 targets:A3 (the DEFENDER's declaration "
+                    "resolves both attacks at once, A11)"),
     ),
     "nhis": Scenario(
         title="No Honor in Surrender: Hill 362 (sample)",

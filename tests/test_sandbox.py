@@ -130,13 +130,13 @@ def test_asl_session_transfer_fire_morale_rally_undo_and_export(tmp_path):
         assert line in rally, line
     # bob proposes to undo his rally; alice accepts with the button on the proposal
     assert "buttons: [Accept]  [Refuse]  (type: click LABEL)" in reply_to(out, "/undo")
-    assert reply_to(out, "click accept").splitlines()[0] == "== Undo of entry #18: accepted =="
+    assert reply_to(out, "click accept").splitlines()[0] == "== Undo of entry #20: accepted =="
     assert reply_to(out, "/log verify").splitlines()[0] == "== The log checks out =="
     # the exported log, saved from the sandbox, replays bit for bit without Discord
     export = tmp_path / "files" / "game-1-log.json"
     assert f"saved {export} (" in out
     replay = run(tmp_path, "rules", "replay", str(export))
-    assert (replay.returncode, replay.stdout) == (0, "19 entries reproduced bit for bit\n"), replay.stderr
+    assert (replay.returncode, replay.stdout) == (0, "21 entries reproduced bit for bit\n"), replay.stderr
     assert out.rstrip().endswith("bye")
 
 
@@ -469,3 +469,16 @@ def test_the_cd_file_samples_try_hints_meet_the_veteran_germans(tmp_path):
     shown = details(out, fire)
     assert any("German rifle platoon G1 is veteran: the quality of the Germans in the scenario" in s for s in shown)
     assert reply_to(out, fire).splitlines()[0].endswith("German rifle platoon G1: no effect ==")
+
+
+def test_the_asl_samples_try_hint_is_accepted_to_its_close_combat(tmp_path):
+    """Every command of the ASL sample's "Try:" line, typed as printed, is accepted, and it ends in a
+    Close Combat resolved by the DEFENDER's declaration (issue 25: the sample exercises Close Combat)."""
+    lines = try_lines("asl", 99)
+    assert lines[-4:] == ["as alice", "/close-combat attackers:A3 targets:R3", "as bob",
+                          "/close-combat attackers:R3 targets:A3"]
+    out = sandbox(tmp_path, "--scenario", "asl", script="\n".join(lines) + "\n")
+    assert "Order refused" not in out, out
+    resolved = reply_to(out, lines[-1]).splitlines()[0]
+    assert resolved.startswith("== Close Combat in E5: 4-6-7 A3 vs 4-4-7 R3 at 1:1: DR ") and "4-4-7 R3 vs 4-6-7 A3" \
+        in resolved, resolved
