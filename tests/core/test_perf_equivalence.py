@@ -167,6 +167,7 @@ def _created_cases() -> Iterator[tuple[str, str, list[Order]]]:
             {"action": "unit_add", "id": "RA1", "type": "us-105mm-battery", "side": 0, "location": "rear",
              "stats": {"company": "Arty"}},
             _phase("Artillery"),
+            {"action": "done", "side": 1},  # the Germans won the initiative (Side A): the Americans' part next
             {"action": "indirect_fire", "firer": "RA1", "targets": ["MG"]},  # no response yet: refused
             {"action": "artillery_response", "firer": "P1"},  # a rifle platoon is no battery: refused
             {"action": "artillery_response", "firer": "RA1"},
@@ -203,8 +204,9 @@ def _standard(ruleset: str) -> Game:
             sides, setup, _ = scenarios.RULESETS[name]
             options = {**(scenarios.game_options(name) or {}), **get_ruleset(name).creation_defaults}
             game = new_game(name, sides=sides, scenario="benchmark", options=options, sequence=SEQUENCE)
+            dice = SeededDice(0)  # the refereed sequence rolls on the way (CD's initiative): the same dice each run
             for order in setup():
-                game = resolve(game, order).game
+                game = resolve(game, order, dice).game
         _STANDARD[ruleset] = game.model_dump_json()
     return Game.model_validate_json(_STANDARD[ruleset])
 
