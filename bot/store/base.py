@@ -468,9 +468,9 @@ class Store(ABC):
 
     # --- players away (``/away``: bot/pacing.py stops the clock of a side whose every player is away) ---
 
+    @abstractmethod
     async def set_away(self, away: Away) -> None:
         """Keep ``away`` as the user's latest away (replacing the one before)."""
-        raise NotImplementedError
 
     async def aways(self, user_ids: Iterable[int]) -> dict[int, Away]:
         """The latest away of each of these users that has one (ended ones too: the pacing reads
@@ -479,9 +479,9 @@ class Store(ABC):
 
     # --- notifications by direct message (``/notify dm:``) ---
 
+    @abstractmethod
     async def set_notify(self, user_id: int, dm: bool) -> None:
         """Keep the user's choice: the hand-off and reaction windows by DM too (``dm``), or not."""
-        raise NotImplementedError
 
     async def dm_users(self, user_ids: Iterable[int]) -> set[int]:
         """Those of these users who chose notifications by DM, read by the primary key."""
