@@ -1,7 +1,7 @@
 """A VASL saved game read where a scenario file is (issue 31): ``bot.scenario.read_file`` tells it by
 its content, checks it whole, and ``python -m bot scenario import FILE`` writes it as a scenario file.
-The fixtures are built from the format as documented (tests/core/asl/vasl_fixtures.py): no file made
-in VASSAL itself is available offline."""
+The fixtures (tests/core/asl/vasl_fixtures.py) have the structure as observed in saves written by VASSAL
+3.x/VASL 6.x (pacman-ghost/vasl-templates fixtures, not copied)."""
 
 from __future__ import annotations
 
@@ -55,7 +55,7 @@ def test_the_converted_file_is_a_scenario_file_that_loads_the_same():
     loaded = read_file(fx.two_boards())
     text = converted_text(loaded)
     assert text.startswith("# Referee scenario file (docs/scenarios.md), converted from a VASL saved game")
-    assert "#   - T-34/76 M41 in 32G6" in text
+    assert "#   - T-34 M41 vca3 BU in 32G6" in text
     assert read(text) == loaded.scenario  # the hidden parts included: the one converting owns the file
 
 

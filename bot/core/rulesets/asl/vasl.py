@@ -31,31 +31,33 @@ import io
 import math
 import re
 import zipfile
+from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 from xml.etree import ElementTree
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ...data import data_path
 from ...errors import InvalidOrder
 from ...fileformat import Exported, FileFormat, Imported
 from ...game import Game
-from ...scenario import HIDDEN_MAX, Scenario, ScenarioHidden, ScenarioLocation, ScenarioSide, ScenarioUnit
+from ...scenario import (HIDDEN_MAX, Scenario, ScenarioBoard, ScenarioHidden, ScenarioLocation, ScenarioSide,
+                         ScenarioUnit)
 from ...setup import ID_PATTERN, MAX_UNITS
 from . import counters
 
 ESC = "\x1b"
-MAP = "Map0"  # VASL's main map: the boards
 MAX_FILE = 4 * 1024 * 1024  # a long .vlog is a few hundred KB
 MAX_SAVED_GAME = 24 * 1024 * 1024  # savedGame uncompressed (hex obfuscation doubles the text)
 MAX_METADATA = 64 * 1024  # savedata, moduledata
 MAX_TOTAL = 32 * 1024 * 1024  # every entry read, uncompressed
 MAX_RATIO = 500  # uncompressed / compressed: a repetitive log compresses ~250x, a zip bomb of deflate ~1000x
 MAX_ENTRIES = 64
-MAX_DEPTH = 32  # traits nested in one piece, commands nested in one command
+MAX_DEPTH = 32  # commands nested in one command
+MAX_TRAITS = 128  # traits of one piece: a VASL squad has about 45
 MAX_PIECES = 20_000
 NAME_MAX = 60
 BOARD_OPTION = "vasl_board"  # the game option naming the board of a one-board game (its ids name none)
@@ -116,7 +118,7 @@ class BoardsFile(_Strict):
         override = self.boards.get(board.casefold())
         if override is not None:
             return self.geomorphic.model_copy(update=override.model_dump(exclude_none=True))
-        return self.geomorphic if re.fullmatch(r"\d{1,3}[a-z]?", board.casefold()) else None
+        return self.geomorphic if re.fullmatch(r"0*[1-9]\d{0,2}", board) else None
 
 
 class Nationality(_Strict):
@@ -126,16 +128,27 @@ class Nationality(_Strict):
     letter: str = Field(pattern=r"^[A-Z]$")
 
 
+class WeaponLayer(_Strict):
+    flag: str = ""  # the unit's flag the layer sets; none: named in the reply instead
+    name: str = Field(min_length=1, max_length=30)
+
+
 class NamesFile(_Strict):
     rule: str
     assumed: tuple[str, ...] = ()
+    board_maps: tuple[str, ...] = Field(min_length=1)
     nationalities: dict[str, Nationality]
     sides: dict[str, str]
     kinds: dict[str, str]
+    export_kinds: dict[str, str]
+    quality_letters: dict[str, str]
     broken_words: tuple[str, ...]
+    weapon_layers: dict[str, WeaponLayer]
+    game_aids: tuple[str, ...] = ()
     markers: dict[str, str]
     concealment: tuple[str, ...]
     hidden_traits: dict[str, str]
+    nation_trait: str
 
 
 @lru_cache(maxsize=1)
@@ -304,22 +317,48 @@ class Piece:
     y: int
 
     def name(self) -> str:
-        """The name VASSAL shows: the BasicPiece's, changed by each active layer (Embellishment: a
-        level named ``text+`` puts its text before the name, ``+text`` after, ``text`` replaces it)."""
+        """The name VASSAL shows: the BasicPiece's, changed by each active layer from the innermost
+        (Embellishment: a level named ``text+`` puts its text before the name, ``+text`` after, ``text``
+        replaces it; a ``+`` after a backslash is the character, as in VASL's leader "6\\+1")."""
         name = self.basic_name
         for trait in reversed(self.traits):
             level = layer_name(trait)
             if not level:
                 continue
-            if "+" in level:
-                first, second = level.split("+", 1)
-                name = name + second if not first else first + name
+            parts = split(level, "+")
+            if len(parts) > 1:
+                name = name + parts[1] if not parts[0] else parts[0] + name
             else:
-                name = level
+                name = parts[0]
         return _plain(name)
 
     def layer_names(self) -> list[str]:
         return [n for n in (layer_name(t) for t in self.traits) if n]
+
+    def nations(self) -> list[str]:
+        """What names the counter's nation, surest first: its Concealment trait's nation ("ru"), the
+        images of its active layers ("ru/ru527S"), its own image ("ruMMG")."""
+        out = []
+        trait_kind = names().nation_trait
+        for trait in self.traits:
+            if trait.kind == trait_kind:
+                fields = split(trait.type[len(trait_kind):], ";")
+                if len(fields) > 2 and fields[2]:
+                    out.append(fields[2])
+        for trait in self.traits:
+            image = layer_image(trait)
+            if image:
+                out.append(image.rsplit("/", 1)[-1])
+                if "/" in image:
+                    out.append(image.split("/", 1)[0])
+        out.append(self.image)
+        return [n for n in out if n.strip()]
+
+    def game_aid(self) -> bool:
+        """A piece VASL marks as a game aid, no counter of either side (its ``mark;DBCounterType`` is
+        ``global``: turn track, EC, wind, sniper, labels, perimeters; seen in a VASL save)."""
+        return any(t.type == "mark;DBCounterType" and t.state == "global" for t in self.traits) or \
+            any(self.basic_name.startswith(start) for start in names().game_aids)
 
     def hidden(self) -> str | None:
         """HIP or concealed by a trait whose state names the player hiding it."""
@@ -336,29 +375,45 @@ def _plain(text: str) -> str:
     return re.sub(r"[\s\x00-\x1f\x7f]+", " ", text[:400]).strip()[:200]
 
 
-def layer_name(trait: Trait) -> str | None:
-    """The name of an Embellishment's active level (its state is the level, from 1; below 1: off)."""
-    if trait.kind not in ("emb2;", "emb;"):
+def _active_level(trait: Trait, field_index: int) -> str | None:
+    """Of an Embellishment (``emb2;``) whose state is the active level (from 1; below 1: off, the
+    level it would show kept as a negative number), the entry of that level in a comma list field
+    (15: the images, 16: the names)."""
+    if trait.kind != "emb2;":
         return None
     fields = split(trait.type[len(trait.kind):], ";")
     try:
         value = int(split(trait.state, ";")[0])
     except ValueError:
         return None
-    if trait.kind != "emb2;" or value < 1 or len(fields) < 17:
+    if value < 1 or len(fields) <= field_index:
         return None
-    level_names = split(fields[16], ",") if fields[16] else []
-    return level_names[value - 1] if value - 1 < len(level_names) else None
+    entries = split(fields[field_index], ",") if fields[field_index] else []
+    return entries[value - 1] if value - 1 < len(entries) else None
 
 
-def _nested(text: str, depth: int = 0) -> list[str]:
-    """A TAB-nested list (a piece's type or state) as its fields, outermost first."""
-    if depth > MAX_DEPTH:
-        raise VaslRefused(f"a piece nests more than {MAX_DEPTH} traits")
-    fields = split(text, "\t")
-    if len(fields) == 1:
-        return fields
-    return [fields[0], *_nested("\t".join(fields[1:]) if len(fields) > 2 else fields[1], depth + 1)]
+def layer_name(trait: Trait) -> str | None:
+    """The name of an Embellishment's active level."""
+    return _active_level(trait, 16)
+
+
+def layer_image(trait: Trait) -> str | None:
+    """The image of an Embellishment's active level ("ru/ru527S")."""
+    return _active_level(trait, 15)
+
+
+def _nested(text: str) -> list[str]:
+    """A TAB-nested list (a piece's type or state: each trait, then its inner piece as one field, escaped
+    once more per level) as its fields, outermost first."""
+    out: list[str] = []
+    while True:
+        if len(out) >= MAX_TRAITS:
+            raise VaslRefused(f"a piece nests more than {MAX_TRAITS} traits")
+        fields = split(text, "\t")
+        if len(fields) == 1:
+            return out + fields
+        out.append(fields[0])
+        text = "\t".join(fields[1:]) if len(fields) > 2 else fields[1]
 
 
 def _int(text: str, what: str) -> int:
@@ -412,9 +467,14 @@ class Board:
     reversed: bool = False
     crop: tuple[int, int, int, int] | None = None  # x, y, width, height on the uncropped board
     version: str = ""
-    overlays: tuple[str, ...] = ()
+    overlays: tuple[tuple[str, str, str], ...] = ()  # each overlay's name and the two hexes it is placed on
     ssr: str = ""
     zoom: float = 1.0
+
+    @property
+    def id(self) -> str:
+        """The board as players name it: VASL's "02" is board 2 (its hexes 2C5)."""
+        return self.name.lstrip("0") or self.name if re.fullmatch(r"\d+", self.name) else self.name
 
     def size(self) -> tuple[int, int] | None:
         """The board's size on the map (cropped and zoomed); None when its grid is unknown."""
@@ -429,18 +489,28 @@ class Board:
         return round(w * self.zoom), round(h * self.zoom)
 
     def state(self) -> str:
-        """The board as VASL's ``bd`` command writes it."""
+        """The board as VASL's ``bd`` command writes it (ASLBoard's state: column, row, name, the crop
+        when cropped, ``VER`` and the version always, ``OVR`` and each overlay, ``SSR``, ``ZOOM``)."""
         parts = [str(self.column), str(self.row), ("r" if self.reversed else "") + self.name]
         if self.crop is not None:
             parts += [str(v) for v in self.crop]
-        if self.version:
-            parts += ["VER", self.version]
-        parts += list(self.overlays)
+        parts += ["VER", self.version or "0.0"]
+        for overlay in self.overlays:
+            parts += ["OVR", *overlay]
+        text = "\t".join(parts) + "\t"
         if self.ssr:
-            parts += ["SSR", self.ssr]
+            text += "SSR\t" + self.ssr
         if self.zoom != 1.0:
-            parts += ["ZOOM", repr(self.zoom)]
-        return "\t".join(parts) + "\t"
+            text += f"\tZOOM\t{self.zoom!r}"
+        return text
+
+    def described(self) -> str:
+        """What VASL lays on the board that the bot does not apply: its overlays, where, and its SSR."""
+        parts = [f"overlay {name} at {self.id}{first}" + (f"-{second}" if second and second != first else "")
+                 for name, first, second in self.overlays]
+        if self.ssr:
+            parts.append(f"SSR terrain changes {self.ssr.strip()}")
+        return f"board {self.id}: {', '.join(parts)}" if parts else ""
 
 
 def parse_boards(command: str) -> list[Board]:
@@ -462,12 +532,16 @@ def parse_boards(command: str) -> list[Board]:
         if len(rest) >= 4 and all(re.fullmatch(r"-?\d+", t) for t in rest[:4]):
             board.crop = (int(rest[0]), int(rest[1]), int(rest[2]), int(rest[3]))
             rest = rest[4:]
-        overlays: list[str] = []
+        overlays: list[tuple[str, str, str]] = []
         i = 0
         while i < len(rest):
             token = rest[i]
             if token == "VER" and i + 1 < len(rest):
                 board.version, i = rest[i + 1], i + 2
+            elif token == "OVR":
+                name_, first, second = (rest[i + 1:i + 4] + ["", "", ""])[:3]
+                overlays.append((_plain(name_)[:20], _plain(first)[:8], _plain(second)[:8]))
+                i += 4
             elif token == "ZOOM" and i + 1 < len(rest):
                 try:
                     board.zoom = float(rest[i + 1])
@@ -478,9 +552,9 @@ def parse_boards(command: str) -> list[Board]:
                 i += 2
             elif token == "SSR":
                 j = rest.index("ZOOM", i) if "ZOOM" in rest[i:] else len(rest)
-                board.ssr, i = " ".join(rest[i + 1:j]), j
+                board.ssr, i = _plain(" ".join(rest[i + 1:j]))[:200], j
             else:
-                overlays.append(token)
+                overlays.append((_plain(token)[:20], "", ""))  # an overlay written without OVR (older VASL)
                 i += 1
         board.overlays = tuple(overlays)
         out.append(board)
@@ -567,7 +641,9 @@ class SavedGame:
         elif command.startswith("bd\t"):
             self.boards = parse_boards(command)
         elif command.startswith("CHAT"):
-            self.chat.append(command[4:][:300])
+            line = _plain(command[4:300])
+            if line:
+                self.chat.append(line)
         elif command not in ("begin_save", "end_save", ""):
             self.skipped += 1
 
@@ -725,7 +801,7 @@ class Layout:
         return out
 
     def prefix(self, board: Board) -> str:
-        return board.name if len(self.boards) > 1 else ""
+        return board.id if len(self.boards) > 1 else ""
 
     def locate(self, x: int, y: int) -> tuple[str, str | None]:
         """("32C5", None), a hexside ("32C5/D5", None), off the boards ("", None), or ("", why) when the
@@ -738,7 +814,7 @@ class Layout:
                 assert size is not None and origin is not None
                 if _inside(x - origin[0], y - origin[1], size, strict):
                     return self._hex(board, x - origin[0], y - origin[1], size)
-        unknown = [b.name for b in self.boards if b.size() is None]
+        unknown = [b.id for b in self.boards if b.size() is None]
         edge = boards().edge
         if unknown and x >= edge and y >= edge:
             return "", f"on or after board {', '.join(unknown)}, a map the bot has no grid for"
@@ -754,21 +830,24 @@ class Layout:
             fx, fy = fx + board.crop[0], fy + board.crop[1]
         found = hex_at(grid, fx, fy)
         if found is None:
-            return "", f"off the hex grid of board {board.name}"
+            return "", f"off the hex grid of board {board.id}"
         (c, r), other = found
         name = f"{self.prefix(board)}{column_name(c)}{r}"
         return (f"{name}/{column_name(other[0])}{other[1]}" if other else name), None
 
     def centre(self, board_index: int, column: int, row: int) -> tuple[int, int]:
-        """The pixel on Map0 of a hex's centre (boards written unreversed, uncropped, at zoom 1)."""
+        """The pixel on the map of a hex's centre (boards written uncropped, at zoom 1; a reversed board
+        turned about its middle, as VASL turns it), a whole pixel inside its board: column GG's centre
+        (1799.68) is not on the next board's A, B0's not above it."""
         board = self.boards[board_index]
         grid = boards().grid(board.name)
         origin = self.origins()[board_index]
         assert grid is not None and origin is not None
         cx, cy = hex_centre(grid, column, row)
-        # inside the board: column GG's centre (1799.68) is not on the next board's A, B0's not above it
-        return origin[0] + min(max(math.floor(cx), 0), grid.width - 1), origin[1] + min(max(round(cy), 0),
-                                                                                         grid.height - 1)
+        if board.reversed:
+            cx, cy = grid.width - cx, grid.height - cy
+        return origin[0] + min(max(round(cx), 0), grid.width - 1), origin[1] + min(max(round(cy), 0),
+                                                                                  grid.height - 1)
 
 
 # --- the counters: a VASL piece as a library counter --------------------------------------------------
@@ -777,17 +856,27 @@ _NUMBERS = re.compile(r"^(\d{1,2}-\d{1,2}-\d{1,2}|\d{1,2}[-+]\d|[A-Za-z]{2,4})$"
 
 
 def nationality_of(image: str) -> tuple[str, Nationality] | None:
-    """The nationality of a counter by its image's prefix (the longest prefix that is listed)."""
+    """The nationality a nation code or an image's name names (the longest listed prefix)."""
     folded = image.casefold()
     hits = [(prefix, n) for prefix, n in names().nationalities.items() if folded.startswith(prefix.casefold())]
     return max(hits, key=lambda h: len(h[0])) if hits else None
 
 
+def nationality_of_piece(piece: Piece) -> tuple[str, Nationality] | None:
+    """The nationality of a counter: from the first of its nation hints (``Piece.nations``) that names
+    one; None when the surest hint names a nation the library has no counters of (ax, ja ..)."""
+    for hint in piece.nations():
+        found = nationality_of(hint)
+        if found is not None:
+            return found
+    return None
+
+
 def counter_of(piece: Piece) -> tuple[str | None, str]:
     """(library type, the name read) of a piece: the library counter of its nationality whose printed
-    name is a word of the piece's name, told apart by a kind word (hs, crew) when two share a name."""
+    name is a word of the piece's name, told apart by a kind word (1sq, Ehs, Icr) when two share a name."""
     data = names()
-    found = nationality_of(piece.image)
+    found = nationality_of_piece(piece)
     full = piece.name()
     if found is None:
         return None, full
@@ -807,10 +896,19 @@ def counter_of(piece: Piece) -> tuple[str | None, str]:
     return None, full
 
 
+def _layer_words(piece: Piece) -> set[str]:
+    return {word for name in piece.layer_names() for word in re.split(r"[\s+]+", name.casefold()) if word}
+
+
 def is_broken(piece: Piece) -> bool:
-    """An active layer whose name has a broken word ("broken +", "BRK")."""
-    words = {w.casefold() for w in names().broken_words}
-    return any(word in words for name in piece.layer_names() for word in re.split(r"[\s+]+", name.casefold()))
+    """An active layer whose name has a broken word ("broken +")."""
+    return bool(_layer_words(piece) & {w.casefold() for w in names().broken_words})
+
+
+def weapon_states(piece: Piece) -> list[WeaponLayer]:
+    """A weapon's active layers the bot reads ("malf +", "dm +")."""
+    words = _layer_words(piece)
+    return [layer for word, layer in names().weapon_layers.items() if word.casefold() in words]
 
 
 def marker_of(piece: Piece) -> str | None:
@@ -836,6 +934,7 @@ class _Unit:
     markers: list[str] = field(default_factory=list)
     holder: _Unit | None = None
     id: str = ""
+    unread: list[str] = field(default_factory=list)  # a weapon's VASL state the bot has no flag for (dm)
 
     @property
     def kind(self) -> str:
@@ -850,18 +949,18 @@ def _readable(piece_id: str) -> bool:
 def to_scenario(saved: SavedGame) -> Imported:
     """The scenario a saved game sets up, and what could not be mapped (public: never a hidden piece)."""
     layout = Layout(tuple(saved.boards))
-    if not saved.boards:
-        raise VaslRefused("the saved game lays out no board (no bd command): start it in VASL with its boards")
     units: list[_Unit] = []
     not_mapped: list[str] = []
     hidden_lines: dict[str, list[str]] = {}
     other_windows = 0
+    aids: dict[str, int] = {}
+    weapon_notes: list[_Unit] = []
     for map_id, x, y, pieces in saved.heaps():
-        if map_id != MAP:
+        if map_id not in names().board_maps:
             other_windows += len(pieces)
             continue
         location, why = layout.locate(x, y)
-        where = location or why or "off the boards"
+        where = f"in {location}" if location else f"({why})" if why else "off the boards"
         hexside = "/" in location
         concealed_from = max((i for i, p in enumerate(pieces) if marker_of(p) == "?"), default=-1)
         stack_units: list[_Unit] = []
@@ -875,14 +974,18 @@ def to_scenario(saved: SavedGame) -> Imported:
                 if below is not None:
                     below.markers.append(marker)
                 elif not hidden:
-                    not_mapped.append(f"{piece.basic_name} marker in {where}, with no unit under it")
+                    not_mapped.append(f"{piece.basic_name} marker {where}, with no unit under it")
+                continue
+            if piece.game_aid() and not hidden:
+                aids[piece.name()[:NAME_MAX]] = aids.get(piece.name()[:NAME_MAX], 0) + 1
                 continue
             kind, read_name = counter_of(piece)
-            found = nationality_of(piece.image)
+            found = nationality_of_piece(piece)
             if kind is None or found is None or why or hexside:
-                reason = (why if why else "on a hexside: infantry stands in a hex" if hexside and kind
-                          else "not an infantry unit, leader or support weapon the counter library knows")
-                line = f"{read_name[:NAME_MAX] or piece.image or 'a piece'} in {where}: {reason}"
+                reason = ("on a hexside: infantry stands in a hex" if hexside and kind
+                          else "its board has no grid here" if why and kind
+                          else _why_not(piece, read_name, found))
+                line = f"{read_name[:NAME_MAX] or piece.image or 'a piece'} {where}: {reason}"
                 if hidden and found is not None:
                     hidden_lines.setdefault(found[1].side, []).append(f"{hidden}, not mapped: {line}")
                 elif not hidden:
@@ -891,6 +994,13 @@ def to_scenario(saved: SavedGame) -> Imported:
             unit = _Unit(piece, kind, found[1].side, found[1], location or None, hidden)
             if is_broken(piece):
                 unit.markers.append("broken")
+            for state in weapon_states(piece) if unit.kind == "sw" else ():
+                if state.flag:
+                    unit.markers.append(state.flag)
+                else:
+                    unit.unread.append(state.name)
+            if unit.unread and not hidden:
+                weapon_notes.append(unit)
             stack_units.append(unit)
         for j, unit in enumerate(stack_units):  # a support weapon: the nearest of its side under it, else over
             if unit.kind != "sw":
@@ -902,6 +1012,7 @@ def to_scenario(saved: SavedGame) -> Imported:
             unit.holder = (under or over or [None])[0]
         units += stack_units
     _name_units(units)
+    not_mapped = [line if n == 1 else f"{line} (x{n})" for line, n in Counter(not_mapped).items()]
     library = counters.library().counters
     side_keys = list(names().sides)[:2]
     placed = sum(1 for u in units if not u.hidden)
@@ -937,15 +1048,30 @@ def to_scenario(saved: SavedGame) -> Imported:
     located = list(dict.fromkeys(u.location for u in units if u.location and not u.hidden))
     described = (saved.metadata.get("description") or "").strip()
     title = described.splitlines()[0][:100] if described else "VASL game"
-    one = saved.boards[0].name if len(saved.boards) == 1 else ""
+    one = saved.boards[0].id if len(saved.boards) == 1 else ""
     scenario = Scenario(ruleset="asl", variant="full", title=title,
                         options={BOARD_OPTION: int(one)} if one.isdigit() and 1 <= int(one) <= 999 else {},
+                        boards=scenario_boards(saved.boards),
                         locations=[ScenarioLocation(id=loc) for loc in located], sides=sides)
-    changed = [b.name for b in saved.boards if b.overlays or b.ssr]
-    notes = [f"Boards: {', '.join(('r' if b.reversed else '') + b.name for b in saved.boards)}"
-             + (f"; overlays and SSR changes are not read ({', '.join(changed)})" if changed else "") + ".",
-             "Terrain is not read from VASL: each Location starts as open ground; set each with /location set "
-             "(or edit the scenario file /scenario export writes) before the first shot."]
+    if saved.boards:
+        notes = [f"Boards: {layout_text(saved.boards)}."]
+    else:
+        notes = ["VASL laid out no board in this file: every counter is read off board (no Location); set each "
+                 "unit's Location with /unit edit before play."]
+    changed = [b.described() for b in saved.boards if b.overlays or b.ssr]
+    if changed:
+        notes.append(f"Not applied: {'; '.join(changed)}. The bot has no overlay or SSR terrain data: the hexes "
+                     "under each overlay and those each SSR changes start as open ground like the rest; set their "
+                     "terrain with /location set.")
+    notes.append("Terrain is not read from VASL: each Location starts as open ground; set each with /location set "
+                 "(or edit the scenario file /scenario export writes) before the first shot.")
+    if weapon_notes:
+        notes.append("Weapon state VASL shows that the bot does not keep: "
+                     + ", ".join(f"{u.id} ({', '.join(u.unread)})" for u in weapon_notes) + ".")
+    if aids:
+        shown = ", ".join(f"{name} x{n}" if n > 1 else name for name, n in list(aids.items())[:12])
+        more = f" and {len(aids) - 12} more" if len(aids) > 12 else ""
+        notes.append(f"Game aids not read (no counter of either side): {shown.rstrip('.')}{more}.")
     if other_windows:
         notes.append(f"{other_windows} piece{'s' if other_windows != 1 else ''} in VASL's other windows (off the "
                      "map) not read.")
@@ -956,6 +1082,47 @@ def to_scenario(saved: SavedGame) -> Imported:
     if saved.log_entries:
         notes.append(f"The position is the log's end, after its {saved.log_entries} entries.")
     return Imported(scenario=scenario, not_mapped=tuple(not_mapped), notes=tuple(notes))
+
+
+def _why_not(piece: Piece, read_name: str, found: tuple[str, Nationality] | None) -> str:
+    """Why a counter is not mapped, as precisely as the file says."""
+    if found is None:
+        hint = next(iter(piece.nations()), "")
+        nation = next((t.type.split(";")[3] for t in piece.traits if t.kind == names().nation_trait
+                       and len(t.type.split(";")) > 3 and t.type.split(";")[3]), "")
+        if nation:
+            return f"its nation '{nation[:8]}' has no counters in the library"
+        return "not an infantry unit, leader or support weapon the counter library knows" if hint else \
+            "a piece with no nation (a marker or game aid the bot does not read)"
+    layer_words = {w.casefold() for w in read_name.split()}
+    if any(w.startswith("vca") for w in layer_words):  # every VASL vehicle shows its VCA layer ("+ vca3")
+        return "a vehicle: the bot referees infantry, leaders and support weapons"
+    if any(re.fullmatch(r"ca\d", w) for w in layer_words):  # a gun shows its CA ("+ ca3")
+        return "a gun: the bot referees infantry, leaders and support weapons"
+    words = [w for w in read_name.split() if _NUMBERS.match(w) and re.search(r"\d", w)]
+    if words:
+        return f"no {found[1].nationality} {words[0]} in the counter library"
+    return "not an infantry unit, leader or support weapon the counter library knows"
+
+
+def scenario_boards(layout: list[Board]) -> list[ScenarioBoard]:
+    """The scenario's boards as VASL lays them out (column and row, reversed); none for one board the
+    right way up (its hexes are named C5, the board kept in the game option ``vasl_board``), and none
+    when one of them is not a board the bot can name and place (a historical map, more than 9 across)."""
+    if len(layout) == 1 and not layout[0].reversed:
+        return []
+    try:
+        return [ScenarioBoard(id=b.id, x=b.column, y=b.row, reversed=b.reversed) for b in layout
+                if boards().grid(b.name) is not None] if all(boards().grid(b.name) for b in layout) else []
+    except ValidationError:
+        return []
+
+
+def layout_text(layout: list[Board] | tuple[Board, ...]) -> str:
+    """The layout in words: "2 (column 0, row 0), r5 (reversed; column 0, row 1)"."""
+    if all(b.row == 0 for b in layout) and not any(b.reversed for b in layout):
+        return ", ".join(b.id for b in layout)
+    return ", ".join(f"{b.id} ({'reversed; ' if b.reversed else ''}column {b.column}, row {b.row})" for b in layout)
 
 
 def _name_units(units: list[_Unit]) -> None:
@@ -988,55 +1155,82 @@ def read(data: bytes) -> Imported:
 # --- a game written as a .vsav ---------------------------------------------------------------------
 
 _LOCATION = re.compile(r"^(?P<board>.*?)(?P<column>([A-Za-z])\3?)(?P<row>\d{1,2})$")
-_KIND_WORDS = {"squad": "sq", "half-squad": "hs", "crew": "crew", "hero": "hero"}
 _MARKER_NAMES = {"pinned": "Pin", "dm": "DM", "cx": "CX"}
 SW_APART = 10  # pixels right of the hex centre: inside the hex, far from its hexsides (28 pixels and more)
 
 
 def vasl_name(unit: Any) -> str:
-    word = _KIND_WORDS.get(unit.kind)
-    printed = counters.library().counters[unit.type].name if unit.type in counters.library().counters else unit.name
-    return f"{printed} {word}" if word else printed
+    """The counter's name as VASL's level names read: "4-6-7 1sq", "2-4-8 Ehs", "2-2-8 Icr", "9-1"."""
+    data = names()
+    counter = counters.library().counters.get(unit.type)
+    printed = counter.name if counter is not None else unit.name
+    word = data.export_kinds.get(unit.kind)
+    if word is None:
+        return printed
+    quality = getattr(counter, "quality", None) if unit.kind in ("squad", "half-squad") else None
+    return f"{printed} {data.quality_letters.get(str(getattr(quality, 'value', quality or '')), '')}{word}"
 
 
 def _prefix(nationality: str) -> str | None:
     return next((p for p, n in names().nationalities.items() if n.nationality == nationality), None)
 
 
-def _broken_layer(image: str) -> str:
-    """An Embellishment (emb2) with one level, "broken +", off until the unit breaks."""
-    fields = ["Break", "130", "B", "", "130", "", "", "130", "", "", "", "1", "false", "0", "0",
-              image.replace(".gif", "b.gif"), "broken +", "true", "Broken", "", "", "false", "", "1", "1",
-              "false", "66,130", "", ""]
+def _layer(key: str, images: list[str], level_names: list[str]) -> str:
+    """An Embellishment (``emb2;``) as a VASL save holds it: 15 fields of keys and offsets, its images
+    and its level names (a ``+`` of a counter's name escaped, "6\\+1"), then the rest."""
+    written = [n if n.endswith(" +") or n.startswith("+ ") else n.replace("+", "\\+") for n in level_names]
+    fields = [key, "2", "F", "", "2", "E", "", "2", "Q", "", "", "0", "false", "0", "0", join(images, ","),
+              join(written, ","), "false", "", "", "", "false", "", "1", "1", "false", "", "", ""]
     return "emb2;" + join(fields, ";")
+
+
+def _nest(parts: list[str]) -> str:
+    """A Decorator chain: each trait, then its inner piece as one field, escaped once more per level."""
+    text = parts[-1]
+    for part in reversed(parts[:-1]):
+        text = join([part, text], "\t")
+    return text
+
+
+def vasl_board_name(board_id: str) -> str:
+    """The board's name in VASL's layout: boards 1 to 9 with a leading zero ("02"), as VASL writes them."""
+    return f"{int(board_id):02d}" if board_id.isdigit() and int(board_id) < 10 else board_id
 
 
 def write(game: Game) -> Exported:
     """The game's position as a ``.vsav``: the board layout and one piece per unit and marker, in one
-    stack per hex (each unit, then the weapons it holds, then its markers). A one-board game's short
-    ids are placed on the board its game option ``vasl_board`` names (board 1 if none); boards named
-    in the ids (``32C5``) side by side in one row."""
+    stack per hex (each unit, then the weapons it holds, then its markers). The boards are the game's
+    own (a scenario's ``boards:``: column, row, reversed); a game without boards is laid out on the
+    board its game option ``vasl_board`` names (board 1 if none) for short ids, and on the boards its
+    ids name (``32C5``) side by side."""
     library = counters.library().counters
     board = str(game.options.get(BOARD_OPTION) or 1)
-    placed: dict[str, tuple[str, int, int]] = {}  # location -> board, column, row
+    laid = list(getattr(game, "boards", None) or [])
+    placed: dict[str, tuple[int, int, int]] = {}  # location -> board index, column, row
     left_out: list[str] = []
-    board_names: list[str] = []
+    if laid:
+        layout = Layout(tuple(Board(column=b.x, row=b.y, name=vasl_board_name(b.id), reversed=b.reversed)
+                              for b in laid))
+    else:
+        named = [m.group("board") or board for m in map(_LOCATION.match, dict.fromkeys(
+            u.location for u in game.units.values() if u.location)) if m is not None]
+        layout = Layout(tuple(Board(column=i, row=0, name=vasl_board_name(n))
+                              for i, n in enumerate(dict.fromkeys(named or [board]))))
+    origins = layout.origins()
+    index = {b.id if b.id.isdigit() else b.id.casefold(): i for i, b in enumerate(layout.boards)}
     for loc in dict.fromkeys(u.location for u in game.units.values() if u.location):
         match = _LOCATION.match(loc)
-        name = (match.group("board") or board) if match else None
-        grid = boards().grid(name) if name else None
+        name = (match.group("board") or (layout.boards[0].id if len(layout.boards) == 1 else "")) if match else ""
+        i = index.get((name.lstrip("0") or name) if name.isdigit() else name.casefold())
+        grid = boards().grid(layout.boards[i].name) if i is not None else None
         column = column_index(match.group("column")) if match else None
         row = int(match.group("row")) if match else 0
-        if match is None or grid is None or column is None or not on_grid(grid, column, row):
+        if i is None or grid is None or origins[i] is None or column is None or not on_grid(grid, column, row):
             left_out.append(loc)
             continue
-        placed[loc] = (name, column, row)  # type: ignore[assignment]
-        if name not in board_names:
-            board_names.append(name)  # type: ignore[arg-type]
-    if not board_names:
-        board_names = [board]
-    layout = Layout(tuple(Board(column=i, row=0, name=n) for i, n in enumerate(board_names)))
-    commands: list[str] = ["begin_save", "bd\t" + "bd\t".join(b.state() for b in layout.boards)]
+        placed[loc] = (i, column, row)
+    pieces: list[str] = []
+    main = names().board_maps[0]
     stacks: list[tuple[str, int, int, list[str]]] = []
     not_written: list[str] = []
     own_numbers: list[str] = []
@@ -1044,18 +1238,28 @@ def write(game: Game) -> Exported:
 
     def piece(unit: Any, x: int, y: int) -> list[str]:
         prefix = _prefix(unit.nationality)
-        image = f"{prefix}{re.sub(r'[^A-Za-z0-9+]', '', library[unit.type].name)}.gif"
-        basic = join(["piece", "", "", image, vasl_name(unit)], ";")
-        where = join([MAP, str(x), str(y), "0"], ";")
+        printed = library[unit.type].name
+        stem = re.sub(r"[^A-Za-z0-9]", "", printed)
+        where = join([main, str(x), str(y), "0"], ";")
+        common: list[tuple[str, str]] = [
+            ("mark;DBCounterType", "common" if unit.kind == "sw" else "unit"),
+            ("hide;72,130;HIP;;player:;0.3", "null"),
+            (f"conceal;C;{prefix}/{prefix}qmark;{prefix};;", "null;")]
         if unit.kind == "sw":
-            return [join([unit.id, basic, where], "/")]
-        type_text = join([_broken_layer(image), basic], "\t")
-        state_text = join(["1" if unit.broken else "-1", where], "\t")
+            traits = common + [(_layer("malf", [f"{prefix}/{prefix}{stem}b"], ["malf +"]),
+                                "1" if getattr(unit, "malfunctioned", False) else "-1")]
+            basic = join(["piece", "K", "D", f"{prefix}/{prefix}{stem}", printed], ";")
+        else:
+            traits = common + [(_layer("", [f"{prefix}/{prefix}{stem}b"], ["broken +"]), "1" if unit.broken else "-1"),
+                               (_layer("", [f"{prefix}/{prefix}{stem}"], [vasl_name(unit)]), "1")]
+            basic = join(["piece", "K", "D", " ", vasl_name(unit)], ";")
+        type_text = _nest([t for t, _ in traits] + [basic])
+        state_text = _nest([v for _, v in traits] + [where])
         out = [join([unit.id, type_text, state_text], "/")]
         for flag, marker in _MARKER_NAMES.items():
             if getattr(unit, flag, False):
-                out.append(join([f"{unit.id}-{flag}", join(["piece", "", "", f"{flag}.gif", marker], ";"), where],
-                                "/"))
+                out.append(join([f"{unit.id}-{flag}", _nest(["mark;DBCounterType", join(
+                    ["piece", "K", "D", f"MS/{flag}", marker], ";")]), _nest(["common", where])], "/"))
         return out
 
     holders: dict[str, list[Any]] = {}
@@ -1075,7 +1279,7 @@ def write(game: Game) -> Exported:
             margin += 1
         elif unit.location in placed:
             b, c, r = placed[unit.location]
-            x, y = layout.centre(board_names.index(b), c, r)
+            x, y = layout.centre(b, c, r)
         else:
             not_written += [f"{u.id} in {unit.location}" for u in [unit, *holders.get(unit.id, [])]]
             continue
@@ -1097,13 +1301,14 @@ def write(game: Game) -> Exported:
                 if state:
                     own_state.append(f"{held.id} ({', '.join(state)})")
                 for command in piece(held, x, y):
-                    commands.append("+/" + command)
+                    pieces.append("+/" + command)
                     ids.append(split(command, "/")[0])
         stacks.append((f"S{len(stacks) + 1}", x, y, ids))
     for sid, x, y, ids in stacks:
-        commands.append("+/" + join([sid, "stack", join([MAP, str(x), str(y), *ids], ";")], "/"))
-    commands.append("end_save")
-    text = join(commands, ESC)
+        pieces.append("+/" + join([sid, "stack", join([main, str(x), str(y), *ids], ";")], "/"))
+    # as VASL writes a save: an empty command, the pieces in one compound, the board layout
+    text = join(["begin_save", "", join(["", *pieces], ESC), "bd\t" + "bd\t".join(b.state() for b in layout.boards),
+                 "end_save"], ESC)
     key = hashlib.sha256(text.encode()).digest()[0] or 0x2A
     title = game.scenario or "Referee game"
     buffer = io.BytesIO()
@@ -1112,8 +1317,9 @@ def write(game: Game) -> Exported:
         archive.writestr("savedata", _xml({"version": "1", "VassalVersion": "3.7", "description": title}))
         archive.writestr("moduledata", _xml({"version": "", "VassalVersion": "3.7", "name": "VASL",
                                              "description": "written by the Referee bot"}))
-    notes = [f"Boards: {', '.join(board_names)} (one row); counters are VASL pieces named as VASL names them, "
-             "their art looked up by image name."]
+    notes = [f"Boards: {layout_text(layout.boards)}; counters are VASL pieces named as VASL names them, their art "
+             "looked up by image name (VASL's own images may be named otherwise: a counter may show without its "
+             "art, its name and state kept)."]
     if left_out:
         notes.append(f"Not placed (not a hex of a board the bot knows): {', '.join(left_out)}.")
     if not_written:
@@ -1125,7 +1331,7 @@ def write(game: Game) -> Exported:
     return Exported(data=buffer.getvalue(), extension=".vsav", notes=tuple(notes))
 
 
-WRITTEN = frozenset({"id", "type", "name", "side", "location", "owner", "broken", *_MARKER_NAMES})
+WRITTEN = frozenset({"id", "type", "name", "side", "location", "owner", "broken", "malfunctioned", *_MARKER_NAMES})
 
 
 def _unwritten_state(unit: Any, printed: dict[str, Any]) -> list[str]:
