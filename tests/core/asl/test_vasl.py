@@ -113,6 +113,18 @@ def test_a_hexside_at_the_tolerance_and_past_it():
     assert vasl.hex_at(GRID, mid[0] + tolerance + 0.01, mid[1])[0] == (3, 5)
 
 
+@pytest.mark.parametrize(("pixel", "hexside"), [
+    ((653, 706), "E5/F5"), ((709, 802), "F6/G7"), ((737, 722), "G5/G6"), ((596, 609), "D3/E4"),
+    ((625, 593), "E3/E4"), ((653, 738), "E6/F5"),
+])
+def test_hexside_positions_where_vasl_placed_pieces_on_board_1(pixel, hexside):
+    """Pixels read in a save written by VASSAL 3.2/VASL 6.5 (pieces VASL snapped to hexsides of board 1,
+    laid out alone: "bd 0 0 01"): each lies between the two hexes named, within a pixel of their centres'
+    midpoint, which checks the 400-pixel edge, dx, dy, A1's centre and the half-hex offset together."""
+    layout = vasl.Layout(tuple(vasl.parse_boards("bd\t0\t0\t01\tVER\t6.1\t")))
+    assert layout.locate(*pixel) == (hexside, None)
+
+
 def test_a_layout_with_a_reversed_board_a_crop_and_a_zoom():
     layout = vasl.Layout((vasl.Board(0, 0, "32"), vasl.Board(1, 0, "33", reversed=True)))
     assert layout.locate(512, 690) == ("32C5", None)
