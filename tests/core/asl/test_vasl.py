@@ -467,3 +467,73 @@ def test_a_name_from_the_file_is_shown_on_one_line():
     text = fx.saved_game([fx.board_layout("0\t0\t32\t"), fx.piece("1002", 737, 755, "ge.gif", "Pz\nIV\x07  H\r\n")])
     assert vasl.read(fx.archive(fx.vcsk(text))).not_mapped == (
         "Pz IV H in G6: not an infantry unit, leader or support weapon the counter library knows",)
+
+
+# --- what real saves hold (structure as observed in saves written by VASSAL 3.x/VASL 6.x,
+# pacman-ghost/vasl-templates fixtures, not copied) ------------------------------------------------------
+
+
+def read_text(commands: list[str]) -> vasl.Imported:
+    return vasl.read(fx.archive(fx.vcsk(fx.saved_game(commands))))
+
+
+def test_concealed_by_its_trait_hip_by_its_trait_and_the_player_never_shown():
+    """Structure as observed in saves written by VASSAL 3.x/VASL 6.x (pacman-ghost/vasl-templates fixtures,
+    not copied): a unit concealed by its ``conceal;`` trait (state "player;|0") with no "?" over it, a
+    weapon hidden by its ``hide;`` trait (state: the player), a squad whose traits are off ("null")."""
+    imported = read_text([fx.board_layout("0\t0\t32\tVER\t6.1\t"),
+                          fx.piece("2001", 512, 690, "ru447S.gif", "4-4-7 1sq", basic="4-5-8 Esq", level=2,
+                                   concealed="secretplayer"),
+                          fx.weapon("2002", 737, 755, "ru", "MMG", hide="secretplayer"),
+                          fx.piece("2003", 906, 722, "ru447S.gif", "4-4-7 1sq", basic="4-5-8 Esq", level=2)])
+    russians = imported.scenario.sides[1]
+    assert [(u.id, u.type, u.location) for u in russians.units] == [("R1", "rus-447", "J5")]
+    assert russians.hidden.text.splitlines()[1:] == ["- concealed: 4-4-7 (rus-447) in C5", "- HIP: MMG (rus-mmg) in G6"]
+    public = imported.scenario.model_dump_json(exclude={"sides": {"__all__": {"hidden"}}}) + str(imported.notes)
+    assert "secretplayer" not in public + russians.hidden.text and "C5" not in public and "G6" not in public
+
+
+def test_a_weapon_malfunctioned_and_one_dismantled():
+    """Structure as observed in saves written by VASSAL 3.x/VASL 6.x (pacman-ghost/vasl-templates fixtures,
+    not copied): a support weapon's "malf +" layer sets its flag; "dm +" (dismantled, "dm HMG") is named."""
+    imported = read_text([fx.board_layout("0\t0\t32\tVER\t6.1\t"),
+                          fx.weapon("3001", 512, 690, "ge", "LMG", malf=True),
+                          fx.weapon("3002", 737, 755, "ge", "HMG", dm=True)])
+    assert units_of(imported.scenario) == {"GLMG1": (0, "ger-lmg", "C5", None, ("malfunctioned",)),
+                                           "GHMG1": (0, "ger-hmg", "G6", None, ())}
+    assert "Weapon state VASL shows that the bot does not keep: GHMG1 (dismantled)." in imported.notes
+
+
+def test_a_leader_whose_name_has_an_escaped_plus_and_a_nation_from_the_concealment_trait():
+    """Structure as observed in saves written by VASSAL 3.x/VASL 6.x (pacman-ghost/vasl-templates fixtures,
+    not copied): the leader "6+1" written "6\\+1" in his names layer over the BasicPiece "ruLDR"; a
+    counter of a nation with no counters in the library ("ja") is named with its nation."""
+    imported = read_text([fx.board_layout("0\t0\t32\tVER\t6.1\t"),
+                          fx.piece("4001", 512, 690, "ruL61.gif", "6+1", basic="ruLDR"),
+                          fx.piece("4002", 737, 755, "ja447S.gif", "4-4-7 1sq")])
+    assert units_of(imported.scenario) == {"RL1": (1, "rus-6+1", "C5", None, ())}
+    assert imported.not_mapped == ("4-4-7 1sq in G6: its nation 'ja' has no counters in the library",)
+
+
+def test_the_main_map_of_vasl_6_4_map0_game_aids_and_the_margin():
+    """Structure as observed in saves written by VASSAL 3.x/VASL 6.x (pacman-ghost/vasl-templates fixtures,
+    not copied): VASL 6.4 wrote its main map "Map0"; game aids (``mark;DBCounterType`` global) are named
+    once; a counter in the 400-pixel margin (where set-ups keep them) is off board."""
+    imported = read_text([fx.board_layout("0\t0\t02\tVER\t6.4\t"),
+                          fx.piece("5001", 512, 690, "ge467S.gif", "4-6-7 1sq", map_id="Map0"),
+                          fx.piece("5002", 150, 200, "ge467S.gif", "4-6-7 1sq"),
+                          fx.aid("5003", 100, 100, "Wind"), fx.aid("5004", 120, 100, "Wind"),
+                          fx.aid("5005", 653, 706, "Blue perimeter")])
+    assert units_of(imported.scenario) == {"G1": (0, "ger-467", "C5", None, ()), "G2": (0, "ger-467", None, None, ())}
+    assert imported.scenario.options == {"vasl_board": 2} and imported.scenario.boards == []
+    assert "Game aids not read (no counter of either side): Wind x2, Blue perimeter." in imported.notes
+    assert imported.not_mapped == ()
+
+
+def test_a_save_with_no_board_laid_out_reads_its_counters_off_board():
+    """Structure as observed in saves written by VASSAL 3.x/VASL 6.x (pacman-ghost/vasl-templates fixtures,
+    not copied): "bd" with no board (a set-up before its boards are chosen)."""
+    imported = read_text([fx.piece("6001", 88, 178, "ge467S.gif", "4-6-7 1sq")])
+    assert units_of(imported.scenario) == {"G1": (0, "ger-467", None, None, ())}
+    assert imported.notes[0].startswith("VASL laid out no board in this file: every counter is read off board")
+    assert build_game(imported.scenario, sequence=1).units["G1"].location is None
