@@ -203,8 +203,8 @@ def archive(saved: bytes, *, module: str = "VASL", description: str = "", extra:
                                 "</data>\n")
         zf.writestr("moduledata", f'<?xml version="1.0" encoding="UTF-8"?>\n<data version="1">\n'
                                   "  <version>6.5.1</version>\n  <VassalVersion>3.2.17</VassalVersion>\n"
-                                  f"  <description>Virtual Advanced Squad Leader</description>\n  <name>{module}</name>\n"
-                                  "</data>\n")
+                                  "  <description>Virtual Advanced Squad Leader</description>\n"
+                                  f"  <name>{module}</name>\n</data>\n")
         for name, data in (extra or {}).items():
             zf.writestr(name, data)
     return buffer.getvalue()

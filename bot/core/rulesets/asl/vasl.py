@@ -1,25 +1,31 @@
 """VASL's saved games and logs (``.vsav``, ``.vlog``): read into a scenario, and a game written back.
 
-Taken from the public description of the format (issue 31; facts from VASSAL's and VASL's LGPL
-sources, no code, no counter or board art):
+From the public description of the format (issue 31; facts from VASSAL's and VASL's LGPL sources, no
+code, no counter or board art), checked against 35 files written by VASSAL 3.2/3.4 with VASL 6.4-6.6
+(read as facts, none copied; docs/scenarios.md gives what they showed):
 
 - the file is a ZIP holding ``savedGame`` (and the XML ``savedata`` and ``moduledata``);
 - ``savedGame`` is obfuscated: ``!VCSK``, a two-hex-digit key and every byte XORed with it as two hex
-  digits (through VASSAL 3.7), or ``VOBS``, one raw key byte and the raw XORed bytes (3.8), or plain;
+  digits (through VASSAL 3.7: every real file at hand), or ``VOBS``, one raw key byte and the raw XORed
+  bytes (3.8), or plain;
 - the text is ``begin_save``, commands separated by ESC, ``end_save``, each level of nesting escaped
   as VASSAL's SequenceEncoder does (a delimiter inside a field gets a backslash; a field ending in a
-  backslash, or starting and ending with a quote, is quoted); commands ``+/id/type/state`` (add a
-  piece), ``-/id``, ``D/id/new[/old]``, ``M/id/map/x/y/under/...``; in a log, ``LOG\\t`` entries;
-- a piece's type and state are TAB-nested trait lists lined up one to one, the innermost
-  ``piece;clone;delete;image;name`` with the state ``map;x;y;gpid``; a ``stack`` lists its pieces
-  bottom to top after ``map;x;y``;
+  backslash, or starting and ending with a quote, is quoted). VASL puts the pieces in one compound
+  command (its ESCs escaped once), then ``INFO``, ``bd`` and the notes. Commands: ``+/id/type/state``
+  (add a piece), ``-/id``, ``D/id/new[/old]``, ``M/id/map/x/y/under/...``; in a log, ``LOG\t`` entries
+  and ``CHAT`` lines (VASL's dice among them);
+- a piece's type and state are TAB-nested trait lists lined up one to one (35 to 47 traits for a VASL
+  counter), the innermost ``piece;clone;delete;image;name`` with the state ``map;x;y;gpid``; a
+  ``stack`` lists its pieces bottom to top after ``map;x;y``;
 - VASL's board layout is one command, ``bd`` TAB, then per board: column, row, name (``r`` before it
-  when reversed), the crop (x, y, width, height), ``VER`` version, overlays, ``SSR`` changes, ``ZOOM``.
+  when reversed; boards 1-9 as "01".."09"), the crop (x, y, width, height) when cropped, ``VER`` and
+  the version, each overlay as ``OVR`` name hex hex, ``SSR`` changes, ``ZOOM``.
 
-Where a piece stands: its pixel on ``Map0``, less the edge margin and the boards before it, reversed,
-unzoomed, uncropped, then the ASL hex grid of the board (``data/asl/boards.yaml``) names the hex,
-``32C5`` (or ``C5`` in a one-board game), or ``C5/D5`` on a hexside. Which counter it is: the image
-prefix gives the nationality, the name the counter of the library (``data/asl/vasl.yaml``).
+Where a piece stands: its pixel on VASL's main map ("Main Map"; "Map0" up to VASL 6.4), less the
+400-pixel edge and the boards before it, reversed, unzoomed, uncropped, then the ASL hex grid of the
+board (``data/asl/boards.yaml``) names the hex, ``32C5`` (or ``C5`` in a one-board game), or ``C5/D5``
+on a hexside. Which counter it is: its Concealment trait's nation (else its layers' images) gives the
+nationality, its name through its active layers the counter of the library (``data/asl/vasl.yaml``).
 Pure: bytes in, a scenario out; nothing is created here (the game is set up whole or refused whole
 by ``bot.scenario``, like a scenario file).
 """
