@@ -871,6 +871,10 @@ def nationality_of(image: str) -> tuple[str, Nationality] | None:
 def nationality_of_piece(piece: Piece) -> tuple[str, Nationality] | None:
     """The nationality of a counter: from the first of its nation hints (``Piece.nations``) that names
     one; None when the surest hint names a nation the library has no counters of (ax, ja ..)."""
+    trait_kind = names().nation_trait
+    stated = [split(t.type[len(trait_kind):], ";") for t in piece.traits if t.kind == trait_kind]
+    if stated and len(stated[0]) > 2 and stated[0][2]:
+        return nationality_of(stated[0][2])  # the nation VASL gives it, known or not: never a guess
     for hint in piece.nations():
         found = nationality_of(hint)
         if found is not None:
@@ -1094,8 +1098,8 @@ def _why_not(piece: Piece, read_name: str, found: tuple[str, Nationality] | None
     """Why a counter is not mapped, as precisely as the file says."""
     if found is None:
         hint = next(iter(piece.nations()), "")
-        nation = next((t.type.split(";")[3] for t in piece.traits if t.kind == names().nation_trait
-                       and len(t.type.split(";")) > 3 and t.type.split(";")[3]), "")
+        nation = next((fields[2] for fields in (split(t.type[len(names().nation_trait):], ";") for t in piece.traits
+                                                if t.kind == names().nation_trait) if len(fields) > 2), "")
         if nation:
             return f"its nation '{nation[:8]}' has no counters in the library"
         return "not an infantry unit, leader or support weapon the counter library knows" if hint else \
