@@ -264,6 +264,13 @@ def zip_of(entries: dict[str, bytes], compression=zipfile.ZIP_DEFLATED) -> bytes
 DEEP = fx.saved_game([fx.board_layout("0\t0\t32\t"), "+/" + fx.enc(
     ["p", fx.nest(["emb2;"] * 130 + ["piece;;;a.gif;x"]), fx.nest(["1"] * 130 + ["Map0;1;2;0"])], "/")])
 
+def _nested_commands(depth: int) -> str:
+    text = fx.piece("7001", 512, 690, "ge467S.gif", "4-6-7 1sq")
+    for _ in range(depth):
+        text = fx.enc(["", text], fx.ESC)  # a compound command inside a compound, as VASL nests its save
+    return fx.enc(["begin_save", text, fx.board_layout("0\t0\t32\tVER\t6.1\t"), "end_save"], fx.ESC)
+
+
 HOSTILE = {
     "not a zip": (b"PK\x03\x04 not really", "it is not a ZIP archive"),
     "no savedGame": (zip_of({"other": b"x"}), "the archive has no savedGame"),
@@ -276,6 +283,7 @@ HOSTILE = {
     "malformed escape": (fx.archive(fx.vcsk(fx.saved_game([fx.board_layout("0\t0\t32\t"), "+/p/piece;;;a.gif;x/"
                                                            "Map0;1;2;0\\"]))), "malformed escape"),
     "nesting": (fx.archive(fx.vcsk(DEEP)), "nests more than 128 traits"),
+    "command nesting": (fx.archive(fx.vcsk(_nested_commands(40))), "commands nest more than 32 deep"),
     "cut short": (fx.archive(fx.vcsk("begin_save\x1bbd\t0\t0\t32\t")), "no end_save"),
     "another module": (fx.archive(fx.vcsk(fx.saved_game([])), module="Twilight Struggle"),
                        "a saved game of the VASSAL module 'Twilight Struggle', not of VASL"),
@@ -303,6 +311,29 @@ def test_the_unpacked_size_cap_at_below_and_above(monkeypatch, size, refused):
             vasl.read(data)
     else:
         assert vasl.read(data).scenario.sides[0].units == []
+
+
+@pytest.mark.parametrize(("depth", "refused"), [(31, False), (32, False), (33, True)])
+def test_commands_nested_below_at_and_above_the_cap(depth, refused):
+    data = fx.archive(fx.vcsk(_nested_commands(depth)))
+    if refused:
+        with pytest.raises(vasl.VaslRefused, match="commands nest more than 32 deep"):
+            vasl.read(data)
+    else:
+        assert units_of(vasl.read(data).scenario) == {"G1": (0, "ger-467", "C5", None, ())}
+
+
+@pytest.mark.parametrize(("traits", "refused"), [(127, False), (128, False), (129, True)])
+def test_traits_of_one_piece_below_at_and_above_the_cap(traits, refused):
+    """A VASL counter has 35 to 47 traits (seen in VASL saves); at most 128 are read."""
+    piece = "+/" + fx.enc(["7002", fx.nest(["mark;x"] * traits + ["piece;K;D;ge/ge467S;4-6-7 1sq"]),
+                           fx.nest(["1"] * traits + ["Main Map;512;690;0"])], "/")
+    data = fx.archive(fx.vcsk(fx.saved_game([fx.board_layout("0\t0\t32\tVER\t6.1\t"), piece])))
+    if refused:
+        with pytest.raises(vasl.VaslRefused, match="nests more than 128 traits"):
+            vasl.read(data)
+    else:
+        assert units_of(vasl.read(data).scenario) == {"G1": (0, "ger-467", "C5", None, ())}
 
 
 def test_xml_entities_in_the_metadata_are_refused():

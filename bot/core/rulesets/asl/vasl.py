@@ -413,7 +413,7 @@ def _nested(text: str) -> list[str]:
     once more per level) as its fields, outermost first."""
     out: list[str] = []
     while True:
-        if len(out) >= MAX_TRAITS:
+        if len(out) > MAX_TRAITS:
             raise VaslRefused(f"a piece nests more than {MAX_TRAITS} traits")
         fields = split(text, "\t")
         if len(fields) == 1:
