@@ -1223,7 +1223,8 @@ def write(game: Game) -> Exported:
                               for b in laid))
     else:
         named = [m.group("board") or board for m in map(_LOCATION.match, dict.fromkeys(
-            u.location for u in game.units.values() if u.location)) if m is not None]
+            u.location for u in game.units.values() if u.location)) if m is not None
+            and boards().grid(m.group("board") or board) is not None]
         layout = Layout(tuple(Board(column=i, row=0, name=vasl_board_name(n))
                               for i, n in enumerate(dict.fromkeys(named or [board]))))
     origins = layout.origins()
