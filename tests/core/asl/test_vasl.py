@@ -568,3 +568,23 @@ def test_a_save_with_no_board_laid_out_reads_its_counters_off_board():
     assert units_of(imported.scenario) == {"G1": (0, "ger-467", None, None, ())}
     assert imported.notes[0].startswith("VASL laid out no board in this file: every counter is read off board")
     assert build_game(imported.scenario, sequence=1).units["G1"].location is None
+
+
+def test_the_export_writes_pieces_as_vasl_saves_hold_them():
+    """Structure as observed in saves written by VASSAL 3.x/VASL 6.x (pacman-ghost/vasl-templates fixtures,
+    not copied): the pieces in one compound command after an empty one, on "Main Map", each with its
+    counter type, HIP and Concealment traits (off), its broken layer and its names layer over a
+    BasicPiece with no image; a weapon with its "malf +" layer over its own image."""
+    game = village()
+    text = saved_text(vasl.write(game).data)
+    commands = vasl.split(text, ESC)
+    assert commands[:2] == ["begin_save", ""] and commands[-1] == "end_save" and commands[-2].startswith("bd\t0\t0\t01")
+    pieces = vasl.split(commands[2], ESC)
+    assert pieces[0] == "" and all(p.startswith("+/") for p in pieces[1:])
+    by_id = {vasl.split(p[2:], "/")[0]: vasl.split(p[2:], "/") for p in pieces[1:]}
+    squad = vasl.make_piece(*by_id["G1"])
+    assert [t.kind for t in squad.traits] == ["mark;", "hide;", "conceal;", "emb2;", "emb2;"]
+    assert [t.state for t in squad.traits] == ["unit", "null", "null;", "-1", "1"]
+    assert (squad.map, squad.basic_name, squad.name(), squad.nations()[0]) == ("Main Map", "4-6-7 1sq", "4-6-7 1sq", "ge")
+    weapon = vasl.make_piece(*by_id["GMG1"])
+    assert [t.kind for t in weapon.traits] == ["mark;", "hide;", "conceal;", "emb2;"] and weapon.image == "geMMG"
