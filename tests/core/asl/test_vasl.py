@@ -585,6 +585,7 @@ def test_the_export_writes_pieces_as_vasl_saves_hold_them():
     squad = vasl.make_piece(*by_id["G1"])
     assert [t.kind for t in squad.traits] == ["mark;", "hide;", "conceal;", "emb2;", "emb2;"]
     assert [t.state for t in squad.traits] == ["unit", "null", "null;", "-1", "1"]
-    assert (squad.map, squad.basic_name, squad.name(), squad.nations()[0]) == ("Main Map", "4-6-7 1sq", "4-6-7 1sq", "ge")
+    assert (squad.map, squad.basic_name, squad.name(), squad.nations()[0]) == (
+        "Main Map", "4-6-7 1sq", "4-6-7 1sq", "ge")
     weapon = vasl.make_piece(*by_id["GMG1"])
     assert [t.kind for t in weapon.traits] == ["mark;", "hide;", "conceal;", "emb2;"] and weapon.image == "geMMG"
