@@ -15,6 +15,7 @@ from typing import Any
 
 import discord
 
+from bot.core.commands import FORM_TEXT, FormField
 from bot.core.errors import RulesError
 from bot.core.game import Game
 from bot.core.reactions import RULE as WINDOW_RULE
@@ -202,6 +203,39 @@ class Buttons:
 
     def is_dispatchable(self) -> bool:
         return False
+
+
+FORM_ID = "react:form:{game}:{number}"  # the Fire form of a reaction window, by its number in the game
+
+
+class Form:
+    """A modal (Discord's short form) sent as its JSON, without a discord.py ``Modal`` kept in
+    memory: its submission is routed by its custom_id (a listener of cogs/turns.py), so it works
+    for whichever player opened it and after a restart, as the ``Buttons`` are. discord.py (pinned)
+    sends whatever has a modal's ``to_dict``; ``is_finished`` true, so it is never stored."""
+
+    def __init__(self, custom_id: str, title: str, fields: tuple[FormField, ...]) -> None:
+        self.custom_id, self.title, self.fields = custom_id, title, fields
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"custom_id": self.custom_id, "title": self.title[:45], "components": [
+            {"type": 1, "components": [{"type": 4, "custom_id": f.name, "style": 1, "label": f.label,
+                                        "placeholder": f.placeholder, "required": f.required,
+                                        "max_length": FORM_TEXT, **({"value": f.value[:FORM_TEXT]} if f.value else {})}]}
+            for f in self.fields]}
+
+    def is_finished(self) -> bool:
+        return True
+
+
+def submitted_texts(interaction: discord.Interaction) -> dict[str, str]:
+    """The text entered in each field of a submitted form, by the field's custom_id."""
+    texts: dict[str, str] = {}
+    for row in (interaction.data or {}).get("components", []):  # type: ignore[union-attr]
+        for item in row.get("components", []):
+            if "custom_id" in item:
+                texts[item["custom_id"]] = str(item.get("value") or "")
+    return texts
 
 
 class DetailsButton(Guarded, discord.ui.DynamicItem[discord.ui.Button],

@@ -11,6 +11,7 @@ restart, and a button of a request the game has moved past says so.
 
 from __future__ import annotations
 
+import logging
 import re
 from typing import Any
 
@@ -19,17 +20,22 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.client import Interaction, RefereeClient
-from bot.core.commands import parse_dice
+from bot.core.commands import form_values, parse_dice
 from bot.core.errors import IllegalOrder, RulesError
 from bot.core.game import Game
-from bot.core.windows import facts
+from bot.core.windows import WindowFacts, facts
 from bot.core.rulesets import get_ruleset
 from bot.core.sequence import refereed, side_to_act, step_name
-from bot.limits import Guarded
+from bot.limits import Guarded, RateLimited
 from bot.render import error_embed
-from bot.replies import only_these, reply_and_close, reply_outcome, send_ephemeral, side_players
+from bot.replies import (FORM_ID, Form, only_these, reply_and_close, reply_outcome, send_ephemeral, side_players,
+                         submitted_texts)
 from bot.service import Actor, is_game_master
 from cogs._common import actor_of
+from cogs.orders import give
+
+log = logging.getLogger(__name__)
+FORM_RE = re.compile(r"react:form:(?P<game>[0-9]{1,18}):(?P<number>[0-9]{1,9})")
 
 
 def done_order(game: Game, interaction: Interaction) -> dict[str, Any]:
@@ -161,11 +167,85 @@ class DoneButton(Guarded, discord.ui.DynamicItem[discord.ui.Button],
         await reply_and_close(interaction, acted)
 
 
+def check_window(game: Game, actor: Actor, number: int) -> None:
+    """The reaction window ``number`` is still open and ``actor`` answers it (its reacting side, or the
+    game master); else refused saying what changed."""
+    window = game.reaction
+    if window is None or window.number != number:
+        now = (f"a later one is open ({window.name} at {', '.join(window.units)} in {window.at}): use its "
+               "buttons" if window is not None else f"it is now {_now_words(game)}")
+        raise IllegalOrder(f"this reaction window is closed (answered, or its step ended); {now}")
+    if window.side not in _sides_of(game, actor) and not is_game_master(game, actor):
+        raise IllegalOrder(f"this window is {game.side_name(window.side)}'s to answer: the other side waits "
+                           "for their Fire or No fire", rule=window.rule)
+
+
+def typed_words(window: WindowFacts) -> str:
+    return (f"Give your {window.name} with `{window.prefill}`, naming the units that fire ({window.rule}); "
+            "each fire leaves the window open for more: press No fire (or give /done) when you are done")
+
+
+async def open_fire_form(interaction: Interaction, game_id: int, window: WindowFacts) -> None:
+    """Fire's answer: the short form of the reaction's command, prefilled at the movers (its submission
+    is ``fire_form_submitted``); where no form can be shown, the command to type, privately."""
+    if window.form:
+        form = Form(FORM_ID.format(game=game_id, number=window.number), window.title, window.form)
+        try:
+            await interaction.response.send_modal(form)  # type: ignore[arg-type]
+            return
+        except (discord.HTTPException, discord.InteractionResponded):
+            log.info("the fire form of interaction %s could not be shown: the command typed instead", interaction.id)
+    await send_ephemeral(interaction, content=typed_words(window))
+
+
+class FormGuard(Guarded):
+    """The quotas of a form's submission, counted as a button's press."""
+
+
+async def fire_form_submitted(interaction: Interaction, game_id: int, number: int) -> None:
+    """A Fire form submitted: the reaction given through the same path as its slash command (the
+    same options, checks, dice and answer), once the window is found still open for the submitter
+    under the channel's lock; a refusal privately, with the command to type."""
+    if not await FormGuard().interaction_check(interaction) or not await _same_game(interaction, game_id):
+        return
+    actor, referee = actor_of(interaction), interaction.client.referee
+    try:
+        game = await referee.game(interaction.channel_id)
+        check_window(game, actor, number)
+        window = facts(game, get_ruleset(game.ruleset))
+        command = get_ruleset(game.ruleset).command(window.command) if window is not None else None
+        assert window is not None and command is not None  # checked open just above
+        values = form_values(command, submitted_texts(interaction))
+        interaction.client.roll_limiter.check(interaction.user.id, interaction.id)  # it rolls, as /fire
+    except RateLimited as exc:
+        await send_ephemeral(interaction, content=str(exc))
+        return
+    except RulesError as exc:
+        await send_ephemeral(interaction, embed=error_embed(exc.message, exc.rule))
+        return
+    try:
+        await give(interaction, window.command, values, before=lambda found: check_window(found, actor, number))
+    except RulesError as exc:
+        await send_ephemeral(interaction, embed=error_embed(
+            f"{exc.message}. You may give it typed: {window.prefill}", exc.rule))
+    finally:
+        if not await _rolled(interaction):
+            interaction.client.roll_limiter.refund(interaction.user.id, interaction.id)
+
+
+async def _rolled(interaction: Interaction) -> bool:
+    try:
+        return bool(await interaction.client.referee.rolled(interaction.id))
+    except Exception:  # cannot tell: it stays counted
+        return True
+
+
 class ReactButton(Guarded, discord.ui.DynamicItem[discord.ui.Button],
                   template=r"react:(?P<verb>fire|pass):(?P<game>[0-9]{1,18}):(?P<number>[0-9]{1,9})"):
     """"Fire" and "No fire" under a reaction window (bot/core/reactions.py), for the reacting side's
-    players (or the game master). Fire tells the presser, privately, the command to give, filled in
-    at the movers; No fire closes the window (a logged order) and the side that waited is told to go
+    players (or the game master). Fire opens a short form of the reaction's command, prefilled at the
+    movers and editable, whose submission gives it as the command would (``fire_form_submitted``; where
+    no form can be shown, the presser is told the command to type, privately); No fire closes the window (a logged order) and the side that waited is told to go
     on. The custom_id names the game and the window (its number in the game): a press on a window
     that closed, or on an older one, is refused saying so."""
 
@@ -181,14 +261,7 @@ class ReactButton(Guarded, discord.ui.DynamicItem[discord.ui.Button],
         return cls(match["verb"], int(match["game"]), int(match["number"]))
 
     def _check(self, game: Game, actor: Actor) -> None:
-        window = game.reaction
-        if window is None or window.number != self.number:
-            now = (f"a later one is open ({window.name} at {', '.join(window.units)} in {window.at}): use its "
-                   "buttons" if window is not None else f"it is now {_now_words(game)}")
-            raise IllegalOrder(f"this reaction window is closed (answered, or its step ended); {now}")
-        if window.side not in _sides_of(game, actor) and not is_game_master(game, actor):
-            raise IllegalOrder(f"this window is {game.side_name(window.side)}'s to answer: the other side waits "
-                               "for their Fire or No fire", rule=window.rule)
+        check_window(game, actor, self.number)
 
     async def callback(self, interaction: Interaction) -> None:  # type: ignore[override]
         actor, referee = actor_of(interaction), interaction.client.referee
@@ -200,9 +273,7 @@ class ReactButton(Guarded, discord.ui.DynamicItem[discord.ui.Button],
                 self._check(game, actor)
                 window = facts(game, get_ruleset(game.ruleset))
                 assert window is not None  # checked open just above
-                await send_ephemeral(interaction, content=(
-                    f"Give your {window.name} with `{window.prefill}`, naming the units that fire ({window.rule}); "
-                    "each fire leaves the window open for more: press No fire (or give /done) when you are done"))
+                await open_fire_form(interaction, self.game_id, window)
                 return
 
             def order(game: Game) -> dict[str, Any]:
@@ -233,6 +304,15 @@ class Turns(commands.Cog):
 
     async def cog_load(self) -> None:
         self.bot.add_dynamic_items(AnswerButton, DoneButton, ReactButton)
+
+    @commands.Cog.listener()
+    async def on_interaction(self, interaction: Interaction) -> None:
+        """A Fire form's submission, routed by its custom_id (bot/replies.py FORM_ID), restarts included."""
+        if interaction.type is not discord.InteractionType.modal_submit:
+            return
+        found = FORM_RE.fullmatch(str((interaction.data or {}).get("custom_id", "")))
+        if found is not None:
+            await fire_form_submitted(interaction, int(found["game"]), int(found["number"]))
 
     async def cog_unload(self) -> None:
         self.bot.remove_dynamic_items(AnswerButton, DoneButton, ReactButton)
