@@ -20,15 +20,16 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.client import Interaction, RefereeClient
-from bot.core.commands import form_values, parse_dice
+from bot.core.commands import command_form, form_values, parse_dice
 from bot.core.errors import IllegalOrder, RulesError
 from bot.core.game import Game
+from bot.core.required import RequiredRoll, declared, is_due
 from bot.core.windows import WindowFacts, facts
 from bot.core.rulesets import get_ruleset
 from bot.core.sequence import refereed, side_to_act, step_name
 from bot.limits import Guarded, RateLimited
 from bot.render import error_embed
-from bot.replies import (FORM_ID, Form, only_these, reply_and_close, reply_outcome, send_ephemeral, side_players,
+from bot.replies import (FORM_ID, ROLL_FORM_ID, ROLL_ID, Form, only_these, reply_and_close, reply_outcome, send_ephemeral, side_players,
                          submitted_texts)
 from bot.service import Actor, is_game_master
 from cogs._common import actor_of
@@ -36,6 +37,8 @@ from cogs.orders import give
 
 log = logging.getLogger(__name__)
 FORM_RE = re.compile(r"react:form:(?P<game>[0-9]{1,18}):(?P<number>[0-9]{1,9})")
+ROLL_FORM_RE = re.compile(r"rollform:(?P<game>[0-9]{1,18}):(?P<turn>[0-9]{1,6}):(?P<step>[0-9]{1,4}):"
+                          r"(?P<impulse>[0-9]{1,6}):(?P<command>[a-z_]{1,30}(?: [a-z_]{1,30})?)")
 
 
 def done_order(game: Game, interaction: Interaction) -> dict[str, Any]:
@@ -124,6 +127,20 @@ def _sides_of(game: Game, actor: Actor) -> list[int]:
     return [i for i, side in enumerate(game.sides) if actor.user_id in side.players]
 
 
+def check_holder(game: Game, actor: Actor, held: tuple[int, int, int], what: str, theirs: str) -> None:
+    """A button of the step ``held`` (turn, step, impulse) is pressed: refused, saying what changed,
+    after that step ended, or by anyone but a player of the side holding it (the game master seated
+    nowhere acting for it)."""
+    was = _step_words(game, *held)
+    if (game.turn, game.step, game.impulse) != held:
+        raise IllegalOrder(f"this {what} was for {was}, which has ended: it is now {_now_words(game)}")
+    holder, mine = side_to_act(game), _sides_of(game, actor)
+    if holder not in mine and (mine or not is_game_master(game, actor)):
+        yours = (f"you play {' and '.join(game.side_name(i) for i in mine)}: {theirs}"
+                 if mine else "you play no side in this game")
+        raise IllegalOrder(f"this {what} is {game.side_name(holder)}'s, who hold {was}; {yours}")
+
+
 class DoneButton(Guarded, discord.ui.DynamicItem[discord.ui.Button],
                  template=r"next:done:(?P<game>[0-9]{1,18}):(?P<turn>[0-9]{1,6}):(?P<step>[0-9]{1,4}):"
                           r"(?P<impulse>[0-9]{1,6})"):
@@ -146,15 +163,9 @@ class DoneButton(Guarded, discord.ui.DynamicItem[discord.ui.Button],
         actor = actor_of(interaction)
 
         def order(game: Game) -> dict[str, Any]:  # under the channel's lock: the game as the press finds it
-            was = _step_words(game, self.turn, self.step, self.impulse)
-            if (game.turn, game.step, game.impulse) != (self.turn, self.step, self.impulse):
-                raise IllegalOrder(f"this Done was for {was}, which has ended: it is now {_now_words(game)}")
-            holder, mine = side_to_act(game), _sides_of(game, actor)
-            if holder not in mine and (mine or not is_game_master(game, actor)):
-                yours = (f"you play {' and '.join(game.side_name(i) for i in mine)}: /done asks them to end it"
-                         if mine else "you play no side in this game")
-                raise IllegalOrder(f"this Done is {game.side_name(holder)}'s, who hold {was}; {yours}")
-            return {"action": "done", "side": holder}
+            check_holder(game, actor, (self.turn, self.step, self.impulse), "Done",
+                         "/done asks them to end it")
+            return {"action": "done", "side": side_to_act(game)}
 
         if not await _same_game(interaction, self.game_id):
             return
@@ -289,6 +300,110 @@ class ReactButton(Guarded, discord.ui.DynamicItem[discord.ui.Button],
         await reply_and_close(interaction, acted)
 
 
+class RollButton(Guarded, discord.ui.DynamicItem[discord.ui.Button],
+                 template=r"roll:(?P<game>[0-9]{1,18}):(?P<turn>[0-9]{1,6}):(?P<step>[0-9]{1,4}):"
+                          r"(?P<impulse>[0-9]{1,6}):(?P<command>[a-z_]{1,30}(?: [a-z_]{1,30})?):(?P<value>[^:]{1,60})"):
+    """A roll the rules call for of the side holding a step, for one unit or company ("Rally 4-4-7 R1",
+    "Check company Able": bot/core/required.py, the ruleset's declaration), under a hand-off or, for the
+    player who rolled, privately after a result. Its press gives the same order as the command with that
+    unit, through the command's own path (checks, dice, answer), for the holder's players alone and
+    only in the step it was offered for, while the roll is still due; a declaration that asks for the
+    command's form (circumstances only the players know) opens it instead. Rebuilt from its custom_id
+    (bot/replies.py ROLL_ID) on every click, restarts included."""
+
+    def __init__(self, game_id: int, turn: int, step: int, impulse: int, command: str, value: str):
+        super().__init__(discord.ui.Button(label=value[:80], custom_id=ROLL_ID.format(
+            game=game_id, turn=turn, step=step, impulse=impulse, command=command, value=value)))
+        self.game_id, self.held, self.command, self.value = game_id, (turn, step, impulse), command, value
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button,
+                             match: re.Match[str]) -> RollButton:
+        return cls(int(match["game"]), int(match["turn"]), int(match["step"]), int(match["impulse"]),
+                   match["command"], match["value"])
+
+    def _check(self, game: Game, actor: Actor) -> RequiredRoll:
+        ruleset = get_ruleset(game.ruleset)
+        roll = declared(ruleset, self.command)
+        what = f"{roll.verb} {_named(game, roll, self.value)}" if roll is not None else f"/{self.command}"
+        check_holder(game, actor, self.held, what, f"/{self.command} is theirs to give now")
+        if roll is None or not is_due(game, ruleset, self.command, self.value):
+            raise IllegalOrder(f"this {what} is no longer due (it was rolled, or the game changed): "
+                               f"it is now {_now_words(game)}", rule=roll.rule if roll is not None else None)
+        return roll
+
+    async def callback(self, interaction: Interaction) -> None:  # type: ignore[override]
+        actor, referee = actor_of(interaction), interaction.client.referee
+        if not await _same_game(interaction, self.game_id):
+            return
+        try:
+            game = await referee.game(interaction.channel_id)
+            roll = self._check(game, actor)
+            if roll.form:
+                command = get_ruleset(game.ruleset).command(self.command)
+                assert command is not None  # a declaration names a command of its ruleset
+                title = f"{roll.verb} {_named(game, roll, self.value)}"
+                form = Form(ROLL_FORM_ID.format(game=self.game_id, turn=self.held[0], step=self.held[1],
+                                                impulse=self.held[2], command=self.command),
+                            title, command_form(command, {roll.option: self.value}))
+                await interaction.response.send_modal(form)  # type: ignore[arg-type]
+                return
+        except RulesError as exc:  # components bypass the tree's error handler: refuse here, privately
+            await send_ephemeral(interaction, embed=error_embed(exc.message, exc.rule))
+            return
+
+        def still_due(found: Game) -> None:  # under the channel's lock: the game as the press finds it
+            self._check(found, actor)
+
+        await give_rolling(interaction, self.command, {roll.option: self.value}, before=still_due)
+
+
+def _named(game: Game, roll: RequiredRoll, value: str) -> str:
+    """The unit or company of a roll's button as the button names it ("4-4-7 R3", "company Able")."""
+    held = dict(roll.due(game, side_to_act(game)))
+    unit = game.units.get(value)
+    return held.get(value) or (unit.label if unit is not None else value)
+
+
+async def give_rolling(interaction: Interaction, command: str, values: dict[str, Any], *,
+                       before: Any) -> None:
+    """A button's or a form's order that rolls, given through its command's path (cogs/orders.give),
+    counted by the roll limit as the command is (taken back when nothing was rolled); refusals privately."""
+    try:
+        interaction.client.roll_limiter.check(interaction.user.id, interaction.id)
+    except RateLimited as exc:
+        await send_ephemeral(interaction, content=str(exc))
+        return
+    try:
+        await give(interaction, command, values, before=before)
+    except RulesError as exc:  # components bypass the tree's error handler: refuse here, privately
+        await send_ephemeral(interaction, embed=error_embed(exc.message, exc.rule))
+    finally:
+        if not await _rolled(interaction):
+            interaction.client.roll_limiter.refund(interaction.user.id, interaction.id)
+
+
+async def roll_form_submitted(interaction: Interaction, game_id: int, held: tuple[int, int, int],
+                              command_name: str) -> None:
+    """A roll's form (a declaration asking for its command's form) submitted: given as the command,
+    by the holder's players, in the step it was opened for."""
+    if not await FormGuard().interaction_check(interaction) or not await _same_game(interaction, game_id):
+        return
+    actor = actor_of(interaction)
+    try:
+        game = await interaction.client.referee.game(interaction.channel_id)
+        command = get_ruleset(game.ruleset).command(command_name)
+        if command is None:
+            raise IllegalOrder(f"/{command_name} is not a command of this game")
+        check_holder(game, actor, held, f"/{command_name}", f"/{command_name} is theirs to give now")
+        values = form_values(command, submitted_texts(interaction))
+    except RulesError as exc:
+        await send_ephemeral(interaction, embed=error_embed(exc.message, exc.rule))
+        return
+    await give_rolling(interaction, command_name, values, before=lambda found: check_holder(
+        found, actor, held, f"/{command_name}", f"/{command_name} is theirs to give now"))
+
+
 def answer_view(acted: Any) -> discord.ui.View:
     view = discord.ui.View(timeout=None)
     for verb in ("accept", "refuse"):
@@ -303,19 +418,27 @@ class Turns(commands.Cog):
         self.bot = bot
 
     async def cog_load(self) -> None:
-        self.bot.add_dynamic_items(AnswerButton, DoneButton, ReactButton)
+        self.bot.add_dynamic_items(AnswerButton, DoneButton, ReactButton, RollButton)
 
     @commands.Cog.listener()
     async def on_interaction(self, interaction: Interaction) -> None:
-        """A Fire form's submission, routed by its custom_id (bot/replies.py FORM_ID), restarts included."""
+        """A form's submission (a reaction's Fire, a roll's), routed by its custom_id (bot/replies.py
+        FORM_ID, ROLL_FORM_ID), restarts included."""
         if interaction.type is not discord.InteractionType.modal_submit:
             return
-        found = FORM_RE.fullmatch(str((interaction.data or {}).get("custom_id", "")))
+        custom_id = str((interaction.data or {}).get("custom_id", ""))
+        found = FORM_RE.fullmatch(custom_id)
         if found is not None:
             await fire_form_submitted(interaction, int(found["game"]), int(found["number"]))
+            return
+        found = ROLL_FORM_RE.fullmatch(custom_id)
+        if found is not None:
+            await roll_form_submitted(interaction, int(found["game"]),
+                                      (int(found["turn"]), int(found["step"]), int(found["impulse"])),
+                                      found["command"])
 
     async def cog_unload(self) -> None:
-        self.bot.remove_dynamic_items(AnswerButton, DoneButton, ReactButton)
+        self.bot.remove_dynamic_items(AnswerButton, DoneButton, ReactButton, RollButton)
 
     @app_commands.command(name="done", description="End your part of the turn; the game passes to whoever acts next")
     @app_commands.describe(dice="Manual dice for a roll the next step starts with (an initiative roll), in order")
