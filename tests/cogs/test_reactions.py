@@ -281,6 +281,26 @@ async def test_undoing_the_move_takes_its_window_back(table):
 # --- No Honor in Surrender: opportunity fire in an impulse ---------------------------------------
 
 
+async def test_reactions_hours_2_on_the_loopback_discords_own_clock(table):
+    """One clock for Discord and the bot: the bot's (the log's times, the pacing's now) read from the
+    loopback Discord's, which the test advances; the window closes as no fire two hours of it on."""
+    from datetime import UTC, datetime, timedelta
+
+    start = datetime(2026, 3, 1, 18, 0, tzinfo=UTC)
+    table.bot.referee.clock = lambda: start + timedelta(seconds=table.fake.clock.now())
+    await asl_move_phase(table, reactions="hours=2")
+    await move_in_the_open(table)
+    table.fake.clock.advance(2 * 3600 - 1)
+    assert await table.bot.pacer.check() == []
+    assert "the game waits for Russians" in await table.refused("done", user=ALICE)
+    table.fake.clock.advance(1)
+    assert await table.bot.pacer.check() == [table.channel]
+    entry = await last_entry(table)
+    assert entry.order == {"action": "react", "answer": "timeout", "hours": 2, "side": 1}
+    done = await table.send("done", user=ALICE)  # the step ends now
+    assert done.embeds[0]["title"].startswith("Turn 1, Defensive Fire Phase: Russians to act")
+
+
 async def nhis_operations(table):
     """NHiS in the Operations Phase, the US (alice) with the first impulse, the Japanese (bob) in B1."""
     return await start_game(table, "nhis", ["US", "Japan"], [
