@@ -29,8 +29,8 @@ from bot.core.rulesets import get_ruleset
 from bot.core.sequence import refereed, side_to_act, step_name
 from bot.limits import Guarded, RateLimited
 from bot.render import error_embed
-from bot.replies import (FORM_ID, ROLL_FORM_ID, ROLL_ID, Form, only_these, reply_and_close, reply_outcome, send_ephemeral, side_players,
-                         submitted_texts)
+from bot.replies import (FORM_ID, ROLL_FORM_ID, ROLL_ID, Form, only_these, reply_and_close, reply_outcome,
+                         send_ephemeral, side_players, submitted_texts)
 from bot.service import Actor, is_game_master
 from cogs._common import actor_of
 from cogs.orders import give
@@ -256,9 +256,10 @@ class ReactButton(Guarded, discord.ui.DynamicItem[discord.ui.Button],
     """"Fire" and "No fire" under a reaction window (bot/core/reactions.py), for the reacting side's
     players (or the game master). Fire opens a short form of the reaction's command, prefilled at the
     movers and editable, whose submission gives it as the command would (``fire_form_submitted``; where
-    no form can be shown, the presser is told the command to type, privately); No fire closes the window (a logged order) and the side that waited is told to go
-    on. The custom_id names the game and the window (its number in the game): a press on a window
-    that closed, or on an older one, is refused saying so."""
+    no form can be shown, the presser is told the command to type, privately); No fire closes the
+    window (a logged order) and the side that waited is told to go on. The custom_id names the game
+    and the window (its number in the game): a press on a window that closed, or on an older one, is
+    refused saying so."""
 
     def __init__(self, verb: str, game_id: int, number: int):
         style = discord.ButtonStyle.danger if verb == "fire" else discord.ButtonStyle.success

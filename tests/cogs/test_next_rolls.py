@@ -155,3 +155,36 @@ async def test_cd_a_company_check_due_opens_the_morale_form_and_holds_done_until
     (after,) = [m for m in checked.followups if m.ephemeral]
     assert labels(after) == ["Check company Arty"]
     assert "company Arty" in await table.refused("done")  # /done still waits for Arty
+
+
+async def test_the_buttons_and_the_fire_form_work_after_a_restart_and_a_press_counts_against_the_roll_limit(table):
+    from bot.limits import RollRateLimiter
+
+    hand_off = await russians_to_rally(table)
+    await table.restart()  # the buttons are rebuilt from their custom_ids
+    table.bot.roll_limiter = RollRateLimiter(2, 60)
+    dice(table, 3, 4)
+    pressed = await table.fake.click(hand_off, button(hand_off, "Rally 4-4-7 R3"), user_id=BOB)
+    assert pressed.embeds[0]["title"].endswith("-> rallies")
+    refused = refusal(await table.fake.click(hand_off, button(hand_off, "Rally 4-4-7 R3"), user_id=BOB))
+    assert refused.startswith("this Rally 4-4-7 R3 is no longer due")  # refused: taken back from the limit
+    dice(table, 3, 4)
+    assert not (await table.fake.click(hand_off, button(hand_off, "Rally 8-1 L2"), user_id=BOB)).ephemeral
+    before = await table.snapshot()
+    over = await table.fake.click(hand_off, button(hand_off, "Rally 4-4-7 R4"), user_id=BOB)
+    assert over.ephemeral and over.content.startswith("Slow down: you gave 2 rolling commands in the last 60 seconds")
+    assert await table.snapshot() == before
+
+
+async def test_a_fire_form_opened_before_a_restart_is_submitted_after_it(table):
+    from tests.cogs.test_reactions import asl_move_phase, move_in_the_open
+
+    await asl_move_phase(table)
+    notice = await move_in_the_open(table)
+    opened = await table.fake.click(notice, button(notice, "Fire"), user_id=BOB)
+    await table.restart()
+    dice(table, 6, 6)
+    fired = await table.fake.submit_modal(opened, {"firers": "R1 R2", "range": "4"})
+    assert not fired.ephemeral, fired.embeds
+    assert "FFMO (moving in Open Ground)" in str(fired.embeds)
+    assert (await last_entry(table)).command == "/fire"

@@ -649,7 +649,8 @@ async def test_a_modal_opened_by_a_command_is_submitted_and_answered(bot):
         assert opened.modal["title"] == "Defensive First Fire"
         assert [row["components"][0]["custom_id"] for row in opened.modal["components"]] == [
             item.custom_id for item in Orders(bot).children]
-        inputs = {row["components"][0]["label"]: row["components"][0]["custom_id"] for row in opened.modal["components"]}
+        inputs = {row["components"][0]["label"]: row["components"][0]["custom_id"]
+                  for row in opened.modal["components"]}
         submitted = await fake.submit_modal(opened, {inputs["firers"]: "B6 C5"}, user_id=user)
         assert submitted.record.payload["type"] == 5 and submitted.content == "B6 C5 fire at F4"
         assert bot.submitted == [(user, "F4", "B6 C5", "")]  # the prefilled target kept, the note left empty
