@@ -188,3 +188,25 @@ async def test_a_fire_form_opened_before_a_restart_is_submitted_after_it(table):
     assert not fired.ephemeral, fired.embeds
     assert "FFMO (moving in Open Ground)" in str(fired.embeds)
     assert (await last_entry(table)).command == "/fire"
+
+
+async def test_a_forms_submission_is_counted_by_the_quotas_as_a_press(table):
+    """The Fire button's press and its form's submission are two interactions, each counted as a button's
+    press: over the player's quota, the submission is refused with the time to wait, nothing fired."""
+    from bot.config import Settings
+    from bot.limits import Quotas
+    from tests.cogs.test_reactions import asl_move_phase, move_in_the_open
+    from tests.reliability.test_limits import FakeClock
+
+    await asl_move_phase(table)
+    notice = await move_in_the_open(table)
+    names = ("quota_user", "quota_channel", "quota_server", "quota_heavy_user", "quota_heavy_channel",
+             "quota_heavy_server")
+    table.bot.quotas = Quotas(Settings(**{name: "off" for name in names} | {"quota_user": "1/60"}),
+                              clock=FakeClock())
+    opened = await table.fake.click(notice, button(notice, "Fire"), user_id=BOB)  # the one press of the minute
+    assert opened.modal is not None
+    before = await table.snapshot()
+    over = await table.fake.submit_modal(opened, {"firers": "R1 R2", "range": "4"})
+    assert over.ephemeral and over.content.startswith("Slow down: you gave 1 ")
+    assert await table.snapshot() == before
