@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 from typing import Any
 
 import discord
@@ -227,21 +228,11 @@ async def fire_form_submitted(interaction: Interaction, game_id: int, number: in
         command = get_ruleset(game.ruleset).command(window.command) if window is not None else None
         assert window is not None and command is not None  # checked open just above
         values = form_values(command, submitted_texts(interaction))
-        interaction.client.roll_limiter.check(interaction.user.id, interaction.id)  # it rolls, as /fire
-    except RateLimited as exc:
-        await send_ephemeral(interaction, content=str(exc))
-        return
     except RulesError as exc:
         await send_ephemeral(interaction, embed=error_embed(exc.message, exc.rule))
         return
-    try:
-        await give(interaction, window.command, values, before=lambda found: check_window(found, actor, number))
-    except RulesError as exc:
-        await send_ephemeral(interaction, embed=error_embed(
-            f"{exc.message}. You may give it typed: {window.prefill}", exc.rule))
-    finally:
-        if not await _rolled(interaction):
-            interaction.client.roll_limiter.refund(interaction.user.id, interaction.id)
+    await give_rolling(interaction, window.command, values, before=lambda found: check_window(found, actor, number),
+                       typed=window.prefill)
 
 
 async def _rolled(interaction: Interaction) -> bool:
@@ -367,9 +358,10 @@ def _named(game: Game, roll: RequiredRoll, value: str) -> str:
 
 
 async def give_rolling(interaction: Interaction, command: str, values: dict[str, Any], *,
-                       before: Any) -> None:
+                       before: Callable[[Game], None], typed: str | None = None) -> None:
     """A button's or a form's order that rolls, given through its command's path (cogs/orders.give),
-    counted by the roll limit as the command is (taken back when nothing was rolled); refusals privately."""
+    counted by the roll limit as the command is (taken back when nothing was rolled); refusals privately
+    (with the command to type, ``typed``, when there is one)."""
     try:
         interaction.client.roll_limiter.check(interaction.user.id, interaction.id)
     except RateLimited as exc:
@@ -378,7 +370,8 @@ async def give_rolling(interaction: Interaction, command: str, values: dict[str,
     try:
         await give(interaction, command, values, before=before)
     except RulesError as exc:  # components bypass the tree's error handler: refuse here, privately
-        await send_ephemeral(interaction, embed=error_embed(exc.message, exc.rule))
+        words = f"{exc.message}. You may give it typed: {typed}" if typed else exc.message
+        await send_ephemeral(interaction, embed=error_embed(words, exc.rule))
     finally:
         if not await _rolled(interaction):
             interaction.client.roll_limiter.refund(interaction.user.id, interaction.id)

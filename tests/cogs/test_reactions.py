@@ -117,6 +117,10 @@ async def test_fire_opens_a_form_prefilled_at_the_movers_whose_submission_resolv
     wrong = await table.fake.submit_modal(opened, {"firers": "R1 R2", "range": "four"})
     assert refusal(wrong) == "'range' takes a whole number from 0 to 200, not 'four'"
     assert await table.snapshot() == before
+    unknown = await table.fake.click(notice, button(notice, "Fire"), user_id=BOB)
+    text = refusal(await table.fake.submit_modal(unknown, {"firers": "Z9"}))  # the rules' refusal, and the typed way
+    assert text.startswith("no unit 'Z9' in this game") and text.endswith("You may give it typed: /fire target:F4")
+    assert await table.snapshot() == before
     again = await table.fake.click(notice, button(notice, "Fire"), user_id=BOB)
     table.bot.referee.dice = lambda: ScriptedDice([4, 4, 1, 1, 1, 1, 1, 1, 1, 1], manual=False)
     fired = await table.fake.submit_modal(again, {"firers": "R1 R2", "range": "4"})
