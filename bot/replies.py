@@ -436,9 +436,13 @@ async def send_next_rolls(interaction: discord.Interaction, acted: Any) -> None:
         return
     buttons = roll_buttons(acted.entry.game_id, game)
     line = next_rolls_line(game, next_rolls(game, ruleset)) if buttons else None
-    if line is not None:
+    if line is None:
+        return
+    try:
         await interaction.followup.send(content=line, ephemeral=True, view=Buttons(*buttons),
                                         allowed_mentions=discord.AllowedMentions.none())
+    except discord.HTTPException as exc:  # the result stands; the player gives the command instead
+        log.info("the next rolls after log #%s could not be offered (%s, code %s)", acted.seq, exc.status, exc.code)
 
 
 async def send_window_notice(send: Any, acted: Any, *, unseen: bool = False, client: Any = None,
