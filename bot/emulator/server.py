@@ -364,7 +364,8 @@ class FakeDiscord:
             # too late: the player already reads "The application did not respond", and the
             # token is dead (no followup can make up for it)
             return self._refuse(record, request, callback, record.late, 404, 10062, "Unknown interaction")
-        refusal = self._callback_body_refusal(callback, int(record.payload["type"]))
+        refusal = self._callback_body_refusal(callback, int(record.payload["type"]),
+                                              on_message=bool(record.payload.get("message")))
         if refusal is not None:  # not an answer: the interaction is still unacknowledged
             status, code, message, errors = refusal
             # a callback's fields are its data's; its type is its own
@@ -379,7 +380,12 @@ class FakeDiscord:
         return json_response(self._callback_response(record, callback, message))
 
     @staticmethod
-    def _callback_body_refusal(callback: Callback, interaction_type: int) -> Refusal | None:
+    def _callback_body_refusal(callback: Callback, interaction_type: int, *, on_message: bool) -> Refusal | None:
+        if callback.type in (DEFERRED_UPDATE_MESSAGE, UPDATE_MESSAGE) and not on_message:
+            # an update is of the message a component sits on (a press, or a modal opened by one)
+            return 400, 50035, "Invalid Form Body", {"type": {"_errors": [{
+                "code": "INTERACTION_RESPONSE_TYPE_INVALID",
+                "message": "Only a component's interaction (or its modal's submission) updates a message"}]}}
         if callback.type == MODAL:
             if interaction_type not in (COMMAND, COMPONENT):  # not to autocomplete, nor to a modal's submission
                 return 400, 50035, "Invalid Form Body", {"type": {"_errors": [{

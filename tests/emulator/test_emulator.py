@@ -711,6 +711,20 @@ async def test_a_modal_is_only_a_first_answer(bot):
                 assert (response.status, body["code"]) == (400, 50035) and "type" in body["errors"]
 
 
+async def test_a_modals_submission_updates_the_message_only_when_a_component_opened_it(bot):
+    async with running(bot) as (fake, bot):
+        opened = await fake.send_command("form")  # from a slash command: no message to update
+        submitted = await fake.submit_modal(opened, {opened.modal["components"][1]["components"][0]["custom_id"]: "B6"})
+        record = submitted.record
+        record.callbacks.clear()  # as if unanswered: an update is refused for want of a message
+        async with aiohttp.ClientSession() as http:
+            for kind in (6, 7):
+                async with http.post(f"{fake.api_url}/interactions/{record.id}/{record.token}/callback",
+                                     json={"type": kind, "data": {"content": "x"}}) as response:
+                    body = await response.json()
+                    assert (response.status, body["code"]) == (400, 50035) and "type" in body["errors"]
+
+
 @pytest.mark.parametrize(("data", "where"), [
     (modal(title="x" * 46), ["title"]),
     (modal(title=""), ["title"]),
