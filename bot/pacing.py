@@ -142,8 +142,12 @@ class Pacer:
             return False
         players = side_players(game, late)
         if isinstance(acted, RulesError):
-            # the rules do not let this step end by itself: said once, and left to the game master
-            await self.bot.store.mark_reminded(stored.id, stored.last_seq, now.isoformat(timespec="milliseconds"))
+            # the rules do not let this step end by itself: said once (claimed before it is sent, as the
+            # step's end is claimed by its entry: of several processes or passes only one says it), and
+            # left to the game master
+            if not await self.bot.store.claim_deadline_notice(stored.id, stored.last_seq,
+                                                              now.isoformat(timespec="milliseconds")):
+                return False
             try:
                 await channel.send(content=deadline_stuck_line(game, hours, acted.message),
                                    allowed_mentions=only_these(players))

@@ -1165,6 +1165,18 @@ def go_on_line(game: Game, side: int, headline: str) -> str | None:
     return f"{' '.join(f'<@{p}>' for p in players)}: {safe(headline)}; go on ({where_line(game)})"
 
 
+def next_rolls_line(game: Game, rolls: list[Any]) -> str | None:
+    """The private line over the buttons of the rolls the rules call for next (bot/core/required.py):
+    "Next for Germans (A10.6): Rally 4-4-7 R1, Rally 8-1 L1; press one, or give the command"."""
+    if not rolls:
+        return None
+    rules = ", ".join(dict.fromkeys(roll.roll.rule for roll in rolls))
+    commands = " or ".join(dict.fromkeys(f"/{roll.roll.command}" for roll in rolls))
+    return (f"Next for {safe(game.side_name(game.to_act if game.to_act is not None else game.active_side))} "
+            f"({rules}): {', '.join(safe(roll.label) for roll in rolls)}; press one, or give {commands} "
+            "(/done when you are through)")
+
+
 # --- odds --------------------------------------------------------------------------------
 
 # Short names of the end states, worst first (bot.core.odds.END_STATES), per ruleset's words

@@ -15,14 +15,17 @@ from typing import Any
 
 import discord
 
+from bot.core.commands import FORM_TEXT, FormField
 from bot.core.errors import RulesError
 from bot.core.game import Game
 from bot.core.reactions import RULE as WINDOW_RULE
+from bot.core.required import next_rolls
+from bot.core.rulesets import get_ruleset
 from bot.core.sequence import refereed, side_to_act
 from bot.limits import Guarded
 from bot.loopshare import share
 from bot.render import (dice_note, digest_embed, error_embed, go_on_line, hand_off_line, message_groups,
-                        outcome_embed, reaction_line, regiven_words, shows_summary)
+                        next_rolls_line, outcome_embed, reaction_line, regiven_words, shows_summary)
 
 log = logging.getLogger(__name__)
 
@@ -155,6 +158,23 @@ def done_button(game_id: int, game: Game) -> dict[str, Any] | None:
                        discord.ButtonStyle.primary)
 
 
+ROLL_ID = "roll:{game}:{turn}:{step}:{impulse}:{command}:{value}"  # a roll the rules call for, of that step
+MAX_CUSTOM_ID = 100  # Discord's
+
+
+def roll_buttons(game_id: int, game: Game, *, limit: int = 5) -> list[dict[str, Any]]:
+    """The rolls the rules call for of the side holding the step (bot/core/required.py), a button
+    each, the next ``limit`` of them (a unit whose custom_id would be too long for Discord is left to
+    its command)."""
+    found = []
+    for roll in next_rolls(game, get_ruleset(game.ruleset), limit=limit):
+        custom_id = ROLL_ID.format(game=game_id, turn=game.turn, step=game.step, impulse=game.impulse,
+                                   command=roll.roll.command, value=roll.value)
+        if len(custom_id) <= MAX_CUSTOM_ID and ":" not in roll.value:
+            found.append(button_json(roll.label, custom_id, discord.ButtonStyle.secondary))
+    return found
+
+
 def reaction_buttons(game_id: int, game: Game) -> list[dict[str, Any]]:
     """"Fire" and "No fire" for the open reaction window (none when none is open)."""
     window = game.reaction
@@ -202,6 +222,46 @@ class Buttons:
 
     def is_dispatchable(self) -> bool:
         return False
+
+
+FORM_ID = "react:form:{game}:{number}"  # the Fire form of a reaction window, by its number in the game
+ROLL_FORM_ID = "rollform:{game}:{turn}:{step}:{impulse}:{command}"  # a roll's form, for that step
+
+
+class Form:
+    """A modal (Discord's short form) sent as its JSON, without a discord.py ``Modal`` kept in
+    memory: its submission is routed by its custom_id (a listener of cogs/turns.py), so it works
+    for whichever player opened it and after a restart, as the ``Buttons`` are. discord.py (pinned)
+    sends whatever has a modal's ``to_dict``; ``is_finished`` true, so it is never stored."""
+
+    def __init__(self, custom_id: str, title: str, fields: tuple[FormField, ...]) -> None:
+        self.custom_id, self.title, self.fields = custom_id, title, fields
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"custom_id": self.custom_id, "title": self.title[:45], "components": [
+            {"type": 1, "components": [self._input(f)]} for f in self.fields]}
+
+    @staticmethod
+    def _input(field: FormField) -> dict[str, Any]:
+        """A short text input (type 4, style 1), its value prefilled when there is one."""
+        item: dict[str, Any] = {"type": 4, "custom_id": field.name, "style": 1, "label": field.label,
+                                "placeholder": field.placeholder, "required": field.required, "max_length": FORM_TEXT}
+        if field.value:
+            item["value"] = field.value[:FORM_TEXT]
+        return item
+
+    def is_finished(self) -> bool:
+        return True
+
+
+def submitted_texts(interaction: discord.Interaction) -> dict[str, str]:
+    """The text entered in each field of a submitted form, by the field's custom_id."""
+    texts: dict[str, str] = {}
+    for row in (interaction.data or {}).get("components", []):  # type: ignore[union-attr]
+        for item in row.get("components", []):
+            if "custom_id" in item:
+                texts[item["custom_id"]] = str(item.get("value") or "")
+    return texts
 
 
 class DetailsButton(Guarded, discord.ui.DynamicItem[discord.ui.Button],
@@ -297,6 +357,8 @@ async def reply_outcome(interaction: discord.Interaction, acted: Any, *, ephemer
         await send_window_notice(interaction.followup.send, acted, client=getattr(interaction, "client", None),
                                  channel_id=getattr(interaction, "channel_id", None),
                                  guild_id=getattr(interaction, "guild_id", None))
+        if getattr(acted, "entry", None) is not None and getattr(interaction, "user", None) is not None:
+            await send_next_rolls(interaction, acted)
 
 
 async def reply_and_close(interaction: discord.Interaction, acted: Any) -> None:
@@ -353,9 +415,34 @@ async def post_saved_result(client: Any, channel_id: int, acted: Any, *, why: st
 
 
 def _done_view(acted: Any) -> dict[str, Any]:
-    """The Done button for the side the game was handed to, as ``send``'s keyword (none when not refereed)."""
+    """The Done button for the side the game was handed to, and the rolls the rules call for of it now
+    (a Rally Phase's attempts: at most one row), as ``send``'s keyword (none when not refereed)."""
     button = done_button(acted.entry.game_id, acted.game)
-    return {"view": Buttons(button)} if button is not None else {}
+    if button is None:
+        return {}
+    return {"view": Buttons(button, *roll_buttons(acted.entry.game_id, acted.game, limit=4))}
+
+
+async def send_next_rolls(interaction: discord.Interaction, acted: Any) -> None:
+    """After a result of the side holding a step in which the rules call for rolls of it (another rally
+    attempt, a company check fallen due, a step begun by its /done): the next of them as buttons, to
+    the player who gave the order, privately (one row; never to a player of another side or a
+    spectator: the hand-off carries them when the game passes to another side)."""
+    if getattr(acted, "replayed", False) or getattr(acted, "hand_off", None) is not None:
+        return
+    game = acted.game
+    ruleset = get_ruleset(game.ruleset)
+    if not ruleset.required_rolls or interaction.user.id not in side_players(game, side_to_act(game)):
+        return
+    buttons = roll_buttons(acted.entry.game_id, game)
+    line = next_rolls_line(game, next_rolls(game, ruleset)) if buttons else None
+    if line is None:
+        return
+    try:
+        await interaction.followup.send(content=line, ephemeral=True, view=Buttons(*buttons),
+                                        allowed_mentions=discord.AllowedMentions.none())
+    except discord.HTTPException as exc:  # the result stands; the player gives the command instead
+        log.info("the next rolls after log #%s could not be offered (%s, code %s)", acted.seq, exc.status, exc.code)
 
 
 async def send_window_notice(send: Any, acted: Any, *, unseen: bool = False, client: Any = None,

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 import secrets
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -29,6 +30,7 @@ from discord.ext import commands
 from bot.client import Interaction, RefereeClient
 from bot.core.commands import DICE, OPTIONS, PREVIEW, SEALED, Command, Option, build_order, parse_dice
 from bot.core.errors import ConfirmSight, RulesError
+from bot.core.game import Game
 from bot.core.rulesets import get_ruleset, rulesets
 from bot.core.ruleset import Ruleset
 from bot.limits import Guarded, RateLimited
@@ -144,10 +146,19 @@ def _body(merged: Merged):  # type: ignore[no-untyped-def]
     return body
 
 
-async def give(interaction: Interaction, name: str, values: dict[str, Any]) -> None:
+async def give(interaction: Interaction, name: str, values: dict[str, Any], *,
+               before: Callable[[Game], None] | None = None) -> None:
     """Give the order of command ``name`` from the options typed; an order whose line of sight the bot
-    reads as blocked (game option los=advise) is put to the giver to confirm with a button."""
-    order = partial(build_order, command_name=name, values=values)  # under the channel's lock
+    reads as blocked (game option los=advise) is put to the giver to confirm with a button. ``before``:
+    a check of the game as the order finds it (a form's window still open), under the same lock."""
+    order: Any = partial(build_order, command_name=name, values=values)  # under the channel's lock
+    if before is not None:
+        built = order
+
+        def order(game: Game) -> dict[str, Any]:
+            before(game)
+            return built(game)
+
     try:
         await act_and_reply(interaction, order, command=f"/{name}", dice=parse_dice(values.get(DICE)),
                             preview=bool(values.get(PREVIEW)), view_for=partial(odds_view, name),

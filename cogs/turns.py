@@ -11,7 +11,9 @@ restart, and a button of a request the game has moved past says so.
 
 from __future__ import annotations
 
+import logging
 import re
+from collections.abc import Callable
 from typing import Any
 
 import discord
@@ -19,17 +21,25 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.client import Interaction, RefereeClient
-from bot.core.commands import parse_dice
+from bot.core.commands import command_form, form_values, parse_dice
 from bot.core.errors import IllegalOrder, RulesError
 from bot.core.game import Game
-from bot.core.windows import facts
+from bot.core.required import RequiredRoll, declared, is_due
+from bot.core.windows import WindowFacts, facts
 from bot.core.rulesets import get_ruleset
 from bot.core.sequence import refereed, side_to_act, step_name
-from bot.limits import Guarded
+from bot.limits import Guarded, RateLimited
 from bot.render import error_embed
-from bot.replies import only_these, reply_and_close, reply_outcome, send_ephemeral, side_players
+from bot.replies import (FORM_ID, ROLL_FORM_ID, ROLL_ID, Form, only_these, reply_and_close, reply_outcome,
+                         send_ephemeral, side_players, submitted_texts)
 from bot.service import Actor, is_game_master
 from cogs._common import actor_of
+from cogs.orders import give
+
+log = logging.getLogger(__name__)
+FORM_RE = re.compile(r"react:form:(?P<game>[0-9]{1,18}):(?P<number>[0-9]{1,9})")
+ROLL_FORM_RE = re.compile(r"rollform:(?P<game>[0-9]{1,18}):(?P<turn>[0-9]{1,6}):(?P<step>[0-9]{1,4}):"
+                          r"(?P<impulse>[0-9]{1,6}):(?P<command>[a-z_]{1,30}(?: [a-z_]{1,30})?)")
 
 
 def done_order(game: Game, interaction: Interaction) -> dict[str, Any]:
@@ -118,6 +128,20 @@ def _sides_of(game: Game, actor: Actor) -> list[int]:
     return [i for i, side in enumerate(game.sides) if actor.user_id in side.players]
 
 
+def check_holder(game: Game, actor: Actor, held: tuple[int, int, int], what: str, theirs: str) -> None:
+    """A button of the step ``held`` (turn, step, impulse) is pressed: refused, saying what changed,
+    after that step ended, or by anyone but a player of the side holding it (the game master seated
+    nowhere acting for it)."""
+    was = _step_words(game, *held)
+    if (game.turn, game.step, game.impulse) != held:
+        raise IllegalOrder(f"this {what} was for {was}, which has ended: it is now {_now_words(game)}")
+    holder, mine = side_to_act(game), _sides_of(game, actor)
+    if holder not in mine and (mine or not is_game_master(game, actor)):
+        yours = (f"you play {' and '.join(game.side_name(i) for i in mine)}: {theirs}"
+                 if mine else "you play no side in this game")
+        raise IllegalOrder(f"this {what} is {game.side_name(holder)}'s, who hold {was}; {yours}")
+
+
 class DoneButton(Guarded, discord.ui.DynamicItem[discord.ui.Button],
                  template=r"next:done:(?P<game>[0-9]{1,18}):(?P<turn>[0-9]{1,6}):(?P<step>[0-9]{1,4}):"
                           r"(?P<impulse>[0-9]{1,6})"):
@@ -140,15 +164,9 @@ class DoneButton(Guarded, discord.ui.DynamicItem[discord.ui.Button],
         actor = actor_of(interaction)
 
         def order(game: Game) -> dict[str, Any]:  # under the channel's lock: the game as the press finds it
-            was = _step_words(game, self.turn, self.step, self.impulse)
-            if (game.turn, game.step, game.impulse) != (self.turn, self.step, self.impulse):
-                raise IllegalOrder(f"this Done was for {was}, which has ended: it is now {_now_words(game)}")
-            holder, mine = side_to_act(game), _sides_of(game, actor)
-            if holder not in mine and (mine or not is_game_master(game, actor)):
-                yours = (f"you play {' and '.join(game.side_name(i) for i in mine)}: /done asks them to end it"
-                         if mine else "you play no side in this game")
-                raise IllegalOrder(f"this Done is {game.side_name(holder)}'s, who hold {was}; {yours}")
-            return {"action": "done", "side": holder}
+            check_holder(game, actor, (self.turn, self.step, self.impulse), "Done",
+                         "/done asks them to end it")
+            return {"action": "done", "side": side_to_act(game)}
 
         if not await _same_game(interaction, self.game_id):
             return
@@ -161,13 +179,78 @@ class DoneButton(Guarded, discord.ui.DynamicItem[discord.ui.Button],
         await reply_and_close(interaction, acted)
 
 
+def check_window(game: Game, actor: Actor, number: int) -> None:
+    """The reaction window ``number`` is still open and ``actor`` answers it (its reacting side, or the
+    game master); else refused saying what changed."""
+    window = game.reaction
+    if window is None or window.number != number:
+        now = (f"a later one is open ({window.name} at {', '.join(window.units)} in {window.at}): use its "
+               "buttons" if window is not None else f"it is now {_now_words(game)}")
+        raise IllegalOrder(f"this reaction window is closed (answered, or its step ended); {now}")
+    if window.side not in _sides_of(game, actor) and not is_game_master(game, actor):
+        raise IllegalOrder(f"this window is {game.side_name(window.side)}'s to answer: the other side waits "
+                           "for their Fire or No fire", rule=window.rule)
+
+
+def typed_words(window: WindowFacts) -> str:
+    return (f"Give your {window.name} with `{window.prefill}`, naming the units that fire ({window.rule}); "
+            "each fire leaves the window open for more: press No fire (or give /done) when you are done")
+
+
+async def open_fire_form(interaction: Interaction, game_id: int, window: WindowFacts) -> None:
+    """Fire's answer: the short form of the reaction's command, prefilled at the movers (its submission
+    is ``fire_form_submitted``); where no form can be shown, the command to type, privately."""
+    if window.form:
+        form = Form(FORM_ID.format(game=game_id, number=window.number), window.title, window.form)
+        try:
+            await interaction.response.send_modal(form)  # type: ignore[arg-type]
+            return
+        except (discord.HTTPException, discord.InteractionResponded):
+            log.info("the fire form of interaction %s could not be shown: the command typed instead", interaction.id)
+    await send_ephemeral(interaction, content=typed_words(window))
+
+
+class FormGuard(Guarded):
+    """The quotas of a form's submission, counted as a button's press."""
+
+
+async def fire_form_submitted(interaction: Interaction, game_id: int, number: int) -> None:
+    """A Fire form submitted: the reaction given through the same path as its slash command (the
+    same options, checks, dice and answer), once the window is found still open for the submitter
+    under the channel's lock; a refusal privately, with the command to type."""
+    if not await FormGuard().interaction_check(interaction) or not await _same_game(interaction, game_id):
+        return
+    actor, referee = actor_of(interaction), interaction.client.referee
+    try:
+        game = await referee.game(interaction.channel_id)
+        check_window(game, actor, number)
+        window = facts(game, get_ruleset(game.ruleset))
+        command = get_ruleset(game.ruleset).command(window.command) if window is not None else None
+        assert window is not None and command is not None  # checked open just above
+        values = form_values(command, submitted_texts(interaction))
+    except RulesError as exc:
+        await send_ephemeral(interaction, embed=error_embed(exc.message, exc.rule))
+        return
+    await give_rolling(interaction, window.command, values, before=lambda found: check_window(found, actor, number),
+                       typed=window.prefill)
+
+
+async def _rolled(interaction: Interaction) -> bool:
+    try:
+        return bool(await interaction.client.referee.rolled(interaction.id))
+    except Exception:  # cannot tell: it stays counted
+        return True
+
+
 class ReactButton(Guarded, discord.ui.DynamicItem[discord.ui.Button],
                   template=r"react:(?P<verb>fire|pass):(?P<game>[0-9]{1,18}):(?P<number>[0-9]{1,9})"):
     """"Fire" and "No fire" under a reaction window (bot/core/reactions.py), for the reacting side's
-    players (or the game master). Fire tells the presser, privately, the command to give, filled in
-    at the movers; No fire closes the window (a logged order) and the side that waited is told to go
-    on. The custom_id names the game and the window (its number in the game): a press on a window
-    that closed, or on an older one, is refused saying so."""
+    players (or the game master). Fire opens a short form of the reaction's command, prefilled at the
+    movers and editable, whose submission gives it as the command would (``fire_form_submitted``; where
+    no form can be shown, the presser is told the command to type, privately); No fire closes the
+    window (a logged order) and the side that waited is told to go on. The custom_id names the game
+    and the window (its number in the game): a press on a window that closed, or on an older one, is
+    refused saying so."""
 
     def __init__(self, verb: str, game_id: int, number: int):
         style = discord.ButtonStyle.danger if verb == "fire" else discord.ButtonStyle.success
@@ -181,14 +264,7 @@ class ReactButton(Guarded, discord.ui.DynamicItem[discord.ui.Button],
         return cls(match["verb"], int(match["game"]), int(match["number"]))
 
     def _check(self, game: Game, actor: Actor) -> None:
-        window = game.reaction
-        if window is None or window.number != self.number:
-            now = (f"a later one is open ({window.name} at {', '.join(window.units)} in {window.at}): use its "
-                   "buttons" if window is not None else f"it is now {_now_words(game)}")
-            raise IllegalOrder(f"this reaction window is closed (answered, or its step ended); {now}")
-        if window.side not in _sides_of(game, actor) and not is_game_master(game, actor):
-            raise IllegalOrder(f"this window is {game.side_name(window.side)}'s to answer: the other side waits "
-                               "for their Fire or No fire", rule=window.rule)
+        check_window(game, actor, self.number)
 
     async def callback(self, interaction: Interaction) -> None:  # type: ignore[override]
         actor, referee = actor_of(interaction), interaction.client.referee
@@ -200,9 +276,7 @@ class ReactButton(Guarded, discord.ui.DynamicItem[discord.ui.Button],
                 self._check(game, actor)
                 window = facts(game, get_ruleset(game.ruleset))
                 assert window is not None  # checked open just above
-                await send_ephemeral(interaction, content=(
-                    f"Give your {window.name} with `{window.prefill}`, naming the units that fire ({window.rule}); "
-                    "each fire leaves the window open for more: press No fire (or give /done) when you are done"))
+                await open_fire_form(interaction, self.game_id, window)
                 return
 
             def order(game: Game) -> dict[str, Any]:
@@ -216,6 +290,112 @@ class ReactButton(Guarded, discord.ui.DynamicItem[discord.ui.Button],
             await send_ephemeral(interaction, embed=error_embed(exc.message, exc.rule))
             return
         await reply_and_close(interaction, acted)
+
+
+class RollButton(Guarded, discord.ui.DynamicItem[discord.ui.Button],
+                 template=r"roll:(?P<game>[0-9]{1,18}):(?P<turn>[0-9]{1,6}):(?P<step>[0-9]{1,4}):"
+                          r"(?P<impulse>[0-9]{1,6}):(?P<command>[a-z_]{1,30}(?: [a-z_]{1,30})?):(?P<value>[^:]{1,60})"):
+    """A roll the rules call for of the side holding a step, for one unit or company ("Rally 4-4-7 R1",
+    "Check company Able": bot/core/required.py, the ruleset's declaration), under a hand-off or, for the
+    player who rolled, privately after a result. Its press gives the same order as the command with that
+    unit, through the command's own path (checks, dice, answer), for the holder's players alone and
+    only in the step it was offered for, while the roll is still due; a declaration that asks for the
+    command's form (circumstances only the players know) opens it instead. Rebuilt from its custom_id
+    (bot/replies.py ROLL_ID) on every click, restarts included."""
+
+    def __init__(self, game_id: int, turn: int, step: int, impulse: int, command: str, value: str):
+        super().__init__(discord.ui.Button(label=value[:80], custom_id=ROLL_ID.format(
+            game=game_id, turn=turn, step=step, impulse=impulse, command=command, value=value)))
+        self.game_id, self.held, self.command, self.value = game_id, (turn, step, impulse), command, value
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button,
+                             match: re.Match[str]) -> RollButton:
+        return cls(int(match["game"]), int(match["turn"]), int(match["step"]), int(match["impulse"]),
+                   match["command"], match["value"])
+
+    def _check(self, game: Game, actor: Actor) -> RequiredRoll:
+        ruleset = get_ruleset(game.ruleset)
+        roll = declared(ruleset, self.command)
+        what = f"{roll.verb} {_named(game, roll, self.value)}" if roll is not None else f"/{self.command}"
+        check_holder(game, actor, self.held, what, f"/{self.command} is theirs to give now")
+        if roll is None or not is_due(game, ruleset, self.command, self.value):
+            raise IllegalOrder(f"this {what} is no longer due (it was rolled, or the game changed): "
+                               f"it is now {_now_words(game)}", rule=roll.rule if roll is not None else None)
+        return roll
+
+    async def callback(self, interaction: Interaction) -> None:  # type: ignore[override]
+        actor, referee = actor_of(interaction), interaction.client.referee
+        if not await _same_game(interaction, self.game_id):
+            return
+        try:
+            game = await referee.game(interaction.channel_id)
+            roll = self._check(game, actor)
+            if roll.form:
+                command = get_ruleset(game.ruleset).command(self.command)
+                assert command is not None  # a declaration names a command of its ruleset
+                title = f"{roll.verb} {_named(game, roll, self.value)}"
+                form = Form(ROLL_FORM_ID.format(game=self.game_id, turn=self.held[0], step=self.held[1],
+                                                impulse=self.held[2], command=self.command),
+                            title, command_form(command, {roll.option: self.value}))
+                await interaction.response.send_modal(form)  # type: ignore[arg-type]
+                return
+        except RulesError as exc:  # components bypass the tree's error handler: refuse here, privately
+            await send_ephemeral(interaction, embed=error_embed(exc.message, exc.rule))
+            return
+
+        def still_due(found: Game) -> None:  # under the channel's lock: the game as the press finds it
+            self._check(found, actor)
+
+        await give_rolling(interaction, self.command, {roll.option: self.value}, before=still_due)
+
+
+def _named(game: Game, roll: RequiredRoll, value: str) -> str:
+    """The unit or company of a roll's button as the button names it ("4-4-7 R3", "company Able")."""
+    held = dict(roll.due(game, side_to_act(game)))
+    unit = game.units.get(value)
+    return held.get(value) or (unit.label if unit is not None else value)
+
+
+async def give_rolling(interaction: Interaction, command: str, values: dict[str, Any], *,
+                       before: Callable[[Game], None], typed: str | None = None) -> None:
+    """A button's or a form's order that rolls, given through its command's path (cogs/orders.give),
+    counted by the roll limit as the command is (taken back when nothing was rolled); refusals privately
+    (with the command to type, ``typed``, when there is one)."""
+    try:
+        interaction.client.roll_limiter.check(interaction.user.id, interaction.id)
+    except RateLimited as exc:
+        await send_ephemeral(interaction, content=str(exc))
+        return
+    try:
+        await give(interaction, command, values, before=before)
+    except RulesError as exc:  # components bypass the tree's error handler: refuse here, privately
+        words = f"{exc.message}. You may give it typed: {typed}" if typed else exc.message
+        await send_ephemeral(interaction, embed=error_embed(words, exc.rule))
+    finally:
+        if not await _rolled(interaction):
+            interaction.client.roll_limiter.refund(interaction.user.id, interaction.id)
+
+
+async def roll_form_submitted(interaction: Interaction, game_id: int, held: tuple[int, int, int],
+                              command_name: str) -> None:
+    """A roll's form (a declaration asking for its command's form) submitted: given as the command,
+    by the holder's players, in the step it was opened for."""
+    if not await FormGuard().interaction_check(interaction) or not await _same_game(interaction, game_id):
+        return
+    actor = actor_of(interaction)
+    try:
+        game = await interaction.client.referee.game(interaction.channel_id)
+        command = get_ruleset(game.ruleset).command(command_name)
+        if command is None:
+            raise IllegalOrder(f"/{command_name} is not a command of this game")
+        check_holder(game, actor, held, f"/{command_name}", f"/{command_name} is theirs to give now")
+        values = form_values(command, submitted_texts(interaction))
+    except RulesError as exc:
+        await send_ephemeral(interaction, embed=error_embed(exc.message, exc.rule))
+        return
+    await give_rolling(interaction, command_name, values, before=lambda found: check_holder(
+        found, actor, held, f"/{command_name}", f"/{command_name} is theirs to give now"))
 
 
 def answer_view(acted: Any) -> discord.ui.View:
@@ -232,10 +412,27 @@ class Turns(commands.Cog):
         self.bot = bot
 
     async def cog_load(self) -> None:
-        self.bot.add_dynamic_items(AnswerButton, DoneButton, ReactButton)
+        self.bot.add_dynamic_items(AnswerButton, DoneButton, ReactButton, RollButton)
+
+    @commands.Cog.listener()
+    async def on_interaction(self, interaction: Interaction) -> None:
+        """A form's submission (a reaction's Fire, a roll's), routed by its custom_id (bot/replies.py
+        FORM_ID, ROLL_FORM_ID), restarts included."""
+        if interaction.type is not discord.InteractionType.modal_submit:
+            return
+        custom_id = str((interaction.data or {}).get("custom_id", ""))
+        found = FORM_RE.fullmatch(custom_id)
+        if found is not None:
+            await fire_form_submitted(interaction, int(found["game"]), int(found["number"]))
+            return
+        found = ROLL_FORM_RE.fullmatch(custom_id)
+        if found is not None:
+            await roll_form_submitted(interaction, int(found["game"]),
+                                      (int(found["turn"]), int(found["step"]), int(found["impulse"])),
+                                      found["command"])
 
     async def cog_unload(self) -> None:
-        self.bot.remove_dynamic_items(AnswerButton, DoneButton, ReactButton)
+        self.bot.remove_dynamic_items(AnswerButton, DoneButton, ReactButton, RollButton)
 
     @app_commands.command(name="done", description="End your part of the turn; the game passes to whoever acts next")
     @app_commands.describe(dice="Manual dice for a roll the next step starts with (an initiative roll), in order")

@@ -99,6 +99,73 @@ class Command:
                                               (SEALED, self.order.sealable)) if taken)
 
 
+# --- a short form of a command (a button's modal) ---------------------------------------------------
+
+MAX_FORM_FIELDS = 5  # Discord's modal: at most 5 text inputs
+FORM_LABEL, FORM_PLACEHOLDER, FORM_TEXT = 45, 100, 400  # a text input's label, placeholder, and the text kept
+
+
+@dataclass(frozen=True)
+class FormField:
+    """One field of a command's short form: an option of the command (or its ``options`` line),
+    prefilled with ``value``."""
+
+    name: str
+    value: str
+    required: bool
+    hint: str  # the option's description: what to write
+
+    @property
+    def label(self) -> str:
+        return self.name[:FORM_LABEL]
+
+    @property
+    def placeholder(self) -> str:
+        return self.hint if len(self.hint) <= FORM_PLACEHOLDER else self.hint[:FORM_PLACEHOLDER - 1] + "…"
+
+
+def command_form(command: Command, prefilled: dict[str, str], extras: str = "") -> tuple[FormField, ...]:
+    """The short form of ``command`` (at most MAX_FORM_FIELDS fields): the options ``prefilled`` first,
+    then its other required ones, then its optional ones while room is left, and its ``options`` line
+    (the order's other fields, ``extras`` prefilled) last when it takes one. What does not fit is left
+    to the typed command."""
+    room = MAX_FORM_FIELDS - (1 if command.extras is not None else 0)
+    order = sorted(command.options, key=lambda o: (o.name not in prefilled, not o.required))
+    fields = [FormField(o.name, prefilled.get(o.name, ""), o.required, o.description) for o in order[:room]]
+    if command.extras is not None:
+        fields.append(FormField(OPTIONS, extras, False, f"key=value for the rest, e.g. {command.extras}"))
+    return tuple(fields)
+
+
+def form_values(command: Command, texts: dict[str, str]) -> dict[str, Any]:
+    """The options a submitted form gives (``texts``: field name -> the text entered), typed as
+    Discord delivers a slash command's options: an empty field is not given, a whole-number option
+    read as a number within its range, a yes/no option as a boolean; refused naming the field."""
+    values: dict[str, Any] = {}
+    for name, raw in texts.items():
+        text = raw.strip()
+        option = command.option(name)
+        if option is None and name != OPTIONS:
+            raise InvalidOrder(f"/{command.name} has no option '{name[:40]}'", field=name)
+        if not text:
+            values[name] = None
+        elif option is None or option.type in ("id", "ids", "text"):
+            values[name] = text
+        elif option.type == "integer":
+            low, high = option.min, option.max
+            span = f" from {low} to {high}" if low is not None and high is not None else ""
+            if not re.fullmatch(r"-?\d{1,9}", text) or (low is not None and int(text) < low) or (
+                    high is not None and int(text) > high):
+                raise InvalidOrder(f"'{name}' takes a whole number{span}, not '{text[:20]}'", field=name)
+            values[name] = int(text)
+        else:
+            word = text.casefold()
+            if word not in _TRUE | _FALSE:
+                raise InvalidOrder(f"'{name}' takes yes or no, not '{text[:20]}'", field=name)
+            values[name] = word in _TRUE
+    return values
+
+
 # --- parsing what players type ----------------------------------------------------------------------
 
 

@@ -31,6 +31,7 @@ from .grid import HexGrid
 from .orders import PHASE_ACTIONS, PhaseOrder, Sealing
 from .outcome import Outcome, UnitEffect
 from .reactions import Reaction
+from .required import RequiredRoll
 from .suggest import common_suggestions
 from .trail import Trail
 
@@ -97,6 +98,9 @@ class Ruleset:
     # the reactions its rules give the other side after an order (bot/core/reactions.py): a move in the
     # open opens a window the mover waits on, with the game option reactions
     reactions: ClassVar[tuple[Reaction, ...]] = ()
+    # the rolls its rules call for of the side holding a step, a unit at a time (bot/core/required.py):
+    # a reply offers them as buttons to that side (ASL's rally attempts)
+    required_rolls: ClassVar[tuple[RequiredRoll, ...]] = ()
     # what the referee leaves to the table, one sentence each with its reason (/help says so plainly)
     left_to_table: ClassVar[tuple[str, ...]] = ()
 

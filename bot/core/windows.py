@@ -9,6 +9,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
+from .commands import FormField, command_form
 from .errors import IllegalOrder
 from .game import Game, ReactionWindow
 from .orders import OrderBase, Refers
@@ -150,7 +151,8 @@ def resolve_react(game: Game, ruleset: Ruleset, order: React) -> Outcome:
 
 
 class WindowFacts(BaseModel):
-    """What a reply needs to offer the reaction's buttons (``facts``)."""
+    """What a reply needs to offer the reaction's buttons (``facts``): the command prefilled, typed
+    (``prefill``) and as the short form the Fire button opens (``form``)."""
 
     side: int
     number: int
@@ -158,6 +160,8 @@ class WindowFacts(BaseModel):
     rule: str
     command: str
     prefill: str
+    title: str  # the form's title: the reaction and where (at most 45 characters)
+    form: tuple[FormField, ...] = ()
 
 
 def facts(game: Game, ruleset: Ruleset) -> WindowFacts | None:
@@ -173,5 +177,7 @@ def facts(game: Game, ruleset: Ruleset) -> WindowFacts | None:
             if o.required and o.name != reaction.target]
     prefill = " ".join([f"/{reaction.command} {reaction.target}:{target}", *left,
                         *([reaction.extras] if reaction.extras else [])])
+    form = command_form(command, {reaction.target: target}, reaction.extras) if command is not None else ()
+    title = f"{window.name} at {window.at}" if len(f"{window.name} at {window.at}") <= 45 else window.name[:45]
     return WindowFacts(side=window.side, number=window.number, name=window.name, rule=window.rule,
-                       command=reaction.command, prefill=prefill)
+                       command=reaction.command, prefill=prefill, title=title, form=form)

@@ -10,7 +10,8 @@ field names and values, footer, author); at most 5 action rows of at most 5 butt
 select); a button's label at most 80, a custom_id 1-100 and unique in the message, a link button
 with a url and no custom_id, any other with a custom_id and no url; a select with 1-25 options; at
 most 25 autocomplete choices, each named with 1-100 characters, a string value at most 100. The
-errors nest as Discord nests them: keyed by the JSON path of the bad field.
+errors nest as Discord nests them: keyed by the JSON path of the bad field. A modal's limits:
+``modal_errors``.
 """
 
 from __future__ import annotations
@@ -144,6 +145,79 @@ def _item_errors(item: dict[str, Any], seen: set[str]) -> dict[str, Any]:
         bad["label"] = _max_length(MAX_LABEL)
     if item.get("type") == 3 and not 1 <= len(item.get("options") or []) <= MAX_SELECT_OPTIONS:
         bad["options"] = _refusal("BASE_TYPE_BAD_LENGTH", f"Must be between 1 and {MAX_SELECT_OPTIONS} in length.")
+    return bad
+
+
+# a modal (interaction response type 9; Interactions, "Modal", and Message Components, "Text Input"):
+# a title of 1-45 characters, a custom_id of 1-100, 1-5 action rows of one text input each; a text
+# input with a custom_id of 1-100, a style 1 (short) or 2 (paragraph), a label of 1-45, min_length
+# 0-4,000, max_length 1-4,000 (not below min_length), a placeholder of at most 100 and a prefilled
+# value of at most 4,000 (and at most its max_length)
+MAX_MODAL_TITLE, MAX_MODAL_ROWS, MAX_INPUT_LABEL, MAX_INPUT_TEXT, MAX_PLACEHOLDER = 45, 5, 45, 4000, 100
+TEXT_INPUT, INPUT_STYLES = 4, (1, 2)
+
+
+def _bad_length(low: int, high: int) -> dict[str, Any]:
+    return _refusal("BASE_TYPE_BAD_LENGTH", f"Must be between {low} and {high} in length.")
+
+
+def modal_errors(data: dict[str, Any]) -> dict[str, Any]:
+    """Discord's ``errors`` for a modal it would refuse (empty: accepted)."""
+    errors: dict[str, Any] = {}
+    title, custom_id = data.get("title"), data.get("custom_id")
+    if not isinstance(title, str) or not 1 <= len(title) <= MAX_MODAL_TITLE:
+        errors["title"] = _bad_length(1, MAX_MODAL_TITLE)
+    if not isinstance(custom_id, str) or not 1 <= len(custom_id) <= MAX_CUSTOM_ID:
+        errors["custom_id"] = _bad_length(1, MAX_CUSTOM_ID)
+    rows = data.get("components")
+    if not isinstance(rows, list) or not 1 <= len(rows) <= MAX_MODAL_ROWS:
+        errors["components"] = _bad_length(1, MAX_MODAL_ROWS)
+        return errors
+    found: dict[str, Any] = {}
+    seen: set[str] = set()
+    for index, row in enumerate(rows):
+        items = row.get("components") if isinstance(row, dict) else None
+        if not isinstance(row, dict) or row.get("type") != ACTION_ROW or not isinstance(items, list):
+            found[str(index)] = _refusal("COMPONENT_LAYOUT_INVALID", "A modal's components are action rows")
+        elif len(items) != 1 or not isinstance(items[0], dict) or items[0].get("type") != TEXT_INPUT:
+            found[str(index)] = {"components": _refusal(
+                "COMPONENT_LAYOUT_WIDTH_EXCEEDED", "An action row of a modal holds exactly one text input")}
+        else:
+            bad = _text_input_errors(items[0], seen)
+            if bad:
+                found[str(index)] = {"components": {"0": bad}}
+    if found:
+        errors["components"] = found
+    return errors
+
+
+def _text_input_errors(item: dict[str, Any], seen: set[str]) -> dict[str, Any]:
+    bad: dict[str, Any] = {}
+    custom_id = item.get("custom_id")
+    if not isinstance(custom_id, str) or not 1 <= len(custom_id) <= MAX_CUSTOM_ID:
+        bad["custom_id"] = _bad_length(1, MAX_CUSTOM_ID)
+    elif custom_id in seen:
+        bad["custom_id"] = _refusal("COMPONENT_CUSTOM_ID_DUPLICATED", "Component custom id cannot be duplicated")
+    else:
+        seen.add(custom_id)
+    if item.get("style") not in INPUT_STYLES:
+        bad["style"] = _refusal("BASE_TYPE_CHOICES", f"Value must be one of {INPUT_STYLES}.")
+    label = item.get("label")
+    if not isinstance(label, str) or not 1 <= len(label) <= MAX_INPUT_LABEL:
+        bad["label"] = _bad_length(1, MAX_INPUT_LABEL)
+    low, high = item.get("min_length"), item.get("max_length")
+    if low is not None and (not isinstance(low, int) or not 0 <= low <= MAX_INPUT_TEXT):
+        bad["min_length"] = _refusal("NUMBER_TYPE_MAX", f"Must be between 0 and {MAX_INPUT_TEXT}.")
+    if high is not None and (not isinstance(high, int) or not 1 <= high <= MAX_INPUT_TEXT
+                             or (isinstance(low, int) and high < low)):
+        bad["max_length"] = _refusal("NUMBER_TYPE_MAX", f"Must be between 1 and {MAX_INPUT_TEXT}, "
+                                                        "and not below min_length.")
+    if _too_long(item.get("placeholder"), MAX_PLACEHOLDER):
+        bad["placeholder"] = _max_length(MAX_PLACEHOLDER)
+    value = item.get("value")
+    limit = high if isinstance(high, int) and 1 <= high <= MAX_INPUT_TEXT else MAX_INPUT_TEXT
+    if _too_long(value, limit):
+        bad["value"] = _max_length(limit)
     return bad
 
 

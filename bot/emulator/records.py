@@ -102,6 +102,7 @@ class InteractionRecord:
     answered_at: float | None = None  # ... when its initial response was taken (load tests time it)
     session_id: str | None = None  # the gateway session it was first dispatched to
     refused: list[tuple[str, int]] = field(default_factory=list)  # (path, code) of every answer refused
+    modal_submitted: bool = False  # the modal it was answered with was submitted (once: Discord closes it)
     changed: asyncio.Event = field(default_factory=asyncio.Event)
 
     @property

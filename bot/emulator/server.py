@@ -10,7 +10,11 @@ deadlines): the initial response within 3 s of the interaction's creation or 404
 "Unknown interaction" (the token is dead then: followups get 404 code 10015 "Unknown Webhook");
 one initial response only (400 code 40060 "Interaction has already been acknowledged");
 followups and edits through the token within 15 minutes, then 401 code 50027 "Invalid Webhook
-Token" (as Discord answers, discord/discord-api-docs#6851). Discord never sends an interaction
+Token" (as Discord answers, discord/discord-api-docs#6851). A modal (response type 9) only as the
+initial response to a slash command or a component's press, within Discord's limits
+(bodies.modal_errors); after a deferral or any other answer it is refused as already acknowledged
+(40060) like any second answer; ``submit_modal`` is the user's submission (interaction type 5), answered
+within 3 s like any interaction. Discord never sends an interaction
 to a new gateway session (a restarted bot): only a duplicate delivery within the session it was
 sent to may happen (a RESUME replay), and ``deliver_again`` refuses anything else.
 See notes/discord-emulator.md for what each piece was checked against.
@@ -29,17 +33,20 @@ from typing import Any
 from aiohttp import web
 
 from bot.emulator import payloads as pl
-from bot.emulator.bodies import choices_errors, is_empty, message_errors
+from bot.emulator.bodies import choices_errors, is_empty, message_errors, modal_errors
 from bot.emulator.clock import RESPONSE_DEADLINE, TOKEN_LIFETIME, Clock
 from bot.emulator.gateway import RESUMABLE_CLOSE, Gateway
 from bot.emulator.messages import REPLY_TO_COMMAND, MessageStore, read_body, snowflakes
 from bot.emulator.records import (
-    AUTOCOMPLETE_RESULT, CHANNEL_MESSAGE, DEFERRED_CHANNEL_MESSAGE, DEFERRED_UPDATE_MESSAGE, UPDATE_MESSAGE,
+    AUTOCOMPLETE_RESULT, CHANNEL_MESSAGE, DEFERRED_CHANNEL_MESSAGE, DEFERRED_UPDATE_MESSAGE, MODAL, UPDATE_MESSAGE,
     Callback, InteractionRecord, Reply, SentFile, StoredMessage,
 )
 from bot.emulator.schema import ATTACHMENT, USER, build_command, registration_errors
 
 log = logging.getLogger(__name__)
+
+COMMAND, COMPONENT, MODAL_SUBMIT = 2, 3, 5  # interaction types (Discord's InteractionType)
+TEXT_INPUT_TYPE = 4  # component type of a text input
 
 API = "/api/v10"
 LOADING = 1 << 7  # message flag: "the bot is thinking" (a deferred reply not yet edited)
@@ -357,11 +364,13 @@ class FakeDiscord:
             # too late: the player already reads "The application did not respond", and the
             # token is dead (no followup can make up for it)
             return self._refuse(record, request, callback, record.late, 404, 10062, "Unknown interaction")
-        refusal = self._callback_body_refusal(callback)
+        refusal = self._callback_body_refusal(callback, int(record.payload["type"]),
+                                              on_message=bool(record.payload.get("message")))
         if refusal is not None:  # not an answer: the interaction is still unacknowledged
             status, code, message, errors = refusal
-            return self._refuse(record, request, None, None, status, code, message,
-                                {"data": errors} if errors else None)  # a callback's fields are its data's
+            # a callback's fields are its data's; its type is its own
+            nested = errors if "type" in errors else {"data": errors}
+            return self._refuse(record, request, None, None, status, code, message, nested if errors else None)
         record.callbacks.append(callback)
         record.answered_at = self.clock.now()
         message = self._callback_message(record, callback, list(files))
@@ -371,7 +380,19 @@ class FakeDiscord:
         return json_response(self._callback_response(record, callback, message))
 
     @staticmethod
-    def _callback_body_refusal(callback: Callback) -> Refusal | None:
+    def _callback_body_refusal(callback: Callback, interaction_type: int, *, on_message: bool) -> Refusal | None:
+        if callback.type in (DEFERRED_UPDATE_MESSAGE, UPDATE_MESSAGE) and not on_message:
+            # an update is of the message a component sits on (a press, or a modal opened by one)
+            return 400, 50035, "Invalid Form Body", {"type": {"_errors": [{
+                "code": "INTERACTION_RESPONSE_TYPE_INVALID",
+                "message": "Only a component's interaction (or its modal's submission) updates a message"}]}}
+        if callback.type == MODAL:
+            if interaction_type not in (COMMAND, COMPONENT):  # not to autocomplete, nor to a modal's submission
+                return 400, 50035, "Invalid Form Body", {"type": {"_errors": [{
+                    "code": "INTERACTION_RESPONSE_TYPE_INVALID",
+                    "message": "A modal answers only a command or a component interaction"}]}}
+            errors = modal_errors(callback.data)
+            return (400, 50035, "Invalid Form Body", errors) if errors else None
         if callback.type in (CHANNEL_MESSAGE, UPDATE_MESSAGE):
             return body_refusal(callback.data, list(callback.files), new=callback.type == CHANNEL_MESSAGE)
         if callback.type == AUTOCOMPLETE_RESULT:
@@ -666,6 +687,47 @@ class FakeDiscord:
         payload["message"] = target.payload
         return await self._exchange(payload, settle=settle, timeout=timeout)
 
+    async def submit_modal(self, opened: Reply, values: dict[str, str] | None = None, *, user_id: int | None = None,
+                           settle: bool = True, timeout: float | None = None) -> Reply:
+        """The user submits the modal the bot opened as its answer to ``opened`` (interaction type 5,
+        MODAL_SUBMIT): each text input keeps its prefilled value unless ``values`` gives another. As
+        Discord's client, only the user the modal was shown to submits it, once, with every required
+        input filled and every value within its lengths (else AssertionError: Discord would not let
+        it be sent). The submission must be answered within 3 s like any interaction."""
+        modal = opened.modal
+        record = opened.record
+        if modal is None:
+            raise AssertionError(f"the bot answered {_describe(record.payload)} without a modal: nothing to submit")
+        opener = int((record.payload.get("member") or {}).get("user", record.payload.get("user") or {})["id"])
+        if user_id is not None and user_id != opener:
+            raise AssertionError(f"the modal was shown to user {opener} alone: user {user_id} cannot submit it")
+        if record.modal_submitted:
+            raise AssertionError("this modal was submitted already: Discord closes it on submission")
+        given = dict(values or {})
+        rows = []
+        for row in modal["components"]:
+            item = row["components"][0]
+            text = given.pop(item["custom_id"], item.get("value") or "")
+            low, high = item.get("min_length") or 0, item.get("max_length") or 4000
+            if item.get("required", True) and not text:
+                raise AssertionError(f"'{item['label']}' is required: Discord does not submit the modal without it")
+            if text and not low <= len(text) <= high:
+                raise AssertionError(f"'{item['label']}' takes {low}-{high} characters, not {len(text)}")
+            rows.append({"type": 1, "components": [{"type": TEXT_INPUT_TYPE, "custom_id": item["custom_id"],
+                                                    "value": text}]})
+        if given:
+            raise AssertionError(f"the modal has no input {sorted(given)}; its inputs: "
+                                 f"{[row['components'][0]['custom_id'] for row in modal['components']]}")
+        record.modal_submitted = True
+        guild = self.guild(_guild_of(record.payload))
+        payload = self._interaction(MODAL_SUBMIT, {"custom_id": modal["custom_id"], "components": rows}, guild,
+                                    opener, int(record.payload["channel_id"]),
+                                    int(record.payload["member"]["permissions"]) if record.payload.get("member")
+                                    else None)
+        if record.payload.get("message"):  # a modal opened by a component: its submission names that message
+            payload["message"] = record.payload["message"]
+        return await self._exchange(payload, settle=settle, timeout=timeout)
+
     async def deliver_again(self, interaction: Reply | InteractionRecord, *, timeout: float | None = None) -> Reply:
         """A duplicate delivery: the same INTERACTION_CREATE (same id and token) once more, to the
         gateway session it was first sent to, as a RESUME replay may cause; returns once the bot
@@ -793,8 +855,10 @@ def _int(text: str) -> int:
 
 def _describe(payload: dict[str, Any]) -> str:
     data = payload.get("data") or {}
-    if payload["type"] == 3:
+    if payload["type"] == COMPONENT:
         return f"the click on '{data.get('custom_id')}'"
+    if payload["type"] == MODAL_SUBMIT:
+        return f"the submission of the modal '{data.get('custom_id')}'"
     names = [data.get("name", "?")]
     options = data.get("options") or []
     while options and options[0].get("type") in (1, 2):

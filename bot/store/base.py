@@ -466,6 +466,15 @@ class Store(ABC):
         that caller sends the reminder, so each silence is reminded once across processes. The game
         is then due again after its next entry, or at ``then_due`` (its deadline) when given."""
 
+    @abstractmethod
+    async def claim_deadline_notice(self, game_id: int, seq: int, sent_at: str) -> bool:
+        """Claim the one notice that the deadline of the silence after entry ``seq`` passed but its
+        step cannot end by itself (a roll the rules still require: bot/pacing.py), in one statement,
+        as ``claim_reminder`` claims a reminder; True only for the one caller that claimed it (of
+        several processes, or passes), who posts it. Kept in the game's reminder row as ``-seq`` (the
+        half-time reminder of that same silence holds ``seq``), so the next entry starts a new
+        silence; the game is then due again after its next entry only."""
+
     # --- players away (``/away``: bot/pacing.py stops the clock of a side whose every player is away) ---
 
     @abstractmethod

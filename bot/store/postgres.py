@@ -899,6 +899,20 @@ class PostgresStore(Store):
         async with self._connection() as conn:
             return await conn.fetchval(claim, game_id, seq, sent_at) is not None
 
+    async def claim_deadline_notice(self, game_id: int, seq: int, sent_at: str) -> bool:
+        """One statement, as ``claim_reminder``: the claim (kept as ``-seq``), and (schema 3 on) the
+        game no longer due until its next entry."""
+        claim = ("INSERT INTO pacing_reminders (game_id, seq, sent_at) VALUES ($1, $2, $3) "
+                 "ON CONFLICT (game_id) DO UPDATE SET seq = excluded.seq, sent_at = excluded.sent_at "
+                 "WHERE pacing_reminders.seq <> excluded.seq RETURNING game_id")
+        if self.checkpoint_every is not None:
+            claim = (f"WITH claimed AS ({claim}), undue AS (UPDATE games SET remind_due = NULL WHERE id IN "
+                     "(SELECT game_id FROM claimed) AND last_seq = $4 RETURNING id) SELECT game_id FROM claimed")
+            async with self._connection() as conn:
+                return await conn.fetchval(claim, game_id, -seq, sent_at, seq) is not None
+        async with self._connection() as conn:
+            return await conn.fetchval(claim, game_id, -seq, sent_at) is not None
+
 
 async def schema_version(conn: Any) -> int:
     exists = await conn.fetchval("SELECT to_regclass('schema_migrations') IS NOT NULL")

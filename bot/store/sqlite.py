@@ -1104,6 +1104,18 @@ class SqliteStore(Store):
 
         return await self._transact(claim)
 
+    async def claim_deadline_notice(self, game_id: int, seq: int, sent_at: str) -> bool:
+        def claim(conn: Connection) -> bool:
+            claimed = _fetchone(
+                conn, "INSERT INTO pacing_reminders (game_id, seq, sent_at) VALUES (?, ?, ?) "
+                "ON CONFLICT (game_id) DO UPDATE SET seq = excluded.seq, sent_at = excluded.sent_at "
+                "WHERE pacing_reminders.seq <> excluded.seq RETURNING game_id", (game_id, -seq, sent_at)) is not None
+            if claimed and self.checkpoint_every is not None:  # said: due again after its next entry
+                conn.execute("UPDATE games SET remind_due = NULL WHERE id = ? AND last_seq = ?", (game_id, seq))
+            return claimed
+
+        return await self._transact(claim)
+
     async def set_away(self, away: Away) -> None:
         await self._transact(lambda conn: conn.execute(
             "INSERT INTO away (user_id, since, until, reason) VALUES (?, ?, ?, ?) ON CONFLICT (user_id) DO UPDATE "

@@ -201,6 +201,81 @@ async def test_a_step_the_rules_do_not_let_end_by_itself_is_said_once(table, clo
     assert (await table.bot.referee.log(table.channel)).total == total
 
 
+class OtherProcess:
+    """A second bot process on the same database: its own store (a second connection, or pool), its
+    own Referee and pacer, posting to the same channel through the loopback Discord."""
+
+    def __init__(self, table, store, clock):
+        from bot.pacing import Pacer
+        from bot.service import Referee
+
+        self.bot = table.bot
+        self.store, self.settings = store, None
+        self.referee = Referee(store, clock=clock)
+        self.pacer = Pacer(self, clock=clock)
+
+    def __getattr__(self, name):  # the Discord side (the channel, DMs, its user): the one client's
+        return getattr(self.bot, name)
+
+
+async def stuck_notice_said_once_by_two_processes(table, second_store, clock):
+    """Two processes' pacing passes find the same deadline passed on a step that cannot end by itself,
+    at the same moment: the notice is claimed (as the step's end is claimed by its entry) and said once,
+    nothing logged; the next passes of both say nothing."""
+    import asyncio
+
+    from tests.cogs.helpers import gm
+    from tests.cogs.test_close_combat import ccph, declare
+
+    other = OtherProcess(table, second_store, clock)
+    await ccph(table)
+    await gm(table, {"action": "options_set", "changes": {"deadline_hours": 2}}, "/game options")
+    await declare(table)
+    total = (await table.bot.referee.log(table.channel)).total
+    clock.advance(hours=1)
+    assert await table.bot.pacer.check() == [table.channel]  # the half-time reminder (claimed as before)
+    assert await other.pacer.check() == []  # the same reminder: once
+    count = len(posted(table))
+    clock.advance(hours=1)
+    await asyncio.gather(table.bot.pacer.check(), other.pacer.check())
+    notices = [m.content for m in posted(table)[count:]]
+    assert len(notices) == 1 and "Close Combat Phase cannot end by itself" in notices[0]
+    clock.advance(hours=3)
+    await asyncio.gather(table.bot.pacer.check(), other.pacer.check())
+    assert len(posted(table)) == count + 1  # said once across both processes and passes
+    assert (await table.bot.referee.log(table.channel)).total == total
+    await table.send("done", user=ALICE)  # refused: the DEFENDER's declaration is awaited
+    await table.send("close-combat", {"attackers": "R1", "hold": True}, user=BOB)  # an entry: a new silence
+    clock.advance(hours=2)
+    await asyncio.gather(table.bot.pacer.check(), other.pacer.check())
+    assert (await last_entry(table)).order["by"] == "deadline"  # the step ended by its deadline, once
+    assert (await table.bot.referee.log(table.channel)).total == total + 2
+
+
+async def test_a_step_that_cannot_end_by_itself_is_said_once_by_two_processes(table, clock):
+    from bot.store import open_store
+
+    second = await open_store(table.database)  # a second connection to the same SQLite file
+    try:
+        await stuck_notice_said_once_by_two_processes(table, second, clock)
+    finally:
+        await second.close()
+
+
+async def test_on_postgresql_a_step_that_cannot_end_by_itself_is_said_once_by_two_processes(pg_table, pg_dsn):
+    from bot.store import open_store
+    from tests.cogs.test_undo import Clock
+
+    clock = Clock()
+    pg_table.bot.referee.clock = clock
+    pg_table.bot.pacer.stop()
+    second = await open_store(pg_dsn)  # a second pool: another process's view of the database
+    try:
+        await stuck_notice_said_once_by_two_processes(pg_table, second, clock)
+    finally:
+        await second.close()
+
+
 async def test_the_option_is_checked(table):
     await start_game(table, "asl", ["Germans", "Russians"], [])
     text = refusal(await table.as_gm("game options", {"set": "deadline_hours=0.5"}))

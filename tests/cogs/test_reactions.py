@@ -73,10 +73,8 @@ async def test_the_attackers_done_waits_until_the_defender_says_no_fire(table):
 async def test_fire_resolves_defensive_first_fire_with_ffmo_and_ffnam_then_no_more_fire(table):
     await asl_move_phase(table)
     notice = await move_in_the_open(table)
-    told = await table.fake.click(notice, button(notice, "Fire"), user_id=BOB)
-    assert told.ephemeral
-    assert told.content.startswith("Give your Defensive First Fire with `/fire target:F4`, naming the units that "
-                                   "fire (A8.1); each fire leaves the window open for more")
+    opened = await table.fake.click(notice, button(notice, "Fire"), user_id=BOB)
+    assert form_inputs(opened)["target"][1] == "F4"  # the form (its submission: the test above); typed here
     # B5 to F4 is four hexes on the map: the range typed says so
     fired = await table.send("fire", {"target": "F4", "firers": "R1 R2", "range": 4, "dice": "4 4 1 1 1 1 1 1 1 1"},
                              user=BOB)
@@ -93,6 +91,69 @@ async def test_fire_resolves_defensive_first_fire_with_ffmo_and_ffnam_then_no_mo
     assert closed.embeds[0]["title"].startswith("Russians fire no more at 4-6-7 A1 and 4-6-7 A2")
     done = await table.send("done", user=ALICE)
     assert not done.ephemeral
+
+
+def form_inputs(opened):
+    """The modal's text inputs by label: (custom_id, prefilled value, required)."""
+    inputs = [row["components"][0] for row in opened.modal["components"]]
+    return {i["label"]: (i["custom_id"], i.get("value", ""), i["required"]) for i in inputs}
+
+
+async def test_fire_opens_a_form_prefilled_at_the_movers_whose_submission_resolves_dff_as_fire_would(table):
+    from bot.core.dice import ScriptedDice
+
+    await asl_move_phase(table)
+    notice = await move_in_the_open(table)
+    refused = refusal(await table.fake.click(notice, button(notice, "Fire"), user_id=ALICE))
+    assert refused.startswith("this window is Russians's to answer")  # the mover gets no form
+    opened = await table.fake.click(notice, button(notice, "Fire"), user_id=BOB)
+    assert opened.modal is not None and opened.message is None  # a form, the first answer to the press
+    assert opened.modal["title"] == "Defensive First Fire at F4"
+    inputs = form_inputs(opened)
+    assert list(inputs) == ["target", "firers", "range", "kind", "options"]  # the movers' hex first; options last
+    assert inputs["target"] == ("target", "F4", True) and inputs["firers"] == ("firers", "", False)
+    # a range that is not a number: refused naming the field, nothing logged, the window still open
+    before = await table.snapshot()
+    wrong = await table.fake.submit_modal(opened, {"firers": "R1 R2", "range": "four"})
+    assert refusal(wrong) == "'range' takes a whole number from 0 to 200, not 'four'"
+    assert await table.snapshot() == before
+    unknown = await table.fake.click(notice, button(notice, "Fire"), user_id=BOB)
+    text = refusal(await table.fake.submit_modal(unknown, {"firers": "Z9"}))  # the rules' refusal, and the typed way
+    assert text.startswith("no unit 'Z9' in this game") and text.endswith("You may give it typed: /fire target:F4")
+    assert await table.snapshot() == before
+    again = await table.fake.click(notice, button(notice, "Fire"), user_id=BOB)
+    table.bot.referee.dice = lambda: ScriptedDice([4, 4, 1, 1, 1, 1, 1, 1, 1, 1], manual=False)
+    fired = await table.fake.submit_modal(again, {"firers": "R1 R2", "range": "4"})
+    assert not fired.ephemeral, fired.embeds
+    # the dice scripted: 4 and 4, doubles (Cowering), -1 FFMO and -1 FFNAM: Final DR 6
+    assert fired.embeds[0]["title"] == "8 FP (IFT 8) vs F4: DR 6, cowers to IFT 6 -> 1MC"
+    trail = str(fired.embeds)
+    assert "range 4 (B5 to F4), counted on the map; the typed range 4 agrees" in trail
+    assert "FFMO (moving in Open Ground)" in trail and "FFNAM (not Assault Movement)" in trail
+    assert "Russians may react again: No fire closes the Defensive First Fire window" in trail
+    entry = await last_entry(table)
+    assert entry.command == "/fire" and entry.actor == BOB and entry.order["target"] == "F4"
+    assert entry.order["firers"] == ["R1", "R2"]
+    more = fired.followups[-1]
+    assert more.content.startswith(f"<@{BOB}>: more Defensive First Fire at")
+    # a form opened on a window that closed before it was submitted: refused saying what changed
+    stale_form = await table.fake.click(more, button(more, "Fire"), user_id=BOB)
+    await table.send("done", user=BOB)  # no more fire: the window closes
+    before = await table.snapshot()
+    stale = refusal(await table.fake.submit_modal(stale_form, {"firers": "R1"}))
+    assert stale == ("this reaction window is closed (answered, or its step ended); it is now the Movement Phase, "
+                     "turn 1, Germans to act")
+    assert await table.snapshot() == before
+
+
+async def test_fire_without_a_form_tells_the_command_to_type(table):
+    """Where Discord does not take the form (refused here once), the presser is told the prefilled command."""
+    await asl_move_phase(table)
+    notice = await move_in_the_open(table)
+    table.fake.fail_next("/callback", 400, code=50035)
+    told = await table.fake.click(notice, button(notice, "Fire"), user_id=BOB)
+    assert told.ephemeral and told.content.startswith(
+        "Give your Defensive First Fire with `/fire target:F4`, naming the units that fire (A8.1)")
 
 
 async def test_the_reacting_side_may_say_no_fire_with_done_too_and_the_buttons_then_say_so(table):
@@ -224,6 +285,26 @@ async def test_undoing_the_move_takes_its_window_back(table):
 # --- No Honor in Surrender: opportunity fire in an impulse ---------------------------------------
 
 
+async def test_reactions_hours_2_on_the_loopback_discords_own_clock(table):
+    """One clock for Discord and the bot: the bot's (the log's times, the pacing's now) read from the
+    loopback Discord's, which the test advances; the window closes as no fire two hours of it on."""
+    from datetime import UTC, datetime, timedelta
+
+    start = datetime(2026, 3, 1, 18, 0, tzinfo=UTC)
+    table.bot.referee.clock = lambda: start + timedelta(seconds=table.fake.clock.now())
+    await asl_move_phase(table, reactions="hours=2")
+    await move_in_the_open(table)
+    table.fake.clock.advance(2 * 3600 - 1)
+    assert await table.bot.pacer.check() == []
+    assert "the game waits for Russians" in await table.refused("done", user=ALICE)
+    table.fake.clock.advance(1)
+    assert await table.bot.pacer.check() == [table.channel]
+    entry = await last_entry(table)
+    assert entry.order == {"action": "react", "answer": "timeout", "hours": 2, "side": 1}
+    done = await table.send("done", user=ALICE)  # the step ends now
+    assert done.embeds[0]["title"].startswith("Turn 1, Defensive Fire Phase: Russians to act")
+
+
 async def nhis_operations(table):
     """NHiS in the Operations Phase, the US (alice) with the first impulse, the Japanese (bob) in B1."""
     return await start_game(table, "nhis", ["US", "Japan"], [
@@ -240,11 +321,12 @@ async def test_nhis_a_move_in_an_impulse_waits_for_the_opportunity_fire(table):
     assert [b["label"] for row in notice.components for b in row["components"]] == ["Fire", "No fire"]
     assert "the game waits for Japan: Opportunity Fire at" in await table.refused("done", user=ALICE)
     assert "the game waits for Japan" in await table.refused("move", {"units": "UL", "to": "C1"}, user=ALICE)
-    told = await table.fake.click(notice, button(notice, "Fire"), user_id=BOB)
+    opened = await table.fake.click(notice, button(notice, "Fire"), user_id=BOB)
     # range is not a required option since the map counts it (left out of the prefill); B1 and C1 are not
     # NHiS hex numbers, so here the players type it and the trail says so
-    assert told.content.startswith("Give your Opportunity Fire with `/fire target:C1 firers:…`, naming the "
-                                   "units that fire")
+    assert opened.modal["title"] == "Opportunity Fire at C1"
+    assert form_inputs(opened) == {"target": ("target", "C1", True), "firers": ("firers", "", True),
+                                   "range": ("range", "", False), "options": ("options", "", False)}
     fired = await table.send("fire", {"target": "C1", "firers": "J1", "range": 2, "dice": "1 1 1 1 1 1 1 1"},
                              user=BOB)
     assert not fired.ephemeral, fired.embeds
@@ -284,9 +366,11 @@ async def test_cd_a_moving_stand_waits_for_the_op_fire_resolved_as_it_moves(tabl
     assert notice.content == (f"<@{BOB}>: Op Fire at US rifle platoon P1 in X3 (CD [13.1.2])? Americans wait for "
                               "your Fire or No fire")
     assert "the game waits for Germans: Op Fire at" in await table.refused("done", user=ALICE)
-    told = await table.fake.click(notice, button(notice, "Fire"), user_id=BOB)
-    assert told.content.startswith("Give your Op Fire with `/fire target:P1 firers:… band:…`, naming the units that "
-                                   "fire (CD [13.1.2])")
+    opened = await table.fake.click(notice, button(notice, "Fire"), user_id=BOB)
+    assert opened.modal["title"] == "Op Fire at X3"
+    assert form_inputs(opened) == {"target": ("target", "P1", True), "firers": ("firers", "", True),
+                                   "band": ("band", "", True), "options": ("options", "", False)}
+    # typed with the players' dice (the form's submission is the ASL test's: the same path as /fire)
     fired = await table.send("fire", {"target": "P1", "firers": "G1", "band": "short", "dice": "9 9 9"},
                              user=BOB)
     assert not fired.ephemeral, fired.embeds

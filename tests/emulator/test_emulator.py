@@ -17,7 +17,9 @@ from discord.ext import commands
 
 from bot.emulator import MANAGE_CHANNELS, FakeDiscord, running
 from bot.emulator.clock import Clock
-from bot.emulator.records import AUTOCOMPLETE_RESULT, CHANNEL_MESSAGE, DEFERRED_CHANNEL_MESSAGE, UPDATE_MESSAGE
+from bot.emulator.records import (
+    AUTOCOMPLETE_RESULT, CHANNEL_MESSAGE, DEFERRED_CHANNEL_MESSAGE, MODAL, UPDATE_MESSAGE,
+)
 
 UNITS = ["4-6-7 A1", "4-6-7 A2", "8-3-8 B1", "MMG C1"]
 
@@ -31,6 +33,42 @@ class Confirm(discord.ui.View):
         await interaction.response.edit_message(content=f"undone by {interaction.user.id}", view=None)
 
 
+class Orders(discord.ui.Modal, title="Defensive First Fire"):
+    """A short form as the Fire button opens one: the target prefilled, the firers to fill."""
+
+    target = discord.ui.TextInput(label="target", default="F4", max_length=20)
+    firers = discord.ui.TextInput(label="firers", placeholder="the units that fire", required=True, max_length=100)
+    note = discord.ui.TextInput(label="note", style=discord.TextStyle.paragraph, required=False, max_length=200)
+
+    def __init__(self, bot: "TinyBot") -> None:
+        super().__init__(timeout=30)
+        self.bot = bot
+
+    async def on_submit(self, interaction: discord.Interaction) -> None:
+        self.bot.submitted.append((interaction.user.id, self.target.value, self.firers.value, self.note.value))
+        await interaction.response.send_message(f"{self.firers.value} fire at {self.target.value}")
+
+
+def text_input(custom_id: str = "target", **changes) -> dict:
+    return {"type": 4, "custom_id": custom_id, "style": 1, "label": custom_id, **changes}
+
+
+def modal(rows: int = 1, **changes) -> dict:
+    """A modal's data as the bot sends it (interaction response type 9)."""
+    return {"custom_id": "react:form:1:1", "title": "Defensive First Fire",
+            "components": [{"type": 1, "components": [text_input(f"input{n}")]} for n in range(rows)], **changes}
+
+
+class FormButton(discord.ui.View):
+    def __init__(self, bot: "TinyBot") -> None:
+        super().__init__(timeout=30)
+        self.bot = bot
+
+    @discord.ui.button(label="Fire", custom_id="fire-form")
+    async def fire(self, interaction: discord.Interaction, button: discord.ui.Button) -> None:
+        await interaction.response.send_modal(Orders(self.bot))
+
+
 class TinyBot(commands.Bot):
     """Just enough commands to touch every path the emulator serves."""
 
@@ -39,6 +77,9 @@ class TinyBot(commands.Bot):
                          guild_ready_timeout=0.01)
         self.calls: list[tuple[str, int]] = []  # (command, interaction id), in arrival order
         self.refusals: list[tuple[int, int, str]] = []  # (status, code, text) of answers Discord refused
+        self.submitted: list[tuple[int, str, str, str]] = []  # (user, target, firers, note) of each form
+        self.raw: list[dict] = []  # modals /rawmodal sends as it is, before its answer
+        self.raw_answers: list[tuple[int, int, dict]] = []  # (status, code, errors) Discord gave each
         self.add_commands()
 
     def add_commands(self) -> None:
@@ -86,6 +127,27 @@ class TinyBot(commands.Bot):
                 bot.refusals.append((exc.status, exc.code, exc.text))
             await interaction.response.send_message(embed=discord.Embed(description="x" * 4096))
 
+        @self.tree.command(name="form", description="Open the fire form")
+        async def form(interaction: discord.Interaction) -> None:
+            await interaction.response.send_modal(Orders(bot))
+
+        @self.tree.command(name="formbutton", description="A message with a Fire button that opens the form")
+        async def formbutton(interaction: discord.Interaction) -> None:
+            await interaction.response.send_message("Bob may fire", view=FormButton(bot))
+
+        @self.tree.command(name="deferform", description="Defer, then try a modal")
+        async def deferform(interaction: discord.Interaction) -> None:
+            await interaction.response.defer(thinking=True)
+            await self.post_raw(interaction, {"type": 9, "data": modal()})
+            await interaction.edit_original_response(content="deferred")
+
+        @self.tree.command(name="rawmodal", description="Send each raw modal, then answer")
+        async def rawmodal(interaction: discord.Interaction) -> None:
+            for data in bot.raw:
+                await self.post_raw(interaction, {"type": 9, "data": data})
+            if not any(status in (200, 204) for status, _, _ in bot.raw_answers):  # no modal taken: answered
+                await interaction.response.send_message("answered")
+
         @self.tree.command(name="think", description="Defer in public, then follow up twice asking for privacy")
         async def think(interaction: discord.Interaction) -> None:
             await interaction.response.defer(thinking=True)
@@ -93,6 +155,18 @@ class TinyBot(commands.Bot):
             second = await interaction.followup.send("private indeed", ephemeral=True, wait=True)
             await interaction.edit_original_response(content=f"{first.id} {second.id}")
             await interaction.followup.send("still public?", ephemeral=True, wait=True)  # after an edit
+
+
+async def _post_raw(self, interaction: discord.Interaction, body: dict) -> None:
+    """Post an interaction callback as it is (discord.py checks some of it first): Discord's answer kept."""
+    url = f"{discord.http.Route.BASE}/interactions/{interaction.id}/{interaction.token}/callback"
+    async with aiohttp.ClientSession() as http:
+        async with http.post(url, json=body) as response:
+            answer = await response.json() if response.status != 204 else {}
+            self.raw_answers.append((response.status, answer.get("code", 0), answer.get("errors", {})))
+
+
+TinyBot.post_raw = _post_raw
 
 
 @pytest.fixture
@@ -562,3 +636,126 @@ def test_registration_refuses_what_discord_refuses_naming_the_field(command, whe
         node = node[key]
     assert node  # the path Discord would name holds an error
     assert registration_errors([{"name": "ok", "description": "fine"}]) == {}
+
+
+# --- modals (interaction response type 9) and their submission (interaction type 5) --------------
+
+
+async def test_a_modal_opened_by_a_command_is_submitted_and_answered(bot):
+    async with running(bot) as (fake, bot):
+        user = fake.guild().members[1].id
+        opened = await fake.send_command("form", user_id=user)
+        assert opened.type == MODAL and opened.message is None
+        assert opened.modal["title"] == "Defensive First Fire"
+        assert [row["components"][0]["custom_id"] for row in opened.modal["components"]] == [
+            item.custom_id for item in Orders(bot).children]
+        inputs = {row["components"][0]["label"]: row["components"][0]["custom_id"]
+                  for row in opened.modal["components"]}
+        submitted = await fake.submit_modal(opened, {inputs["firers"]: "B6 C5"}, user_id=user)
+        assert submitted.record.payload["type"] == 5 and submitted.content == "B6 C5 fire at F4"
+        assert bot.submitted == [(user, "F4", "B6 C5", "")]  # the prefilled target kept, the note left empty
+        with pytest.raises(AssertionError, match="submitted already"):
+            await fake.submit_modal(opened, {inputs["firers"]: "B6"})
+
+
+async def test_a_modal_opened_by_a_button_names_its_message_and_only_its_user_submits_it(bot):
+    async with running(bot) as (fake, bot):
+        posted = await fake.send_command("formbutton")
+        bob, alice = fake.guild().members[1].id, fake.guild().members[0].id
+        opened = await fake.click(posted, "fire-form", user_id=bob)
+        assert opened.type == MODAL
+        firers = opened.modal["components"][1]["components"][0]["custom_id"]
+        with pytest.raises(AssertionError, match=f"shown to user {bob} alone"):
+            await fake.submit_modal(opened, {firers: "B6"}, user_id=alice)
+        with pytest.raises(AssertionError, match="'firers' is required"):
+            await fake.submit_modal(opened)
+        with pytest.raises(AssertionError, match="'target' takes 0-20 characters, not 21"):
+            await fake.submit_modal(opened, {firers: "B6", opened.modal["components"][0]["components"][0]["custom_id"]:
+                                             "x" * 21})
+        with pytest.raises(AssertionError, match="has no input"):
+            await fake.submit_modal(opened, {firers: "B6", "range": "3"})
+        submitted = await fake.submit_modal(opened, {firers: "B6"})
+        assert submitted.record.payload["message"]["id"] == str(posted.message.id)
+        assert bot.submitted == [(bob, "F4", "B6", "")]
+
+
+async def test_a_modals_submission_answered_after_three_seconds_is_unknown(bot):
+    async with running(bot) as (fake, bot):
+        opened = await fake.send_command("form")
+        firers = opened.modal["components"][1]["components"][0]["custom_id"]
+        fake.lag(3.5, "/callback")  # the answer reaches Discord past its 3 s
+        submitted = await fake.submit_modal(opened, {firers: "B6"})
+        assert not submitted.record.callbacks and len(submitted.record.late) == 1
+        assert submitted.record.refused[-1][1] == 10062
+
+
+async def test_a_modal_is_only_a_first_answer(bot):
+    async with running(bot) as (fake, bot):
+        deferred = await fake.send_command("deferform")
+        assert bot.raw_answers == [(400, 40060, {})]  # after a deferral: already acknowledged
+        assert deferred.type == DEFERRED_CHANNEL_MESSAGE and deferred.content == "deferred"
+        answered = await fake.send_command("fire", {"target": "K5", "fp": 2})
+        async with aiohttp.ClientSession() as http:
+            async with http.post(f"{fake.api_url}/interactions/{answered.record.id}/{answered.record.token}/callback",
+                                 json={"type": 9, "data": modal()}) as response:
+                assert (response.status, (await response.json())["code"]) == (400, 40060)  # after a message
+        opened = await fake.send_command("form")
+        submitted = await fake.submit_modal(opened, {opened.modal["components"][1]["components"][0]["custom_id"]: "B6"})
+        async with aiohttp.ClientSession() as http:  # a modal's submission is never answered with a modal
+            record = submitted.record
+            assert len(record.callbacks) == 1
+            record.callbacks.clear()  # as if unanswered: the type itself is refused
+            async with http.post(f"{fake.api_url}/interactions/{record.id}/{record.token}/callback",
+                                 json={"type": 9, "data": modal()}) as response:
+                body = await response.json()
+                assert (response.status, body["code"]) == (400, 50035) and "type" in body["errors"]
+
+
+async def test_a_modals_submission_updates_the_message_only_when_a_component_opened_it(bot):
+    async with running(bot) as (fake, bot):
+        opened = await fake.send_command("form")  # from a slash command: no message to update
+        submitted = await fake.submit_modal(opened, {opened.modal["components"][1]["components"][0]["custom_id"]: "B6"})
+        record = submitted.record
+        record.callbacks.clear()  # as if unanswered: an update is refused for want of a message
+        async with aiohttp.ClientSession() as http:
+            for kind in (6, 7):
+                async with http.post(f"{fake.api_url}/interactions/{record.id}/{record.token}/callback",
+                                     json={"type": kind, "data": {"content": "x"}}) as response:
+                    body = await response.json()
+                    assert (response.status, body["code"]) == (400, 50035) and "type" in body["errors"]
+
+
+@pytest.mark.parametrize(("data", "where"), [
+    (modal(title="x" * 46), ["title"]),
+    (modal(title=""), ["title"]),
+    (modal(custom_id="x" * 101), ["custom_id"]),
+    (modal(rows=0), ["components"]),
+    (modal(rows=6), ["components"]),
+    (modal(components=[{"type": 1, "components": [text_input("a"), text_input("b")]}]), ["components", "0"]),
+    (modal(components=[{"type": 1, "components": [{"type": 2, "style": 1, "label": "Go", "custom_id": "go"}]}]),
+     ["components", "0"]),
+    (modal(components=[{"type": 4, "custom_id": "a", "style": 1, "label": "a"}]), ["components", "0"]),
+    (modal(components=[{"type": 1, "components": [text_input(label="x" * 46)]}]), ["label"]),
+    (modal(components=[{"type": 1, "components": [text_input(custom_id="x" * 101)]}]), ["custom_id"]),
+    (modal(components=[{"type": 1, "components": [text_input(style=3)]}]), ["style"]),
+    (modal(components=[{"type": 1, "components": [text_input(max_length=4001)]}]), ["max_length"]),
+    (modal(components=[{"type": 1, "components": [text_input(max_length=0)]}]), ["max_length"]),
+    (modal(components=[{"type": 1, "components": [text_input(min_length=5, max_length=4)]}]), ["max_length"]),
+    (modal(components=[{"type": 1, "components": [text_input(min_length=4001)]}]), ["min_length"]),
+    (modal(components=[{"type": 1, "components": [text_input(placeholder="x" * 101)]}]), ["placeholder"]),
+    (modal(components=[{"type": 1, "components": [text_input(value="x" * 11, max_length=10)]}]), ["value"]),
+    (modal(components=[{"type": 1, "components": [text_input("a")]}, {"type": 1, "components": [text_input("a")]}]),
+     ["components", "1"]),
+])
+async def test_a_modal_over_discords_limits_is_refused_and_leaves_the_interaction_unanswered(bot, data, where):
+    async with running(bot) as (fake, bot):
+        bot.raw = [data, modal(title="x" * 45, rows=5)]  # the second: at every limit, taken
+        reply = await fake.send_command("rawmodal")
+        (status, code, errors), taken = bot.raw_answers
+        assert (status, code) == (400, 50035)
+        found = errors["data"]
+        for key in where[:-1]:
+            found = found[key]
+        assert where[-1] in repr(found)
+        assert taken[:2] == (204, 0) and reply.type == MODAL  # the second modal, at every limit, was the answer
+        assert bot.refusals == []

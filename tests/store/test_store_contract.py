@@ -334,6 +334,20 @@ async def test_the_half_time_reminder_claim_leaves_the_game_due_at_its_deadline(
     assert [(q.game.id, q.reminded_seq) for q in due] == [(stored.id, 1)]
 
 
+async def test_the_deadline_notice_of_a_silence_is_claimed_once_after_its_reminder(store):
+    """claim_deadline_notice: the silence after entry 1 had its half-time reminder (claimed, due again at
+    its deadline); its deadline's notice is claimed once, and the game is then due no more until its next
+    entry, whose silence is reminded again."""
+    stored = await _create(store)
+    assert await store.claim_reminder(stored.id, 1, "2026-01-02T00:00:00.000+00:00",
+                                      then_due="2026-01-03T00:00:00.000+00:00")
+    assert await store.claim_deadline_notice(stored.id, 1, "2026-01-03T00:00:00.000+00:00") is True
+    assert await store.claim_deadline_notice(stored.id, 1, "2026-01-03T00:10:00.000+00:00") is False  # said
+    assert [q.game.id for q in await store.quiet_games(due_by="2026-01-09T00:00:00.000+00:00")] == []
+    stored, _ = await _add_unit(store, stored, "A1")
+    assert await store.claim_deadline_notice(stored.id, 2, "2026-01-04T00:00:00.000+00:00") is True  # a new silence
+
+
 async def test_a_users_choice_of_dm_notifications_is_kept_and_changed(store):
     assert await store.dm_users([100, 200]) == set()
     await store.set_notify(100, True)

@@ -9,10 +9,13 @@ Self-Rally, sole RPh actions, MPh recovery attempts) is cleared.
 
 from __future__ import annotations
 
+from typing import cast
+
 from ...dice import Roller
-from ...errors import IllegalOrder, InvalidOrder
+from ...errors import IllegalOrder, InvalidOrder, RulesError
 from ...game import Game
 from ...outcome import Outcome
+from ...required import RequiredRoll
 from . import heat, morale
 from .context import AslContext
 from .effects import casualty_reduction, rules
@@ -73,6 +76,30 @@ def _rallier(ctx: AslContext, unit: AslUnit, order: AslRally) -> AslUnit | None:
         raise IllegalOrder(f"{ctx.game.side_name(unit.side)} has already tried its one MMC Self-Rally this "
                            f"player turn, and no Good Order leader is in {unit.location} (A10.63)")
     return None
+
+
+def may_rally_now(game: Game, side: int) -> list[tuple[str, str]]:
+    """The side's broken units that may try to rally now (A10.6): not tried this player turn, with a
+    Good Order leader in their Location, a leader, or an MMC whose side's one Self-Rally is still
+    open (A10.63); broken leaders first, as they rally before they rally others."""
+    ctx = AslContext(game, cast(Roller, None))  # nothing is rolled: the checks of an attempt only
+    found: list[AslUnit] = []
+    for unit in game.units.values():
+        if not isinstance(unit, AslUnit) or unit.side != side or not unit.broken or unit.eliminated or unit.is_sw:
+            continue
+        try:
+            _may_rally(ctx, unit)
+            _rallier(ctx, unit, AslRally(unit=unit.id))
+        except RulesError:
+            continue
+        found.append(unit)
+    found.sort(key=lambda u: not u.is_leader)  # stable: the game's order within leaders and MMC
+    return [(u.id, u.label) for u in found]
+
+
+# a Rally Phase's attempts, offered as buttons to the side rallying (bot/core/required.py)
+RALLY_ATTEMPTS = RequiredRoll(action="rally", command="rally", option="unit", verb="Rally", rule=RULE,
+                              due=may_rally_now)
 
 
 # --------------------------------------------------------------------------- the attempt

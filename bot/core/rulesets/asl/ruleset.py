@@ -36,6 +36,7 @@ class AslRuleset(Ruleset):
     order_type = AslOrder
     commands = COMMANDS
     reactions = (movement.DEFENSIVE_FIRST_FIRE,)  # a move in the MPh: the DEFENDER may fire first (A8.1)
+    required_rolls = (rally.RALLY_ATTEMPTS,)  # the broken units a side may rally in its part of the RPh (A10.6)
     grid = ASL_GRID  # bot/core/grid.py: where a Location is, the range and the line of sight
     instead = {"artillery": "fire with /fire"}
     working_actions = frozenset({"fire", "morale", "rally", "transfer", "recover"})

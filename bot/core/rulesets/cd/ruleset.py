@@ -21,7 +21,7 @@ from .movement import OP_FIRE
 from .models import CdStand
 from .orders import (MORALE_DUE_RULE, SEALING, CdArtilleryResponse, CdCompanyNear, CdCompanyWaive, CdFire,
                      CdGiveOrders, CdIndirectFire, CdMorale, CdMove, CdOrder, CdRally)
-from .turn import SIMULTANEOUS, TURN_RULES, apply_pending, due_text, morale_due, turn_rules
+from .turn import COMPANY_CHECKS, SIMULTANEOUS, TURN_RULES, apply_pending, due_text, morale_due, turn_rules
 
 if TYPE_CHECKING:
     from ...game import Game
@@ -43,6 +43,7 @@ class CdRuleset(Ruleset):
     order_type = CdOrder
     commands = COMMANDS
     reactions = (OP_FIRE,)  # a stand moving: the other side's Op Fire (CD [13.1.2])
+    required_rolls = (COMPANY_CHECKS,)  # the company morale checks due in the Command & Morale Phase (5B)
     instead = {"transfer": "its weapons belong to the units themselves",
                "recover": "its weapons belong to the units themselves"}
 

@@ -12,11 +12,12 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import IllegalOrder
 from ...outcome import UnitEffect
+from ...required import RequiredRoll
 from ...trail import Trail
 from . import tables
 from .context import CdContext, status_text
 from .models import CdStand, TroopQuality
-from .orders import SEALING
+from .orders import MORALE_DUE_RULE, SEALING
 
 if TYPE_CHECKING:
     from ...game import Game
@@ -176,6 +177,18 @@ def morale_due(game: Game, side: int) -> dict[str, list[str]]:
         if why:
             due[name] = why
     return due
+
+
+def checks_due(game: Game, side: int) -> list[tuple[str, str]]:
+    """The side's companies whose morale check is due (``morale_due``), as buttons name them."""
+    return [(name, f"company {name}") for name in morale_due(game, side)]
+
+
+# the company morale checks due in a side's part of the Command & Morale Phase, offered as buttons (its
+# /done waits for them); each opens /morale's form: whether the company is in cover, enemies near...
+# are the players' to say (bot/core/required.py)
+COMPANY_CHECKS = RequiredRoll(action="morale", command="morale", option="company", verb="Check",
+                              rule=MORALE_DUE_RULE, due=checks_due, form=True)
 
 
 def due_text(due: dict[str, list[str]]) -> str:

@@ -4,9 +4,10 @@ the Rally Phase on 1d6 <= its morale plus one Prepared leader's leadership."""
 from __future__ import annotations
 
 from ...dice import Roller
-from ...errors import IllegalOrder
+from ...errors import IllegalOrder, RulesError
 from ...game import Game
 from ...outcome import Outcome
+from ...required import RequiredRoll
 from . import tables
 from .context import NhisContext
 from .models import NhisUnit
@@ -22,6 +23,25 @@ def _refuse_unless_allowed(game: Game, unit: NhisUnit) -> None:
         raise IllegalOrder(f"{unit.label} is not Shaken: there is nothing to rally ({rally.rule})")
     if unit.rally_tried:
         raise IllegalOrder(f"{unit.label} has already tried to rally in this Rally Phase ({rally.rule})")
+
+
+def may_rally_now(game: Game, side: int) -> list[tuple[str, str]]:
+    """The side's Shaken units that have not tried to rally in this Rally Phase."""
+    found = []
+    for unit in game.units.values():
+        if not isinstance(unit, NhisUnit) or unit.side != side:
+            continue
+        try:
+            _refuse_unless_allowed(game, unit)
+        except RulesError:
+            continue
+        found.append((unit.id, unit.label))
+    return found
+
+
+# the Rally Phase's attempts, offered as buttons to the side rallying (bot/core/required.py)
+RALLY_ATTEMPTS = RequiredRoll(action="rally", command="rally", option="unit", verb="Rally",
+                              rule=tables.rules().rally.rule, due=may_rally_now)
 
 
 def resolve_rally(game: Game, order: NhisRally, roller: Roller) -> Outcome:

@@ -29,6 +29,7 @@ class NhisRuleset(Ruleset):
     order_type = NhisOrder
     commands = COMMANDS
     reactions = (movement.OPPORTUNITY_FIRE,)  # a move in an impulse: the other side's opportunity fire
+    required_rolls = (rally.RALLY_ATTEMPTS,)  # the Shaken units a side may rally in its part of the Rally Phase
     grid = NHIS_GRID  # bot/core/grid.py: where a Location is, the range and the line of sight
     instead = {"transfer": "its weapons belong to the units themselves",
                "recover": "its weapons belong to the units themselves", "artillery": "fire with /fire"}
