@@ -69,7 +69,7 @@ def test_the_lock_file_pins_every_requirement_within_its_bounds_with_hashes(extr
     assert all(hashes > 0 for _, hashes in lock.values()), "a pinned package without a hash"
 
 
-@pytest.mark.parametrize(("part", "whole"), [("", "test")])
+@pytest.mark.parametrize(("part", "whole"), [("", "test"), ("", "postgres"), ("postgres", "test")])
 def test_an_install_that_serves_another_holds_its_lock_at_the_same_versions(part, whole):
     # dev.py uses the install of `whole` as it is for `part` (dev.INCLUDED_IN): `run` after `test`...
     assert whole in dev.INCLUDED_IN[part]
