@@ -34,7 +34,8 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
-    REFEREE_DATABASE=/data/referee.sqlite3
+    REFEREE_DATABASE=/data/referee.sqlite3 \
+    REFEREE_GATEWAY_STATE=/tmp/referee-gateway.json
 
 RUN useradd --create-home --uid 10001 referee \
     && mkdir -p /data && chown referee:referee /data
@@ -56,7 +57,8 @@ USER referee
 WORKDIR /home/referee
 VOLUME ["/data"]
 
-# The bot has no HTTP port: the health check asks the database (opened, migrated, readable).
+# The bot has no HTTP port: the health check asks the database (opened, migrated, readable) and reads
+# the gateway's state the bot writes to REFEREE_GATEWAY_STATE (connected, heartbeats answered).
 HEALTHCHECK --interval=60s --timeout=10s --start-period=30s --retries=3 \
     CMD ["python", "-m", "bot", "health"]
 

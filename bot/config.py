@@ -224,6 +224,11 @@ class Settings(BaseSettings):
         if self.shard_count is None or self.shards is None:
             return True
         return ((guild_id or 0) >> 22) % self.shard_count in self.shards
+    # the gateway's state for the health check (bot/gateway_watch.py): the bot writes it to this file,
+    # `python -m bot health` fails when a shard has been down (or its heartbeat unanswered) longer than
+    # gateway_down_seconds; unset: the check sees the database alone
+    gateway_state: Path | None = None
+    gateway_down_seconds: float = Field(default=120.0, ge=1, le=86_400)
     # long work (verify, exports, statistics, undo proposals, the Odds button, previews) runs in
     # worker processes (bot/work.py): at most this many at once, each within this many seconds
     long_work_seconds: float = Field(default=60.0, gt=0, le=3_600)
