@@ -22,6 +22,7 @@ from bot.config import Settings
 from bot.emulator import FakeDiscord, running
 from bot.gateway_watch import gateway_problem
 from tests.cogs.conftest import GUILD
+from tests.test_sharding import _guild_on_shard
 
 BOUND = 3.0  # seconds a shard may be down before the check fails (120 in production)
 
@@ -156,3 +157,35 @@ def test_discord_py_keeps_the_ack_time_where_the_watch_reads_it():
     handler = discord.gateway.KeepAliveHandler.__init__.__code__
     assert "_last_ack" in handler.co_names
     assert isinstance(discord.gateway.DiscordWebSocket.open, property)
+
+
+async def test_a_process_holding_several_shards_writes_each_and_the_check_sees_them_go_down(tmp_path, monkeypatch):
+    # one gateway connection per shard (discord.py's AutoShardedBot): each shard its own entry
+    database, state = tmp_path / "referee.sqlite3", tmp_path / "gateway.json"
+    guilds = [_guild_on_shard(n, 3) for n in range(3)]
+    bot = RefereeBot(Settings(token=None, database=database, dev_guild=None, shard_ids="0,2", shard_count=3,
+                              gateway_state=state, gateway_down_seconds=BOUND))
+
+    async def at_once(shard_id: int, *, initial: bool = False) -> None:
+        """Discord's identify limit (one per 5 s) is discord.py's wait here: not on loopback."""
+
+    bot.before_identify_hook = at_once
+    async with FakeDiscord(guilds=guilds, sharded=True, heartbeat_interval_ms=200) as fake, running(bot, fake=fake):
+        shards = await until(lambda: (found := json.loads(state.read_text())["shards"] if state.exists() else {})
+                             and all(s["connected"] and s["ack_age"] is not None for s in found.values()) and found,
+                             what="both shards connected with heartbeats answered")
+        assert sorted(shards) == ["0", "2"]  # this process's shards, not shard 1
+        code, out, _ = health(monkeypatch, database, state)
+        assert code == 0 and "shard 0 connected" in out and "shard 2 connected" in out
+        await fake.gateway_down()
+        for session in fake.gateway.shard_sessions.values():
+            if session.connected:
+                await session.drop(wait=False)
+        await until(lambda: not any(s["connected"] for s in json.loads(state.read_text())["shards"].values()),
+                    what="both shards down in the state")
+        _, _, err = await until(lambda: (result := health(monkeypatch, database, state))[0] != 0 and result,
+                                what="the check to fail")
+        assert err.startswith("unhealthy: shard 0's Discord gateway has been down for ")
+        await fake.gateway_up()
+        await until(lambda: health(monkeypatch, database, state)[0] == 0, what="the check to pass again")
+
