@@ -4,6 +4,9 @@
     python3 dev.py run     # creates .venv, installs the bot, runs it (the sandbox when no token)
     python3 dev.py test    # creates .venv, installs the bot with its test tools, runs pytest
     python3 dev.py lock    # regenerates the lock files (requirements*.lock)
+    python3 dev.py run --postgres postgresql://user@host/dbname
+                           # also installs the PostgreSQL driver (requirements-postgres.lock) and runs
+                           # the bot, or the sandbox when no token, on that database
 
 Extra arguments are passed on: ``python3 dev.py test -k fire``, ``python3 dev.py run rules``.
 
@@ -36,7 +39,8 @@ LOCK_VENV = ROOT / ".venv-lock"
 LOCKS = {"": ROOT / "requirements.lock", "test": ROOT / "requirements-test.lock",
          "postgres": ROOT / "requirements-postgres.lock"}
 # the installs that hold all of another's packages (at the same versions: one resolution)
-INCLUDED_IN = {"": ("test",)}
+INCLUDED_IN = {"": ("test", "postgres"), "postgres": ("test",)}
+POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 UV = "uv>=0.9,<1"  # the lock tool, in its own environment (not a dependency of the bot)
 MIN_PYTHON = "3.11"
 DIGEST_LINE = "# pyproject-sha256: "
@@ -123,6 +127,22 @@ def lock() -> int:
     return 0
 
 
+def postgres_option(args: list[str]) -> tuple[str | None, list[str]]:
+    """``--postgres URL`` (or ``--postgres=URL``) taken out of ``run``'s arguments: (the URL, the rest).
+    Exits with one line when the URL is missing or is not a PostgreSQL server's."""
+    rest, url = [], None
+    words = iter(args)
+    for word in words:
+        if word == "--postgres" or word.startswith("--postgres="):
+            url = word.partition("=")[2] if "=" in word else next(words, "")
+            if not url.startswith(POSTGRES_SCHEMES):
+                sys.exit(f"dev.py: --postgres takes the database's URL, postgresql://user@host/dbname "
+                         f"(got {url.split('@')[-1]!r})")
+        else:
+            rest.append(word)
+    return url, rest
+
+
 def main(argv: list[str]) -> int:
     if not argv or argv[0] not in ("run", "test", "lock"):
         print(__doc__)
@@ -131,8 +151,12 @@ def main(argv: list[str]) -> int:
     if command == "lock":
         return lock()
     if command == "run":
-        ensure_env("")
-        return subprocess.call([str(PYTHON), "-m", "bot", *rest], cwd=ROOT)  # the bot checks itself
+        url, rest = postgres_option(rest)
+        ensure_env("postgres" if url else "")
+        env = None
+        if url:  # the bot's database, and the sandbox's when there is no token
+            env = os.environ | {"REFEREE_DATABASE": url, "REFEREE_SANDBOX_DATABASE": url}
+        return subprocess.call([str(PYTHON), "-m", "bot", *rest], cwd=ROOT, env=env)  # the bot checks itself
     ensure_env("test")
     return subprocess.call([str(PYTHON), "-m", "pytest", *rest], cwd=ROOT)
 

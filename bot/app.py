@@ -30,6 +30,7 @@ from bot.client import RefereeClient
 from bot.config import Settings
 from bot.core.api import TablesUnreadable, load_tables
 from bot.core.errors import RulesError
+from bot.gateway_watch import GatewayWatch
 from bot.limits import Quotas, RollRateLimiter, command_of, is_application_command, is_rolling
 from bot.logs import current_interaction
 from bot.loopshare import share
@@ -229,6 +230,7 @@ class RefereeBot(RefereeClient):
         self.quotas = Quotas(settings)
         self.roll_limiter = RollRateLimiter.from_settings(settings)
         self.pacer = Pacer(self)
+        self.gateway_watch: GatewayWatch | None = None
 
     async def setup_hook(self) -> None:
         from bot.service import Referee, ServerCaps
@@ -244,6 +246,10 @@ class RefereeBot(RefereeClient):
         await self.load_cogs()
         await self.sync_commands()
         self.pacer.start()  # the reminders of slow games (bot/pacing.py); it waits until ready
+        if self.settings.gateway_state is not None:  # for the health check (bot/gateway_watch.py)
+            self.gateway_watch = GatewayWatch(self, self.settings.gateway_state,
+                                              bound=self.settings.gateway_down_seconds)
+            self.gateway_watch.start()
         self._unshown_task = asyncio.create_task(self.post_unshown(), name="referee-unshown")
         # the worker processes' server, started now in the background (bot/work.py)
         self._warm_task = asyncio.create_task(self.referee.worker.warm(), name="referee-warm-workers")
@@ -305,6 +311,8 @@ class RefereeBot(RefereeClient):
     async def close(self) -> None:
         # the gateway first, so no command starts against a closed database
         self.pacer.stop()
+        if self.gateway_watch is not None:
+            self.gateway_watch.stop()
         for name in ("_unshown_task", "_warm_task"):
             task = getattr(self, name, None)
             if task is not None and not task.done():

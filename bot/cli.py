@@ -22,6 +22,7 @@ from bot.core.game import Game
 from bot.core.rulesets import get_ruleset, names, rulesets
 from bot.plugins import PluginUnusable, load_plugins
 from bot.core.version import LEGACY_RULES_VERSION, RULES_VERSION
+from bot.gateway_watch import gateway_problem
 
 EXIT_OK = 0
 EXIT_FAILED = 1  # a replay that differs; the sandbox missing; an internal error
@@ -615,9 +616,15 @@ def run_health(stdout: TextIO, stderr: TextIO) -> int:
     if problem is not None:
         print(f"unhealthy: {problem}", file=stderr)
         return EXIT_FAILED
+    gateway = ""
+    if settings.gateway_state is not None:  # what the running bot wrote of its gateway (bot/gateway_watch.py)
+        problem, gateway = gateway_problem(settings.gateway_state, settings.gateway_down_seconds)
+        if problem is not None:
+            print(f"unhealthy: {problem}", file=stderr)
+            return EXIT_FAILED
     from bot.store.postgres import redacted
 
-    print(f"ok: {redacted(str(settings.database))}", file=stdout)
+    print(f"ok: {redacted(str(settings.database))}" + (f"; {gateway}" if gateway else ""), file=stdout)
     return EXIT_OK
 
 
@@ -648,7 +655,8 @@ def build_parser() -> argparse.ArgumentParser:
     sandbox = commands.add_parser("sandbox", help="play in the terminal against a local fake Discord")
     sandbox.add_argument("sandbox_args", nargs=argparse.REMAINDER, help="passed on to the sandbox")
     commands.add_parser("health", help="exit 0 when the configured database opens, is migrated and "
-                                       "passes PRAGMA quick_check (the Docker HEALTHCHECK)")
+                                       "passes PRAGMA quick_check, and (REFEREE_GATEWAY_STATE) the running bot's "
+                                       "Discord gateway is connected (the Docker HEALTHCHECK)")
     store = commands.add_parser("store", help="move games between databases (SQLite file, PostgreSQL URL)")
     store_commands = store.add_subparsers(dest="store_command", metavar="copy", required=True)
     copy = store_commands.add_parser(

@@ -78,6 +78,16 @@ def default_database() -> Path:
     return Path(base) / "referee" / "referee.sqlite3"
 
 
+POSTGRES_SCHEMES = ("postgresql://", "postgres://")
+
+
+def database_path_or_url(text: str) -> Path | str:
+    """A database as given (REFEREE_DATABASE, the sandbox's --database): a PostgreSQL server's URL
+    stays a URL, anything else is an SQLite file's path. A URL must never become a path: made into
+    folders, ``postgresql://user:password@host/db`` left the password on the disk."""
+    return text if text.startswith(POSTGRES_SCHEMES) else Path(text)
+
+
 # read as text ("30/60", "off"), not as JSON, then parsed by Settings._rate
 RateSetting = Annotated[Rate, NoDecode]
 # read as text ("0,1"), not as JSON, then parsed by Settings._shard_list
@@ -101,7 +111,7 @@ class Settings(BaseSettings):
     log_level: str = "INFO"
     # the terminal sandbox (`python -m bot sandbox`): where it keeps its games, and an optional
     # seed so a sandbox session's dice can be replayed
-    sandbox_database: Path | None = None  # None: a fresh temporary database per session
+    sandbox_database: Path | str | None = None  # None: a fresh temporary database per session
     sandbox_seed: int | None = None
     # rolling commands (fire, morale, rally, ...) per player in a sliding window (bot.limits)
     roll_limit: int = Field(default=20, ge=1, le=10_000)
@@ -214,6 +224,11 @@ class Settings(BaseSettings):
         if self.shard_count is None or self.shards is None:
             return True
         return ((guild_id or 0) >> 22) % self.shard_count in self.shards
+    # the gateway's state for the health check (bot/gateway_watch.py): the bot writes it to this file,
+    # `python -m bot health` fails when a shard has been down (or its heartbeat unanswered) longer than
+    # gateway_down_seconds; unset: the check sees the database alone
+    gateway_state: Path | None = None
+    gateway_down_seconds: float = Field(default=120.0, ge=1, le=86_400)
     # long work (verify, exports, statistics, undo proposals, the Odds button, previews) runs in
     # worker processes (bot/work.py): at most this many at once, each within this many seconds
     long_work_seconds: float = Field(default=60.0, gt=0, le=3_600)
@@ -225,12 +240,10 @@ class Settings(BaseSettings):
     def _rate(cls, value: Any) -> Any:
         return Rate.parse(value) if isinstance(value, str) else value
 
-    @field_validator("database", mode="before")
+    @field_validator("database", "sandbox_database", mode="before")
     @classmethod
     def _path_or_url(cls, value: Any) -> Any:
-        if isinstance(value, str) and not value.startswith(("postgresql://", "postgres://")):
-            return Path(value)
-        return value
+        return database_path_or_url(value) if isinstance(value, str) else value
 
     @field_validator("token", mode="before")
     @classmethod

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from bot.app import RefereeBot
-from bot.config import ConfigError, Settings, load_settings
+from bot.config import ConfigError, Settings, database_path_or_url, load_settings
 from bot.core.api import TablesUnreadable
 from bot.core.data import data_path
 from bot.core.dice import SEED_BYTES
@@ -60,7 +60,9 @@ from bot.emulator.schema import (
 from bot.render import embed_to_text
 from bot.sandbox_scenarios import SCENARIOS
 from bot.service import Referee
-from bot.store import DatabaseUnusable, StoreError
+from bot.store import DatabaseUnusable, StoreError, is_postgres
+from bot.store import postgres as postgres_store
+from bot.store.postgres import redacted
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -537,14 +539,25 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, default=None,
                         help="roll seeded dice (reproducible demos; default: the system's secure "
                              "random source, or REFEREE_SANDBOX_SEED)")
-    parser.add_argument("--database", type=Path, default=None,
-                        help="keep the games in this SQLite file (default: REFEREE_SANDBOX_DATABASE, "
-                             "else a temporary file deleted on exit)")
+    parser.add_argument("--database", type=database_path_or_url, default=None,
+                        help="keep the games in this SQLite file, or on the PostgreSQL server of this "
+                             "postgresql:// URL (its driver: `python3 dev.py run --postgres URL` installs it) "
+                             "(default: REFEREE_SANDBOX_DATABASE, else a temporary file deleted on exit)")
     return parser
 
 
-def banner(fake: FakeDiscord, database: Path, temporary: bool, seed: int | None, loaded: list[str]) -> str:
-    where = f"{database} (temporary: deleted on exit)" if temporary else str(database)
+def unusable_database(database: Path | str | None) -> str | None:
+    """Why the sandbox cannot use ``database`` as given (one line), or None. A PostgreSQL URL needs
+    the driver (the postgres extra): without it the sandbox refuses the URL, never runs on SQLite
+    instead."""
+    if database is None or not is_postgres(database) or postgres_store.asyncpg is not None:
+        return None
+    return (f"the sandbox's database {redacted(str(database))} is a PostgreSQL server, but its driver (asyncpg, "
+            "the postgres extra) is not installed: `python3 dev.py run --postgres URL` installs it")
+
+
+def banner(fake: FakeDiscord, database: Path | str, temporary: bool, seed: int | None, loaded: list[str]) -> str:
+    where = f"{database} (temporary: deleted on exit)" if temporary else redacted(str(database))
     dice = (f"seeded with {seed}: the same commands roll the same dice (for demos and bug reports, "
             "not real games)" if seed is not None else "committed dice from a secret seed (docs/dice.md; "
             "or give your own with dice:)")
@@ -610,6 +623,9 @@ def main(argv: list[str] | None = None, *, out: TextIO | None = None) -> int:
     except ConfigError as exc:
         print(f"referee: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    if (unusable := unusable_database(args.database or settings.sandbox_database)) is not None:
+        print(f"referee: {unusable}", file=sys.stderr)
+        return EXIT_USAGE
     # the transcript is the replies; the bot's own log goes to stderr, warnings and worse only
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
     logging.getLogger("discord.client").setLevel(logging.ERROR)  # "PyNaCl is not installed": no voice here
@@ -625,8 +641,9 @@ def main(argv: list[str] | None = None, *, out: TextIO | None = None) -> int:
         print(f"referee: the sandbox cannot start: {exc}", file=sys.stderr)
         return EXIT_FAILED
     except (sqlite3.Error, StoreError, OSError) as exc:
-        # the database given cannot be opened (not SQLite, written by a newer bot, unwritable)
+        # the database given cannot be opened (not SQLite, written by a newer bot, unwritable, a
+        # PostgreSQL server that does not answer)
         where = args.database or settings.sandbox_database
-        print(f"referee: the sandbox cannot open its database {where or ''}: {exc}".replace("  ", " "),
-              file=sys.stderr)
+        print(f"referee: the sandbox cannot open its database {redacted(str(where or ''))}: {exc}"
+              .replace("  ", " "), file=sys.stderr)
         return EXIT_FAILED

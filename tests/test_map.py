@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import io
 import math
+import os
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -35,6 +37,7 @@ from bot.render import SIDE_COLOURS
 ROOT = Path(__file__).resolve().parents[1]
 README_MAP = ROOT / "docs" / "images" / "map.png"
 WHITE = (255, 255, 255)
+FULL = os.environ.get("REFEREE_FULL_RELIABILITY") == "1"  # the full run: absolute time bounds too
 
 
 def decode(data: bytes) -> Image.Image:
@@ -199,13 +202,31 @@ def test_the_latest_fire_is_an_arrow_from_each_firing_hex_to_the_target(sample):
     assert not near(plain, middle, germans, reach=1)
 
 
-def test_the_sample_renders_well_within_the_time_target(sample):
-    import time
+def _best_cpu_seconds(draw, rounds: int = 3) -> float:
+    """The least CPU time of this thread over ``rounds`` draws: other processes on a loaded machine
+    do not count in it, as they did in the wall-clock time."""
+    times = []
+    for _ in range(rounds):
+        start = time.thread_time()
+        draw()
+        times.append(time.thread_time() - start)
+    return min(times)
 
+
+def test_the_sample_renders_well_within_the_time_target(sample):
+    # a ratio against a baseline drawn here: the same hexes with two counters (the canvas, the terrain, the
+    # PNG: the fixed cost). 44 counters took about 2x it; a cost per counter gone wrong (a font loaded per
+    # label, a quadratic layout) is many times it. The target itself (150 ms) is bench/bench_map.py's;
+    # the old absolute bound (1 s of wall time, which a loaded machine broke) with the full switch
     game, shot, _picture, _image = sample
-    start = time.perf_counter()
-    map_png(game, shot)
-    assert time.perf_counter() - start < 1.0  # the target (150 ms) is measured in bench/bench_map.py
+    small, small_shot = sample_game(2)
+    baseline = _best_cpu_seconds(lambda: map_png(small, small_shot))
+    measured = _best_cpu_seconds(lambda: map_png(game, shot))
+    assert measured <= 6 * baseline, f"{measured * 1000:.0f} ms of CPU against {baseline * 1000:.0f} ms for 2 counters"
+    if FULL:
+        start = time.perf_counter()
+        map_png(game, shot)
+        assert time.perf_counter() - start < 1.0
 
 
 def test_pictures_drawn_in_several_threads_at_once_are_each_whole(sample):

@@ -10,6 +10,7 @@ must exist and work."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
@@ -86,6 +87,29 @@ def test_dev_py_run_without_a_token_starts_the_sandbox(command, own_venv):
     assert "installing" not in done.stdout  # the test install serves `run` as it is
     if "--scenario" in command:
         assert "Setting up Command Decision" in done.stdout
+
+
+def test_dev_py_run_postgres_runs_the_sandbox_on_that_database(own_venv, pg_dsn, tmp_path):
+    # issue 28: `dev.py run` could not install the PostgreSQL extra; the test install holds it (its lock
+    # includes the postgres lock at the same versions), so nothing is installed here
+    done = run(f"python3 dev.py run --postgres {pg_dsn} --scenario cd", own_venv, stdin="quit\n")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "installing" not in done.stdout
+    assert f"  database: {pg_dsn}\n" in done.stdout  # the server's URL, not a temporary SQLite file
+    assert "Setting up Command Decision" in done.stdout
+    assert not any(path.name.startswith("postgres") for path in ROOT.iterdir() if path.is_dir())
+    kept = asyncio.run(_games_on(pg_dsn))
+    assert kept == 1  # the sample game is on the server
+
+
+async def _games_on(dsn: str) -> int:
+    import asyncpg
+
+    conn = await asyncpg.connect(dsn)
+    try:
+        return await conn.fetchval("SELECT count(*) FROM games")
+    finally:
+        await conn.close()
 
 
 def test_dev_py_test_runs_pytest(own_venv):

@@ -482,3 +482,50 @@ def test_the_asl_samples_try_hint_is_accepted_to_its_close_combat(tmp_path):
     resolved = reply_to(out, lines[-1]).splitlines()[0]
     assert resolved.startswith("== Close Combat in E5: 4-6-7 A3 vs 4-4-7 R3 at 1:1: DR ") and "4-4-7 R3 vs 4-6-7 A3" \
         in resolved, resolved
+
+
+# --- a PostgreSQL server as the sandbox's database (issue 28) ----------------------------------
+
+
+def test_a_postgresql_url_is_the_sandboxs_database_never_a_folder(tmp_path, pg_dsn):
+    # before: --database postgresql://... was taken for a file's path, the sandbox ran on SQLite in
+    # folders named after the URL, password included
+    result = subprocess.run([sys.executable, "-m", "bot", "sandbox", "--scenario", "cd", "--database", pg_dsn],
+                            input="quit\n", capture_output=True, text=True, cwd=tmp_path, env=clean_env(tmp_path),
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert f"  database: {pg_dsn}\n" in result.stdout
+    assert list(tmp_path.iterdir()) == [], "nothing is written where the sandbox was started"
+    again = subprocess.run([sys.executable, "-m", "bot", "sandbox", "--database", pg_dsn], cwd=tmp_path,
+                           input="channel cd\n/game status\n", capture_output=True, text=True,
+                           env=clean_env(tmp_path), timeout=120)
+    assert again.returncode == 0, again.stderr
+    assert reply_to(again.stdout, "/game status").startswith("== Hedgerows (sample): turn 1 ==")  # kept on the server
+
+
+def test_a_postgresql_url_without_the_driver_is_refused_in_one_line(tmp_path, monkeypatch, capsys):
+    from bot import sandbox
+    from bot.store import postgres
+
+    monkeypatch.setattr(postgres, "asyncpg", None)  # the SQLite-only install
+    monkeypatch.chdir(tmp_path)
+    for key in [k for k in os.environ if k.startswith("REFEREE_")]:
+        monkeypatch.delenv(key)
+    assert sandbox.main(["--database", "postgresql://ref:secret@db.example/referee"]) == sandbox.EXIT_USAGE
+    assert capsys.readouterr().err == (
+        "referee: the sandbox's database postgresql://ref:***@db.example/referee is a PostgreSQL server, but its "
+        "driver (asyncpg, the postgres extra) is not installed: `python3 dev.py run --postgres URL` installs it\n")
+    assert list(tmp_path.iterdir()) == []
+    # the same from the environment (what `dev.py run --postgres` sets)
+    monkeypatch.setenv("REFEREE_SANDBOX_DATABASE", "postgresql://ref:secret@db.example/referee")
+    assert sandbox.main([]) == sandbox.EXIT_USAGE
+    assert "secret" not in capsys.readouterr().err
+
+
+def test_a_server_that_does_not_answer_is_one_line_without_the_password(tmp_path):
+    result = run(tmp_path, "sandbox", "--database", "postgresql://ref:secret@127.0.0.1:1/referee", script="quit\n")
+    assert result.returncode == 1
+    [line] = result.stderr.splitlines()
+    assert line.startswith("referee: the sandbox cannot start: database postgresql://ref:***@127.0.0.1:1/referee "
+                           "cannot be used (")
+    assert "secret" not in result.stderr

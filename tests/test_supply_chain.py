@@ -9,6 +9,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+import yaml
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
@@ -68,7 +69,7 @@ def test_the_lock_file_pins_every_requirement_within_its_bounds_with_hashes(extr
     assert all(hashes > 0 for _, hashes in lock.values()), "a pinned package without a hash"
 
 
-@pytest.mark.parametrize(("part", "whole"), [("", "test")])
+@pytest.mark.parametrize(("part", "whole"), [("", "test"), ("", "postgres"), ("postgres", "test")])
 def test_an_install_that_serves_another_holds_its_lock_at_the_same_versions(part, whole):
     # dev.py uses the install of `whole` as it is for `part` (dev.INCLUDED_IN): `run` after `test`...
     assert whole in dev.INCLUDED_IN[part]
@@ -84,8 +85,53 @@ def test_the_installs_use_the_locks_with_hashes():
     images = re.findall(r"^FROM (\S+)", docker, re.MULTILINE)
     digest = re.search(r"^ARG PYTHON_IMAGE=(\S+)$", docker, re.MULTILINE).group(1)
     assert images == ["${PYTHON_IMAGE}", "${PYTHON_IMAGE}"]
-    assert re.fullmatch(r"python:3\.\d+-slim@sha256:[0-9a-f]{64}", digest), digest
+    assert moving_tag(digest, digest_required=True) is None, digest
     source = (ROOT / "dev.py").read_text()
     assert '"--require-hashes", "-r", str(lock)' in source and '"--no-deps", "--no-build-isolation", "-e"' in source
     assert "python3 dev.py test" in (ROOT / ".ci" / "run").read_text()
     assert "python3 dev.py lock" in (ROOT / "README.md").read_text()
+
+
+# --- images: an exact release, never a tag that moves ------------------------------------------
+
+# name:MAJOR.MINOR.PATCH (or MAJOR.MINOR for a project that numbers its releases so, as PostgreSQL does:
+# 15.18 is a release, 15 is not), an optional variant (-slim-trixie, -bookworm), an optional digest
+EXACT_IMAGE = re.compile(r"(?P<name>[a-z0-9./_-]+):(?P<version>\d+\.\d+(?:\.\d+)?)(?P<variant>(?:-[a-z0-9.]+)*)"
+                         r"(?P<digest>@sha256:[0-9a-f]{64})?")
+# projects whose releases are MAJOR.MINOR.PATCH: MAJOR.MINOR is a series there, and moves
+THREE_PART_VERSIONS = {"python"}
+
+
+def moving_tag(image: str, *, digest_required: bool = False) -> str | None:
+    """Why ``image`` is not pinned (a tag that moves when it is re-published), or None."""
+    found = EXACT_IMAGE.fullmatch(image)
+    if found is None:
+        return f"{image}: no exact version (name:X.Y[.Z][-variant][@sha256:...])"
+    if found["name"] in THREE_PART_VERSIONS and found["version"].count(".") != 2:
+        return f"{image}: {found['version']} is a series of {found['name']} releases, not one"
+    if digest_required and not found["digest"]:
+        return f"{image}: no digest"
+    return None
+
+
+@pytest.mark.parametrize("image", ["postgres:15", "postgres:latest", "postgres", "python:3.12-slim",
+                                   "python:3.12-slim@sha256:" + "a" * 64, "postgres:15-bookworm",
+                                   "python:3-slim", "postgres:15.18@sha256:abc"])
+def test_a_moving_tag_is_refused(image):
+    assert moving_tag(image) is not None
+
+
+@pytest.mark.parametrize("image", ["postgres:15.18-bookworm", "postgres:15.18", "python:3.12.14-slim-trixie",
+                                   "python:3.12.14-slim-trixie@sha256:" + "0" * 64])
+def test_an_exact_release_is_accepted(image):
+    assert moving_tag(image) is None
+
+
+def test_every_image_the_deployment_runs_is_an_exact_release_the_python_base_by_digest_too():
+    docker = (ROOT / "Dockerfile").read_text()
+    base = re.search(r"^ARG PYTHON_IMAGE=(\S+)$", docker, re.MULTILINE).group(1)
+    assert moving_tag(base, digest_required=True) is None
+    compose = yaml.safe_load((ROOT / "compose.yaml").read_text())
+    images = {name: service["image"] for name, service in compose["services"].items() if "image" in service}
+    assert images, "compose.yaml runs no pulled image: the check would prove nothing"
+    assert {name: moving_tag(image) for name, image in images.items()} == dict.fromkeys(images)

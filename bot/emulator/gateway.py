@@ -53,12 +53,17 @@ class Gateway:
         self._socket: web.WebSocketResponse | None = None
         self._sockets: set[web.WebSocketResponse] = set()
         self._changed = asyncio.Event()  # set at each READY/RESUMED
+        self.down = False  # an outage: every connection refused (503) until it is over (FakeDiscord.gateway_down)
+        self.refused_connections = 0
 
     @property
     def connected(self) -> bool:
         return self._socket is not None and not self._socket.closed
 
-    async def handle(self, request: web.Request) -> web.WebSocketResponse:
+    async def handle(self, request: web.Request) -> web.StreamResponse:
+        if self.down:  # Discord's gateway unreachable: the client's handshake fails, and it backs off and retries
+            self.refused_connections += 1
+            return web.Response(status=503, text="gateway outage (emulated)")
         socket = web.WebSocketResponse(max_msg_size=0, timeout=2.0)
         await socket.prepare(request)
         self._sockets.add(socket)

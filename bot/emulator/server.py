@@ -629,6 +629,19 @@ class FakeDiscord:
         """Close the bot's gateway socket with a resumable code; it reconnects and RESUMEs."""
         await self.gateway.drop(code, wait=wait, timeout=self.reply_timeout)
 
+    async def gateway_down(self) -> None:
+        """An outage: the bot's gateway socket is closed and every reconnection refused (HTTP 503 on
+        the handshake) until ``gateway_up``."""
+        self.gateway.down = True
+        if self.gateway.connected:
+            await self.gateway.drop(wait=False)
+
+    async def gateway_up(self, *, wait: bool = True) -> None:
+        """The outage is over; with ``wait``, return once the bot is back (READY or RESUMED)."""
+        self.gateway.down = False
+        if wait:
+            await asyncio.wait_for(self.gateway._changed.wait(), self.reply_timeout * 6)
+
     # --- interactions -----------------------------------------------------------------------
     async def send_command(self, name: str, options: dict[str, Any] | list[dict[str, Any]] | None = None, *,
                            user_id: int | None = None, channel_id: int | None = None,

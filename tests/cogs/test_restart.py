@@ -83,7 +83,7 @@ async def test_a_restart_posts_nothing_again_when_every_result_was_seen(table):
     before = await table.snapshot()
     messages = len(table.fake.channel_messages(table.channel))
     await table.restart()
-    await asyncio.sleep(0.2)  # the start-up post of unseen results has had its chance
+    await asyncio.wait_for(asyncio.shield(table.bot._unshown_task), 30)  # the start-up post of unseen results done
     assert len(table.fake.channel_messages(table.channel)) == messages
     assert await table.snapshot() == before
     with pytest.raises(AssertionError, match="new gateway session"):

@@ -85,11 +85,24 @@ async def test_a_reminder_is_claimed_by_one_process_of_many(pg_dsn):
             await store.close()
 
 
-async def test_a_command_cancelled_while_waiting_for_the_channel_leaves_no_lock_behind(two_processes):
+async def waiting_for_an_advisory_lock(dsn: str, timeout: float = 30.0) -> None:
+    """Return once a session waits for an advisory lock (pg_locks: not granted): the event itself."""
+    import asyncpg
+
+    conn = await asyncpg.connect(dsn)
+    try:
+        async with asyncio.timeout(timeout):
+            while not await conn.fetchval("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"):
+                await asyncio.sleep(0.02)
+    finally:
+        await conn.close()
+
+
+async def test_a_command_cancelled_while_waiting_for_the_channel_leaves_no_lock_behind(two_processes, pg_dsn):
     first, second = two_processes
     async with first.channel_lock(CHANNEL):
         waiting = asyncio.create_task(second.channel_lock(CHANNEL).__aenter__())
-        await asyncio.sleep(0.2)
+        await waiting_for_an_advisory_lock(pg_dsn)  # the server has the second process waiting, not a sleep
         assert not waiting.done()  # the other process waits for the channel
         waiting.cancel()
         with pytest.raises(asyncio.CancelledError):
