@@ -84,6 +84,11 @@ def utc_now() -> datetime:
     return datetime.now(timezone.utc)
 
 
+def log_time(when: datetime) -> str:
+    """A time as the log and the store write it (ISO 8601, to the millisecond)."""
+    return when.isoformat(timespec="milliseconds")
+
+
 def players_of(game: Game, side: int) -> list[int]:
     return list(game.sides[side].players) if 0 <= side < len(game.sides) else []
 

@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 from bot.core.game import Game
 from bot.core.outcome import Outcome
 from bot.record import LogEntry, consumed_dice, sealed_state
-from bot.service.basics import NO_GAME, Acted, Actor, NoGame, NotAllowed, read_entry
+from bot.service.basics import NO_GAME, Acted, Actor, NoGame, NotAllowed, log_time, read_entry
 from bot.service.dice import DiceKeeper
 from bot.store import DuplicateInteraction, LogFull, StaleGame, Store, StoredGame
 from bot.work import Worker
@@ -148,6 +148,10 @@ class Desk:
             raise NoGame(NO_GAME)
         return stored
 
+    def now(self) -> str:
+        """Now, as the log writes it."""
+        return log_time(self.clock())
+
     # --- reading ---
 
     async def active(self, channel_id: int) -> StoredGame:
@@ -175,7 +179,7 @@ class Desk:
         the state it leaves, chained by hash to the one before."""
         return LogEntry.seal(
             prev_hash=head_hash, game_id=stored_id, seq=last_seq + 1,
-            time=self.clock().isoformat(timespec="milliseconds"), actor=actor.user_id,
+            time=self.now(), actor=actor.user_id,
             command=command, order=order, dice=consumed_dice(outcome), manual=manual,
             outcome=outcome, state_hash=sealed_state(game),
             interaction_id=interaction_id, dice_proof=dice_proof)

@@ -178,7 +178,7 @@ class Games:
                              "before another one starts here")
         stored = await self.desk.latest(channel_id)
         check_game_master(stored.game, actor, "reopen it")
-        (end,) = await self.desk.store.entries(stored.id, after_seq=stored.last_seq - 1, limit=1)
+        end = await self.desk.entry(stored.id, stored.last_seq)
         if end.order.get("action") != END_GAME:
             raise NotAllowed(f"the last game's newest entry (#{end.seq}) is not its end: nothing to reopen")
         ended = datetime.fromisoformat(end.time)

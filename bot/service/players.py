@@ -11,7 +11,7 @@ from bot.core import deadlines
 from bot.core.errors import InvalidOrder
 from bot.core.game import Game
 from bot.record import LogEntry
-from bot.service.basics import NotAllowed, away_spans, players_of
+from bot.service.basics import NotAllowed, away_spans, log_time, players_of
 from bot.service.desk import Desk
 from bot.service.results import SeatedGame
 from bot.store import Away
@@ -83,14 +83,13 @@ class Players:
                                "game, or seat a substitute (/game replace)", field="until")
         if len(reason) > AWAY_REASON_MAX:
             raise InvalidOrder(f"a reason is {AWAY_REASON_MAX} characters at most", field="reason")
-        away = Away(user_id, now.isoformat(timespec="milliseconds"), until.isoformat(timespec="milliseconds"),
-                    reason)
+        away = Away(user_id, log_time(now), log_time(until), reason)
         await self.desk.store.set_away(away)
         return away
 
     async def end_away(self, user_id: int) -> Away:
         """The player is back before the away's end: it ends now (the clocks count from now)."""
-        now = self.desk.clock().isoformat(timespec="milliseconds")
+        now = self.desk.now()
         away = (await self.desk.store.aways([user_id])).get(user_id)
         if away is None or not away.at(now):
             raise NotAllowed("you are not away: /away until sets an away")
@@ -100,7 +99,7 @@ class Players:
 
     async def away_now(self, user_ids: Iterable[int]) -> dict[int, Away]:
         """Those of these users away now, with their away."""
-        now = self.desk.clock().isoformat(timespec="milliseconds")
+        now = self.desk.now()
         return {user: away for user, away in (await self.desk.store.aways(user_ids)).items() if away.at(now)}
 
     async def aways(self, user_ids: Iterable[int]) -> dict[int, Away]:

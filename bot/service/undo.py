@@ -10,7 +10,7 @@ from bot.core.game import Game
 from bot.core.options import general
 from bot.record.checkpoint import newest_live
 from bot.record.replay import OPTION_ORDER, REOPEN_GAME, UNDO, undo_outcome
-from bot.service.basics import Acted, Actor, NotAllowed, OnLong, hand_off, sides_of
+from bot.service.basics import Acted, Actor, NotAllowed, OnLong, hand_off, log_time, sides_of
 from bot.service.desk import Desk
 from bot.service.jobs import state_before_undo
 from bot.service.permissions import is_game_master
@@ -33,9 +33,6 @@ class Undo:
         if not isinstance(minutes, (int, float)) or isinstance(minutes, bool) or not 1 <= minutes <= 7 * 24 * 60:
             minutes = self.undo_minutes  # a bad option never blocks an undo: the default applies
         return timedelta(minutes=minutes)
-
-    def _now(self) -> str:
-        return self.desk.clock().isoformat(timespec="milliseconds")
 
     # --- proposing ---
 
@@ -84,8 +81,7 @@ class Undo:
         now = self.desk.clock()
         request = UndoRequest(
             id=0, game_id=stored.id, target_seq=target, head_seq=stored.last_seq, head_hash=stored.head_hash,
-            proposer=actor.user_id, proposed_at=now.isoformat(timespec="milliseconds"),
-            expires_at=(now + self.undo_expiry(stored.game)).isoformat(timespec="milliseconds"),
+            proposer=actor.user_id, proposed_at=log_time(now), expires_at=log_time(now + self.undo_expiry(stored.game)),
             state_before=state_before, interaction_id=interaction_id)
         try:
             request = await self.desk.store.create_undo(request)
@@ -98,7 +94,7 @@ class Undo:
         """A game's reopening is not undone. Under the game option ``undo_rolls=never`` an order that
         rolled dice is never undone: the game master corrects what it did, with /unit edit naming the
         entry (logged as its correction)."""
-        (entry,) = await self.desk.store.entries(stored.id, after_seq=target - 1, limit=1)
+        entry = await self.desk.entry(stored.id, target)
         if entry.order.get("action") == REOPEN_GAME:
             raise NotAllowed(f"entry #{target} reopened the game: a reopening is not undone (the game master ends "
                              "the game again with /game end), nor what came before it")
@@ -142,7 +138,7 @@ class Undo:
         if status is None:
             raise NotAllowed(f"an undo of entry #{pending.target_seq} is already waiting for an answer "
                              f"(until <t:{int(datetime.fromisoformat(pending.expires_at).timestamp())}:f>)")
-        await self.desk.store.settle_undo(pending.id, status, None, self._now())
+        await self.desk.store.settle_undo(pending.id, status, None, self.desk.now())
 
     # --- the proposals ---
 
@@ -161,7 +157,7 @@ class Undo:
     async def expire_undos(self) -> list[tuple[UndoProposal, UndoAnswer]]:
         """Close the proposals whose time ran out unanswered; each with its answer, so the
         caller can take the buttons off their messages."""
-        now = self._now()
+        now = self.desk.now()
         expired = []
         for request in await self.desk.store.overdue_undos(now):
             if await self.desk.store.settle_undo(request.id, "expired", None, now):
@@ -174,7 +170,7 @@ class Undo:
                         stored: StoredGame | None = None) -> UndoProposal:
         """The proposal with its target entry and game (``stored``, when just read: not read again)."""
         stored = stored or await self.desk.store.load_game(request.game_id)
-        target = (await self.desk.store.entries(request.game_id, after_seq=request.target_seq - 1, limit=1))[0]
+        target = await self.desk.entry(request.game_id, request.target_seq)
         assert stored is not None
         return UndoProposal(request, target, stored.game, replayed=replayed)
 
@@ -215,7 +211,7 @@ class Undo:
                       interaction_id: int | None) -> UndoAnswer:
         if request.status != "pending":
             raise NotAllowed(f"this undo proposal is closed: it was {request.status}")
-        now = self._now()
+        now = self.desk.now()
         if (status := self._lapse(request, stored)) is not None:
             await self.desk.store.settle_undo(request.id, status, None, now)  # type: ignore[arg-type]
             return UndoAnswer(status, await self.desk.store.undo_request(request.id))  # type: ignore[arg-type]
@@ -268,7 +264,7 @@ class Undo:
         except StaleGame:
             raise NotAllowed("the game changed while this undo was being applied; nothing was saved") from None
         self.desk.saved(stored.id, entry)
-        undone = (await self.desk.store.entries(stored.id, after_seq=request.target_seq - 1, limit=1))[0]
+        undone = await self.desk.entry(stored.id, request.target_seq)
         self.desk.undid[stored.id] = (entry.seq, request.target_seq, undone.order.get("action"),
                                       undone.outcome.get("actor_side"))
         accepted = await self.desk.store.undo_request(request.id)
