@@ -113,12 +113,14 @@ class Desk:
     async def _opened(self, channel_id: int, then: Callable[[Any], Awaitable[R]], interaction_id: int | None,
                       load: Callable[[], Awaitable[Any]] | None, earlier: Callable[[], Awaitable[Any]] | None,
                       again: Callable[[Any], Awaitable[R]] | None, room: bool) -> R:
-        if load is None and earlier is None:
+        found: Any = None
+        if load is None and earlier is None:  # the common case: the answer or the game, in one trip to the store
             found = await self.recorded_or_active(channel_id, interaction_id)
             done = found if isinstance(found, Acted) else None
         else:
             done = await (earlier() if earlier is not None else self.recorded(interaction_id))
-            found = await (load() if load is not None else self.active(channel_id)) if done is None else None
+            if done is None:
+                found = await (load() if load is not None else self.active(channel_id))
         if done is not None:
             return done if again is None else await again(done)
         if room:

@@ -46,6 +46,9 @@ class _Of:
 
 
 class Referee:
+    """The referee service: ``Referee(store)`` makes its parts around one desk; ``referee.act(...)``,
+    ``referee.seal(...)``, ``referee.log(...)`` and every other command are its parts' own methods."""
+
     def __init__(self, store: Store, *, dice: Callable[[], DiceSource] | None = None,
                  seeds: Callable[[], bytes] = new_seed, clock: Callable[[], datetime] = utc_now,
                  caps: ServerCaps = ServerCaps(), worker: Worker | None = None):
