@@ -85,8 +85,8 @@ async def time_load_and_save(store: SqliteStore, referee: Referee, repeat: int) 
         loads.append(time.perf_counter() - start)
         order = {"action": "unit_move", "unit": "U0", "location": f"M{i}"}
         resolution = resolve(stored.game, order)
-        proof = await referee._proof(await referee._dice_state(stored), None, reveal=False)  # as act makes it
-        entry = referee._seal(stored.id, stored.last_seq, stored.head_hash, actor=GM, command="/bench",
+        proof = await referee.keeper.proof(await referee.keeper.state(stored), None, reveal=False)  # as act makes it
+        entry = referee.desk.seal(stored.id, stored.last_seq, stored.head_hash, actor=GM, command="/bench",
                               order=order, outcome=resolution.outcome, game=resolution.game, manual=False,
                               interaction_id=None, dice_proof=proof)
         start = time.perf_counter()
@@ -182,8 +182,8 @@ async def save_parts(folder: Path, n: int, repeat: int, verbose: bool) -> list[M
             start = time.perf_counter()
             pack_state(saved)
             compress.append(time.perf_counter() - start)
-            proof = await referee._proof(await referee._dice_state(stored), None, reveal=False)
-            entry = referee._seal(stored.id, stored.last_seq, stored.head_hash, actor=GM, command="/bench",
+            proof = await referee.keeper.proof(await referee.keeper.state(stored), None, reveal=False)
+            entry = referee.desk.seal(stored.id, stored.last_seq, stored.head_hash, actor=GM, command="/bench",
                                   order=order, outcome=resolution.outcome, game=resolution.game, manual=False,
                                   interaction_id=None, dice_proof=proof)
             thread = thread_full if fsync else thread_off
@@ -367,7 +367,7 @@ async def time_replays(opened: dict[int, tuple[SqliteStore, Referee]], repeat: i
             samples[entries] = []
     for _ in range(repeat * 2):
         for entries, (store, referee) in opened.items():
-            referee._entry_odds.clear()
+            referee.logbook.odds_cache.clear()
             start = time.perf_counter()
             await referee.entry_odds(checks[entries].game_id, checks[entries].seq)
             times["Odds of the newest result"][entries].append(time.perf_counter() - start)
@@ -508,7 +508,7 @@ async def standard_entries(folder: Path, name: str, kinds: tuple[str, ...], coun
 
 
 async def _append(store: SqliteStore, referee: Referee, stored: Any, order: dict[str, Any], resolution: Any):
-    entry = referee._seal(stored.id, stored.last_seq, stored.head_hash, actor=GM, command="/bench",
+    entry = referee.desk.seal(stored.id, stored.last_seq, stored.head_hash, actor=GM, command="/bench",
                           order=order, outcome=resolution.outcome, game=resolution.game, manual=False,
                           interaction_id=None)
     return await store.append(stored, resolution.game, entry)

@@ -118,13 +118,13 @@ class CostMeter:
 
     def __init__(self) -> None:
         import bot.replies
-        import bot.service
+        import bot.service.orders
         import bot.store.sqlite
-        from bot.service import Referee
+        from bot.service.desk import Desk
 
         self.spots: list[tuple[str, Any, str]] = [
-            ("rules core (api.resolve)", bot.service, "resolve"),
-            ("log entry (Referee._seal: JSON, hashes)", Referee, "_seal"),
+            ("rules core (api.resolve)", bot.service.orders, "resolve"),
+            ("log entry (Desk.seal: JSON, hashes)", Desk, "seal"),
             ("state load (row -> Game, JSON parse)", bot.store.sqlite, "_stored"),
             ("render (outcome_embed)", bot.replies, "outcome_embed"),
         ]
@@ -355,8 +355,8 @@ class Control:
         from bot.service import Actor
 
         referee = self.bot.referee  # type: ignore[attr-defined]
-        stored = await referee._store.load_active(channel_id)
-        pending = await referee._store.pending_undo(stored.id) if stored else None
+        stored = await referee.desk.store.load_active(channel_id)
+        pending = await referee.desk.store.pending_undo(stored.id) if stored else None
         if pending is None:
             return False
         await referee.answer_undo(pending.id, Actor(user_id), accept=False)

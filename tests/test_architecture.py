@@ -152,12 +152,12 @@ def test_nothing_imports_the_cogs():
 
 
 def test_the_service_and_the_store_know_nothing_of_discord():
-    assert offending(sources("bot/store") + [ROOT / "bot" / "service.py"], ("discord", "cogs", "bot.render")) == []
+    assert offending(sources("bot/store", "bot/service"), ("discord", "cogs", "bot.render")) == []
 
 
 # --- no ruleset named outside its package -----------------------------------------------------------
 
-AGNOSTIC = [*sources("cogs"), ROOT / "bot" / "render.py", ROOT / "bot" / "service.py", ROOT / "bot" / "limits.py"]
+AGNOSTIC = [*sources("cogs"), ROOT / "bot" / "render.py", *sources("bot/service"), ROOT / "bot" / "limits.py"]
 
 
 @pytest.mark.parametrize("path", AGNOSTIC, ids=lambda p: str(p.relative_to(ROOT)))

@@ -706,9 +706,9 @@ async def test_an_undo_proposal_past_a_run_of_undone_entries_reads_further_back_
     # the proposal reads the undos of the newest UNDO_LOOK_BACK entries first, not the whole log's;
     # when those hold fewer than two live entries it reads further back, as an undo older than the
     # first look (entry 7) may have undone an entry it then walks past (entry 6)
-    import bot.service
+    import bot.service.undo
 
-    monkeypatch.setattr(bot.service, "UNDO_LOOK_BACK", 4)
+    monkeypatch.setattr(bot.service.undo, "UNDO_LOOK_BACK", 4)
 
     async def undo() -> None:
         proposal = await referee.propose_undo(CHANNEL, RUSSIAN)
@@ -727,7 +727,7 @@ async def test_an_undo_proposal_past_a_run_of_undone_entries_reads_further_back_
 
 
 async def test_a_channels_lock_holds_its_commands_one_at_a_time_and_is_let_go_on_a_refusal(referee, monkeypatch):
-    """``Referee._lock``: one command of a channel at a time, the store's lock entered inside the
+    """``Desk.lock``: one command of a channel at a time, the store's lock entered inside the
     channel's (and left before it), other channels free meanwhile, and both let go when the body
     or the store's lock raises."""
     seen: list[str] = []
@@ -738,20 +738,20 @@ async def test_a_channels_lock_holds_its_commands_one_at_a_time_and_is_let_go_on
             self.channel = channel
 
         async def __aenter__(self):
-            assert referee._locks[self.channel].locked()  # the channel's lock is held first
+            assert referee.desk.locks[self.channel].locked()  # the channel's lock is held first
             if fail_store_lock:
                 raise NotAllowed("the store's lock is unreachable")
             seen.append(f"in {self.channel}")
 
         async def __aexit__(self, *exc):
-            assert referee._locks[self.channel].locked()  # and let go last
+            assert referee.desk.locks[self.channel].locked()  # and let go last
             seen.append(f"out {self.channel}")
             return False
 
-    monkeypatch.setattr(referee._store, "channel_lock", StoreLock)
+    monkeypatch.setattr(referee.desk.store, "channel_lock", StoreLock)
 
     async def command(channel, tag, wait=None):
-        async with referee._lock(channel):
+        async with referee.desk.lock(channel):
             seen.append(f"{tag} starts")
             if wait is not None:
                 await wait.wait()
@@ -767,8 +767,8 @@ async def test_a_channels_lock_holds_its_commands_one_at_a_time_and_is_let_go_on
     await asyncio.gather(first, second)
     assert seen[6:] == ["a ends", "out 1", "in 1", "b starts", "b ends", "out 1"]
 
-    held = referee._lock(1)
-    lock = referee._locks[1]  # kept alive here, to see it let go
+    held = referee.desk.lock(1)
+    lock = referee.desk.locks[1]  # kept alive here, to see it let go
     with pytest.raises(NotAllowed):
         async with held:
             assert lock.locked()
@@ -776,7 +776,7 @@ async def test_a_channels_lock_holds_its_commands_one_at_a_time_and_is_let_go_on
     assert not lock.locked() and seen[-1] == "out 1"
     fail_store_lock = True
     with pytest.raises(NotAllowed, match="unreachable"):
-        async with referee._lock(1):
+        async with referee.desk.lock(1):
             raise AssertionError("not reached: the store's lock failed")
     assert not lock.locked()
     fail_store_lock = False

@@ -120,7 +120,7 @@ class Scenario(_Strict):
 
 def public_setup(scenario: Scenario) -> dict[str, Any]:
     """The scenario as the log keeps it: plain data, defaults left out, and without the sides' hidden
-    parts (those are sealed in entries of their own, bot/service.py ``new_game``)."""
+    parts (those are sealed in entries of their own, bot/service/games.py ``new_game``)."""
     return scenario.model_dump(mode="json", exclude_defaults=True, exclude={"sides": {"__all__": {"hidden"}}})
 
 

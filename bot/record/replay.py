@@ -56,7 +56,7 @@ class SavedHead(Protocol):
 
 NEW_GAME = "new_game"
 END_GAME = "end_game"
-REOPEN_GAME = "reopen_game"  # the game master reopens a game ended by mistake (within a day: bot/service.py)
+REOPEN_GAME = "reopen_game"  # the game master reopens a game ended by mistake (within a day: bot/service/games.py)
 UNDO = "undo"  # a reverting entry: its order names the entry it undoes and holds the state before it
 
 
@@ -457,7 +457,7 @@ class Difference(NamedTuple):
 
 
 # Orders whose trail lists the fields of a dict in its keys' order. Before the service sorted an
-# order's keys (bot.service._plain_order), a /unit edit listed its changes in the order typed live,
+# order's keys (bot.service.basics.plain_order), a /unit edit listed its changes in the order typed live,
 # while its logged order (canonical JSON, keys sorted) replays them sorted.
 _FIELD_ORDER_ACTIONS = frozenset({"unit_edit", "unit_edit_many"})
 

@@ -354,7 +354,7 @@ class Store(ABC):
         return (found[0].order, found[0].dice_proof) if found and found[0].seq == seq else None
 
     async def entry_rows(self, game_id: int, *, after_seq: int = 0, limit: int = 50) -> EntryRows:
-        """The entries of ``entries`` for long work (bot/service.py's snapshot): as the database
+        """The entries of ``entries`` for long work (bot/service/replays.py's snapshot): as the database
         holds them when ``decode`` (a module-level function, run in the worker process) makes each
         a LogEntry, so the bot's loop only copies bytes; here already decoded (``decode`` None)."""
         entries = await self.entries(game_id, after_seq=after_seq, limit=limit)

@@ -18,7 +18,7 @@ async def test_an_order_waiting_past_discords_deadline_for_its_channel_is_deferr
     held = asyncio.Event()
 
     async def hold_the_channel():  # another command of the channel, as long as HELD
-        async with table.bot.referee._lock(table.channel):
+        async with table.bot.referee.desk.lock(table.channel):
             held.set()
             await asyncio.sleep(HELD)
 
@@ -44,7 +44,7 @@ async def test_a_refusal_after_a_long_wait_stays_private(table):
     held = asyncio.Event()
 
     async def hold_the_channel():
-        async with table.bot.referee._lock(table.channel):
+        async with table.bot.referee.desk.lock(table.channel):
             held.set()
             await asyncio.sleep(DEFER_AFTER + 1.0)
 

@@ -61,7 +61,7 @@ async def test_the_odds_button_replays_in_a_worker_process(table):
     [button] = fired.message.custom_ids()
     table.bot.referee.worker.inline_below = float("inf")
     on_loop = await table.fake.click(fired.message, button, user_id=BOB)
-    table.bot.referee._entry_odds.clear()  # answers are cached: replay again
+    table.bot.referee.logbook.odds_cache.clear()  # answers are cached: replay again
     table.bot.referee.worker.inline_below = 0
     worked = await table.fake.click(fired.message, button, user_id=BOB)
     assert worked.deferred and worked.ephemeral and table.bot.referee.worker.ran == 1

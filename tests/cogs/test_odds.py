@@ -145,7 +145,7 @@ async def test_the_odds_button_in_command_decision_replays_the_state_before(tabl
     assert fields(pressed.embeds[0])["Results"] == "2 hits 36.0% · 1 hit 48.0% · 0 hits 16.0%"
     # a long log: "thinking..." first (Discord's 3 s deadline), then the same odds, still private
     table.bot.referee.worker.inline_below = 0  # every replay to a worker process: "thinking..." first
-    table.bot.referee._entry_odds.clear()  # the first answer is cached: this press replays again
+    table.bot.referee.logbook.odds_cache.clear()  # the first answer is cached: this press replays again
     deferred = await click(table, fired.message, "odds:1:10", BOB)
     assert deferred.type == 5 and deferred.ephemeral  # DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE
     # the answer is the "thinking..." message edited (Discord's own place for it), still private

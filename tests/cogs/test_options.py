@@ -28,12 +28,12 @@ async def test_one_hour_and_one_minute_are_kept_and_used(table):
     game = await table.game()
     assert game.options["remind_after_hours"] == 1 and game.options["undo_minutes"] == 1
     assert reminder_hours(game) == 1.0  # was None: True is not a number of hours
-    assert table.bot.referee._undo_expiry(game) == timedelta(minutes=1)
+    assert table.bot.referee.undo.undo_expiry(game) == timedelta(minutes=1)
 
 
 async def test_an_undo_waits_48_hours_by_default(table):
     await table.as_gm("game new", NEW)
-    assert table.bot.referee._undo_expiry(await table.game()) == timedelta(hours=48)
+    assert table.bot.referee.undo.undo_expiry(await table.game()) == timedelta(hours=48)
 
 
 async def test_a_number_option_that_is_not_a_number_is_refused_at_game_new(table):

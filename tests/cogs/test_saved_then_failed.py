@@ -27,7 +27,7 @@ def _failing_after_the_body(store, error: BaseException):
 async def test_an_order_saved_before_an_unexpected_failure_is_answered_with_its_result(table, monkeypatch):
     await asl_game(table)
     before = (await table.bot.referee.log(table.channel)).total
-    store = table.bot.referee._store
+    store = table.bot.referee.desk.store
     monkeypatch.setattr(store, "channel_lock", _failing_after_the_body(store, RuntimeError("unlock failed")))
 
     reply = await table.send("morale", {"unit": "A1", "dice": "2 5"})
@@ -40,7 +40,7 @@ async def test_an_order_saved_before_an_unexpected_failure_is_answered_with_its_
 
 async def test_an_order_saved_before_the_database_went_away_is_answered_with_its_result(table, monkeypatch):
     await asl_game(table)
-    store = table.bot.referee._store
+    store = table.bot.referee.desk.store
     fault = StorageUnavailable("The database is not reachable now; nothing was saved.", "unreachable")
     monkeypatch.setattr(store, "channel_lock", _failing_after_the_body(store, fault))
 
@@ -53,7 +53,7 @@ async def test_an_order_saved_before_the_database_went_away_is_answered_with_its
 async def test_when_the_log_cannot_be_read_either_the_player_is_told_to_look_before_giving_it_again(
         table, monkeypatch):
     await asl_game(table)
-    store = table.bot.referee._store
+    store = table.bot.referee.desk.store
     fault = StorageUnavailable("The database is not reachable now; nothing was saved.", "unreachable")
     monkeypatch.setattr(store, "channel_lock", _failing_after_the_body(store, fault))
 
@@ -70,7 +70,7 @@ async def test_when_the_log_cannot_be_read_either_the_player_is_told_to_look_bef
 async def test_a_command_that_saved_nothing_still_says_so(table, monkeypatch):
     await asl_game(table)
     before = (await table.bot.referee.log(table.channel)).total
-    store = table.bot.referee._store
+    store = table.bot.referee.desk.store
     fault = StorageUnavailable("The database is not reachable now; nothing was saved.", "unreachable")
 
     async def refused(*args, **kwargs):

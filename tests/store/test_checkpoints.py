@@ -67,7 +67,7 @@ async def test_a_checkpoint_every_k_entries_holds_the_state_in_the_games_order(r
     for i in range(6):
         await _move(referee, i)
     assert await _checkpoints(store_database) == [4, 8, 12]
-    store = referee._store
+    store = referee.desk.store
     checkpoint = await store.checkpoint_before(1, 11)
     # the top K + 1 of the stack of entries not undone: enough for every undo before the next one
     assert checkpoint.seq == 8 and not checkpoint.whole and [seq for seq, _ in checkpoint.top] == [4, 5, 6, 7, 8]
@@ -85,9 +85,9 @@ async def test_a_checkpoint_after_an_undo_holds_the_state_the_replay_gives(refer
     await _undo(referee)  # entry 7
     await _move(referee, 2)  # entry 8
     assert 8 in await _checkpoints(store_database)
-    game = (await referee._store.checkpoint_before(1, 9)).game()
+    game = (await referee.desk.store.checkpoint_before(1, 9)).game()
     assert list(game.options) == ["manual_dice", "asl_markers", "asl_wounds", "grid"]  # as created: not sorted
-    assert game.model_dump_json() == await _from_entry_one(referee._store, 1, 8)
+    assert game.model_dump_json() == await _from_entry_one(referee.desk.store, 1, 8)
     assert (await referee.verify(CHANNEL)).ok
 
 
@@ -100,7 +100,7 @@ async def test_undo_proposals_and_odds_from_checkpoints_match_the_replay_from_en
     # undos one after another, reaching back across checkpoints, then play on and undo again
     for _ in range(7):
         proposal = await referee.propose_undo(CHANNEL, RUSSIAN)
-        store = referee._store
+        store = referee.desk.store
         undone = await store.undone(1)
         live = [s for s in range(1, proposal.request.head_seq + 1) if s not in undone and s not in undone.values()]
         assert proposal.request.state_before == await _from_entry_one(store, 1, live[-2])
@@ -122,7 +122,7 @@ async def test_undo_proposals_and_odds_from_checkpoints_match_the_replay_from_en
         assert await plain_store.checkpoint_before(1, 30) is None
     finally:
         await plain_store.close()
-    resumed = ChainVerifier.resume(await referee._store.checkpoint_before(1, morale[-1] - 1), until=morale[-1] - 1)
+    resumed = ChainVerifier.resume(await referee.desk.store.checkpoint_before(1, morale[-1] - 1), until=morale[-1] - 1)
     assert resumed.resumed_at > morale[-1] - 1 - EVERY  # at most K entries to replay
 
 
@@ -131,7 +131,7 @@ async def test_a_checkpoint_that_does_not_match_its_entry_is_not_used(referee, s
     for i in range(6):
         await _move(referee, i)
     seq = await _morale(referee, [3, 4])  # entry 12; checkpoints at 4 and 8
-    store = referee._store
+    store = referee.desk.store
     honest = await store.checkpoint_before(1, seq - 1)
     assert ChainVerifier.resume(honest, until=seq - 1).resumed_at == 8
     expected = await referee.entry_odds(1, seq)
@@ -221,7 +221,7 @@ async def test_an_undo_proposal_is_refused_when_the_replay_ends_in_another_state
     await seated_asl_game(referee)
     for i in range(6):
         await _move(referee, i)  # entries 6-11; the proposal would undo 11 and restore 10
-    store = referee._store
+    store = referee.desk.store
     entries = [e async for e in store.iter_entries(1)]
     forged, prev = [], None
     for entry in entries:

@@ -217,7 +217,7 @@ async def test_fire_entries_cost_at_most_2_kb_of_database_each(tmp_path, path):
         await store._db.execute("PRAGMA synchronous = OFF")  # the size is the point, not the fsync
         for _ in range(120):  # from the same position each time (a fired group cannot fire again)
             resolution = resolve(standard, fire, dice)
-            entry = referee._seal(stored.id, stored.last_seq, stored.head_hash, actor=GM, command="/fire",
+            entry = referee.desk.seal(stored.id, stored.last_seq, stored.head_hash, actor=GM, command="/fire",
                                   order=fire, outcome=resolution.outcome, game=resolution.game,
                                   manual=False, interaction_id=None)
             stored = await store.append(stored, resolution.game, entry)

@@ -127,9 +127,10 @@ async def test_create_game_refuses_entries_that_do_not_chain(store):
     """The store checks the entries it creates a game with: entry 1 first, each on the one before."""
     referee = Referee(store)
     made = []
+    real_hold = referee.hidden.hold_hidden
 
     async def keep(game, actor, setup):
-        held = await Referee._hold_hidden(referee, game, actor, setup)
+        held = await real_hold(game, actor, setup)
         made.extend(held)
         return held
     real_create = store.create_game
@@ -139,7 +140,7 @@ async def test_create_game_refuses_entries_that_do_not_chain(store):
             entries = first_entries(game_id)
             return [entries[0], entries[2], entries[1]]  # entry 3 before entry 2
         return await real_create(channel_id, guild_id, game, broken)
-    referee._hold_hidden = keep
+    referee.hidden.hold_hidden = keep
     store.create_game = swapped
     with pytest.raises(ValueError, match="does not follow entry 1"):
         await load(referee)
