@@ -44,7 +44,7 @@ from bot.core.rulesets import title_of
 from bot.loopshare import share
 from bot.record import GENESIS_HASH, LogEntry, consumed_dice, sealed_state
 from bot.record.checkpoint import Checkpoint, newest_live
-from bot.record.dice_audit import CONTRIBUTE, DiceState, opened_of, state_after
+from bot.record.dice_audit import CONTRIBUTE, DiceState, counted, opened_of, secret_sides, state_after
 from bot.record.replay import (END_GAME, OPTION_ORDER, REOPEN_GAME, UNDO, ChainVerifier, ReplayRefused,
                                contribution_outcome, creation_order, creation_outcome, ending_outcome,
                                game_from_creation, given_again, reopen_outcome, undo_outcome, with_option_order)
@@ -233,7 +233,7 @@ def _quiet_proof(state: DiceState | None) -> dict[str, Any] | None:
     proof: dict[str, Any] = {"commitment": state.commitment, "contributions": list(state.contributions)}
     if state.secret:
         proof["secret"] = list(state.secret)
-    return proof
+    return counted(proof, state, 0)
 
 
 @dataclass(frozen=True)
@@ -512,15 +512,19 @@ class Referee:
                              interaction_id=interaction_id, contributions=state.contributions)
 
     async def _proof(self, state: DiceState | None, source: DiceSource | None, *, reveal: bool,
-                     last: bool = False, game_id: int | None = None) -> dict[str, Any] | None:
+                     last: bool = False, game_id: int | None = None, turn: int | None = None,
+                     secret: int = 0) -> dict[str, Any] | None:
         """An entry's dice proof: the state in force, the faces drawn from the seed, and at the end of a
         game turn (``reveal``) or of the game (``last``) the seed revealed with the next commitment, and
-        the secret rolls of the turn opened (``opened``: text and nonce of each, from the store)."""
+        the secret rolls of the turn opened (``opened``: text and nonce of each, from the store). The
+        dice drawn from the seed so far are counted (a secret roll's: ``secret``), and the end of game
+        turn ``turn`` posts their count (bot/record/posted.py)."""
         proof = _quiet_proof(state)
         if proof is None:
             return None
         if isinstance(source, CommittedDice) and source.sides:
             proof["sides"] = list(source.sides)
+        counted(proof, state, len(proof.get("sides", ())) + secret, turn=turn if reveal or last else None)
         if reveal or last:
             proof["reveal"] = (await self._seed(state.commitment)).hex()
             if not last:
@@ -711,7 +715,7 @@ class Referee:
             order = with_option_order(order, game)  # the log sorts the options' names: the replay reorders them
             outcome = creation_outcome(game)
             # the first game turn's seed: its commitment is in entry 1, posted with the new game
-            proof = ({"commitment": await self._commit_seed(), "contributions": [""] * len(game.sides)}
+            proof = ({"commitment": await self._commit_seed(), "contributions": [""] * len(game.sides), "drawn": 0}
                      if self._store.holds_secrets else None)
             hidden = await self._hold_hidden(game, actor, setup)
             made: list[LogEntry] = []
@@ -921,7 +925,7 @@ class Referee:
             resolution = resolve(stored.game, plain, source)
             # the end of a game turn reveals its seed (anyone may then check its dice) and commits the next
             proof = await self._proof(state, source, reveal=resolution.game.turn > stored.game.turn,
-                                      game_id=stored.id)
+                                      game_id=stored.id, turn=stored.game.turn)
             entry = self._seal(stored.id, stored.last_seq, stored.head_hash, actor=actor, command=command,
                                order=plain, outcome=resolution.outcome, game=resolution.game,
                                manual=bool(dice), interaction_id=interaction_id, dice_proof=proof)
@@ -991,7 +995,7 @@ class Referee:
             # no room check: a full log must still be closable (the cap leaves room for the end)
             outcome = ending_outcome(stored.game)
             proof = await self._proof(await self._dice_state(stored), None, reveal=False, last=True,
-                                      game_id=stored.id)
+                                      game_id=stored.id, turn=stored.game.turn)
             entry = self._seal(stored.id, stored.last_seq, stored.head_hash, actor=actor, command="/game end",
                                order={"action": END_GAME}, outcome=outcome, game=stored.game, manual=False,
                                interaction_id=interaction_id, dice_proof=proof)
@@ -1023,8 +1027,8 @@ class Referee:
                                  "/log export), and /game new starts another")
             self._check_room(stored)
             state = await self._dice_state(stored)
-            proof = None if state is None else {"commitment": await self._commit_seed(),
-                                                "contributions": list(state.contributions)}
+            proof = None if state is None else counted({"commitment": await self._commit_seed(),
+                                                        "contributions": list(state.contributions)}, state, 0)
             order = {"action": REOPEN_GAME, "ended": end.seq}
             outcome = reopen_outcome(stored.game, order)
             entry = self._seal(stored.id, stored.last_seq, stored.head_hash, actor=actor, command="/game reopen",
@@ -1121,7 +1125,7 @@ class Referee:
         outcome = seal_outcome(stored.game, stored.last_seq + 1, order, notes)
         entry = self._seal(stored.id, stored.last_seq, stored.head_hash, actor=actor, command=command,
                            order=order, outcome=outcome, game=game, manual=False, interaction_id=interaction_id,
-                           dice_proof=await self._proof(state, None, reveal=False))
+                           dice_proof=await self._proof(state, None, reveal=False, secret=secret_sides(order)))
         recorded = await self._save(stored, game, entry)
         return Sealed(recorded or Acted(outcome, game, entry), text, nonce)
 
