@@ -70,6 +70,13 @@ def audit(path: Path, posted: Path | None = None) -> subprocess.CompletedProcess
                           text=True, cwd=ROOT)
 
 
+def dice_check(path: Path, posted: Path | None = None) -> subprocess.CompletedProcess:
+    """docs/dice_check.py, the standard library's re-implementation, on an export."""
+    extra = [] if posted is None else ["--posted", str(posted)]
+    return subprocess.run([sys.executable, str(ROOT / "docs" / "dice_check.py"), str(path), *extra],
+                          capture_output=True, text=True, cwd=ROOT)
+
+
 def recount(fields: list[dict[str, Any]]) -> None:
     """The counts of dice drawn from each seed, recomputed as a forger who read docs/dice.md would."""
     drawn = 0
@@ -125,6 +132,8 @@ async def test_the_end_of_a_turn_posts_its_chain_head_and_dice_count_and_the_hon
                              "--posted", "-"], input=f"some chat\n{line}\nmore chat\n", capture_output=True,
                             text=True, cwd=ROOT)
     assert pasted.returncode == 0 and pasted.stdout == done.stdout
+    script = dice_check(tmp_path / "export.json", posted)
+    assert (script.returncode, script.stdout) == (0, "6 dice check out; 1 entries with dice wait for a reveal\n")
 
 
 async def test_a_bot_drawn_die_relabelled_manual_with_the_chain_resealed_is_caught_by_the_posted_line(table, tmp_path):
@@ -144,6 +153,11 @@ async def test_a_bot_drawn_die_relabelled_manual_with_the_chain_resealed_is_caug
     forged_end = json.loads((tmp_path / "forged.json").read_text())["entries"][end - 1]
     assert finding == (f"Turn 1: the export is not what was posted: chain {forged_end['hash'][:16]}, not "
                        f"{entries[end - 1]['hash'][:16]}; 4 dice drawn by the bot, not 6")
+    assert dice_check(tmp_path / "forged.json").returncode == 0  # it passed the script too
+    script = dice_check(tmp_path / "forged.json", posted)
+    assert script.returncode == 1 and script.stdout == (
+        f"turn 1: posted sealed at #{end}, chain {entries[end - 1]['hash'][:16]}, 6 dice; the export: #{end}, chain "
+        f"{forged_end['hash'][:16]}, 4 dice\n")
 
 
 async def test_the_turn_s_last_roll_deleted_and_the_log_renumbered_is_caught_by_the_posted_line(table, tmp_path):
@@ -159,6 +173,7 @@ async def test_the_turn_s_last_roll_deleted_and_the_log_renumbered_is_caught_by_
     assert done.stderr.splitlines() == [
         f"Turn 1: the export is not what was posted: sealed at #{end - 1}, not #{end}; chain "
         f"{forged_end['hash'][:16]}, not {entries[end - 1]['hash'][:16]}; 4 dice drawn by the bot, not 6"]
+    assert dice_check(tmp_path / "forged.json", posted).returncode == 1
 
 
 async def test_an_export_cut_before_a_posted_turn_end_is_named(table, tmp_path):
