@@ -69,7 +69,9 @@ DIGEST_MOST = 15  # entries a digest shows at most (the newest)
 MAP_LOOK_BACK = 50  # entries read back for the latest fire the map draws
 OrderBuilder = Callable[[Game], "dict[str, Any] | BaseModel"]
 ENTRY_ODDS_CACHED = 64  # answers of the "Odds" button kept, so pressing it again replays nothing
-SAVED_BY_INTERACTION = 512  # entries kept by their interaction for the roll limit's question (``rolled``)
+# whether each entry saved lately rolled, by its interaction, for the roll limit's question (``rolled``): not
+# the entry itself (issue 28: a scenario file's entry 1 holds its whole set-up, 512 of them 370 MB)
+SAVED_BY_INTERACTION = 512
 DICE_STATES_CACHED = 4096  # games whose dice state (commitment, contributions) is kept in memory
 SETUP_STEPS_PER_PART = 20  # bot/work.py's steps a unit or Location of a scenario file costs to set up (0.3 ms measured)
 SEEDS_CACHED = 4096  # dice seeds kept in memory (each also held in the store until revealed)
@@ -425,7 +427,7 @@ class Referee:
         self._entry_odds: dict[tuple[int, int], Odds] = {}  # (game id, seq) -> odds before that entry
         # the entries this process saved last, by their interaction: ``rolled`` answers the roll limit
         # from here without a trip to the store (a logged entry never changes)
-        self._saved_by_interaction: dict[int, LogEntry] = {}
+        self._saved_by_interaction: dict[int, bool] = {}
         # game -> (seq of its newest undo, the seq it undid, that entry's action and acting side): an
         # order given next of the same action by the same side is marked given again (``given_again``);
         # kept in this process only (after a restart the reply goes unmarked; /log and the exports
@@ -593,9 +595,10 @@ class Referee:
         """Whether this interaction's order is in the log with dice (None: it is not logged), for
         the roll limit after each rolling command: an entry this process just saved is answered
         without reading the store (issue 14: two trips to the database thread a command fewer)."""
-        entry = self._saved_by_interaction.get(interaction_id)
-        if entry is None:
-            entry = await self._store.entry_by_interaction(interaction_id)
+        rolled = self._saved_by_interaction.get(interaction_id)
+        if rolled is not None:
+            return rolled
+        entry = await self._store.entry_by_interaction(interaction_id)
         return None if entry is None else bool(entry.dice)
 
     async def shown(self, acted: Acted) -> None:
@@ -676,7 +679,7 @@ class Referee:
         if entry.interaction_id is not None:
             while len(self._saved_by_interaction) >= SAVED_BY_INTERACTION:
                 del self._saved_by_interaction[next(iter(self._saved_by_interaction))]  # the oldest first
-            self._saved_by_interaction[entry.interaction_id] = entry
+            self._saved_by_interaction[entry.interaction_id] = bool(entry.dice)
 
     async def new_game(self, channel_id: int, guild_id: int | None, actor: Actor, ruleset: str,
                        sides: list[str], scenario: str = "", variant: str | None = None,
