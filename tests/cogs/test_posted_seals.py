@@ -27,7 +27,7 @@ from bot.record.dice_audit import secret_sides
 from bot.record.replay import Replayer
 from tests.cogs.conftest import ALICE, BOB, CAROL
 from tests.cogs.helpers import asl_game, end_game, last_entry
-from tests.cogs.test_committed_dice import fixed_seeds
+from tests.cogs.test_committed_dice import fixed_seeds, forge
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -240,3 +240,29 @@ async def test_an_undone_turn_end_posts_the_turn_again_and_both_lines_match(tabl
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1].startswith("posted turn ends matched: 1 (#")
     assert (await last_entry(table)).dice_proof["turn"] == 2
+
+
+async def test_a_game_under_way_when_proofs_began_counting_posts_its_first_seal_without_a_count(table, tmp_path):
+    fixed_seeds(table)
+    await asl_game(table)
+    await table.send("morale", {"unit": "A1"})
+
+    def as_before(fields):  # the log as a bot before issue 28 wrote it: no counts in the proofs
+        for item in fields:
+            item["dice_proof"] = {k: v for k, v in item["dice_proof"].items() if k != "drawn"}
+        return fields
+
+    await forge(table, as_before)
+    await table.send("morale", {"unit": "R1"}, user=BOB)
+    assert "drawn" not in (await last_entry(table)).dice_proof  # the count of the turn under way is not known
+    await end_turn_by_players(table)
+    end = await last_entry(table)
+    await table.send("morale", {"unit": "A2"})
+    assert (await last_entry(table)).dice_proof["drawn"] == 2  # counted again from the next seed on
+    lines = [text.splitlines()[-1] for text in footers(table) if "sealed at" in text]
+    assert lines == [f"Turn 1 sealed at #{end.seq}: chain {end.hash[:16]}"]
+    await export(table, tmp_path / "export.json")
+    (tmp_path / "posted.txt").write_text("\n".join(lines))
+    done = audit(tmp_path / "export.json", tmp_path / "posted.txt")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1].startswith(f"posted turn ends matched: 1 (#{end.seq})")
