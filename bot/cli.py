@@ -35,6 +35,7 @@ MAX_REQUEST_BYTES = 16 * 1024 * 1024
 MAX_DEPTH = 40  # a game as the bot writes it nests about 8 deep
 MAX_NUMBER = 2 ** 64  # Discord's ids (user, channel, interaction) are 64-bit: nothing larger is needed
 MAX_EXPORT_BYTES = 2 * 1024 ** 3  # a full log (100,000 entries of a few KB) as JSON
+MAX_POSTED_CHARS = 10_000_000  # the lines pasted from a channel for `rules audit --posted`
 
 
 # --- the request -------------------------------------------------------------------------
@@ -422,12 +423,15 @@ def run_scenario_import(path: str, out: str | None, stdout: TextIO, stderr: Text
     return EXIT_OK
 
 
-def audit_entries(entries: list[dict[str, Any]]) -> tuple[bool, str]:
+def audit_entries(entries: list[dict[str, Any]], posted: list[Any] | None = None) -> tuple[bool, str]:
     """What /log verify does, from an export alone: the hash chain, the replay, and every die of every
-    revealed game turn re-derived from its seed (docs/dice.md); (ok, the report line)."""
+    revealed game turn re-derived from its seed (docs/dice.md); then the turn ends against the lines
+    the channel saw (``posted``: ``bot.record.posted.TurnSeal``s; None: not given), and what was not
+    checked against them. (ok, the report: a line, then a line of the posted check; or the findings)."""
     from pydantic import ValidationError
 
     from bot.record import LogEntry
+    from bot.record.posted import check_posted, posted_report
     from bot.record.replay import ChainVerifier
 
     verifier = ChainVerifier()
@@ -441,13 +445,43 @@ def audit_entries(entries: list[dict[str, Any]]) -> tuple[bool, str]:
             return False, f"entry #{problem.seq} does not check out: {problem.reason}"
     if verifier.checked == 0:
         return False, "the export holds no entries"
-    return True, verifier.summary()
+    sealed = verifier.dice.sealed
+    if posted is not None:
+        findings = check_posted(sealed, posted).findings
+        if findings:
+            return False, "\n".join(findings)
+    return True, f"{verifier.summary()}\n{posted_report(sealed, verifier.checked, posted)}"
 
 
-def run_audit(path: str, stdout: TextIO, stderr: TextIO) -> int:
-    """Audit an exported log offline: chain, replay, committed dice; name the first bad entry."""
+def read_posted(path: str, stdin: TextIO) -> list[Any]:
+    """The turn ends' lines as the channel showed them (``-``: pasted on stdin), other text skipped."""
+    from bot.record.posted import parse_posted
+
+    if path == "-":
+        text = stdin.read(MAX_POSTED_CHARS + 1)
+    else:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            text = handle.read(MAX_POSTED_CHARS + 1)
+    if len(text) > MAX_POSTED_CHARS:
+        raise ValueError(f"it is over {MAX_POSTED_CHARS:,} characters, more than a channel's turn ends")
+    lines = parse_posted(text)
+    if not lines:
+        raise ValueError("it holds no line as a turn's end posts them: 'Turn 3 sealed at #57: chain 9f3a0c1d2e3f4a5b "
+                         "· 14 dice drawn by the bot'")
+    return lines
+
+
+def run_audit(path: str, stdout: TextIO, stderr: TextIO, posted: str | None = None,
+              stdin: TextIO | None = None) -> int:
+    """Audit an exported log offline: chain, replay, committed dice, and (``posted``: a file of the lines
+    the turn ends posted, ``-`` for stdin) that the log is the one the channel saw; name what differs."""
     try:
-        ok, message = audit_entries(load_export(path))
+        lines = None if posted is None else read_posted(posted, stdin or sys.stdin)
+    except (OSError, ValueError) as exc:
+        print(f"cannot read the posted lines {'from stdin' if posted == '-' else posted}: {exc}", file=stderr)
+        return EXIT_REFUSED
+    try:
+        ok, message = audit_entries(load_export(path), lines)
     except (OSError, ValueError) as exc:
         print(f"cannot read {path}: {exc}", file=stderr)
         return EXIT_REFUSED
@@ -694,6 +728,10 @@ def build_parser() -> argparse.ArgumentParser:
         "audit", help="check an exported log as /log verify does: the hash chain, the replay, and every die "
                       "of every revealed turn re-derived from its seed (docs/dice.md)")
     audit.add_argument("file", help="the JSON export (/log export format:JSON)")
+    audit.add_argument("--posted", metavar="FILE",
+                       help="the lines the ends of the game turns posted in the channel ('Turn 3 sealed at #57: "
+                            "chain ...'), copied as they are into FILE ('-': pasted on stdin); the export's turn "
+                            "ends must match them (docs/dice.md)")
     return parser
 
 
@@ -736,7 +774,7 @@ def main(argv: list[str] | None = None, *, stdin: TextIO | None = None, stdout: 
         if args.rules_command == "replay":
             return run_replay(args.file, stdout, stderr)
         if args.rules_command == "audit":
-            return run_audit(args.file, stdout, stderr)
+            return run_audit(args.file, stdout, stderr, args.posted, stdin)
         return run_rules(stdin, stdout, stderr, pretty=args.pretty, preview=args.preview)
     if args.command == "sandbox":
         return run_sandbox(args.sandbox_args, stderr)

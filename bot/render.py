@@ -32,6 +32,7 @@ from bot.core.api import BOOKKEEPING_ACTIONS
 from bot.core.trail import Step
 from bot.record import LogEntry
 from bot.record.dice_audit import opened_of
+from bot.record.posted import posted_line
 from bot.record.sealing import rolled, roll_words
 from bot.pace import SideWaits, spoken
 from bot.stats import DiceStats, FamilyStats, rollers, summary, tally
@@ -391,7 +392,9 @@ def shows_summary(outcome: Outcome, game: Game | None) -> bool:
 
 def dice_note(entry: LogEntry | None) -> str:
     """What a result posts of its entry's committed dice (docs/dice.md): the commitment when the game
-    starts, the seed revealed and the next commitment when a game turn ends, the last seed at the end."""
+    starts, the seed revealed and the next commitment when a game turn ends, the last seed at the end,
+    and then on a line of its own the turn's seal (``posted_line``: the entry's hash and the count of
+    the dice the bot drew in the turn), which an audit of an export compares (bot/record/posted.py)."""
     proof = entry.dice_proof if entry is not None else None
     if not proof:
         return ""
@@ -404,6 +407,9 @@ def dice_note(entry: LogEntry | None) -> str:
                 # the purpose is the roller's own words, shown in a footer: no mention in it may ping
                 words = unmentioned(roll_words(roll.get("kind"), roll.get("purpose"), roll["dice"]))
                 note += f" · secret roll #{item.get('sealed')} revealed: {words}"
+        if entry is not None and "turn" in proof:  # the line players keep to check an export (issue 28)
+            drawn = proof.get("drawn")
+            note += "\n" + posted_line(proof["turn"], entry.seq, entry.hash, drawn if type(drawn) is int else None)
         return note
     if entry is not None and entry.seq == 1 and proof.get("commitment"):
         return f"dice commitment (SHA-256 of this turn's secret seed): {proof['commitment']}"

@@ -2,17 +2,23 @@
 standard library (docs/dice.md). It imports nothing of the bot, on purpose: it is the derivation
 written again from the specification.
 
-    python docs/dice_check.py game-1-log.json      # every die of every revealed turn, the contributions,
-                                                   # and every secret roll once it is opened
+    python docs/dice_check.py game-1-log.json      # the hash chain, every die of every revealed turn, the
+                                                   # contributions, and every secret roll once it is opened
+    python docs/dice_check.py game-1-log.json --posted lines.txt   # and each turn's end against the line
+                                                   # it posted in the channel ("Turn 3 sealed at #57: ...")
     python docs/dice_check.py --vectors docs/dice_vectors.json
 
-Exit status 0 when everything checks out, 1 when a die, a seed or a commitment does not.
+Exit status 0 when everything checks out, 1 when a die, a seed, a commitment, the chain or a posted
+line does not.
 """
 
 import hashlib
 import hmac
 import json
+import re
 import sys
+
+POSTED = re.compile(r"Turn (\d+) sealed at #(\d+): chain ([0-9a-fA-F]{16,64})(?:\W+(\d+) dic?e drawn by the bot)?")
 
 
 def die(seed, game, seq, interaction, contributions, index, sides):
@@ -44,6 +50,57 @@ def check_vectors(vectors):
                    case["sides"])
         if face != case["face"]:
             problems.append("vector %r gives %d" % (case, face))
+    return problems
+
+
+def entry_hash(entry):
+    """SHA-256 of the previous entry's hash followed by the entry's canonical JSON: every field but the two
+    hashes, keys sorted, no spaces, non-ASCII as it is; an entry of rules version 1 without the field, an
+    entry without committed dice without ``dice_proof`` (they hashed so before those fields existed)."""
+    body = {k: v for k, v in entry.items() if k not in ("hash", "prev_hash")}
+    if body.get("rules_version", 1) == 1:
+        body.pop("rules_version", None)
+    if body.get("dice_proof") is None:
+        body.pop("dice_proof", None)
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256((entry["prev_hash"] + text).encode("utf-8")).hexdigest()
+
+
+def check_chain(record):
+    """Each entry numbered in turn, linked to the one before, and hashing to its hash. Returns the problems
+    and the turns' ends: (turn, seq, hash, dice drawn by the bot from the turn's seed) each."""
+    problems, prev, drawn, ends = [], "0" * 64, 0, []
+    for number, entry in enumerate(record["entries"], start=1):
+        if entry["seq"] != number or entry["prev_hash"] != prev or entry_hash(entry) != entry["hash"]:
+            problems.append("entry #%d does not check out: the hash chain is broken there" % number)
+            break
+        prev = entry["hash"]
+        proof, order = entry.get("dice_proof") or {}, entry.get("order") or {}
+        if not entry.get("manual"):
+            drawn += len(proof.get("sides") or [])
+        roll = order.get("roll") if order.get("action") == "seal" else None
+        drawn += len(roll.get("sides") or []) if isinstance(roll, dict) else 0
+        if "reveal" in proof:
+            ends.append((proof.get("turn"), entry["seq"], entry["hash"], drawn))
+            drawn = 0
+    return problems, ends
+
+
+def check_posted(ends, text):
+    """Each line a turn's end posted (in ``text``) against the export's end of that turn (the n-th line
+    of a turn with its n-th end): the same entry, the same hash (its first hex digits), the same count."""
+    problems, seen = [], {}
+    for match in POSTED.finditer(text):
+        turn, seq, chain, count = int(match[1]), int(match[2]), match[3].lower(), match[4]
+        n = seen[turn] = seen.get(turn, 0) + 1
+        found = [end for end in ends if end[0] == turn]
+        if len(found) < n:
+            problems.append("turn %d was posted as sealed at #%d, but the export does not end it" % (turn, seq))
+            continue
+        _turn, at, digest, drawn = found[n - 1]
+        if at != seq or not digest.startswith(chain) or (count is not None and int(count) != drawn):
+            problems.append("turn %d: posted sealed at #%d, chain %s, %s dice; the export: #%d, chain %s, %d dice"
+                            % (turn, seq, chain[:16], count, at, digest[:16], drawn))
     return problems
 
 
@@ -144,7 +201,13 @@ def main(argv):
         print("\n".join(problems) or "all vectors reproduce")
         return 1 if problems else 0
     with open(argv[0], encoding="utf-8") as file:
-        problems, checked, waiting = check_export(json.load(file))
+        record = json.load(file)
+    problems, ends = check_chain(record)
+    if argv[1:2] == ["--posted"]:
+        with open(argv[2], encoding="utf-8") as file:
+            problems += check_posted(ends, file.read())
+    found, checked, waiting = check_export(record)
+    problems += found
     print("\n".join(problems) or "%d dice check out; %d entries with dice wait for a reveal" % (checked, waiting))
     return 1 if problems else 0
 

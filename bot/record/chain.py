@@ -140,15 +140,20 @@ class SavedState(NamedTuple):
 # (kept alive here, so its id cannot be reused): the store saves the very bytes the entry's state
 # hash covered instead of serializing the game again (issue 14: once per command). A Game is not
 # mutated once resolved (the core works on copies). Bounded: a command's state is saved right
-# after its entry is sealed.
+# after its entry is sealed, and the store takes it (``saved_state(take=True)``), or lets it go
+# (``release_state``: a new game's, whose row was written before its entry was sealed). Bounded by
+# count and by size: 64 kept games of the largest scenario (2,000 Locations, ~6 MB each with their
+# texts) held 400 MB that 64 small commands would give back only later (issue 28: scenario uploads).
 _SEALED_STATES: dict[int, tuple[Game, SavedState]] = {}
 _SEALED_STATES_KEPT = 64  # more than the commands in flight at once (50 channels in the bench)
+_SEALED_STATES_CHARS = 4_000_000  # the kept states' canonical texts, in all (a 50-unit game's is ~30 KB)
+_sealed_chars = 0  # the kept states' canonical texts now, in all
 
 
 def saved_state(game: Game, *, take: bool = False) -> SavedState:
     """The state as saved and hashed, dumped once; the state sealed last in this process is not
     dumped again (``take``: the store, which saves it, lets go of it)."""
-    sealed = _SEALED_STATES.pop(id(game), None) if take else _SEALED_STATES.get(id(game))
+    sealed = _drop_state(game) if take else _SEALED_STATES.get(id(game))
     if sealed is not None and sealed[0] is game:
         return sealed[1]
     data = game.model_dump(mode="json")
@@ -159,12 +164,33 @@ def saved_state(game: Game, *, take: bool = False) -> SavedState:
     return SavedState(text, orjson.dumps(data, option=_FAST_ORDERED).decode("utf-8"))
 
 
+def _drop_state(game: Game) -> tuple[Game, SavedState] | None:
+    """Let go of the state kept for ``game`` (whichever game held its id: then it is gone anyway)."""
+    global _sealed_chars
+    sealed = _SEALED_STATES.pop(id(game), None)
+    if sealed is not None:
+        _sealed_chars -= len(sealed[1].text)
+    return sealed
+
+
+def release_state(game: Game) -> None:
+    """The store saved ``game``'s state another way than through ``saved_state(take=True)`` (a new game's
+    row is written before its first entry is sealed): the kept encoding is let go now."""
+    sealed = _SEALED_STATES.get(id(game))
+    if sealed is not None and sealed[0] is game:
+        _drop_state(game)
+
+
 def sealed_state(game: Game) -> str:
     """``state_hash`` of the state a command is about to save: its encoding is kept for the store."""
+    global _sealed_chars
     saved = saved_state(game)
-    while len(_SEALED_STATES) >= _SEALED_STATES_KEPT:
-        del _SEALED_STATES[next(iter(_SEALED_STATES))]  # the oldest first
+    _drop_state(game)
+    while _SEALED_STATES and (len(_SEALED_STATES) >= _SEALED_STATES_KEPT
+                              or _sealed_chars + len(saved.text) > _SEALED_STATES_CHARS):
+        _drop_state(_SEALED_STATES[next(iter(_SEALED_STATES))][0])  # the oldest first
     _SEALED_STATES[id(game)] = (game, saved)
+    _sealed_chars += len(saved.text)
     return sha256(saved.text)
 
 

@@ -18,6 +18,8 @@ from typing import Any
 
 from bot.core.dice import derive_die
 
+from .posted import TurnSeal
+
 CONTRIBUTE = "dice_contribution"  # an entry that changes a side's contribution (order: side, value)
 
 
@@ -31,12 +33,35 @@ class DiceState:
     # the secret rolls (their seal entries) not revealed yet: the end of the game turn reveals them with
     # its seed (the proof's ``opened``); a proof names them (``secret``) only when there are some
     secret: tuple[int, ...] = ()
+    # the dice drawn from the commitment in force so far (issue 28: the end of the turn posts their
+    # count); None when the log does not say (its newest entry was logged before proofs counted them)
+    drawn: int | None = None
 
 
 def state_of(proof: dict[str, Any]) -> DiceState:
-    """The state an entry's proof says was in force for its own dice."""
+    """The state an entry's proof says was in force for its own dice (its ``drawn`` counts its own
+    dice too: the state after it, ``state_after``, reads it)."""
     return DiceState(proof.get("commitment"), tuple(proof.get("contributions") or ()),
                      tuple(proof.get("secret") or ()))
+
+
+def secret_sides(order: dict[str, Any]) -> int:
+    """How many dice a secret roll's seal drew from the seed (0 for any other entry)."""
+    roll = order.get("roll") if order.get("action") == "seal" else None
+    sides = roll.get("sides") if isinstance(roll, dict) else None
+    return len(sides) if isinstance(sides, list) else 0
+
+
+def counted(proof: dict[str, Any], state: DiceState, drawn: int, *, turn: int | None = None) -> dict[str, Any]:
+    """``proof`` with the count of the dice drawn from its commitment up to and including its entry
+    (``drawn``: the entry's own, its proof's ``sides`` or a secret roll's), when the state in force
+    knows the count; and at the end of a game turn or of the game (``turn``: the game turn it ends) that
+    turn's number. The turn's end posts both with the entry's hash (bot/record/posted.py)."""
+    if state.drawn is not None:
+        proof["drawn"] = state.drawn + drawn
+    if turn is not None:
+        proof["turn"] = turn
+    return proof
 
 
 def is_secret_roll(order: dict[str, Any]) -> bool:
@@ -62,7 +87,9 @@ def state_after(order: dict[str, Any], proof: dict[str, Any], seq: int | None = 
         secret.append(seq)
     if "reveal" in proof:
         secret = []
-    return DiceState(commitment, tuple(contributions), tuple(secret))
+    # a reveal hands over to a commitment nothing has been drawn from; else the entry's count, if it has one
+    drawn = 0 if "reveal" in proof else proof.get("drawn") if type(proof.get("drawn")) is int else None
+    return DiceState(commitment, tuple(contributions), tuple(secret), drawn)
 
 
 def opened_of(proof: dict[str, Any] | None) -> list[dict[str, Any]]:
@@ -101,15 +128,22 @@ class DiceAudit:
     manual_entries: int = 0
     seeds: dict[str, bytes] = field(default_factory=dict)  # the seeds revealed so far, by commitment
     secret: dict[int, tuple[str, _Drawn]] = field(default_factory=dict)  # seal seq -> (commitment, its roll)
+    # the dice drawn from the commitment in force so far, counted from the log (None: the check began
+    # after entry 1 and no entry told it yet); each end of a turn's count, what it posted (issue 28)
+    drawn: int | None = None
+    sealed: list[TurnSeal] = field(default_factory=list)
 
     def check(self, seq: int, game_id: int, interaction_id: int | None, order: dict[str, Any],
               proof: dict[str, Any] | None, dice: Sequence[int], manual: bool,
-              sides: Sequence[int]) -> AuditProblem | None:
+              sides: Sequence[int], *, turn: int | None = None, entry_hash: str = "") -> AuditProblem | None:
+        """``turn``: the game turn the entry was given in (as replayed); ``entry_hash``: its hash, which
+        the end of a turn posts (bot/record/posted.py)."""
         if self.committed is None:
             self.committed = proof is not None
             if proof is None:
                 return None
             self.state = state_of(proof)
+            self.drawn = 0 if seq == 1 else None
         if not self.committed:
             if proof is not None:
                 return AuditProblem(seq, f"entry #{seq} carries a dice proof, but the game was started without "
@@ -141,6 +175,9 @@ class DiceAudit:
                                      f"{len(drawn)} dice of faces {list(drawn)}, its replay draws {list(sides)}")
         elif dice:
             self.pending.append(_Drawn(seq, game_id, interaction_id, self.state.contributions, drawn, tuple(dice)))
+        problem = self._count(seq, order, proof, 0 if manual else len(drawn), turn)
+        if problem is not None:
+            return problem
         self.waiting += 1
         roll = order.get("roll") if order.get("action") == "seal" else None
         if isinstance(roll, dict):  # a secret roll: its dice are known once it is revealed
@@ -154,6 +191,9 @@ class DiceAudit:
             problem = self._reveal(seq, proof)
             if problem is not None:
                 return problem
+            self.sealed.append(TurnSeal(turn if turn is not None else proof.get("turn"), seq, entry_hash, self.drawn,
+                                        "turn" in proof))
+            self.drawn = 0  # the next commitment: nothing drawn from it yet
             opened = opened_of(proof)
             if sorted(item.get("sealed") for item in opened) != sorted(self.state.secret):  # type: ignore[type-var]
                 return AuditProblem(seq, f"entry #{seq} ends the game turn without opening the secret rolls "
@@ -176,7 +216,28 @@ class DiceAudit:
             return AuditProblem(seq, f"entry #{seq} reopens the game without committing a new dice seed")
         if tuple(proof.get("contributions") or ()) != self.state.contributions:
             return AuditProblem(seq, f"entry #{seq} names other dice contributions than those the log set")
+        self.drawn = 0
+        if proof.get("drawn", 0) != 0:
+            return AuditProblem(seq, f"entry #{seq} reopens the game with {proof.get('drawn')} dice counted as drawn "
+                                     "from its new seed, which nothing has drawn from")
         self.state = state_after(order, proof, seq)
+        return None
+
+    def _count(self, seq: int, order: dict[str, Any], proof: dict[str, Any], own: int,
+               turn: int | None) -> AuditProblem | None:
+        """Count the entry's dice drawn from the seed (``own``, and a secret roll's) against what its proof
+        records (``drawn``, logged since issue 28), and at the end of a turn its number (``turn``)."""
+        own += secret_sides(order)
+        recorded = proof.get("drawn")
+        if self.drawn is None:  # a check begun after entry 1: the log's own count, once it tells one
+            self.drawn = recorded if type(recorded) is int else None
+        else:
+            self.drawn += own
+            if recorded is not None and recorded != self.drawn:
+                return AuditProblem(seq, f"entry #{seq} counts {recorded} dice drawn from its turn's seed, but the log "
+                                         f"holds {self.drawn}")
+        if "reveal" in proof and "turn" in proof and turn is not None and proof["turn"] != turn:
+            return AuditProblem(seq, f"entry #{seq} says it ends turn {proof['turn']}, but it was given in turn {turn}")
         return None
 
     def _secret_revealed(self, seq: int, order: dict[str, Any]) -> AuditProblem | None:

@@ -612,11 +612,12 @@ class ChainVerifier:
         if entry.expected_hash() != entry.hash:
             return Problem(n, f"entry #{n} was changed after it was written: its content does not "
                               "match its hash")
+        turn = self.replayer.game.turn if self.replayer.game is not None else None  # the turn it was given in
         reason = self._replay(entry)
         if reason:
             return Problem(n, reason)
         dice = self.dice.check(n, entry.game_id, entry.interaction_id, entry.order, entry.dice_proof, entry.dice,
-                               entry.manual, self.replayer.last_sides)
+                               entry.manual, self.replayer.last_sides, turn=turn, entry_hash=entry.hash)
         if dice is not None:
             return Problem(dice.seq, dice.reason)
         opened = self._opened_at_turn_end(entry)

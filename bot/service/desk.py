@@ -22,7 +22,9 @@ from bot.store import DuplicateInteraction, LogFull, StaleGame, Store, StoredGam
 from bot.work import Worker
 
 R = TypeVar("R")
-SAVED_BY_INTERACTION = 512  # entries kept by their interaction for the roll limit's question (``rolled``)
+# whether each entry saved lately rolled, by its interaction, for the roll limit's question (``rolled``): not
+# the entry itself (issue 28: a scenario file's entry 1 holds its whole set-up, 512 of them 370 MB)
+SAVED_BY_INTERACTION = 512
 
 
 class ChannelLock:
@@ -67,7 +69,7 @@ class Desk:
         self.server_locks: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
         # the entries this process saved last, by their interaction: ``rolled`` answers the roll limit
         # from here without a trip to the store (a logged entry never changes)
-        self.saved_by_interaction: dict[int, LogEntry] = {}
+        self.saved_by_interaction: dict[int, bool] = {}
         # game -> (seq of its newest undo, the seq it undid, that entry's action and acting side): an
         # order given next of the same action by the same side is marked given again (``given_again``);
         # kept in this process only (after a restart the reply goes unmarked; /log and the exports
@@ -231,4 +233,4 @@ class Desk:
         if entry.interaction_id is not None:
             while len(self.saved_by_interaction) >= SAVED_BY_INTERACTION:
                 del self.saved_by_interaction[next(iter(self.saved_by_interaction))]  # the oldest first
-            self.saved_by_interaction[entry.interaction_id] = entry
+            self.saved_by_interaction[entry.interaction_id] = bool(entry.dice)

@@ -9,7 +9,7 @@ from typing import Any
 
 from bot.core.dice import CommittedDice, DiceSource, ScriptedDice, SystemDice, commitment
 from bot.record import LogEntry
-from bot.record.dice_audit import DiceState, state_after
+from bot.record.dice_audit import DiceState, counted, state_after
 from bot.service.basics import NotAllowed, read_entry, read_sealed
 from bot.store import Store, StoredGame
 
@@ -29,7 +29,7 @@ def quiet_proof(state: DiceState | None) -> dict[str, Any] | None:
     proof: dict[str, Any] = {"commitment": state.commitment, "contributions": list(state.contributions)}
     if state.secret:
         proof["secret"] = list(state.secret)
-    return proof
+    return counted(proof, state, 0)
 
 
 class DiceKeeper:
@@ -122,15 +122,19 @@ class DiceKeeper:
         return await self.committed(stored, state, interaction_id)
 
     async def proof(self, state: DiceState | None, source: DiceSource | None, *, reveal: bool,
-                    last: bool = False, game_id: int | None = None) -> dict[str, Any] | None:
+                    last: bool = False, game_id: int | None = None, turn: int | None = None,
+                    secret: int = 0) -> dict[str, Any] | None:
         """An entry's dice proof: the state in force, the faces drawn from the seed, and at the end of a
         game turn (``reveal``) or of the game (``last``) the seed revealed with the next commitment, and
-        the secret rolls of the turn opened (``opened``: text and nonce of each, from the store)."""
+        the secret rolls of the turn opened (``opened``: text and nonce of each, from the store). The
+        dice drawn from the seed so far are counted (a secret roll's: ``secret``), and the end of game
+        turn ``turn`` posts their count (bot/record/posted.py)."""
         proof = quiet_proof(state)
         if proof is None:
             return None
         if isinstance(source, CommittedDice) and source.sides:
             proof["sides"] = list(source.sides)
+        counted(proof, state, len(proof.get("sides", ())) + secret, turn=turn if reveal or last else None)
         if reveal or last:
             proof["reveal"] = (await self.seed(state.commitment)).hex()
             if not last:

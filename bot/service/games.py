@@ -11,6 +11,7 @@ from bot.core.options import created_values
 from bot.core.rulesets import title_of
 from bot.core.scenario import Scenario, public_setup
 from bot.record import GENESIS_HASH, LogEntry
+from bot.record.dice_audit import counted
 from bot.record.replay import (END_GAME, REOPEN_GAME, creation_order, creation_outcome, ending_outcome,
                                game_from_creation, reopen_outcome, with_option_order)
 from bot.record.sealing import seal_outcome
@@ -101,7 +102,8 @@ class Games:
         """Entry 1, and a seal entry for each hidden part of a scenario file, saved with the new game."""
         outcome = creation_outcome(game)
         # the first game turn's seed: its commitment is in entry 1, posted with the new game
-        proof = ({"commitment": await self.desk.dice.commit_seed(), "contributions": [""] * len(game.sides)}
+        proof = ({"commitment": await self.desk.dice.commit_seed(), "contributions": [""] * len(game.sides),
+                  "drawn": 0}
                  if self.desk.store.holds_secrets else None)
         hidden = await self.hidden.hold_hidden(game, actor, setup)
         made: list[LogEntry] = []
@@ -155,7 +157,7 @@ class Games:
             check_game_master(stored.game, actor, "end the game")
             outcome = ending_outcome(stored.game)
             proof = await self.desk.dice.proof(await self.desk.dice.state(stored), None, reveal=False, last=True,
-                                               game_id=stored.id)
+                                               game_id=stored.id, turn=stored.game.turn)
             entry = self.desk.next_entry(stored, actor=actor, command="/game end", order={"action": END_GAME},
                                          outcome=outcome, game=stored.game, interaction_id=interaction_id,
                                          dice_proof=proof)
@@ -192,8 +194,8 @@ class Games:
 
     async def _reopen(self, stored: StoredGame, end: LogEntry, actor: Actor, interaction_id: int | None) -> Acted:
         state = await self.desk.dice.state(stored)
-        proof = None if state is None else {"commitment": await self.desk.dice.commit_seed(),
-                                            "contributions": list(state.contributions)}
+        proof = None if state is None else counted({"commitment": await self.desk.dice.commit_seed(),
+                                                    "contributions": list(state.contributions)}, state, 0)
         order = {"action": REOPEN_GAME, "ended": end.seq}
         outcome = reopen_outcome(stored.game, order)
         entry = self.desk.next_entry(stored, actor=actor, command="/game reopen", order=order, outcome=outcome,

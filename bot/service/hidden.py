@@ -16,7 +16,7 @@ from bot.core.game import Game
 from bot.core.scenario import Scenario, hidden_parts
 from bot.core.sealed import check_sealable, note_sealed, reveal_sealed, sealed_text
 from bot.record import LogEntry
-from bot.record.dice_audit import DiceState, opened_of
+from bot.record.dice_audit import DiceState, opened_of, secret_sides
 from bot.record.sealing import (NONCE_BYTES, PEEK, REVEAL, SEAL, SEALED_MAX, check_reveal, peek_outcome,
                                 reveal_outcome, roll_text, seal_commitment, seal_outcome)
 from bot.service.basics import Acted, Actor, NotAllowed, OrderBuilder, Sealed, built, read_sealed, sides_of
@@ -148,7 +148,8 @@ class Hidden:
         outcome = seal_outcome(stored.game, stored.last_seq + 1, order, notes)
         entry = self.desk.next_entry(stored, actor=actor, command=command, order=order, outcome=outcome, game=game,
                                      interaction_id=interaction_id,
-                                     dice_proof=await self.desk.dice.proof(state, None, reveal=False))
+                                     dice_proof=await self.desk.dice.proof(state, None, reveal=False,
+                                                                           secret=secret_sides(order)))
         return Sealed(await self.desk.save_acted(stored, outcome, game, entry), text, nonce)
 
     # --- looking and revealing ---

@@ -66,9 +66,10 @@ class Logbook:
         """Whether this interaction's order is in the log with dice (None: it is not logged), for
         the roll limit after each rolling command: an entry this process just saved is answered
         without reading the store (issue 14: two trips to the database thread a command fewer)."""
-        entry = self.desk.saved_by_interaction.get(interaction_id)
-        if entry is None:
-            entry = await self.desk.store.entry_by_interaction(interaction_id)
+        rolled = self.desk.saved_by_interaction.get(interaction_id)
+        if rolled is not None:
+            return rolled
+        entry = await self.desk.store.entry_by_interaction(interaction_id)
         return None if entry is None else bool(entry.dice)
 
     async def shown(self, acted: Acted) -> None:

@@ -71,7 +71,7 @@ class Orders:
         resolution = resolve(stored.game, plain, source)
         # the end of a game turn reveals its seed (anyone may then check its dice) and commits the next
         proof = await self.desk.dice.proof(state, source, reveal=resolution.game.turn > stored.game.turn,
-                                           game_id=stored.id)
+                                           game_id=stored.id, turn=stored.game.turn)
         entry = self.desk.next_entry(stored, actor=actor, command=command, order=plain, outcome=resolution.outcome,
                                      game=resolution.game, manual=bool(dice), interaction_id=interaction_id,
                                      dice_proof=proof)

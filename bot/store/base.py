@@ -27,9 +27,17 @@ GameStatus = Literal["active", "ended"]
 
 # how many games' newest states a store keeps parsed for their next command (``KeptGames``): more
 # than the channels that play at once on one bot process (50 in bench/bench_e2e.py); and how many
-# units they may hold in all (a unit is ~3.7 KB of Python objects: ~75 MB at most)
+# units they may hold in all (a unit is ~3.7 KB of Python objects: ~75 MB at most), a Location counting
+# as a third of a unit (~1.25 KB: a game of 400 units and 2,000 Locations is 4.0 MB parsed; counted by
+# units alone, 50 of them held 200 MB, issue 28)
 KEPT_GAMES = 256
 KEPT_UNITS = 20_000
+LOCATIONS_A_UNIT = 3
+
+
+def kept_size(game: Game) -> int:
+    """What a kept Game weighs against ``KEPT_UNITS``: its units, and a third of its Locations."""
+    return len(game.units) + len(game.locations) // LOCATIONS_A_UNIT
 
 
 STATE_LEVEL = 1  # zlib level of the state (issue 14): 400 units' 270 KB -> 6.9 KB in 0.4 ms (level 6: 5.7 KB in 13 ms)
@@ -90,12 +98,12 @@ class KeptGames:
     def __init__(self, most: int = KEPT_GAMES, units: int = KEPT_UNITS):
         self.most, self.units = most, units
         self._kept: dict[int, tuple[int, str, bytes | str, Game]] = {}  # id -> (seq, head hash, stored, game)
-        self._units = 0  # the units of the kept Games, in all
+        self._units = 0  # the weight of the kept Games, in all (``kept_size``: units, a third of the Locations)
 
     def keep(self, game_id: int, seq: int, head_hash: str, stored: bytes | str, game: Game) -> None:
         """On the event loop, once the write of ``stored`` (the state's column as written) committed."""
         self.forget(game_id)  # the newest write last: the least recently written goes first
-        size = len(game.units)
+        size = kept_size(game)
         if size > self.units:
             return  # a game bigger than the whole budget is parsed each time
         while self._kept and (len(self._kept) >= self.most or self._units + size > self.units):
@@ -106,7 +114,7 @@ class KeptGames:
     def forget(self, game_id: int) -> None:
         kept = self._kept.pop(game_id, None)
         if kept is not None:
-            self._units -= len(kept[3].units)
+            self._units -= kept_size(kept[3])
 
     def game(self, game_id: int, seq: int, head_hash: str, stored: bytes | str) -> Game | None:
         """The kept Game of this row, if the row is the one it was saved as; else None."""

@@ -36,7 +36,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from bot.core.game import Game
-from bot.record.chain import GENESIS_HASH, LogEntry, canonical_json, saved_state
+from bot.record.chain import GENESIS_HASH, LogEntry, canonical_json, release_state, saved_state
 from bot.record.checkpoint import Checkpoint, advance_live
 
 from .base import (CHECKPOINT_EVERY, MAX_LOG_ENTRIES, ActiveGameExists, Away, DatabaseUnusable, DuplicateInteraction,
@@ -444,6 +444,8 @@ class PostgresStore(Store):
                     await _seat(conn, game_id, game)
         except asyncpg.UniqueViolationError as exc:
             raise self._unique(exc, sealed[0].interaction_id if sealed else None) from None
+        finally:
+            release_state(game)  # the row was written before the entries were sealed (bot/record/chain.py)
         return StoredGame(id=last.game_id, channel_id=channel_id, guild_id=guild_id, ruleset=game.ruleset,
                           status="active", created_at=created_at, game=game, last_seq=last.seq,
                           head_hash=last.hash), sealed[0]

@@ -51,7 +51,7 @@ from .base import (CHECKPOINT_EVERY, MAX_LOG_ENTRIES, ActiveGameExists, Away, Da
                    EntryRows, FirstEntries, GameExtras, HeadFor, KeptGames, LogFull, PlayerGame, QuietGame,
                    SchemaTooNew, ServerGames, StaleGame, StorageUnavailable, Store, StoredGame, StoreError,
                    UndoRequest, UndoStatus, creation_entries, pack_state, seated, unpack_state)
-from bot.record.chain import GENESIS_HASH, LogEntry, SavedState, canonical_json, saved_state
+from bot.record.chain import GENESIS_HASH, LogEntry, SavedState, canonical_json, release_state, saved_state
 from bot.record.checkpoint import Checkpoint, advance_live
 from bot.record.dice_audit import state_after
 
@@ -712,6 +712,8 @@ class SqliteStore(Store):
             last = await self._transact(create)
         except sqlite3.IntegrityError as exc:
             raise self._integrity(exc, entry_interaction=sealed[0].interaction_id if sealed else None) from None
+        finally:
+            release_state(game)  # the row was written before the entries were sealed (bot/record/chain.py)
         # the row just committed, without reading it back
         return StoredGame(id=last.game_id, channel_id=channel_id, guild_id=guild_id, ruleset=game.ruleset,
                           status="active", created_at=created_at, game=game, last_seq=last.seq,

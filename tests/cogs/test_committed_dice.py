@@ -124,7 +124,9 @@ async def test_the_commitment_is_posted_at_the_start_and_each_die_derives_from_t
     reply = await table.send("morale", {"unit": "A1"})
     entry = await last_entry(table)
     assert entry.interaction_id == int(reply.record.payload["id"])  # Discord's id for this very order
-    assert entry.dice_proof == {"commitment": commitment(seeds[0]), "contributions": ["", ""], "sides": [6, 6]}
+    # the dice drawn from the seed so far counted (issue 28: the turn's end posts the count)
+    assert entry.dice_proof == {"commitment": commitment(seeds[0]), "contributions": ["", ""], "sides": [6, 6],
+                                "drawn": 2}
     assert list(entry.dice) == expected_dice(seeds[0], entry)
     white, colored = entry.dice
     assert f"DR {white + colored}: white {white}, colored {colored} (NMC 4-6-7 A1)" in json.dumps(reply.embeds)
@@ -153,7 +155,10 @@ async def test_the_end_of_a_game_turn_reveals_its_seed_commits_the_next_and_veri
         "dice: 4 dice of 2 entries re-derived from 1 revealed seed; 1 entry waits for this turn's seed to be "
         "revealed (1 with dice drawn)")
     ended = await end_game(table)
-    assert ended.embeds[0]["footer"]["text"] == f"log #{len(logged) + 1} · dice seed revealed: {seeds[1].hex()}"
+    end = await last_entry(table)
+    assert ended.embeds[0]["footer"]["text"] == (f"log #{end.seq} · dice seed revealed: {seeds[1].hex()}\n"
+                                                 f"Turn 2 sealed at #{end.seq}: chain {end.hash[:16]} · 2 dice drawn "
+                                                 "by the bot")
     assert (await verify(table))["description"].endswith("dice: 6 dice of 3 entries re-derived from 2 revealed seeds")
 
 
@@ -239,6 +244,8 @@ async def test_two_entries_swapped_in_the_file_are_named(table, tmp_path):
 
     def reorder(fields):
         fields[first - 1], fields[second - 1] = fields[second - 1], fields[first - 1]
+        for seq in (first, second):  # the counts of dice drawn so far recounted in the new order, as a forger would
+            fields[seq - 1]["dice_proof"]["drawn"] = fields[seq - 1]["dice_proof"]["drawn"] + (2 if seq == second else -2)
         return fields
 
     await forge(table, reorder)
@@ -264,7 +271,10 @@ async def test_an_export_audits_offline_and_an_independent_script_rederives_its_
     await end_game(table)
     done = await audit(table, tmp_path)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip().endswith("dice: 6 dice of 3 entries re-derived from 2 revealed seeds")
+    summary, posted = done.stdout.splitlines()
+    assert summary.endswith("dice: 6 dice of 3 entries re-derived from 2 revealed seeds")
+    assert posted == ("not checked against the channel: 2 turn ends posted a chain head; give those lines with "
+                      "--posted FILE to check that this log is the one the players saw")
     script = subprocess.run([sys.executable, str(ROOT / "docs" / "dice_check.py"), str(tmp_path / "export.json")],
                             capture_output=True, text=True, cwd=ROOT)
     assert (script.returncode, script.stdout) == (0, "6 dice check out; 0 entries with dice wait for a reveal\n")
@@ -290,7 +300,7 @@ async def test_an_undone_turn_end_keeps_its_seed_revealed_and_the_next_turn_draw
     await table.fake.click(proposal.message, accept, user_id=BOB)
     undo = await last_entry(table)
     assert undo.order["action"] == "undo" and (await table.game()).turn == 1
-    assert undo.dice_proof == {"commitment": commitment(seeds[1]), "contributions": ["", ""]}  # nothing redrawn
+    assert undo.dice_proof == {"commitment": commitment(seeds[1]), "contributions": ["", ""], "drawn": 0}  # nothing redrawn
     await table.send("morale", {"unit": "A2"})
     after = await last_entry(table)
     assert list(after.dice) == expected_dice(seeds[1], after) and list(drawn.dice) == expected_dice(seeds[0], drawn)

@@ -358,13 +358,16 @@ async def test_game_end_by_the_game_master_closes_the_game_and_frees_the_channel
     await table.as_gm("unit add", {"id": "A1", "side": "Germans", "type": "ger-467", "location": "B3"})
 
     reply = await end_game(table)
+    end = await last_entry(table)
 
     assert reply.embeds == [{
         "type": "rich", "flags": 0, "color": GREY, "title": "Game over after turn 1",
         "description": "Advanced Squad Leader · turn 1, Rally Phase, ATTACKER's part · Germans to act",
         "fields": [{"name": "Trail", "inline": False, "value": "Germans: 1 unit in play\nRussians: 0 units in play"}],
         # the end reveals the last dice seed: anyone may now re-derive every die (docs/dice.md)
-        "footer": {"text": f"log #5 · dice seed revealed: {(await last_entry(table)).dice_proof['reveal']}"},
+        # and on a line of its own the turn's seal, which an audit of an export compares (issue 28)
+        "footer": {"text": f"log #5 · dice seed revealed: {end.dice_proof['reveal']}\n"
+                           f"Turn 1 sealed at #5: chain {end.hash[:16]} · 0 dice drawn by the bot"},
     }]
     assert await table.snapshot() == (None, 0)
     assert (await table.bot.referee.verify(GAME_CHANNEL)).ok

@@ -12,6 +12,7 @@ from bot.record import state_hash
 from bot.record.chain import saved_state
 from bot.service import Referee
 from bot.store import open_store
+from bot.store import base
 from bot.store.base import KeptGames
 from bot.store.sqlite import pack_state
 
@@ -146,6 +147,7 @@ async def test_the_kept_games_hold_at_most_so_many_units(store, monkeypatch):
         await seated_asl_game(referee, channel)  # two units each
     ids = [await referee.game_id(channel) for channel in (CHANNEL, CHANNEL + 1, CHANNEL + 2)]
     monkeypatch.setattr(store, "kept", KeptGames(units=5))
+    monkeypatch.setattr(base, "LOCATIONS_A_UNIT", 10 ** 9)  # units alone here (the Locations' weight: below)
     for channel in (CHANNEL, CHANNEL + 1, CHANNEL + 2):
         await referee.act(channel, GM, MOVE, command="/unit move")
     assert [game_id in store.kept._kept for game_id in ids] == [False, True, True] and store.kept._units == 4
@@ -172,3 +174,14 @@ async def test_the_roll_limit_asks_whether_an_order_rolled_without_a_trip_to_the
 
     monkeypatch.setattr(store, "entry_by_interaction", no_trip)
     assert (await referee.rolled(502), await referee.rolled(501)) == (True, False)
+
+
+def test_a_location_weighs_a_third_of_a_unit_against_the_budget(monkeypatch):
+    # issue 28: counted by units alone, 50 games of 400 units and 2,000 Locations (4.0 MB parsed each) were kept
+    monkeypatch.setattr(KeptGames, "check", False)  # no real rows here
+    for locations, kept_it in ((29, True), (30, True), (33, False)):  # weights 9, 10 (the budget) and 11
+        kept = KeptGames(units=10)
+        game = Game.model_construct(units={}, locations={f"L{i}": None for i in range(locations)})
+        kept.keep(1, 5, "h", b"s", game)
+        assert (kept.game(1, 5, "h", b"s") is game) is kept_it, locations
+        assert kept._units == (locations // 3 if kept_it else 0)
