@@ -212,18 +212,22 @@ async def test_an_independent_script_checks_contributions_and_opened_secret_roll
     other = {e["seq"]: e for e in other_contribution["entries"]}
     other[revealed]["dice_proof"]["contributions"][1] = "0" * 64
     code, out = check(other_contribution)  # named, and the roll's dice no longer derive from it
-    assert code == 1 and out.startswith(f"entry #{revealed} names other contributions than the log set\n"
+    # the edit breaks the hash chain at that entry (dice_check.py re-checks the chain), then each finding
+    assert code == 1 and out.startswith(f"entry #{revealed} does not check out: the hash chain is broken there\n"
+                                        f"entry #{revealed} names other contributions than the log set\n"
                                         f"secret roll #{revealed} die 1 reads ")
 
     other_text = json.loads(json.dumps(record))  # another purpose opened at the turn's end
     item = {e["seq"]: e for e in other_text["entries"]}[turn_end]["dice_proof"]["opened"][0]
     item["text"] = item["text"].replace("hidden unit check", "morale check")
-    assert check(other_text) == (1, f"entry #{turn_end} opens secret roll #{opened_at_end} with a text that does "
+    assert check(other_text) == (1, f"entry #{turn_end} does not check out: the hash chain is broken there\n"
+                                    f"entry #{turn_end} opens secret roll #{opened_at_end} with a text that does "
                                     "not match its commitment\n")
 
     left_out = json.loads(json.dumps(record))  # the turn ends with the roll kept hidden
     del {e["seq"]: e for e in left_out["entries"]}[turn_end]["dice_proof"]["opened"]
-    assert check(left_out) == (1, f"entry #{turn_end} ends the game turn without opening secret rolls "
+    assert check(left_out) == (1, f"entry #{turn_end} does not check out: the hash chain is broken there\n"
+                                  f"entry #{turn_end} ends the game turn without opening secret rolls "
                                   f"#{opened_at_end}\n")
 
     other_die = json.loads(json.dumps(record))  # a die changed in the revealed text, nonce and commitment
@@ -234,6 +238,7 @@ async def test_an_independent_script_checks_contributions_and_opened_secret_roll
     seal["order"]["commitment"] = hashlib.sha256(bytes.fromhex(reveal["order"]["nonce"]) +
                                                  reveal["order"]["text"].encode()).hexdigest()
     code, out = check(other_die)
-    assert code == 1 and out.startswith(f"secret roll #{revealed} die 1 reads {text['dice'][0]}, the seed revealed "
+    assert code == 1 and out.startswith(f"entry #{revealed} does not check out: the hash chain is broken there\n"
+                                        f"secret roll #{revealed} die 1 reads {text['dice'][0]}, the seed revealed "
                                         f"at entry #{turn_end} gives ")
     assert by_seq[revealed]["order"]["roll"]["sides"] == [6, 6]
