@@ -131,7 +131,7 @@ def test_table_cell_reads_like_the_chart():
 def test_effect_line_shows_before_after_and_effects():
     effect = UnitEffect(unit="R1", name="4-4-7", side=1, before="Good Order", after="broken, DM",
                         effects=("broken", "DM"))
-    assert effect_line(effect) == "4-4-7 R1: Good Order -> broken, DM (broken, DM)"
+    assert effect_line(effect) == "4-4-7 R1: Good Order -> broken, DM"  # its effects said by the state after
 
 
 def test_colour_follows_the_acting_side(game):
@@ -178,7 +178,7 @@ def test_long_trail_splits_within_every_limit_and_drops_nothing(game):
     for label in labels:
         assert label in text
     for i in range(40):
-        assert f"4-6-7 U{i}: Good Order -> broken (broken)" in text
+        assert f"4-6-7 U{i}: Good Order -> broken" in text
 
 
 def test_trail_order_is_kept_across_pages(game):
@@ -430,9 +430,10 @@ def test_the_title_names_who_it_happened_to_once_and_not_the_units_only_marked(g
     [embed] = outcome_embed(o, game, entry_seq=4)
     # B5 is named by the headline already (it is the target's hex here): not named twice
     assert embed.title == "R1 broken — 8 FP vs B5: DR 8 -> 1MC"
-    assert embed.description.splitlines()[1:] == ["4-4-7 R1: Good Order → broken, DM", "8-1 B5: Good Order → pinned",
-                                                  "4-6-7 A1: marked Prep Fire", "🎲 DR 8: white 3, colored 5 (IFT)"]
-    assert not embed.fields and embed.footer.text == "log #4"
+    # the roll first (the cause), with its dice as rolled, then each unit changed, then the units marked
+    assert embed.description.splitlines() == ["🎲 IFT: rolled 3+5 = 8", "4-4-7 R1: Good Order → broken, DM",
+                                              "8-1 B5: Good Order → pinned", "4-6-7 A1: marked Prep Fire"]
+    assert not embed.fields and embed.footer.text == "log #4 · turn 1, Rally Phase · Germans to act"
 
 
 def test_bookkeeping_that_rolls_and_results_that_roll_nothing_are_shown_whole(game):

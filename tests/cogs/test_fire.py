@@ -64,10 +64,10 @@ async def test_asl_prep_fire_on_a_stack_with_a_leader_shows_column_drms_and_each
                   "4-6-7 A1: marked Prep Fire  [A3.3, seed 003]\n4-6-7 A2: marked Prep Fire  [A3.3, seed 003]\n"
                   "9-1 G1: marked Prep Fire  [A3.3, seed 003]"),
             field("Table", "IFT 8 column, 6 -> 1MC [A7.3]"),
-            field("Effects", "4-4-7 R2: Good Order -> broken, DM (broken)\n"
-                             "4-6-7 A1: Good Order -> Good Order, Prep Fire (marked Prep Fire)\n"
-                             "4-6-7 A2: Good Order -> Good Order, Prep Fire (marked Prep Fire)\n"
-                             "9-1 G1: Good Order -> Good Order, Prep Fire (marked Prep Fire)"),
+            field("Effects", "4-4-7 R2: Good Order -> broken, DM\n"
+                             "4-6-7 A1: marked Prep Fire\n"
+                             "4-6-7 A2: marked Prep Fire\n"
+                             "9-1 G1: marked Prep Fire"),
         ],
     }]
     game = await table.game()
@@ -195,7 +195,7 @@ async def test_nhis_adjacent_fire_hits_and_the_target_checks_morale(table):
                   "1d6  5  (=5)  [NHiS Hit result (seed 001)]\n5 vs 5: passes  pass  [NHiS Hit result (seed 001)]\n"
                   f"US Marine rifle squad U1: marked Fire  [{rule_fire}, assumed]"),
             field("Table", f"NHiS Fire Table 6 column, 7 -> Hit [{rule_fire}]"),
-            field("Effects", "US Marine rifle squad U1: Prepared -> Prepared, Fire marker (marked Fire)"),
+            field("Effects", "US Marine rifle squad U1: marked Fire"),
         ],
     }]
     entry = await last_entry(table)
@@ -257,7 +257,7 @@ async def test_cd_direct_fire_rolls_rof_to_hit_and_hit_results(table):
                   f"{hit}, 6: forced back  forced back  [CD [19.1]]\n{g1}: forced back  [CD [19.1]]"),
             field("Table", f"{hit} column, 5 -> forced back [CD [19.1]]\n"
                            f"{hit} column, 6 -> forced back [CD [19.1]]"),
-            field("Effects", f"{g1}: Good Order -> Good Order, forced back (forced back, forced back)"),
+            field("Effects", f"{g1}: Good Order -> Good Order, forced back"),
         ],
     }]
     entry = await last_entry(table)
