@@ -1397,23 +1397,34 @@ _ESCAPE = re.compile(r"\\(.)", re.DOTALL)
 _TIMESTAMP = re.compile(r"<t:(-?[0-9]{1,12}):[tTdDfFR]>")
 
 
-def _plain(text: str, keep_timestamps: bool = False) -> str:
-    """What Discord would display: escapes resolved, zero-width spaces dropped, a timestamp in UTC
-    (Discord shows it in each reader's time zone) unless the caller renders them itself."""
+# markdown bold (**text**, its asterisks not escaped) as Discord shows it: bold, not asterisks
+_BOLD = re.compile(r"(?<!\\)\*\*(.+?)(?<!\\)\*\*")
+PLAIN_BOLD = ("", "")  # a terminal that is not a tty (a file, a pipe): the bold text as it is
+ANSI_BOLD = ("\x1b[1m", "\x1b[0m")  # a terminal: bold on and off
+
+
+def _plain(text: str, keep_timestamps: bool = False, bold: tuple[str, str] = PLAIN_BOLD) -> str:
+    """What Discord would display: escapes resolved, zero-width spaces dropped, bold markdown as
+    ``bold`` says (its asterisks dropped), a timestamp in UTC (Discord shows it in each reader's time
+    zone) unless the caller renders them itself."""
     if not keep_timestamps:
         text = _TIMESTAMP.sub(
             lambda m: datetime.fromtimestamp(int(m[1]), timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), text)
+    if "**" in text:
+        text = _BOLD.sub(lambda m: f"{bold[0]}{m[1]}{bold[1]}", text)
     return _ESCAPE.sub(r"\1", text).replace("\u200b", "")
 
 
-def embed_to_text(embed: dict[str, Any] | discord.Embed, *, keep_timestamps: bool = False) -> str:
+def embed_to_text(embed: dict[str, Any] | discord.Embed, *, keep_timestamps: bool = False,
+                  bold: tuple[str, str] = PLAIN_BOLD) -> str:
     """An embed (its JSON dict, as posted) as plain text for the terminal sandbox. With
     ``keep_timestamps`` the ``<t:...>`` markup is left for the caller, who knows the clock (a
-    relative ``:R`` one reads "in 20 min" there, as Discord shows it)."""
+    relative ``:R`` one reads "in 20 min" there, as Discord shows it); ``bold`` says how markdown's
+    bold is shown (``ANSI_BOLD`` on a terminal; by default without its asterisks)."""
     data = embed.to_dict() if isinstance(embed, discord.Embed) else embed
 
     def plain(text: str) -> str:
-        return _plain(text, keep_timestamps)
+        return _plain(text, keep_timestamps, bold)
 
     out: list[str] = []
     if data.get("title"):

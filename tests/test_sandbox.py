@@ -490,3 +490,21 @@ def test_the_asl_samples_try_hint_is_accepted_to_its_close_combat(tmp_path):
     resolved = reply_to(out, lines[-1]).splitlines()[0]
     assert resolved.startswith("== Close Combat in E5: 4-6-7 A3 vs 4-4-7 R3 at 1:1: DR ") and "4-4-7 R3 vs 4-6-7 A3" \
         in resolved, resolved
+
+
+def test_bold_markdown_reads_bold_on_a_terminal_and_plain_in_a_file():
+    """Issue 30: the sandbox printed **Germans** raw. On a tty it is ANSI bold; in a file or a pipe the
+    asterisks are dropped; an escaped asterisk (a player's text) stays an asterisk."""
+    from bot.render import ANSI_BOLD, embed_to_text
+    from bot.sandbox import Session
+
+    embed = {"description": "Rally Phase · **Germans** to act · a \\*\\*starred\\*\\* name"}
+    assert embed_to_text(embed) == "Rally Phase · Germans to act · a **starred** name"
+    assert embed_to_text(embed, bold=ANSI_BOLD) == "Rally Phase · \x1b[1mGermans\x1b[0m to act · a **starred** name"
+
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    assert Session(fake=None, out=Tty(), echo=False).bold == ANSI_BOLD
+    assert Session(fake=None, out=io.StringIO(), echo=False).bold == ("", "")
