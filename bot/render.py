@@ -428,7 +428,7 @@ def outcome_embed(outcome: Outcome, game: Game | None, *, entry_seq: int | None 
     footer = f"log #{entry_seq}" + (f" · {note}" if note else "") if entry_seq is not None else None
     if not details and shows_summary(outcome, game):
         return [summary_embed(outcome, game, entry_seq=entry_seq, colour=colour, note=note)]
-    return paginate(safe(outcome.headline), outcome_blocks(outcome), colour=colour,
+    return paginate(safe(final_headline(outcome)), outcome_blocks(outcome), colour=colour,
                     description=game_line(game) if game is not None else "", footer=footer)
 
 
@@ -516,16 +516,22 @@ def _unit_name(unit_id: str, outcome: Outcome, game: Game | None) -> str:
     return f"{unit.name} {unit_id}" if unit is not None and getattr(unit, "name", "") else unit_id
 
 
+def final_headline(outcome: Outcome) -> str:
+    """The headline with the DR it gives named as the final one ("vs B5: final DR 6 -> 1MC") when the
+    trail's check says so: the dice as rolled are named "rolled" where they are shown."""
+    read, _ = read_rolls(outcome)
+    finals = {str(r.check.value) for r in read if r.check is not None and isinstance(r.check.value, int)
+              and r.check.label.casefold().startswith("final")}
+    return _DR.sub(lambda m: f"final DR {m[1]}" if m[1] in finals else m[0], outcome.headline) if finals \
+        else outcome.headline
+
+
 def result_title(outcome: Outcome, game: Game | None = None) -> str:
     """What happened to whom, then the roll: "R2 broken — 8 FP (IFT 8) vs B5: final DR 6 -> 1MC",
     within ``RESULT_LINE`` characters: the units changed are named first only when they fit (each
     has its own line below). The DR the headline gives is the final one, and is named so. A unit the
     headline already names (a morale check's "A1 NMC: ... broken") is not named twice."""
-    headline = outcome.headline
-    read, _ = read_rolls(outcome)
-    finals = {str(r.check.value) for r in read if r.check is not None and isinstance(r.check.value, int)
-              and r.check.label.casefold().startswith("final")}
-    headline = _DR.sub(lambda m: f"final DR {m[1]}" if m[1] in finals else m[0], headline)
+    headline = final_headline(outcome)
     named = set(re.findall(r"[A-Za-z0-9_.\-]+", headline))
     changed = [f"{e.unit} {' and '.join(e.effects)}" for e in outcome.effects
                if e.effects and not _is_marker_only(e) and e.unit not in named]

@@ -104,7 +104,7 @@ def test_asl_session_transfer_fire_morale_rally_undo_and_export(tmp_path):
                             "4-6-7 A1, 8-1 L1: marked Prep Fire"]
     assert "buttons: [Odds]  [Details]  (type: click LABEL)" in summary
     fire = details(out, command)
-    assert fire[:2] == ["[only you can see this]", "== 8 FP (IFT 8) vs C4: DR 5 -> 2MC =="]
+    assert fire[:2] == ["[only you can see this]", "== 8 FP (IFT 8) vs C4: final DR 5 -> 2MC =="]
     for line in ("   DR 5: white 2, colored 3 (IFT attack)",
                  "   manual dice (given by the players)",
                  "   4-6-7 A1: point blank fire  x2  (=8)  [A7.21]",

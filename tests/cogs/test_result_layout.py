@@ -86,7 +86,7 @@ async def test_the_details_button_shows_the_whole_trail_to_the_presser_even_afte
         pressed = await table.fake.click(fired.message, "details:1:15", user_id=user)
         assert pressed.ephemeral and pressed.message.flags == 64
         [embed] = pressed.embeds
-        assert embed["title"] == "8 FP (IFT 8) vs B5: DR 6 -> 1MC"
+        assert embed["title"] == "8 FP (IFT 8) vs B5: final DR 6 -> 1MC"
         names = [f["name"] for f in embed["fields"]]
         assert names[:4] == ["Dice", "Trail", "Line of sight A4 to B5, hex centre to hex centre (los=advise) [A6.1]",
                              "Prep Fire: firepower [A3.3, seed 003]"]
@@ -119,14 +119,14 @@ async def test_a_results_buttons_go_out_as_their_items_json_without_a_view_per_m
     odds = await table.fake.click(fired.message, "odds:1:15", user_id=BOB)
     details = await table.fake.click(fired.message, "details:1:15", user_id=BOB)
     assert odds.embeds[0]["title"].startswith("Odds: ") and odds.ephemeral
-    assert details.embeds[0]["title"] == "8 FP (IFT 8) vs B5: DR 6 -> 1MC" and details.ephemeral
+    assert details.embeds[0]["title"] == "8 FP (IFT 8) vs B5: final DR 6 -> 1MC" and details.ephemeral
 
 
 async def test_the_game_option_details_always_shows_every_trail_in_the_channel(table):
     await asl_game(table)  # the helper's default: details=always
     fired = await table.send("fire", {"firers": "A1 A2 G1", "target": "B5", "range": 2, "dice": "4 2 3 2 2 4 5 4"})
     [embed] = fired.embeds
-    assert embed["title"] == "8 FP (IFT 8) vs B5: DR 6 -> 1MC"
+    assert embed["title"] == "8 FP (IFT 8) vs B5: final DR 6 -> 1MC"
     assert [f["name"] for f in embed["fields"]][:2] == ["Dice", "Trail"]
     assert fired.message.custom_ids() == ["odds:1:15"]  # nothing to click for: it is all there
 
