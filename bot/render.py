@@ -539,6 +539,18 @@ def result_title(outcome: Outcome, game: Game | None = None) -> str:
     return titled if changed and len(titled) <= RESULT_LINE else headline
 
 
+def split_title(title: str) -> tuple[str, str]:
+    """A title longer than ``RESULT_LINE`` split after its first part that fits ("US Marine rifle squad
+    M1 morale check (Hit-1)" | "1d6 6 + 1 = 7 vs 6 -> fails: Shaken"): the rest opens the description,
+    whole. One that cannot be split so is kept whole (Discord wraps it)."""
+    if len(title) <= RESULT_LINE:
+        return title, ""
+    cut = title.rfind(": ", 0, RESULT_LINE + 2)  # the part before it at most RESULT_LINE long
+    if cut <= 0:
+        return title, ""
+    return title[:cut], title[cut + 2:]
+
+
 def summary_lines(outcome: Outcome, game: Game | None = None) -> list[str]:
     """The short form of a result, a line each: every roll that is not a unit's check, its dice as
     rolled and its final DR with the modifiers; every unit that checked, passed or not, with its
@@ -628,8 +640,9 @@ def summary_embed(outcome: Outcome, game: Game | None, *, entry_seq: int | None,
     """A result that rolled, outcome first: the title says what happened to whom; each line a roll
     and each unit checked or changed; the footer the log entry, the turn and step, and who acts. The
     whole trail: the Details button."""
-    title = safe(result_title(outcome, game))
-    body = "\n".join(summary_lines(outcome, game))
+    title, rest = split_title(result_title(outcome, game))
+    title = safe(title)
+    body = "\n".join(([safe(rest)] if rest else []) + summary_lines(outcome, game))
     embed = discord.Embed(title=_title(title), colour=colour, description=_fit_description(title, body))
     footer = result_footer(game, entry_seq, manual=outcome.manual_dice, note=note)
     if footer:

@@ -449,3 +449,18 @@ def test_the_game_option_details_always_shows_the_whole_trail(game):
     assert not outcome_embed(o, game)[0].fields
     always = game.model_copy(update={"options": {"details": "always"}})
     assert [f.name for f in outcome_embed(o, always)[0].fields] == ["Dice"]
+
+
+def test_a_title_over_60_characters_goes_on_in_the_first_line():
+    """Issue 30, item 3: a short result's title is one line of a phone (60 characters): a longer one is
+    split after its last ': ' that keeps the first part within 60, the rest opening the description."""
+    from bot.render import RESULT_LINE, split_title
+
+    short = "8 FP (IFT 8) vs B5: final DR 6 -> 1MC"
+    assert split_title(short) == (short, "")
+    head = "US rifle platoon 1-A fires 2 ROF at German rifle platoon G1"  # 59 characters
+    assert split_title(f"{head}: 1 hit -> eliminated") == (head, "1 hit -> eliminated")
+    at_most = "x" * RESULT_LINE
+    assert split_title(f"{at_most}: y") == (at_most, "y") and split_title(f"{at_most}x: y") == (f"{at_most}x: y", "")
+    no_colon = "y" * 70
+    assert split_title(no_colon) == (no_colon, "")  # kept whole: Discord wraps it

@@ -176,8 +176,9 @@ def test_nhis_session_fire_morale_rally(tmp_path):
                  "   2 vs 5: passes  pass  [NHiS Hit result (seed 001)]"):
         assert line in fire, line
     morale = reply_to(out, "/morale unit:M1 hit:1 dice:6").splitlines()
-    assert morale[0] == ("== US Marine rifle squad M1 morale check (Hit-1): 1d6 6 + 1 = 7 vs 6 -> fails: "
-                         "Shaken; its impulse ends ==")
+    # a title over 60 characters goes on after its first part, in the first line
+    assert morale[:2] == ["== US Marine rifle squad M1 morale check (Hit-1) ==",
+                          "1d6 6 + 1 = 7 vs 6 -> fails: Shaken; its impulse ends"]
     assert "   Leadership of US Marine leader L1 (Prepared)  +1  (=6)  [NHiS Hit result (seed 001)]" in \
         details(out, "/morale unit:M1 hit:1 dice:6")
     assert reply_to(out, "/rally unit:M1 dice:3").splitlines()[0] == \
@@ -216,18 +217,18 @@ as alice
 
 def test_cd_session_artillery_fire_morale_rally(tmp_path):
     out = sandbox(tmp_path, "--scenario", "cd", script=CD_PLAY)
-    assert reply_to(out, "/artillery response firer:RA1 support:organic dice:4").splitlines()[0] == \
-        "== Organic artillery response for US 105mm battery: d10 4 -> responds, place the template =="
+    assert reply_to(out, "/artillery response firer:RA1 support:organic dice:4").splitlines()[:2] == [
+        "== Organic artillery response for US 105mm battery ==", "d10 4 -> responds, place the template"]
     idf = details(out, "/artillery fire firer:RA1 targets:G1 G2 cover:light dice:2 9 5")
     assert "   German MG42 platoon G2: Good Order -> Good Order, suppressed" in idf
     command = "/fire firers:1-A target:G1 band:short options:cover=light dice:3 7 8"
-    assert reply_to(out, command).splitlines()[0] == \
-        ("== US rifle platoon 1-A fires 2 ROF at German rifle platoon G1: 1 hit -> eliminated (takes effect at the "
-         "end of the phase) ==")
+    assert reply_to(out, command).splitlines()[:2] == [
+        "== US rifle platoon 1-A fires 2 ROF at German rifle platoon G1 ==",
+        "1 hit -> eliminated (takes effect at the end of the phase)"]
     assert "   d10 8 (hit result on German rifle platoon G1)" in details(out, command)
     command = "/morale company:Able options:in_cover=yes enemy_personnel_near=yes dice:9"
-    assert reply_to(out, command).splitlines()[:4] == [
-        "== Company Able morale: d10 9 -> missed by 3: forced back + shaken ==",
+    assert reply_to(out, command).splitlines()[:5] == [
+        "== Company Able morale: d10 9 -> missed by 3 ==", "forced back + shaken",
         "🎲 morale of company Able: rolled 9, d10 9 vs 6 or less (rating 6 +0): missed by 3 with +2 In cover, "
         "-1 Enemy personnel within 12\" and LOS, -1 Stand of the company forced back this turn x1",
         "US rifle platoon 1-A: Good Order, forced back → shaken, forced back",
@@ -487,9 +488,9 @@ def test_the_asl_samples_try_hint_is_accepted_to_its_close_combat(tmp_path):
                           "/close-combat attackers:R3 targets:A3"]
     out = sandbox(tmp_path, "--scenario", "asl", script="\n".join(lines) + "\n")
     assert "Order refused" not in out, out
-    resolved = reply_to(out, lines[-1]).splitlines()[0]
-    assert resolved.startswith("== Close Combat in E5: 4-6-7 A3 vs 4-4-7 R3 at 1:1: DR ") and "4-4-7 R3 vs 4-6-7 A3" \
-        in resolved, resolved
+    resolved = reply_to(out, lines[-1]).splitlines()
+    assert resolved[0] == "== Close Combat in E5: 4-6-7 A3 vs 4-4-7 R3 at 1:1 ==", resolved
+    assert resolved[1].startswith("DR ") and "4-4-7 R3 vs 4-6-7 A3" in resolved[1], resolved
 
 
 def test_bold_markdown_reads_bold_on_a_terminal_and_plain_in_a_file():
