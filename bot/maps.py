@@ -24,14 +24,16 @@ MAP_FILE = "map.png"
 PICTURES = MapCache(size=32)  # about 100 KB each
 
 
-async def battlefield_picture(referee: Any, channel_id: int) -> tuple[Any, MapPicture]:
-    """(the game, its picture) of the channel's game (the active one, else the last ended)."""
+async def battlefield_picture(referee: Any, channel_id: int, *, whole: bool = False) -> tuple[Any, MapPicture]:
+    """(the game, its picture) of the channel's game (the active one, else the last ended): zoomed to
+    the area in play when wider than a phone shows it, or ``whole``."""
     field = await referee.battlefield(channel_id)
-    picture = PICTURES.get(field.head_hash)
+    key = f"{field.head_hash}:{'whole' if whole else 'view'}"
+    picture = PICTURES.get(key)
     if picture is None:
         shot = latest_fire(field.game, field.entries, field.undone)
-        picture = await asyncio.to_thread(map_png, field.game, shot)
-        PICTURES.put(field.head_hash, picture)
+        picture = await asyncio.to_thread(map_png, field.game, shot, whole)
+        PICTURES.put(key, picture)
     return field, picture
 
 

@@ -308,16 +308,24 @@ def cell_line(cell: TableCell) -> str:
     return f"{line} [{safe(cell.rule)}]" if cell.rule else line
 
 
+def effect_text(effect: UnitEffect, arrow: str = "->") -> str | None:
+    """What an action did to one unit, saying the state after; None when nothing changed. The state
+    is shown only when it changed ("Good Order -> broken, DM"), with the effects it does not say
+    already; a unit whose state stayed says what happened to it ("moves B5 -> B4"), and a unit only
+    marked by the action's own bookkeeping says the mark ("marked Prep Fire")."""
+    before, after = effect.before, effect.after
+    if _is_marker_only(effect):
+        return ", ".join(effect.effects)
+    what = [w for w in effect.effects if w not in after]
+    if after and after != before:
+        text = f"{before} {arrow} {after}" if before else after
+        return text + (f" ({', '.join(what)})" if what else "")
+    return ", ".join(effect.effects) or None
+
+
 def effect_line(effect: UnitEffect) -> str:
-    """"name id: before -> after (effects)"."""
-    line = f"{safe(effect.name)} {safe(effect.unit)}:"
-    if effect.before and effect.after:
-        line += f" {safe(effect.before)} -> {safe(effect.after)}"
-    elif effect.after or effect.before:
-        line += f" {safe(effect.after or effect.before)}"
-    if effect.effects:
-        line += f" ({safe(', '.join(effect.effects))})"
-    return line
+    """"name id: before -> after (effects)", or what happened when the state stayed (``effect_text``)."""
+    return f"{safe(effect.name)} {safe(effect.unit)}: {safe(effect_text(effect) or 'unchanged')}"
 
 
 def dice_block(outcome: Outcome) -> Block | None:
@@ -353,8 +361,9 @@ def outcome_blocks(outcome: Outcome) -> list[Block]:
     blocks += trail_blocks(outcome.trail)
     if outcome.cells:
         blocks.append(Block("Table", tuple(cell_line(c) for c in outcome.cells)))
-    if outcome.effects:
-        blocks.append(Block("Effects", tuple(effect_line(e) for e in outcome.effects)))
+    changed = tuple(effect_line(e) for e in outcome.effects if effect_text(e) is not None)
+    if changed:
+        blocks.append(Block("Effects", changed))
     return blocks
 
 
@@ -424,11 +433,8 @@ def outcome_embed(outcome: Outcome, game: Game | None, *, entry_seq: int | None 
     colour = NEUTRAL_COLOUR if outcome.action in NEUTRAL_ACTIONS else side_colour(outcome.actor_side)
     footer = f"log #{entry_seq}" + (f" · {note}" if note else "") if entry_seq is not None else None
     if not details and shows_summary(outcome, game):
-        embed = summary_embed(outcome, game, entry_seq=entry_seq, colour=colour)
-        if footer is not None:
-            embed.set_footer(text=footer)
-        return [embed]
-    return paginate(safe(outcome.headline), outcome_blocks(outcome), colour=colour,
+        return [summary_embed(outcome, game, entry_seq=entry_seq, colour=colour, note=note)]
+    return paginate(safe(final_headline(outcome)), outcome_blocks(outcome), colour=colour,
                     description=game_line(game) if game is not None else "", footer=footer)
 
 
@@ -437,49 +443,216 @@ def _is_marker_only(effect: UnitEffect) -> bool:
     return bool(effect.effects) and all(what.startswith("marked ") for what in effect.effects)
 
 
-def result_title(outcome: Outcome) -> str:
-    """What happened to whom, then the roll: "R1 broken, L2 pinned — 8 FP (IFT 8) vs C4: DR 5 -> 2MC".
-    A unit the headline already names (a morale check's "A1 NMC: ... broken") is not named twice."""
-    named = set(re.findall(r"[A-Za-z0-9_.\-]+", outcome.headline))
+RESULT_LINE = 60  # characters of a short result's title and footer at most: one line of a phone's screen
+_DR = re.compile(r"(?<![Ff]inal )\bDR (\d+)")  # a DR the headline gives, not already said final
+
+
+@dataclass
+class ReadRoll:
+    """A roll as the trail reads it: its dice step, the modifiers applied to it, the check that read
+    it (its final DR), and the section it was rolled in (whose heading names a unit's check)."""
+
+    roll: Roll
+    dice: Step | None = None
+    modifiers: tuple[Step, ...] = ()
+    check: Step | None = None
+    section: Step | None = None
+
+
+def read_rolls(outcome: Outcome) -> tuple[list[ReadRoll], list[Step]]:
+    """Each roll with what the trail says of it, in the order rolled; and the checks of a unit that
+    read no roll of its own (a weapon's rate of fire read off the attack's colored die). A trail's
+    "dice" line is matched to the next roll of its total; a roll the trail never shows stays bare."""
+    rolls = [ReadRoll(roll) for roll in outcome.rolls]
+    others: list[Step] = []
+    section: Step | None = None
+    modifiers: list[Step] = []
+    current: ReadRoll | None = None
+    at = 0
+    for step in outcome.trail:
+        if step.kind == "section":
+            section, modifiers, current = step, [], None
+        elif step.kind == "modifier":
+            modifiers.append(step)
+        elif step.kind == "dice":
+            found = next((i for i in range(at, len(rolls)) if rolls[i].roll.total == step.value), None)
+            if found is None:
+                continue
+            at = found + 1
+            current = rolls[found]
+            current.dice, current.section, current.modifiers = step, section, tuple(modifiers)
+            modifiers = []
+        elif step.kind == "check":
+            if current is not None and current.check is None and step.unit == current.dice.unit:
+                current.check, current.modifiers = step, current.modifiers + tuple(modifiers)
+                modifiers, current = [], None
+            elif step.unit is not None:
+                others.append(step)
+    return rolls, others
+
+
+def _rolled(roll: Roll) -> str:
+    """"4+2 = 6": the dice as rolled and their sum; a single die alone."""
+    if len(roll.dice) == 1:
+        return str(roll.dice[0])
+    return f"{'+'.join(map(str, roll.dice))} = {roll.total}"
+
+
+def _modifier(step: Step) -> str:
+    value = step.value
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        value = f"{value:+g}"
+    return f"{value} {step.label}"
+
+
+def _final(check: Step) -> str:
+    """A check's words for the final number: "final DR 6", "final DR 9 vs morale 7"."""
+    label = check.label[:1].lower() + check.label[1:]
+    if isinstance(check.value, (int, float)) and not isinstance(check.value, bool) \
+            and not any(c.isdigit() for c in label):  # "Final DR" 6; "4 vs 5 or less: responds" says it
+        return f"{label} {_number(check.value)}"
+    return label
+
+
+def _unit_name(unit_id: str, outcome: Outcome, game: Game | None) -> str:
+    effect = next((e for e in outcome.effects if e.unit == unit_id), None)
+    if effect is not None:
+        return f"{effect.name} {unit_id}"
+    unit = game.units.get(unit_id) if game is not None else None
+    return f"{unit.name} {unit_id}" if unit is not None and getattr(unit, "name", "") else unit_id
+
+
+def final_headline(outcome: Outcome) -> str:
+    """The headline with the DR it gives named as the final one ("vs B5: final DR 6 -> 1MC") when the
+    trail's check says so: the dice as rolled are named "rolled" where they are shown."""
+    read, _ = read_rolls(outcome)
+    finals = {str(r.check.value) for r in read if r.check is not None and isinstance(r.check.value, int)
+              and r.check.label.casefold().startswith("final")}
+    return _DR.sub(lambda m: f"final DR {m[1]}" if m[1] in finals else m[0], outcome.headline) if finals \
+        else outcome.headline
+
+
+def result_title(outcome: Outcome, game: Game | None = None) -> str:
+    """What happened to whom, then the roll: "R2 broken — 8 FP (IFT 8) vs B5: final DR 6 -> 1MC",
+    within ``RESULT_LINE`` characters: the units changed are named first only when they fit (each
+    has its own line below). The DR the headline gives is the final one, and is named so. A unit the
+    headline already names (a morale check's "A1 NMC: ... broken") is not named twice."""
+    headline = final_headline(outcome)
+    named = set(re.findall(r"[A-Za-z0-9_.\-]+", headline))
     changed = [f"{e.unit} {' and '.join(e.effects)}" for e in outcome.effects
                if e.effects and not _is_marker_only(e) and e.unit not in named]
-    if not changed:
-        return outcome.headline
-    return f"{', '.join(changed)} — {outcome.headline}"
+    titled = f"{', '.join(changed)} — {headline}"
+    return titled if changed and len(titled) <= RESULT_LINE else headline
 
 
-def summary_lines(outcome: Outcome) -> list[str]:
-    """One line per unit the action changed (its state before and after), the units it only
-    marked on one line, then one line per roll: the short form of a result."""
-    lines = []
+def split_title(title: str) -> tuple[str, str]:
+    """A title longer than ``RESULT_LINE`` split after its first part that fits ("US Marine rifle squad
+    M1 morale check (Hit-1)" | "1d6 6 + 1 = 7 vs 6 -> fails: Shaken"): the rest opens the description,
+    whole. One that cannot be split so is kept whole (Discord wraps it)."""
+    if len(title) <= RESULT_LINE:
+        return title, ""
+    cut = title.rfind(": ", 0, RESULT_LINE + 2)  # the part before it at most RESULT_LINE long
+    if cut <= 0:
+        return title, ""
+    return title[:cut], title[cut + 2:]
+
+
+def summary_lines(outcome: Outcome, game: Game | None = None) -> list[str]:
+    """The short form of a result, a line each: every roll that is not a unit's check, its dice as
+    rolled and its final DR with the modifiers; every unit that checked, passed or not, with its
+    dice and the state it is left in; a unit's check that read no roll of its own when the ruleset
+    says what it means (``check_results``: a weapon that kept its rate of fire may fire again);
+    every other unit the action changed, with its state after; the units it only marked, on one line."""
+    read, others = read_rolls(outcome)
+    effects = {e.unit: e for e in outcome.effects}
+    told: set[str] = set()
+    rolls: list[str] = []
+    checks: list[str] = []
+    for item in read:
+        roll, check = item.roll, item.check
+        unit = item.dice.unit if item.dice is not None else None
+        if check is not None and unit is not None and isinstance(check.value, str):
+            heading = item.section.label if item.section is not None and item.section.unit == unit else ""
+            name = re.split(r" \(|:", heading)[0].strip() if heading else ""
+            line = (f"{name + ' ' if name else ''}{_unit_name(unit, outcome, game)}: "
+                    f"rolled {'+'.join(map(str, roll.dice))}, {_final(check)}")
+            if str(check.value).casefold() not in check.label.casefold():  # "7 vs 5: fails" says "fail"
+                line += f" → {check.value}"
+            effect = effects.get(unit)
+            text = effect_text(effect, "→") if effect is not None else None
+            if effect is not None and text is not None:
+                told.add(unit)
+                changed = bool(effect.after) and effect.after != effect.before
+                if not changed or effect.after != check.value:
+                    line += f": {effect.after}" if changed else f": {text}"
+                what = [w for w in effect.effects if w not in effect.after and w != check.value]
+                if what and changed:
+                    line += f" ({', '.join(what)})"
+            checks.append(safe(line))
+            continue
+        what = f"{roll.purpose}: " if roll.purpose else ""
+        line = f"🎲 {what}rolled {_rolled(roll)}"
+        if check is not None:
+            line += f", {_final(check)}"
+            if item.modifiers:
+                line += " with " + ", ".join(_modifier(m) for m in item.modifiers)
+        rolls.append(safe(line))
+    ruleset = get_ruleset(outcome.ruleset)
+    for step in others:
+        meaning = ruleset.check_results.get(str(step.value))
+        if meaning is None or step.unit in told:
+            continue
+        checks.append(safe(f"{step.label} → {step.value}, {meaning}"))
+    lines = rolls + checks
     marked: dict[str, list[str]] = {}
     for effect in outcome.effects:
+        if effect.unit in told:
+            continue
         if _is_marker_only(effect):
             marked.setdefault(", ".join(effect.effects), []).append(f"{effect.name} {effect.unit}")
             continue
-        changed = effect.before and effect.after and effect.before != effect.after
-        change = f"{effect.before} → {effect.after}" if changed else effect.after or effect.before or ""
-        what = [w for w in effect.effects if w not in change]
-        lines.append(safe(f"{effect.name} {effect.unit}: {change}" + (f" ({', '.join(what)})" if what else "")))
+        text = effect_text(effect, "→")
+        if text is not None:
+            lines.append(safe(f"{effect.name} {effect.unit}: {text}"))
     for what, units in marked.items():
         lines.append(safe(f"{', '.join(units)}: {what}"))
-    for roll in outcome.rolls:
-        lines.append(f"🎲 {roll_line(roll)}")
-    if outcome.manual_dice:
-        lines.append("manual dice (given by the players)"
-                     + (f"; not needed: {', '.join(map(str, outcome.unused_dice))}" if outcome.unused_dice else ""))
+    if outcome.manual_dice and outcome.unused_dice:
+        lines.append(f"manual dice not needed: {', '.join(map(str, outcome.unused_dice))}")
     return lines
 
 
+def result_footer(game: Game | None, entry_seq: int | None, *, manual: bool, note: str = "") -> str | None:
+    """"log #15 · turn 1, Prep Fire Phase · manual dice · Germans to act": the log entry first, then
+    when in the game, whose dice and who acts next, each part only while the line stays within
+    ``RESULT_LINE`` characters (a note, the dice commitment of a turn's end, is always given whole)."""
+    parts = [f"log #{entry_seq}"] if entry_seq is not None else []
+    if note:
+        return " · ".join(parts + [note])
+    if game is not None:
+        ruleset = get_ruleset(game.ruleset)
+        step = step_name(game, ruleset) if refereed(game) else ruleset.phase_names.get(game.phase, game.phase)
+        optional = [f"turn {game.turn}, {step}"] + (["manual dice"] if manual else []) \
+            + [f"{game.side_name(side_to_act(game))} to act"]
+    else:
+        optional = ["manual dice"] if manual else []
+    for part in optional:
+        if len(" · ".join(parts + [part])) <= RESULT_LINE:
+            parts.append(part)
+    return unmentioned(" · ".join(parts)) if parts else None
+
+
 def summary_embed(outcome: Outcome, game: Game | None, *, entry_seq: int | None,
-                  colour: discord.Colour) -> discord.Embed:
-    """A result that rolled, outcome first: the title says what happened to whom; the description
-    the game's line, then each unit changed and each roll. The whole trail: the Details button."""
-    title = safe(result_title(outcome))
-    body = "\n".join(([game_line(game)] if game is not None else []) + summary_lines(outcome))
+                  colour: discord.Colour, note: str = "") -> discord.Embed:
+    """A result that rolled, outcome first: the title says what happened to whom; each line a roll
+    and each unit checked or changed; the footer the log entry, the turn and step, and who acts. The
+    whole trail: the Details button."""
+    title, rest = split_title(result_title(outcome, game))
+    title = safe(title)
+    body = "\n".join(([safe(rest)] if rest else []) + summary_lines(outcome, game))
     embed = discord.Embed(title=_title(title), colour=colour, description=_fit_description(title, body))
-    if entry_seq is not None:
-        embed.set_footer(text=f"log #{entry_seq}")
+    footer = result_footer(game, entry_seq, manual=outcome.manual_dice, note=note)
+    if footer:
+        embed.set_footer(text=footer)
     return embed
 
 
@@ -1261,23 +1434,34 @@ _ESCAPE = re.compile(r"\\(.)", re.DOTALL)
 _TIMESTAMP = re.compile(r"<t:(-?[0-9]{1,12}):[tTdDfFR]>")
 
 
-def _plain(text: str, keep_timestamps: bool = False) -> str:
-    """What Discord would display: escapes resolved, zero-width spaces dropped, a timestamp in UTC
-    (Discord shows it in each reader's time zone) unless the caller renders them itself."""
+# markdown bold (**text**, its asterisks not escaped) as Discord shows it: bold, not asterisks
+_BOLD = re.compile(r"(?<!\\)\*\*(.+?)(?<!\\)\*\*")
+PLAIN_BOLD = ("", "")  # a terminal that is not a tty (a file, a pipe): the bold text as it is
+ANSI_BOLD = ("\x1b[1m", "\x1b[0m")  # a terminal: bold on and off
+
+
+def _plain(text: str, keep_timestamps: bool = False, bold: tuple[str, str] = PLAIN_BOLD) -> str:
+    """What Discord would display: escapes resolved, zero-width spaces dropped, bold markdown as
+    ``bold`` says (its asterisks dropped), a timestamp in UTC (Discord shows it in each reader's time
+    zone) unless the caller renders them itself."""
     if not keep_timestamps:
         text = _TIMESTAMP.sub(
             lambda m: datetime.fromtimestamp(int(m[1]), timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), text)
+    if "**" in text:
+        text = _BOLD.sub(lambda m: f"{bold[0]}{m[1]}{bold[1]}", text)
     return _ESCAPE.sub(r"\1", text).replace("\u200b", "")
 
 
-def embed_to_text(embed: dict[str, Any] | discord.Embed, *, keep_timestamps: bool = False) -> str:
+def embed_to_text(embed: dict[str, Any] | discord.Embed, *, keep_timestamps: bool = False,
+                  bold: tuple[str, str] = PLAIN_BOLD) -> str:
     """An embed (its JSON dict, as posted) as plain text for the terminal sandbox. With
     ``keep_timestamps`` the ``<t:...>`` markup is left for the caller, who knows the clock (a
-    relative ``:R`` one reads "in 20 min" there, as Discord shows it)."""
+    relative ``:R`` one reads "in 20 min" there, as Discord shows it); ``bold`` says how markdown's
+    bold is shown (``ANSI_BOLD`` on a terminal; by default without its asterisks)."""
     data = embed.to_dict() if isinstance(embed, discord.Embed) else embed
 
     def plain(text: str) -> str:
-        return _plain(text, keep_timestamps)
+        return _plain(text, keep_timestamps, bold)
 
     out: list[str] = []
     if data.get("title"):

@@ -57,7 +57,7 @@ from bot.emulator.schema import (
     TYPE_NAMES,
     USER,
 )
-from bot.render import embed_to_text
+from bot.render import ANSI_BOLD, PLAIN_BOLD, embed_to_text
 from bot.sandbox_scenarios import SCENARIOS
 from bot.service import Referee
 from bot.store import DatabaseUnusable, StoreError, is_postgres
@@ -283,13 +283,14 @@ def readable(text: str, *, now: float | None = None) -> str:
     return _TIMESTAMP.sub(lambda m: _when(int(m[1]), m[2], now), text)
 
 
-def message_text(message: StoredMessage) -> str:
+def message_text(message: StoredMessage, bold: tuple[str, str] = PLAIN_BOLD) -> str:
+    """A message as the terminal shows it; ``bold``: how markdown's bold reads (ANSI on a tty)."""
     parts: list[str] = []
     if message.ephemeral:
         parts.append("[only you can see this]")
     if message.content:
         parts.append(message.content)
-    parts.extend(embed_to_text(embed, keep_timestamps=True) for embed in message.embeds)
+    parts.extend(embed_to_text(embed, keep_timestamps=True, bold=bold) for embed in message.embeds)
     parts.extend(f"[file: {f.filename}, {len(f.data)} bytes]" for f in message.files)
     buttons = buttons_of(message)
     if buttons:
@@ -298,9 +299,9 @@ def message_text(message: StoredMessage) -> str:
     return readable("\n".join(parts))
 
 
-def reply_text(reply: Reply) -> str:
+def reply_text(reply: Reply, bold: tuple[str, str] = PLAIN_BOLD) -> str:
     messages = reply.all_messages()
-    texts = [text for text in (message_text(m) for m in messages) if text.strip()]
+    texts = [text for text in (message_text(m, bold) for m in messages) if text.strip()]
     if not texts:
         return "(the bot did not answer with a message)"
     return "\n\n".join(texts)
@@ -354,6 +355,12 @@ class Session:
     last: Reply | None = None
 
     @property
+    def bold(self) -> tuple[str, str]:
+        """Markdown's bold on this terminal: ANSI bold on a tty, the text alone in a file or a pipe."""
+        isatty = getattr(self.out, "isatty", None)
+        return ANSI_BOLD if isatty is not None and isatty() else PLAIN_BOLD
+
+    @property
     def prompt(self) -> str:
         return f"{self.person}@#{self.channel}> "
 
@@ -399,7 +406,7 @@ class Session:
         if quiet:
             self.say(f"   {headline(reply)}")
         else:
-            self.say(reply_text(reply))
+            self.say(reply_text(reply, self.bold))
             self.say("")
         return reply
 
@@ -440,7 +447,7 @@ class Session:
                     except AssertionError as exc:
                         self.say(f"error: {exc}")
                         return
-                    self.say(reply_text(self.last))
+                    self.say(reply_text(self.last, self.bold))
                     self.say("")
                     return
         self.say("there is no such button on the last reply")
@@ -492,7 +499,7 @@ async def run_scenario(session: Session, name: str) -> bool:
             if reply is None or any(m.ephemeral for m in reply.all_messages()):
                 ok = False  # a refused set-up step: show it and stop
                 if reply is not None:
-                    session.say(reply_text(reply))
+                    session.say(reply_text(reply, session.bold))
                 break
         if ok:
             session.say("")

@@ -69,7 +69,7 @@ SCENARIOS: dict[str, Scenario] = {
             "/unit add id:J1 side:Japanese type:jp-rifle-squad location:0405",
             "/unit add id:J2 side:Japanese type:jp-rifle-squad location:0405",
         ),
-        next_steps=("Try: as alice | /done (as bob | /done: both sides' Rally Phase) | as alice | "
+        next_steps=("Try: as alice | /done (the Rally Phase: each side ends its part) | as bob | /done | as alice | "
                     "/fire firers:M1 M2 target:0405 (the map counts the range) | /fire firers:M3 target:0405 (refused: "
                     "the impulse activated hex 0303) | /done (the Japanese impulse: as bob ...)"),
     ),
@@ -90,9 +90,10 @@ SCENARIOS: dict[str, Scenario] = {
         ),
         next_steps=("Try: as alice | /artillery response firer:RA1 dice:4 (organic artillery answers on 1-5; one "
                     "roll a turn) | /artillery fire firer:RA1 targets:G1 G2 (the hedgerow of hedge-1 gives medium "
-                    "cover; a second mission this phase is over RA1's ROF 1) | /done (each side ends its part; the "
-                    "Movement Phase opens with the initiative roll) | /fire firers:1-A target:G1 band:short in the "
-                    "General Fire Phase: both sides fire, the results at the phase's end"),
+                    "cover; a second mission this phase is over RA1's ROF 1) | /done (each side ends its part) | "
+                    "as gm | /game phase to:GeneralFire (the game master jumps to the General Fire Phase; the "
+                    "Movement Phase's initiative roll on the way) | as alice | /fire firers:1-A target:G1 band:short "
+                    "(both sides fire, the results at the phase's end)"),
     ),
     "asl-file": Scenario(
         title="Advanced Squad Leader: Village Assault (sample scenario file, 44 counters)",

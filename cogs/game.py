@@ -338,8 +338,10 @@ class GameCog(commands.Cog):
 
     @game.command(name="map", description="A picture of the battlefield: terrain, every stack or stand, and the "
                                           "latest fire")
-    async def map(self, interaction: Interaction) -> None:
-        field, picture = await battlefield_picture(interaction.client.referee, interaction.channel_id)
+    @app_commands.describe(whole="yes: the whole map; by default a large map shows the area in play, as wide "
+                                 "as a phone reads it")
+    async def map(self, interaction: Interaction, whole: bool = False) -> None:
+        field, picture = await battlefield_picture(interaction.client.referee, interaction.channel_id, whole=whole)
         await interaction.response.send_message(embed=map_embed(field.game, MAP_FILE), file=map_file(picture))
 
     @game.command(name="options", description="See this game's options; the game master changes them")

@@ -148,7 +148,7 @@ def test_the_bot_runs_from_the_wheel_and_migrates_its_database(site, tmp_path):
                         site, tmp_path, stdin=SANDBOX_SCRIPT)
     assert played.returncode == 0, played.stderr
     assert "Traceback" not in played.stderr
-    assert "== L2 broken, R1 broken — 8 FP (IFT 8) vs C4: DR 5 -> 2MC ==" in played.stdout
+    assert "== L2 broken, R1 broken — 8 FP (IFT 8) vs C4: final DR 5 -> 2MC ==" in played.stdout
     assert "   IFT 8 column, Final DR 5  2MC  [A7.3]" in played.stdout
     with sqlite3.connect(database) as db:
         version = db.execute("PRAGMA user_version").fetchone()[0]

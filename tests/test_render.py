@@ -131,7 +131,7 @@ def test_table_cell_reads_like_the_chart():
 def test_effect_line_shows_before_after_and_effects():
     effect = UnitEffect(unit="R1", name="4-4-7", side=1, before="Good Order", after="broken, DM",
                         effects=("broken", "DM"))
-    assert effect_line(effect) == "4-4-7 R1: Good Order -> broken, DM (broken, DM)"
+    assert effect_line(effect) == "4-4-7 R1: Good Order -> broken, DM"  # its effects said by the state after
 
 
 def test_colour_follows_the_acting_side(game):
@@ -178,7 +178,7 @@ def test_long_trail_splits_within_every_limit_and_drops_nothing(game):
     for label in labels:
         assert label in text
     for i in range(40):
-        assert f"4-6-7 U{i}: Good Order -> broken (broken)" in text
+        assert f"4-6-7 U{i}: Good Order -> broken" in text
 
 
 def test_trail_order_is_kept_across_pages(game):
@@ -430,9 +430,10 @@ def test_the_title_names_who_it_happened_to_once_and_not_the_units_only_marked(g
     [embed] = outcome_embed(o, game, entry_seq=4)
     # B5 is named by the headline already (it is the target's hex here): not named twice
     assert embed.title == "R1 broken — 8 FP vs B5: DR 8 -> 1MC"
-    assert embed.description.splitlines()[1:] == ["4-4-7 R1: Good Order → broken, DM", "8-1 B5: Good Order → pinned",
-                                                  "4-6-7 A1: marked Prep Fire", "🎲 DR 8: white 3, colored 5 (IFT)"]
-    assert not embed.fields and embed.footer.text == "log #4"
+    # the roll first (the cause), with its dice as rolled, then each unit changed, then the units marked
+    assert embed.description.splitlines() == ["🎲 IFT: rolled 3+5 = 8", "4-4-7 R1: Good Order → broken, DM",
+                                              "8-1 B5: Good Order → pinned", "4-6-7 A1: marked Prep Fire"]
+    assert not embed.fields and embed.footer.text == "log #4 · turn 1, Rally Phase · Germans to act"
 
 
 def test_bookkeeping_that_rolls_and_results_that_roll_nothing_are_shown_whole(game):
@@ -448,3 +449,18 @@ def test_the_game_option_details_always_shows_the_whole_trail(game):
     assert not outcome_embed(o, game)[0].fields
     always = game.model_copy(update={"options": {"details": "always"}})
     assert [f.name for f in outcome_embed(o, always)[0].fields] == ["Dice"]
+
+
+def test_a_title_over_60_characters_goes_on_in_the_first_line():
+    """Issue 30, item 3: a short result's title is one line of a phone (60 characters): a longer one is
+    split after its last ': ' that keeps the first part within 60, the rest opening the description."""
+    from bot.render import RESULT_LINE, split_title
+
+    short = "8 FP (IFT 8) vs B5: final DR 6 -> 1MC"
+    assert split_title(short) == (short, "")
+    head = "US rifle platoon 1-A fires 2 ROF at German rifle platoon G1"  # 59 characters
+    assert split_title(f"{head}: 1 hit -> eliminated") == (head, "1 hit -> eliminated")
+    at_most = "x" * RESULT_LINE
+    assert split_title(f"{at_most}: y") == (at_most, "y") and split_title(f"{at_most}x: y") == (f"{at_most}x: y", "")
+    no_colon = "y" * 70
+    assert split_title(no_colon) == (no_colon, "")  # kept whole: Discord wraps it

@@ -97,12 +97,14 @@ def test_asl_session_transfer_fire_morale_rally_undo_and_export(tmp_path):
         "== LMG MG1 passes from 4-6-7 A1 to 4-6-7 A2 =="
     command = "/fire firers:A1 L1 target:C4 range:1 dice:2 3 5 4 3 3"
     summary = reply_to(out, command).splitlines()
-    assert summary[0] == "== L2 broken, R1 broken — 8 FP (IFT 8) vs C4: DR 5 -> 2MC =="  # what happened, first
-    assert summary[2:5] == ["8-1 L2: Good Order → broken, DM", "4-4-7 R1: Good Order → broken, DM",
+    assert summary[0] == "== L2 broken, R1 broken — 8 FP (IFT 8) vs C4: final DR 5 -> 2MC =="  # what happened, first
+    assert summary[1:5] == ["🎲 IFT attack: rolled 2+3 = 5, final DR 5 with -1 leadership of 8-1 L1, +1 TEM: Woods",
+                            "2MC 8-1 L2: rolled 5+4, final DR 11 vs morale 8 → fails: broken, DM",
+                            "2MC 4-4-7 R1: rolled 3+3, final DR 8 vs morale 7 → fails: broken, DM",
                             "4-6-7 A1, 8-1 L1: marked Prep Fire"]
     assert "buttons: [Odds]  [Details]  (type: click LABEL)" in summary
     fire = details(out, command)
-    assert fire[:2] == ["[only you can see this]", "== 8 FP (IFT 8) vs C4: DR 5 -> 2MC =="]
+    assert fire[:2] == ["[only you can see this]", "== 8 FP (IFT 8) vs C4: final DR 5 -> 2MC =="]
     for line in ("   DR 5: white 2, colored 3 (IFT attack)",
                  "   manual dice (given by the players)",
                  "   4-6-7 A1: point blank fire  x2  (=8)  [A7.21]",
@@ -111,7 +113,7 @@ def test_asl_session_transfer_fire_morale_rally_undo_and_export(tmp_path):
                  "   IFT 8 column, Final DR 5  2MC  [A7.3]",
                  "   Final DR 11 vs morale 8  fails  (=11)  [A7.3]",
                  "   Final DR 8 vs morale 7  fails  (=8)  [A7.3]",
-                 "   4-4-7 R1: Good Order -> broken, DM (broken)"):
+                 "   4-4-7 R1: Good Order -> broken, DM"):
         assert line in fire, line
     # the Russians may not fire in the Germans' Prep Fire Phase: a refusal is a private reply
     # quoting the rule, and the dice given are not used
@@ -161,8 +163,11 @@ click details
 def test_nhis_session_fire_morale_rally(tmp_path):
     out = sandbox(tmp_path, "--scenario", "nhis", script=NHIS_PLAY)
     command = "/fire firers:M1 M2 target:0405 dice:1 2 6 1"
-    assert reply_to(out, command).splitlines()[0] == \
-        "== J1 Unshakable, fails: reduced — 5 FP -> column 4, shifted 2 left -> 0: 2d6 3 -> Hit-1 =="
+    # the units changed do not fit the title's 60 characters: each has its line, passed too
+    assert reply_to(out, command).splitlines()[:4] == [
+        "== 5 FP -> column 4, shifted 2 left -> 0: 2d6 3 -> Hit-1 ==", "🎲 fire on 0405: rolled 1+2 = 3",
+        "Morale check Japanese rifle squad J1: rolled 6, 7 vs 5: fails: Prepared, reduced (Unshakable, fails: reduced)",
+        "Morale check Japanese rifle squad J2: rolled 1, 2 vs 5: passes"]
     fire = details(out, command)
     assert fire[1] == "== 5 FP -> column 4, shifted 2 left -> 0: 2d6 3 -> Hit-1 =="
     for line in ("   Cover Factor of 0405: Jungle 2  -2  (=5)  [NHiS Terrain Chart (seed 001)]",
@@ -171,8 +176,9 @@ def test_nhis_session_fire_morale_rally(tmp_path):
                  "   2 vs 5: passes  pass  [NHiS Hit result (seed 001)]"):
         assert line in fire, line
     morale = reply_to(out, "/morale unit:M1 hit:1 dice:6").splitlines()
-    assert morale[0] == ("== US Marine rifle squad M1 morale check (Hit-1): 1d6 6 + 1 = 7 vs 6 -> fails: "
-                         "Shaken; its impulse ends ==")
+    # a title over 60 characters goes on after its first part, in the first line
+    assert morale[:2] == ["== US Marine rifle squad M1 morale check (Hit-1) ==",
+                          "1d6 6 + 1 = 7 vs 6 -> fails: Shaken; its impulse ends"]
     assert "   Leadership of US Marine leader L1 (Prepared)  +1  (=6)  [NHiS Hit result (seed 001)]" in \
         details(out, "/morale unit:M1 hit:1 dice:6")
     assert reply_to(out, "/rally unit:M1 dice:3").splitlines()[0] == \
@@ -211,19 +217,22 @@ as alice
 
 def test_cd_session_artillery_fire_morale_rally(tmp_path):
     out = sandbox(tmp_path, "--scenario", "cd", script=CD_PLAY)
-    assert reply_to(out, "/artillery response firer:RA1 support:organic dice:4").splitlines()[0] == \
-        "== Organic artillery response for US 105mm battery: d10 4 -> responds, place the template =="
+    assert reply_to(out, "/artillery response firer:RA1 support:organic dice:4").splitlines()[:2] == [
+        "== Organic artillery response for US 105mm battery ==", "d10 4 -> responds, place the template"]
     idf = details(out, "/artillery fire firer:RA1 targets:G1 G2 cover:light dice:2 9 5")
-    assert "   German MG42 platoon G2: Good Order -> Good Order, suppressed (suppressed)" in idf
+    assert "   German MG42 platoon G2: Good Order -> Good Order, suppressed" in idf
     command = "/fire firers:1-A target:G1 band:short options:cover=light dice:3 7 8"
-    assert reply_to(out, command).splitlines()[0] == \
-        ("== US rifle platoon 1-A fires 2 ROF at German rifle platoon G1: 1 hit -> eliminated (takes effect at the "
-         "end of the phase) ==")
+    assert reply_to(out, command).splitlines()[:2] == [
+        "== US rifle platoon 1-A fires 2 ROF at German rifle platoon G1 ==",
+        "1 hit -> eliminated (takes effect at the end of the phase)"]
     assert "   d10 8 (hit result on German rifle platoon G1)" in details(out, command)
     command = "/morale company:Able options:in_cover=yes enemy_personnel_near=yes dice:9"
-    assert reply_to(out, command).splitlines()[0] == (
-        "== 1-A forced back and shaken, 1-B forced back and shaken — "
-        "Company Able morale: d10 9 -> missed by 3: forced back + shaken ==")
+    assert reply_to(out, command).splitlines()[:5] == [
+        "== Company Able morale: d10 9 -> missed by 3 ==", "forced back + shaken",
+        "🎲 morale of company Able: rolled 9, d10 9 vs 6 or less (rating 6 +0): missed by 3 with +2 In cover, "
+        "-1 Enemy personnel within 12\" and LOS, -1 Stand of the company forced back this turn x1",
+        "US rifle platoon 1-A: Good Order, forced back → shaken, forced back",
+        "US rifle platoon 1-B: Good Order → shaken, forced back"]
     morale_lines = details(out, command)
     for line in ("   In cover  +2  (=2)  [CD [14.2.2]]",
                  "   Enemy personnel within 12\" and LOS  -1  (=1)  [CD [21.2]]",
@@ -479,9 +488,9 @@ def test_the_asl_samples_try_hint_is_accepted_to_its_close_combat(tmp_path):
                           "/close-combat attackers:R3 targets:A3"]
     out = sandbox(tmp_path, "--scenario", "asl", script="\n".join(lines) + "\n")
     assert "Order refused" not in out, out
-    resolved = reply_to(out, lines[-1]).splitlines()[0]
-    assert resolved.startswith("== Close Combat in E5: 4-6-7 A3 vs 4-4-7 R3 at 1:1: DR ") and "4-4-7 R3 vs 4-6-7 A3" \
-        in resolved, resolved
+    resolved = reply_to(out, lines[-1]).splitlines()
+    assert resolved[0] == "== Close Combat in E5: 4-6-7 A3 vs 4-4-7 R3 at 1:1 ==", resolved
+    assert resolved[1].startswith("DR ") and "4-4-7 R3 vs 4-6-7 A3" in resolved[1], resolved
 
 
 # --- a PostgreSQL server as the sandbox's database (issue 28) ----------------------------------
@@ -529,3 +538,21 @@ def test_a_server_that_does_not_answer_is_one_line_without_the_password(tmp_path
     assert line.startswith("referee: the sandbox cannot start: database postgresql://ref:***@127.0.0.1:1/referee "
                            "cannot be used (")
     assert "secret" not in result.stderr
+
+
+def test_bold_markdown_reads_bold_on_a_terminal_and_plain_in_a_file():
+    """Issue 30: the sandbox printed **Germans** raw. On a tty it is ANSI bold; in a file or a pipe the
+    asterisks are dropped; an escaped asterisk (a player's text) stays an asterisk."""
+    from bot.render import ANSI_BOLD, embed_to_text
+    from bot.sandbox import Session
+
+    embed = {"description": "Rally Phase · **Germans** to act · a \\*\\*starred\\*\\* name"}
+    assert embed_to_text(embed) == "Rally Phase · Germans to act · a **starred** name"
+    assert embed_to_text(embed, bold=ANSI_BOLD) == "Rally Phase · \x1b[1mGermans\x1b[0m to act · a **starred** name"
+
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    assert Session(fake=None, out=Tty(), echo=False).bold == ANSI_BOLD
+    assert Session(fake=None, out=io.StringIO(), echo=False).bold == ("", "")

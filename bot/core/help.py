@@ -16,6 +16,7 @@ from typing import Any
 from .commands import Command, Option, Suggest, build_order
 from .errors import ConfirmSight, RulesError
 from .game import Game
+from .grid import neighbours
 from .orders import refers
 from .ruleset import Ruleset
 from .sequence import allowed_sides, current, refereed, side_to_act, step_name
@@ -177,13 +178,58 @@ def verdict(game: Game, ruleset: Ruleset, command: Command, side: int, unit: Any
             break
         tried.add((option.name, values.get(option.name, "")))
         values[option.name] = untried[0]  # another of its choices (a range band the weapon has)
+    if refused is not None:  # another target the game has may be a legal one: offer it rather than a refusal
+        for option in command.options:
+            kind = option.suggest.kind if option.suggest else None
+            if option.name not in values or kind not in ("location", "enemy_unit") or _acting(command, option):
+                continue
+            acting = [game.find_unit(v.split()[0]) for o in command.options if o.name in values
+                      and o.suggest is not None and o.suggest.kind in ("unit", "weapon") and _acting(command, o)
+                      for v in [values[o.name]]]
+            here = getattr(unit, "location", None) or next((u.location for u in acting if u is not None), None)
+            for other in _elsewhere(game, ruleset, kind, side, here, values[option.name]):
+                trial = {**values, option.name: other}
+                try:
+                    again = refusal(game, build_order(game, command.name, trial))
+                except RulesError as exc:
+                    again = exc
+                if again is None:
+                    return Verdict(command, typed(command, trial), None)
     return Verdict(command, typed(command, values), refused.message if refused is not None else None)
+
+
+ELSEWHERE_TRIED = 8  # other targets a refused example tries before its refusal is given
+
+
+def _elsewhere(game: Game, ruleset: Ruleset, kind: str, side: int, here: str | None, given: str) -> list[str]:
+    """Other values of a target option, the likeliest first: the enemy's units; or the Locations the
+    enemy holds, then the hexes next to ``here`` (the acting unit's: a move's destination, when the
+    ruleset's grid places it), then the game's other Locations; at most ``ELSEWHERE_TRIED``."""
+    enemy = _live(game, 1 - side)
+    if kind == "enemy_unit":
+        found = [u.id for u in enemy]
+    else:
+        grid = ruleset.grid
+        cell = grid.cell(here, game.boards) if grid is not None and here else None
+        near = [grid.name(c, game.boards) for c in neighbours(cell)
+                if grid.cell(grid.name(c, game.boards), game.boards) == c] if cell is not None else []
+        found = list(dict.fromkeys([u.location for u in enemy] + near + list(game.locations)))
+    return [value for value in found if value not in (given, here)][:ELSEWHERE_TRIED]
+
+
+def offered_now(game: Game, command: Command) -> bool:
+    """Whether /help and /unit info offer ``command`` as an example in the game's phase (its order's
+    ``hinted`` phases; every phase it is allowed in when it declares none)."""
+    hinted = command.order.hinted
+    return hinted is None or game.phase in hinted
 
 
 def unit_verdicts(game: Game, ruleset: Ruleset, unit: Any) -> list[Verdict]:
     """What ``unit`` may do now: each command of the ruleset it can act in, with why not."""
     found = []
     for command in ruleset.commands:
+        if not offered_now(game, command):
+            continue
         result = verdict(game, ruleset, command, unit.side, unit)
         if result is not None:
             found.append(result)
@@ -226,8 +272,8 @@ def may_now(game: Game, ruleset: Ruleset) -> dict[int, list[Verdict]]:
         for command in ruleset.commands:
             if step is not None and side not in allowed_sides(game, ruleset, step, command.action):
                 continue
-            if command.order.gm_only_in(game):  # the game master's correction, not a side's order
-                continue
+            if command.order.gm_only_in(game) or not offered_now(game, command):
+                continue  # the game master's correction, not a side's order; or not offered in this phase
             for unit in [None, *_live(game, side)[:6]]:  # the first unit that may give it, if any
                 found = verdict(game, ruleset, command, side, unit)
                 if found is not None and found.why_not is None:

@@ -92,6 +92,10 @@ class OrderBase(BaseModel):
     rolls: ClassVar[bool] = False
     previewable: ClassVar[bool] = False
     phases: ClassVar[Phases | None] = None  # None: any phase
+    # the phases /help and /unit info offer it in as an example (None: wherever it is allowed): an order
+    # the rules allow in any phase but the table gives only after something the bot does not roll itself
+    # (a morale check its own fire has not taken) is offered only where that happens (bot/core/help.py)
+    hinted: ClassVar[tuple[str, ...] | None] = None
     sealable: ClassVar[bool] = False  # may be sealed now and revealed later (bot/core/sealed.py)
     gm_only: ClassVar[str] = ""  # "": any player may give it for their side
     for_user: ClassVar[str | None] = None

@@ -78,6 +78,9 @@ class Ruleset:
     counter_marks: ClassVar[tuple[tuple[str, Any, str], ...]] = ()  # (field, value, label): printed marks
     status_flags: ClassVar[tuple[tuple[str, str], ...]] = ()  # (unit flag, word), in the order players read
     words: ClassVar[dict[str, str]] = {}  # this ruleset's word for a common one: {"broken": "shaken"}
+    # what a check's result means to the players, said in the short result (bot/render.py) for a unit's
+    # check that read no roll of its own: {"kept": "may fire again"} (a weapon keeping its rate of fire)
+    check_results: ClassVar[dict[str, str]] = {}
     # the picture of the battlefield (bot/pictures): "hexes", a hex grid laid out from the Location
     # ids (B5, 0304); "table", a table-top sketch of the units by Location, else by company
     board: ClassVar[str] = "hexes"

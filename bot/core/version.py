@@ -29,6 +29,9 @@ History:
      (it said "nothing is rerolled"); a game master's /unit edit naming the entry it corrects says so
      And a fire in a game whose map the bot reads (issue 26: created since, the internal option "grid") counts
      its range on the map and reads its line of sight, both in the trail
+  6. no trail line says "the bot has no map" (it reads the map since issue 26): the ASL clean-up's DM
+     note, Heat of Battle's berserk note and surrender say what the bot does not do (track which enemy
+     units are Known, move units for a surrender)
 """
 
 from __future__ import annotations
@@ -36,4 +39,4 @@ from __future__ import annotations
 # Entries logged before the version was recorded read as this one.
 LEGACY_RULES_VERSION = 1
 
-RULES_VERSION = 5
+RULES_VERSION = 6

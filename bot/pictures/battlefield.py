@@ -42,21 +42,34 @@ from .draw import DRAWING, INK, NEUTRAL_RGB, SIDE_RGB, WHITE, font, palette, png
 Point = tuple[float, float]
 Box = tuple[int, int, int, int]
 
+# A map is read on a phone (issue 30): Discord shows an embed's picture about PREVIEW_WIDTH pixels wide
+# there (assumed: a 6.1" phone, 390 points at 3x, the picture across the message's width less its
+# margins: ~550 of the picture's own pixels when it is wider; a narrower one is not enlarged), so a text
+# of ``size`` pixels reads ``size * min(1, PREVIEW_WIDTH / width)`` pixels high: at least MIN_TEXT_PX.
+# The hexes are sized for the labels in that text, and a map wider than the preview is zoomed to the
+# area in play (``view_window``); the whole map is an option (/game map whole:yes).
+PREVIEW_WIDTH = 550
+MIN_TEXT_PX = 14
+
 RADIUS = 64  # centre to corner of a hex, pixels
 HEX_W, HEX_H = 2 * RADIUS, math.sqrt(3) * RADIUS
 STEP_X, STEP_Y = 1.5 * RADIUS, math.sqrt(3) * RADIUS  # from one column (row) to the next
-MARGIN = 16
-HEADER = 34  # the title line's band
-LINE = 13  # a label line's height
-LABEL_SIZE, TITLE_SIZE, SMALL_SIZE = 11, 15, 10
-LABEL_W = math.floor(STEP_X) - 6  # a label's widest: the space between two columns of hexes
-UNDER_ID = math.floor((HEX_H - 26) / LINE)  # a label's lines under the hex id, in the hex
+MARGIN = 12
+HEADER = 40  # the title line's band
+LINE = 17  # a label line's height
+LABEL_SIZE, TITLE_SIZE, SMALL_SIZE = 15, 18, 14
+LABEL_W = math.floor(STEP_X) - 4  # a label's widest: the space between two columns of hexes
+UNDER_ID = math.floor((HEX_H - 30) / LINE)  # a label's lines under the hex id, in the hex
 # a taller label covers the hex id and shows it as its first line: it is at most a hex high, so the labels
 # of one column never overlap; "+N more" last
 MAX_ROWS = math.floor((STEP_Y - 4) / LINE)
 CHIP = 16  # the side's chip before a counter's line
 MARKS_INDENT = 4  # a counter's markers on lines of their own: indented under its line
 INDENT = {"marks": MARKS_INDENT, "cont": CHIP}  # "cont": the rest of an id too long for one line
+# the hexes a zoomed map shows: as many columns as fit the preview's width, rows for a picture about
+# as high as it is wide
+VIEW_COLUMNS = math.floor((PREVIEW_WIDTH - 2 * MARGIN - HEX_W) / STEP_X) + 1
+VIEW_ROWS = 6
 GRID_COLUMNS, GRID_ROWS = 70, 24  # the grid's size at most: two ASL boards (33 x 10) side by side, or stacked
 OTHERS_PER_ROW, MAX_OTHERS = 10, 60  # Locations that are not on the grid: per row, and at most
 
@@ -117,6 +130,69 @@ def hex_position(location_id: str) -> tuple[int, int] | None:
 
 
 @dataclass(frozen=True)
+class Window:
+    """The columns and rows of the grid a zoomed map shows (first and last, both drawn)."""
+
+    c0: int
+    r0: int
+    c1: int
+    r1: int
+
+    def holds(self, cell: Cell) -> bool:
+        return self.c0 <= cell[0] <= self.c1 and self.r0 <= cell[1] <= self.r1
+
+
+def _span(low: int, high: int, most: int, floor_: int, ceiling: int) -> tuple[int, int]:
+    """``low``..``high`` (what must be seen) with a hex of margin, grown towards ``most`` hexes within
+    ``floor_``..``ceiling`` (the map's hexes in play, with their margin) and, when the must-see
+    span is wider than ``most``, not narrowed below it."""
+    low, high = max(floor_, low - 1), min(ceiling, high + 1)
+    while high - low + 1 < most and (low > floor_ or high < ceiling):
+        if high < ceiling:
+            high += 1
+        if high - low + 1 < most and low > floor_:
+            low -= 1
+    return low, high
+
+
+def view_window(cells: dict[str, Cell], focus: Iterable[str], stacks: Iterable[str] = ()) -> Window | None:
+    """The part of the grid a map for a phone shows, or None when the whole map fits the preview's
+    width (VIEW_COLUMNS, a hex of margin round those in play): VIEW_COLUMNS x VIEW_ROWS hexes, the ``focus`` hexes (the
+    latest order's: its firers' and its target's) with a hex round them, else the VIEW_COLUMNS x
+    VIEW_ROWS hexes holding the most ``stacks``; grown to the view's size within the hexes in play."""
+    if not cells:
+        return None
+    columns = [c for c, _ in cells.values()]
+    rows = [r for _, r in cells.values()]
+    floor_c, ceiling_c = max(0, min(columns) - 1), max(columns) + 1
+    floor_r, ceiling_r = max(0, min(rows) - 1), max(rows) + 1
+    if ceiling_c - floor_c + 1 <= VIEW_COLUMNS:  # as wide as a phone shows it: a taller picture scrolls
+        return None
+    focus = [i for i in focus if i in cells]
+    seen = [cells[i] for i in focus]
+    if seen and max(c for c, _ in seen) - min(c for c, _ in seen) + 1 > VIEW_COLUMNS:
+        seen = [cells[focus[-1]]]  # a fire longer than the view: its target and the hexes round it
+    if not seen:  # no order to follow: the window holding the most stacks (the top-left one of the best)
+        held = [cells[i] for i in dict.fromkeys(stacks) if i in cells] or list(cells.values())
+        best = max(((sum(1 for c, r in held if c0 <= c < c0 + VIEW_COLUMNS and r0 <= r < r0 + VIEW_ROWS), -c0, -r0)
+                    for c0 in range(floor_c, max(floor_c, ceiling_c - VIEW_COLUMNS + 1) + 1)
+                    for r0 in range(floor_r, max(floor_r, ceiling_r - VIEW_ROWS + 1) + 1)))
+        c0, r0 = -best[1], -best[2]
+        inside = [(c, r) for c, r in held if c0 <= c < c0 + VIEW_COLUMNS and r0 <= r < r0 + VIEW_ROWS]
+        seen = inside or held[:1]
+        c0, c1 = _span(min(c for c, _ in seen) + 1, max(c for c, _ in seen) - 1, VIEW_COLUMNS, floor_c, ceiling_c)
+        r0, r1 = _span(min(r for _, r in seen) + 1, max(r for _, r in seen) - 1, 0, floor_r, ceiling_r)  # no margin
+        return Window(c0, r0, c1, r1)
+    c0, c1 = _span(min(c for c, _ in seen), max(c for c, _ in seen), VIEW_COLUMNS, floor_c, ceiling_c)
+    r0, r1 = _span(min(r for _, r in seen), max(r for _, r in seen), 0, floor_r, ceiling_r)  # rows: no growing
+    if c1 - c0 + 1 > VIEW_COLUMNS:  # the order's hexes fill the view: no margin beside them
+        c0, c1 = max(c0, min(c for c, _ in seen)), min(c1, max(c for c, _ in seen))
+    if r1 - r0 + 1 > VIEW_ROWS:
+        r0, r1 = max(r0, min(r for _, r in seen)), min(r1, max(r for _, r in seen))
+    return Window(c0, r0, c1, r1)
+
+
+@dataclass(frozen=True)
 class Layout:
     """Where each hex is drawn: ``centres`` of the Locations in play (and ``grid``, every hex of
     the grid drawn around them, by (column, row)), in pixels of a picture ``size`` wide and high."""
@@ -127,25 +203,34 @@ class Layout:
 
 
 def hex_layout(location_ids: Iterable[str], place: Callable[[str], Cell | None] = any_cell,
-               header: int = HEADER) -> Layout:
+               header: int = HEADER, window: "Window | None" = None) -> Layout:
     """Lay the Locations out: hex ids on the grid (one hex of margin around those in play, at most
     GRID_COLUMNS x GRID_ROWS hexes from the top-left one in play: a hex id beyond is laid out with the
     others), the others in rows of OTHERS_PER_ROW under it, at most MAX_OTHERS (the rest are left
     out: ``Layout.centres`` does not hold them). ``place``: where an id is on the grid (the game's
-    ruleset's grid, ``bot.core.grid.placer``). A test computes a hex's centre with this, as the
-    picture does."""
+    ruleset's grid, ``bot.core.grid.placer``). ``window``: only the hexes of these columns and rows
+    are laid out (a zoomed map, ``view_window``), the hex ids outside left out. A test computes a
+    hex's centre with this, as the picture does."""
     ids = list(dict.fromkeys(location_ids))
     placed = laid_out(ids, place)
+    if window is not None:
+        inside = {i: (c, r) for i, (c, r) in placed.items() if window.holds((c, r))}
+        ids = [i for i in ids if i in inside or i not in placed]
+        placed = inside
     centres: dict[str, Point] = {}
     grid: dict[tuple[int, int], Point] = {}
     bottom = header + MARGIN
     width = 2 * MARGIN + HEX_W
-    if placed:
-        c0 = max(0, min(c for c, _ in placed.values()) - 1)
-        r0 = max(0, min(r for _, r in placed.values()) - 1)
-        placed = {i: (c, r) for i, (c, r) in placed.items() if c < c0 + GRID_COLUMNS - 1 and r < r0 + GRID_ROWS - 1}
-        c1 = max(c for c, _ in placed.values()) + 1
-        r1 = max(r for _, r in placed.values()) + 1
+    if placed or window is not None:
+        if window is not None:
+            c0, r0, c1, r1 = window.c0, window.r0, window.c1, window.r1
+        else:
+            c0 = max(0, min(c for c, _ in placed.values()) - 1)
+            r0 = max(0, min(r for _, r in placed.values()) - 1)
+            placed = {i: (c, r) for i, (c, r) in placed.items()
+                      if c < c0 + GRID_COLUMNS - 1 and r < r0 + GRID_ROWS - 1}
+            c1 = max(c for c, _ in placed.values()) + 1
+            r1 = max(r for _, r in placed.values()) + 1
 
         def centre(column: int, row: int) -> Point:
             shift = 0.5 if column % 2 == 1 else 0.0  # B, D, ... half a hex lower
@@ -162,11 +247,12 @@ def hex_layout(location_ids: Iterable[str], place: Callable[[str], Cell | None] 
     others = [i for i in ids if i not in placed][:MAX_OTHERS]
     if others:
         top = bottom + (LINE if placed else 0)
+        per_row = max(1, min(OTHERS_PER_ROW, int((max(width, PREVIEW_WIDTH) - 2 * MARGIN) // (HEX_W + 8))))
         for i, location_id in enumerate(others):
-            row, column = divmod(i, OTHERS_PER_ROW)
+            row, column = divmod(i, per_row)
             centres[location_id] = (MARGIN + RADIUS + column * (HEX_W + 8), top + HEX_H / 2 + row * (HEX_H + 8))
-        width = max(width, MARGIN + min(len(others), OTHERS_PER_ROW) * (HEX_W + 8) + MARGIN)
-        bottom = top + math.ceil(len(others) / OTHERS_PER_ROW) * (HEX_H + 8) + MARGIN
+        width = max(width, MARGIN + min(len(others), per_row) * (HEX_W + 8) + MARGIN)
+        bottom = top + math.ceil(len(others) / per_row) * (HEX_H + 8) + MARGIN
     return Layout((max(420, math.ceil(width)), math.ceil(bottom)), centres, grid)
 
 
@@ -308,6 +394,17 @@ class MapPicture:
     paths: list[list[Point]] = field(default_factory=list)  # each arrow's line as drawn (CD: bent round stands)
     stands: dict[str, Point] = field(default_factory=dict)  # CD: each stand's centre on the table top
     texts: list[tuple[str, Box]] = field(default_factory=list)  # every text drawn (a label as one), with its box
+    sizes: list[int] = field(default_factory=list)  # the font size of each text (a label's smallest), in pixels
+    window: "Window | None" = None  # the hexes a zoomed map shows (None: the whole map)
+
+    def wrote(self, text: str, box: Box, size: int) -> None:
+        self.texts.append((text, box))
+        self.sizes.append(size)
+
+    def preview_text_px(self) -> float:
+        """The smallest text's height on a phone: its size, scaled as a phone shows the picture
+        (PREVIEW_WIDTH wide, when it is wider); at least MIN_TEXT_PX on every map."""
+        return min(self.sizes, default=MIN_TEXT_PX) * min(1.0, PREVIEW_WIDTH / self.size[0])
 
 
 def title_of(game: Game) -> str:
@@ -381,7 +478,7 @@ def _header(draw: ImageDraw.ImageDraw, game: Game, width: int, picture: "MapPict
             draw.rectangle((box[0], box[1] + 1, box[0] + 11, box[1] + 12), fill=side_rgb(names.get(text)))
             draw.text((box[0] + 16, box[1]), text, fill=INK, font=font(size))
         if picture is not None:
-            picture.texts.append((text, box))
+            picture.wrote(text, box, size)
     return height
 
 
@@ -464,7 +561,7 @@ def _draw_label(draw: ImageDraw.ImageDraw, centre: Point, rows: list[Row]) -> Bo
     y = y0 + 2
     for row in rows:
         if row.kind == "counter":
-            draw.rectangle((x0 + 4, y + 2, x0 + 13, y + 11), fill=side_rgb(row.side))
+            draw.rectangle((x0 + 4, y + 3, x0 + 14, y + 13), fill=side_rgb(row.side))
             draw.text((x0 + CHIP + 4, y), row.text, fill=INK, font=label_font)
             if row.marks:
                 draw.text((x0 + CHIP + 8 + label_font.getlength(row.text), y + 1), row.marks, fill=MARKER_RGB,
@@ -555,19 +652,27 @@ def _text_box(x: float, y: float, text: str, size: int, anchor: str) -> Box:
     return (math.floor(x + x0), math.floor(y + y0), math.ceil(x + x1), math.ceil(y + y1))
 
 
-def _hex_map(game: Game, shot: Shot | None, line: SightLine | None = None) -> MapPicture:
+WHOLE_MAP = "/game map whole:yes"  # how a player asks for the whole map of a zoomed one
+
+
+def _hex_map(game: Game, shot: Shot | None, line: SightLine | None = None, whole: bool = False) -> MapPicture:
     ruleset = get_ruleset(game.ruleset)
     units = [u for u in game.units.values() if not u.eliminated]
     in_play = list(game.locations) + [u.location for u in units if u.location and u.location not in game.locations]
     if line is not None:  # the hexes of a line of sight are drawn, whether in play or not
         in_play += [line.source, line.target] + [h.id for step in line.steps for h in step.hexes]
     place = placer(ruleset.grid, game)
-    header, _ = header_layout(game, hex_layout(in_play, place).size[0])
-    layout = hex_layout(in_play, place, header)
     stacks: dict[str, list[UnitBase]] = {}
     for unit in units:
         if unit.location is not None:
             stacks.setdefault(unit.location, []).append(unit)
+    window = None
+    if not whole:  # a map wider than a phone shows it: the area in play, the latest order's hexes round it
+        focus = ([line.source, line.target] if line is not None else
+                 [*shot.sources, shot.target] if shot is not None else [])
+        window = view_window(laid_out(in_play, place), focus, stacks)
+    header, _ = header_layout(game, hex_layout(in_play, place, window=window).size[0])
+    layout = hex_layout(in_play, place, header, window)
     keep = shot.units if shot is not None else ()
     labels: dict[str, list[Row]] = {}
     for location_id in layout.centres:
@@ -577,21 +682,47 @@ def _hex_map(game: Game, shot: Shot | None, line: SightLine | None = None) -> Ma
         if stack or extra:
             labels[location_id] = label_rows(ruleset, stack, extra, location_id, keep=keep,
                                              place=terrain_words(location))
+    label_boxes = {loc: _label_box(layout.centres[loc], rows) for loc, rows in labels.items()}
+    hex_texts: list[tuple[str, Point, str, Box]] = []  # the hexes' ids and terrains, drawn over the fire's arrow
+    crowded: list[str] = []  # a hex's terrain that a neighbour's label would cover: named under the map
+    for location_id, centre in layout.centres.items():
+        location = game.locations.get(location_id)
+        if location is None and line is not None and location_id not in (u.location for u in units):
+            continue  # terrain unknown: its id is drawn with its hex
+        covering = label_boxes.get(location_id)
+        for text, at, anchor in ((location_id, (centre[0], centre[1] - HEX_H / 2 + 3), "mt"),
+                                 (terrain_words(location), (centre[0], centre[1] + HEX_H / 2 - 3), "mb")):
+            box = _text_box(at[0], at[1], text, SMALL_SIZE, anchor) if text else None
+            if box is None or (covering is not None and _overlaps(box, covering)):
+                continue  # (a text under the label: the label says it itself)
+            if any(_overlaps(box, other) for loc, other in label_boxes.items() if loc != location_id) \
+                    or any(_overlaps(box, drawn[3]) for drawn in hex_texts):
+                crowded.append(f"{location_id} {text}")  # under a neighbour's label: said under the map
+                continue
+            hex_texts.append((text, at, anchor, box))
     notes = _notes(game, units, in_play, layout, labels, stacks)
+    if crowded:
+        notes.append("Terrain: " + "; ".join(crowded))
+    if window is not None:
+        outside = [loc for loc in stacks if loc not in layout.centres]
+        corners = (f"{ruleset.grid.name((window.c0, window.r0), game.boards)} to "
+                   f"{ruleset.grid.name((window.c1, window.r1), game.boards)}" if ruleset.grid is not None else "")
+        notes = [f"The area in play{f', {corners}' if corners else ''}"
+                 + (f"; {len(outside)} more stacks outside it ({', '.join(outside)})" if outside else "")
+                 + f"; the whole map: {WHOLE_MAP}",
+                 *[note for note in notes if not note.endswith("(too far from the others, or too many)")]]
     note_lines = [line for note in notes for line in _words(note, SMALL_SIZE, layout.size[0] - 2 * MARGIN)]
     notes_top = layout.size[1] - MARGIN // 2
     size = (layout.size[0], notes_top + len(note_lines) * (LINE + 1) + MARGIN // 2 if note_lines else layout.size[1])
     image = Image.new("RGB", size, WHITE)
     draw = ImageDraw.Draw(image)
-    picture = MapPicture(b"", size, dict(layout.centres))
+    picture = MapPicture(b"", size, dict(layout.centres), window=window)
     _header(draw, game, size[0], picture)
     located = set(layout.centres.values())
     for (column, row), centre in layout.grid.items():
         if centre not in located:
             draw.polygon(hex_corners(centre), fill=EMPTY_HEX, outline=HEX_EDGE)
     small = font(SMALL_SIZE)
-    label_boxes = {loc: _label_box(layout.centres[loc], rows) for loc, rows in labels.items()}
-    hex_texts: list[tuple[str, Point, str, Box]] = []  # the hexes' ids and terrains, drawn over the fire's arrow
     for location_id, centre in layout.centres.items():
         location = game.locations.get(location_id)
         if location is None and line is not None and location_id not in (u.location for u in units):
@@ -602,12 +733,6 @@ def _hex_map(game: Game, shot: Shot | None, line: SightLine | None = None) -> Ma
         draw.polygon(hex_corners(centre), fill=terrain_rgb(terrain), outline=INK, width=1)
         if raised(location):  # a hill: a ring of its colour inside the hex's edge
             draw.polygon(hex_corners(centre, RADIUS - 5), outline=TERRAIN_RGB["hill"], width=6)
-        covering = label_boxes.get(location_id)
-        for text, at, anchor in ((location_id, (centre[0], centre[1] - HEX_H / 2 + 3), "mt"),
-                                 (terrain_words(location), (centre[0], centre[1] + HEX_H / 2 - 3), "mb")):
-            box = _text_box(at[0], at[1], text, SMALL_SIZE, anchor) if text else None
-            if box is not None and not (covering is not None and _overlaps(box, covering)):
-                hex_texts.append((text, at, anchor, box))  # (a text under the label: the label says it itself)
     if shot is not None and shot.target in layout.centres:  # under the labels, which stay readable
         end = layout.centres[shot.target]
         for source in shot.sources or (shot.target,):
@@ -619,15 +744,15 @@ def _hex_map(game: Game, shot: Shot | None, line: SightLine | None = None) -> Ma
                 picture.paths.append(path)
     for text, at, anchor, box in hex_texts:
         draw.text(at, text, fill=INK, font=small, anchor=anchor)
-        picture.texts.append((text, box))
+        picture.wrote(text, box, SMALL_SIZE)
     for location_id, rows in labels.items():
         box = _draw_label(draw, layout.centres[location_id], rows)
         picture.labels[location_id] = box
-        picture.texts.append((" / ".join(r.text + (f" {r.marks}" if r.marks else "") for r in rows), box))
+        picture.wrote(" / ".join(r.text + (f" {r.marks}" if r.marks else "") for r in rows), box, SMALL_SIZE)
     for i, note in enumerate(note_lines):
         y = notes_top + i * (LINE + 1)
         draw.text((MARGIN, y), note, fill=INK, font=small)
-        picture.texts.append((note, _text_box(MARGIN, y, note, SMALL_SIZE, "la")))
+        picture.wrote(note, _text_box(MARGIN, y, note, SMALL_SIZE, "la"), SMALL_SIZE)
     if line is not None:  # /los: the line and its marks over everything, the picture's subject
         _draw_sight(draw, layout, line, picture)
     picture.png = png(image, MAP_PALETTE)
@@ -754,17 +879,18 @@ def _draw_sight(draw: ImageDraw.ImageDraw, layout: Layout, line: SightLine, pict
         picture.sight = (start, end)
 
 
-def sight_png(game: Game, line: SightLine) -> MapPicture:
-    """/los: the map with the line of sight drawn over it (``_draw_sight``)."""
+def sight_png(game: Game, line: SightLine, whole: bool = False) -> MapPicture:
+    """/los: the map with the line of sight drawn over it (``_draw_sight``), zoomed to the line unless
+    ``whole``."""
     with DRAWING:
-        return _hex_map(game, None, line)
+        return _hex_map(game, None, line, whole)
 
 
 # --- the table top (Command Decision) ----------------------------------------------------------------
 
 STAND_W, STAND_H = 132, 54  # a stand's base; STAND_H at least: every base of a picture is as high as its longest needs
 GROUP_PAD = 10
-GROUP_COLUMNS = 3  # groups side by side
+GROUP_COLUMNS = 1  # groups side by side (one: a picture no wider than a phone shows it)
 
 
 def _table_groups(game: Game) -> tuple[str, dict[str, list[UnitBase]]]:
@@ -794,8 +920,9 @@ def _table_top(game: Game, shot: Shot | None = None) -> MapPicture:
     kind, groups = _table_groups(game)
     ruleset = get_ruleset(game.ruleset)
     written = {stand.id: stand_lines(ruleset, stand) for stands in groups.values() for stand in stands}
-    stand_h = max([STAND_H] + [8 + 13 * len(names) + 12 * len(states) for names, states, _ in written.values()])
-    per_row = 2
+    stand_h = max([STAND_H] + [8 + LINE * len(names) + (LINE - 1) * len(states)
+                               for names, states, _ in written.values()])
+    per_row = 3
     boxes: dict[str, Box] = {}
     x = y = 0
     row_height = 0
@@ -805,7 +932,7 @@ def _table_top(game: Game, shot: Shot | None = None) -> MapPicture:
             x, y = 0, y + row_height + GROUP_PAD
             row_height = 0
         rows = math.ceil(len(stands) / per_row)
-        height = 24 + rows * (stand_h + GROUP_PAD) + GROUP_PAD // 2
+        height = 28 + rows * (stand_h + GROUP_PAD) + GROUP_PAD // 2
         boxes[name] = (MARGIN + x, HEADER + MARGIN + y, MARGIN + x + group_w, HEADER + MARGIN + y + height)
         x += group_w + GROUP_PAD
         row_height = max(row_height, height)
@@ -827,12 +954,12 @@ def _table_top(game: Game, shot: Shot | None = None) -> MapPicture:
         title = name if location is None or location.terrain == "open" else f"{name} ({location.terrain})"
         draw.text((box[0] + GROUP_PAD, box[1] + 6), title, fill=INK, font=label_font)
         writing.append(draw.textbbox((box[0] + GROUP_PAD, box[1] + 6), title, font=label_font))
-        picture.texts.append((title, tuple(map(math.ceil, writing[-1]))))  # type: ignore[arg-type]
+        picture.wrote(title, tuple(map(math.ceil, writing[-1])), LABEL_SIZE)  # type: ignore[arg-type]
         picture.centres[name] = ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
         picture.labels[name] = box
         for j, stand in enumerate(groups[name]):
             sx = box[0] + GROUP_PAD + (j % per_row) * (STAND_W + GROUP_PAD)
-            sy = box[1] + 24 + (j // per_row) * (stand_h + GROUP_PAD)
+            sy = box[1] + 28 + (j // per_row) * (stand_h + GROUP_PAD)
             draw.rectangle((sx, sy, sx + STAND_W - 1, sy + stand_h - 1), fill=WHITE, outline=side_rgb(stand.side),
                            width=3)
             draw.rectangle((sx, sy, sx + 8, sy + stand_h - 1), fill=side_rgb(stand.side))
@@ -840,13 +967,13 @@ def _table_top(game: Game, shot: Shot | None = None) -> MapPicture:
             ty = sy + 5
             for line in names:
                 draw.text((sx + 13, ty), line, fill=INK, font=label_font)
-                picture.texts.append((line, _text_box(sx + 13, ty, line, LABEL_SIZE, "la")))
-                ty += 13
+                picture.wrote(line, _text_box(sx + 13, ty, line, LABEL_SIZE, "la"), LABEL_SIZE)
+                ty += LINE
             ty += 2
             for line in states:
                 draw.text((sx + 13, ty), line, fill=MARKER_RGB if marked else INK, font=small)
-                picture.texts.append((line, _text_box(sx + 13, ty, line, SMALL_SIZE, "la")))
-                ty += 12
+                picture.wrote(line, _text_box(sx + 13, ty, line, SMALL_SIZE, "la"), SMALL_SIZE)
+                ty += LINE - 1
             picture.stands[stand.id] = (sx + STAND_W / 2, sy + stand_h / 2)
             bases[stand.id] = (sx, sy, sx + STAND_W - 1, sy + stand_h - 1)
     if shot is not None:  # the latest fire: from the firing stand to each target, round the stands between
@@ -864,12 +991,13 @@ def _table_top(game: Game, shot: Shot | None = None) -> MapPicture:
     return picture
 
 
-def map_png(game: Game, shot: Shot | None = None) -> MapPicture:
-    """The picture of a game, as its ruleset's ``board`` says: hexes (ASL, NHiS), or the table top (CD)."""
+def map_png(game: Game, shot: Shot | None = None, whole: bool = False) -> MapPicture:
+    """The picture of a game, as its ruleset's ``board`` says: hexes (ASL, NHiS), zoomed to the area in
+    play when wider than a phone shows (``view_window``) unless ``whole``; or the table top (CD)."""
     with DRAWING:
         if get_ruleset(game.ruleset).board == "table":
             return _table_top(game, shot)
-        return _hex_map(game, shot)
+        return _hex_map(game, shot, whole=whole)
 
 
 class MapCache:

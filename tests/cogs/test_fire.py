@@ -23,7 +23,7 @@ async def test_asl_prep_fire_on_a_stack_with_a_leader_shows_column_drms_and_each
         "type": "rich",
         "flags": 0,
         "color": ASL_BLUE,
-        "title": "8 FP (IFT 8) vs B5: DR 6 -> 1MC",
+        "title": "8 FP (IFT 8) vs B5: final DR 6 -> 1MC",
         "description": "Advanced Squad Leader · Test · turn 1, Prep Fire Phase · Germans to act",
         "footer": {"text": "log #15"},
         "fields": [
@@ -64,10 +64,10 @@ async def test_asl_prep_fire_on_a_stack_with_a_leader_shows_column_drms_and_each
                   "4-6-7 A1: marked Prep Fire  [A3.3, seed 003]\n4-6-7 A2: marked Prep Fire  [A3.3, seed 003]\n"
                   "9-1 G1: marked Prep Fire  [A3.3, seed 003]"),
             field("Table", "IFT 8 column, 6 -> 1MC [A7.3]"),
-            field("Effects", "4-4-7 R2: Good Order -> broken, DM (broken)\n"
-                             "4-6-7 A1: Good Order -> Good Order, Prep Fire (marked Prep Fire)\n"
-                             "4-6-7 A2: Good Order -> Good Order, Prep Fire (marked Prep Fire)\n"
-                             "9-1 G1: Good Order -> Good Order, Prep Fire (marked Prep Fire)"),
+            field("Effects", "4-4-7 R2: Good Order -> broken, DM\n"
+                             "4-6-7 A1: marked Prep Fire\n"
+                             "4-6-7 A2: marked Prep Fire\n"
+                             "9-1 G1: marked Prep Fire"),
         ],
     }]
     game = await table.game()
@@ -83,7 +83,7 @@ async def test_asl_fire_passes_kind_hindrance_and_an_agreed_drm_with_its_reason(
     await asl_game(table, phase="PFPh")
     reply = await table.send("fire", {"firers": "A1", "target": "B5", "range": 2, "kind": "prep", "hindrance": 1,
                                       "drm": 1, "reason": "scenario rule: dusk", "dice": "6 5"})
-    assert reply.embeds[0]["title"] == "4 FP (IFT 4) vs B5: DR 14 -> -"
+    assert reply.embeds[0]["title"] == "4 FP (IFT 4) vs B5: final DR 14 -> -"
     assert "agreed: scenario rule: dusk  +1" in fields(reply.embeds[0])["DRMs [A7.3]"]
     assert "hindrance, 1 hex(es), typed by the players (the map reads +0)  +1" in fields(reply.embeds[0])["DRMs [A7.3]"]
     entry = await last_entry(table)
@@ -96,7 +96,7 @@ async def test_asl_defensive_first_fire_on_the_moving_unit_named_in_options_a8_1
     reply = await table.send("fire", {"firers": "R1", "target": "A4", "range": 2, "options": "target_units=A2",
                                       "dice": "6 5"}, user=BOB)
     embed = reply.embeds[0]
-    assert embed["title"] == "4 FP (IFT 4) vs A4: DR 9 -> -"
+    assert embed["title"] == "4 FP (IFT 4) vs A4: final DR 9 -> -"
     assert fields(embed)["Trail"] == ("range 2 (B5 to A4), counted on the map; the typed range 2 agrees  "
                                       "[A7.2 (assumed)]\nTarget in A4 (moving): 4-6-7 A2  [A8.1, seed 003]")
     assert fields(embed)["DRMs [A7.3]"].splitlines()[:2] == [
@@ -195,7 +195,7 @@ async def test_nhis_adjacent_fire_hits_and_the_target_checks_morale(table):
                   "1d6  5  (=5)  [NHiS Hit result (seed 001)]\n5 vs 5: passes  pass  [NHiS Hit result (seed 001)]\n"
                   f"US Marine rifle squad U1: marked Fire  [{rule_fire}, assumed]"),
             field("Table", f"NHiS Fire Table 6 column, 7 -> Hit [{rule_fire}]"),
-            field("Effects", "US Marine rifle squad U1: Prepared -> Prepared, Fire marker (marked Fire)"),
+            field("Effects", "US Marine rifle squad U1: marked Fire"),
         ],
     }]
     entry = await last_entry(table)
@@ -257,7 +257,7 @@ async def test_cd_direct_fire_rolls_rof_to_hit_and_hit_results(table):
                   f"{hit}, 6: forced back  forced back  [CD [19.1]]\n{g1}: forced back  [CD [19.1]]"),
             field("Table", f"{hit} column, 5 -> forced back [CD [19.1]]\n"
                            f"{hit} column, 6 -> forced back [CD [19.1]]"),
-            field("Effects", f"{g1}: Good Order -> Good Order, forced back (forced back, forced back)"),
+            field("Effects", f"{g1}: Good Order -> Good Order, forced back"),
         ],
     }]
     entry = await last_entry(table)

@@ -316,7 +316,7 @@ async def test_game_phase_ends_the_rally_phase_and_shows_its_clean_ups(table):
         "fields": [
             {"name": "Trail", "inline": False, "value": (
                 "4-4-7 R1: DM removed  [A10.62]\n"
-                "The bot has no map: DM comes off every unit; one adjacent to a Known armed enemy keeps it, "
+                "The bot does not track which enemy units are Known: DM comes off every unit; one adjacent to a Known armed enemy keeps it, "
                 "so put it back with /unit edit (A10.62)\n"
                 "Phase: RPh -> PFPh; turn 1, Prep Fire Phase: Germans to act (moved on by the game master)")},
             {"name": "Effects", "inline": False, "value": "4-4-7 R1: broken, DM -> broken (DM removed)"},

@@ -3,7 +3,7 @@ in the same words as the refusals; the list of commands comes from the registere
 
 from __future__ import annotations
 
-from tests.cogs.conftest import BOB, CAROL, refusal
+from tests.cogs.conftest import ALICE, BOB, CAROL, refusal
 from tests.cogs.helpers import asl_game, cd_game
 
 
@@ -130,3 +130,17 @@ async def test_help_in_command_decision_finds_a_stand_and_a_band_that_may_fire(t
     assert "Germans may now\nnothing of the rules now" in shown  # Side A's part of the General Fire Phase
     orders = shown.split("**Orders of Command Decision: Test of Battle**: ")[1].split("\n")[0]
     assert orders.startswith("/fire, ") and "/artillery fire" in orders and orders.endswith("/done")
+
+
+async def test_unit_info_offers_a_target_the_game_has_when_the_first_it_tries_is_refused(table):
+    """Issue 30: /unit info said a unit may not fire, giving the first enemy stack it tried (out of
+    range) as its example, while another enemy stack was a legal target: the examples try the enemy's
+    other Locations before giving a refusal, and /help no longer offers /morale in the Rally Phase."""
+    from tests.cogs.helpers import gm, unit
+
+    await asl_game(table, extra=(unit("E0", 1, "Z9", "rus-447"),))  # E0, the Russians' first, far out of range
+    shown = text(await table.send("unit info", {"unit": "A2"}, user=ALICE))
+    assert "yes: `/fire target:B5 firers:A2`" in shown and "Z9" not in shown
+    await gm(table, {"action": "phase", "to": "RPh"}, "/game phase")
+    helped = text(await table.send("help", user=ALICE))
+    assert "/morale" not in helped.split("Commands")[0]  # no check to take in the Rally Phase

@@ -146,7 +146,7 @@ async def test_export_markdown_is_an_after_action_report(table):
     assert text.startswith("# After-action report: Test\n")
     assert "## Turn 1\n\n### Rally Phase (Germans)\n\n#### #2 · /game join · " in text
     assert f"### Prep Fire Phase (Germans)\n\n#### #15 · /morale · bob · " in text
-    assert text.endswith("- Effects\n  - 2-2-7 R1: Good Order -> broken, DM (reduced to 2-2-7, broken)\n")
+    assert text.endswith("- Effects\n  - 2-2-7 R1: Good Order -> broken, DM (reduced to 2-2-7)\n")
 
 
 async def test_an_export_over_the_attachment_limit_comes_in_numbered_parts(table, monkeypatch):

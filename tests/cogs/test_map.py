@@ -123,3 +123,20 @@ async def test_cd_table_top_draws_the_latest_fire_from_the_firing_stand_to_its_t
     assert data == picture.png and picture.arrows == [(picture.stands["P1"], picture.stands["G2"])]
     middle = along(picture.paths[0], 0.5)  # half way along the line drawn (bent round any stand between)
     assert near(decode(data), middle, SIDE_RGB[0], reach=1)  # the fire, P1 -> G2, in the Americans' colour
+
+
+async def test_a_large_map_is_sent_zoomed_to_a_phones_width_and_whole_on_asking(table):
+    """Issue 30: the 44-counter scenario's map, as /game map sends it, is the area in play within the
+    preview's width (its text 14 px on a phone); /game map whole:yes sends the whole map."""
+    from bot.pictures.battlefield import MIN_TEXT_PX, PREVIEW_WIDTH
+    from tests.cogs.test_scenario import VILLAGE, attach
+
+    await table.fake.send_command("scenario load", {"file": attach(VILLAGE)}, user_id=GM_ACTOR.user_id,
+                                  channel_id=table.channel)
+    bot.maps.PICTURES._pictures.clear()
+    zoomed = decode(picture_of(await table.send("game map", user=CAROL)))
+    whole = decode(picture_of(await table.send("game map", {"whole": True}, user=CAROL)))
+    assert zoomed.width <= PREVIEW_WIDTH < whole.width
+    game = await table.game()
+    assert (map_png(game).size, map_png(game, whole=True).size) == (zoomed.size, whole.size)
+    assert map_png(game).preview_text_px() >= MIN_TEXT_PX

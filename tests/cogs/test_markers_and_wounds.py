@@ -195,7 +195,7 @@ async def test_fire_wounds_a_leader_chosen_for_casualty_reduction(table):
     reply = await table.send("fire", {"firers": "A1", "target": "B4", "range": 1, "dice": "1 2 2 2 2"},
                              user=ALICE)
     lines = text(reply)
-    assert reply.embeds[0]["title"] == "8 FP (IFT 8) vs B4: DR 3 -> K/2", reply.embeds
+    assert reply.embeds[0]["title"] == "8 FP (IFT 8) vs B4: final DR 3 -> K/2", reply.embeds
     assert "range 1 (A4 to B4), counted on the map; the typed range 1 agrees" in lines
     assert "8-0 L2: Casualty Reduction (A7.302) wounds a single-man counter  [A17.1]" in lines
     assert "Final dr 2  wounded (1-4)  (=2)  [A17.11]" in lines

@@ -26,7 +26,7 @@ async def test_asl_1mc_with_an_agreed_drm_breaks_the_squad_a10_1(table):
                   "agreed: scenario rule  +1\nDR: white 3, colored 4  7  [A10.1]\n"
                   "Final DR 8 vs morale 7  fails  (=8)  [A10.1]\n"
                   "failed by 1, not more than ELR 3: no replacement  [A19.13]\n4-4-7 R1: broken  [A10.3]"),
-            field("Effects", "4-4-7 R1: Good Order -> broken, DM (broken)"),
+            field("Effects", "4-4-7 R1: Good Order -> broken, DM"),
         ],
     }]
     assert (await table.game()).units["R1"].broken

@@ -57,8 +57,8 @@ async def test_a_ruleset_defined_under_tests_is_played_through_the_real_bot(tabl
     tossed = await table.send("toss", {"unit": "P1", "dice": "5"}, user=ALICE)
     embed = tossed.embeds[0]
     assert embed["title"] == "Pawn P1 tosses 5: shaken"  # outcome first; the trail behind Details
-    assert embed["description"].splitlines()[1:] == ["Pawn P1: no markers → shaken", "🎲 d6 5 (toss Pawn P1)",
-                                                    "manual dice (given by the players)"]
+    assert embed["description"].splitlines() == ["Toss Pawn P1: rolled 5, 5 > nerve 3 → shaken"]
+    assert embed["footer"]["text"] == "log #6 · turn 1, Play Phase · manual dice · Red to act"
     [details_id] = [c for c in tossed.message.custom_ids() if c.startswith("details:")]
     [embed] = (await table.fake.click(tossed.message, details_id, user_id=CAROL)).embeds  # anyone may read it
     fields = {f["name"]: f["value"] for f in embed["fields"]}

@@ -129,7 +129,7 @@ async def test_a_woods_hex_on_the_line_asks_the_firer_to_confirm_and_the_button_
     refused = await table.fake.click(asked.message, button["custom_id"], user_id=BOB)
     assert refused.embeds[0]["description"] == "only the player who gave this order confirms it"
     fired = await table.fake.click(asked.message, button["custom_id"], user_id=ALICE)
-    assert not fired.ephemeral and fired.embeds[0]["title"].startswith("4 FP (IFT 4) vs H2: DR 6")
+    assert not fired.ephemeral and fired.embeds[0]["title"].startswith("4 FP (IFT 4) vs H2: final DR 6")
     entry = await last_entry(table)
     assert entry.command == "/fire" and entry.order["los_confirmed"] is True
     assert any(s["label"].startswith("the firer confirmed the line of sight, which the bot reads as D4 to H2 "
@@ -149,7 +149,7 @@ async def test_confirmed_by_option_the_same_fire_rolls(table):
     await village(table, terrain("E4", "woods"))
     reply = await table.send("fire", {"firers": "G3", "target": "H2", "options": "los_confirmed=yes",
                                       "dice": "3 3 4 4"})
-    assert not reply.ephemeral and reply.embeds[0]["title"].startswith("4 FP (IFT 4) vs H2: DR 6")
+    assert not reply.ephemeral and reply.embeds[0]["title"].startswith("4 FP (IFT 4) vs H2: final DR 6")
     assert (await last_entry(table)).order["los_confirmed"] is True
 
 

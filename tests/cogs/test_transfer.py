@@ -23,7 +23,7 @@ async def test_transfer_in_the_rally_phase_is_both_units_sole_action_table_7_a(t
             field(f"Transfer of LMG MG1: 4-6-7 A1 -> 4-6-7 A2 [{TABLE_7}]",
                   f"Table 7 case A: sole RPh action  [{TABLE_7}]\n"
                   f"LMG MG1: transferred from 4-6-7 A1 to 4-6-7 A2  [{TABLE_7}]"),
-            field("Effects", "LMG MG1: working -> working (transferred from 4-6-7 A1 to 4-6-7 A2)"),
+            field("Effects", "LMG MG1: transferred from 4-6-7 A1 to 4-6-7 A2"),
         ],
     }]
     assert (await table.game()).units["MG1"].owner == "A2"

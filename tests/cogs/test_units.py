@@ -225,7 +225,7 @@ async def test_unit_edit_by_the_game_master_corrects_numbers_and_markers(table):
         "4-4-7 R1 corrected",
         # the fields in the order the log keeps them (sorted), so its replay lists them the same way
         "4-4-7 R1: broken False -> True\n4-4-7 R1: fire\\_marker None -> 'final'\n4-4-7 R1: morale 7 -> 6",
-        "4-4-7 R1: (edited)", 8)
+        "4-4-7 R1: edited", 8)
     unit = (await table.game()).units["R1"]
     assert (unit.morale, unit.broken, unit.fire_marker) == (6, True, "final")
 
@@ -282,7 +282,7 @@ async def test_unit_move_refusals(table):
 async def test_unit_remove_by_the_game_master(table):
     await asl_game(table)
     reply = await table.as_gm("unit remove", {"unit": "R2"})
-    assert reply.embeds == outcome("8-1 R2 removed", "8-1 R2 removed from the game", "8-1 R2: (removed)", 8)
+    assert reply.embeds == outcome("8-1 R2 removed", "8-1 R2 removed from the game", "8-1 R2: removed", 8)
     assert sorted((await table.game()).units) == ["A1", "R1"]
 
 

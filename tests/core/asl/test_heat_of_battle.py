@@ -141,7 +141,7 @@ def test_final_9_to_11_goes_berserk_and_a_berserk_unit_never_cowers_a15_4_a7_9()
     res = morale(b.game, [1, 1, 4, 4], unit="A1", check="NMC")  # 8 + broken 1 = 9
     assert hob_steps(res.outcome)[-2:] == [
         ("4-6-7 A1: berserk", None, None, "A15.4"),
-        (("the bot has no map: with no Known enemy unit in LOS this is Battle Hardening instead (A15.44); "
+        (("the bot does not track which enemy units are Known: with no Known enemy unit in LOS this is Battle Hardening instead (A15.44); "
           "correct it with a GM correction"), None, None, "A15.4"),
     ]
     a1 = res.game.units["A1"]
@@ -159,7 +159,7 @@ def test_final_12_surrenders_and_the_players_carry_it_out_a15_5():
     b = table_game()
     add(b, "ger-467", "A1", 0, "B5")
     res = morale(b.game, [1, 1, 6, 6], unit="A1", check="NMC")
-    assert labels(res.outcome, "effect") == ["4-6-7 A1: surrenders: the players carry it out (the bot has no map)"]
+    assert labels(res.outcome, "effect") == ["4-6-7 A1: surrenders: the players carry it out (the bot does not move units for it)"]
     assert steps(res.outcome, "table") == [("Final Heat of Battle DR 12", "Surrender", 12, HOB)]
 
 

@@ -128,7 +128,7 @@ def test_dm_comes_off_at_the_end_of_the_rph_but_not_from_an_eliminated_unit_a10_
     res = end(b.game)
     assert marker_lines(res.outcome) == [("4-4-7 R1: DM removed", None, None, "A10.62")]
     assert not res.game.units["R1"].dm and res.game.units["R2"].dm  # the eliminated unit keeps it, as before
-    assert "The bot has no map: DM comes off every unit" in [s for s in steps(res.outcome, "note")][0][0]
+    assert "The bot does not track which enemy units are Known: DM comes off every unit" in [s for s in steps(res.outcome, "note")][0][0]
 
 
 @pytest.mark.parametrize(("phase", "marker", "label", "rule", "stays_until"), [

@@ -242,13 +242,13 @@ def _berserk(ctx: AslContext, unit: AslUnit, rule: str) -> AslUnit:
     unit.berserk = True
     unit.broken = unit.pinned = False
     ctx.effect(unit, "berserk", rule=rule)
-    ctx.trail.note("the bot has no map: with no Known enemy unit in LOS this is Battle Hardening instead "
-                   "(A15.44); correct it with a GM correction", rule=rule, unit=unit.id)
+    ctx.trail.note("the bot does not track which enemy units are Known: with no Known enemy unit in LOS this is "
+                   "Battle Hardening instead (A15.44); correct it with a GM correction", rule=rule, unit=unit.id)
     return unit
 
 
 def _surrender(ctx: AslContext, unit: AslUnit, rule: str) -> AslUnit:
-    ctx.effect(unit, "surrenders: the players carry it out (the bot has no map)", rule=rule)
+    ctx.effect(unit, "surrenders: the players carry it out (the bot does not move units for it)", rule=rule)
     return unit
 
 

@@ -44,6 +44,9 @@ class AslMorale(OrderBase):
 
     rolls = True
     previewable = True
+    # a fire's checks are rolled by /fire itself: one on its own is what an attack the table resolves
+    # calls for, in the phases attacks are made (seed 003); allowed in any phase, offered in those
+    hinted = ("PFPh", "MPh", "DFPh", "AFPh")
 
     action: Literal["morale"] = "morale"
     unit: ActingUnit

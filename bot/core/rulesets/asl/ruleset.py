@@ -46,6 +46,7 @@ class AslRuleset(Ruleset):
                       ("leadership", "leadership"), ("rof", "ROF"), ("breakdown", "B#"), ("removal", "X#"),
                       ("portage", "PP"))
     counter_marks = (("fp_underlined", True, "Assault Fire"),)  # A7.36
+    check_results = {"kept": "may fire again (A9.2)"}  # a machine gun that kept its rate of fire
     setup_fields = ("owner",)  # a support weapon's holder
     stat_ranges = {"fp": (0, 36), "range": (0, 40), "morale": (0, 10), "broken_morale": (0, 10),
                    "leadership": (-3, 3), "rof": (0, 4), "breakdown": (2, 12), "removal": (2, 12), "portage": (0, 10)}

@@ -36,6 +36,9 @@ class NhisFire(OrderBase):
 class NhisMorale(OrderBase):
     rolls = True
     previewable = True
+    # a fire's checks are rolled by /fire itself: one on its own follows a Hit the table resolves (a
+    # melee, left to the table) in the impulses; allowed in any phase, offered there
+    hinted = ("Operations",)
 
     action: Literal["morale"] = "morale"
     unit: ActingUnit
@@ -66,7 +69,7 @@ class NhisMove(OrderBase):
 
 class NhisActivate(OrderBase):
     """A Prepared leader activates his command for the impulse: himself, the units of his hex, and
-    the units named in the hexes adjacent to it (the players' declaration: the referee has no map)."""
+    the units named in the hexes adjacent to it (the players' declaration: the referee does not pick them)."""
 
     phases = Phases((_ACTIVATION.phase or _TURN.fire_phase,), _ACTIVATION.rule, "a leader activates his command")
 
