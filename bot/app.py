@@ -268,7 +268,7 @@ class RefereeBot(RefereeClient):
             # only what was saved before this process started (what it answers meanwhile is its
             # own to show), and only its own shards' servers (another process shows theirs)
             for channel_id, acted in await self.referee.unshown(before=self.started_at,
-                                                                serves=self.settings.serves_guild):
+                                                                shards=self.settings.own_shards):
                 await post_saved_result(self, channel_id, acted, why=(
                     f"<@{acted.entry.actor}>'s order was saved as log #{acted.seq} just before the bot "
                     "restarted, and may not have been shown: here is the result. Do not give it again."))

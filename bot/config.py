@@ -18,6 +18,8 @@ from urllib.parse import quote, urlsplit, urlunsplit
 from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from bot.shards import Shards
+
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 # A game whose log reached this many entries takes no more commands: a bound on one game's
 # disk use and on the time verify needs (Issue 6). A real game has a few thousand. The host
@@ -208,12 +210,19 @@ class Settings(BaseSettings):
                 f"postgresql:// URL for several processes, or run one process with every shard "
                 f"(REFEREE_SHARD_IDS={','.join(map(str, range(count)))}), or none")
 
+    @property
+    def own_shards(self) -> Shards | None:
+        """The shards this process serves when it is one of several (None: it serves every server)."""
+        if self.shard_count is None or self.shards is None:
+            return None
+        own = Shards(self.shards, self.shard_count)
+        return None if own.every else own
+
     def serves_guild(self, guild_id: int | None) -> bool:
         """Is the server ``guild_id`` this process's (Discord's rule: (id >> 22) % shard count is the
         shard)? Direct messages (no server) are shard 0's. Every server is, without sharding."""
-        if self.shard_count is None or self.shards is None:
-            return True
-        return ((guild_id or 0) >> 22) % self.shard_count in self.shards
+        own = self.own_shards
+        return own is None or own.serves(guild_id)
     # long work (verify, exports, statistics, undo proposals, the Odds button, previews) runs in
     # worker processes (bot/work.py): at most this many at once, each within this many seconds
     long_work_seconds: float = Field(default=60.0, gt=0, le=3_600)

@@ -42,6 +42,7 @@ from bot.core.odds import size as odds_size
 from bot.core.outcome import Outcome
 from bot.core.rulesets import title_of
 from bot.loopshare import share
+from bot.shards import Shards
 from bot.record import GENESIS_HASH, LogEntry, consumed_dice, sealed_state
 from bot.record.checkpoint import Checkpoint, newest_live
 from bot.record.dice_audit import CONTRIBUTE, DiceState, opened_of, state_after
@@ -599,20 +600,16 @@ class Referee:
         await self._store.entry_shown(acted.entry.game_id, acted.entry.seq)
 
     async def unshown(self, limit: int = 100, *, before: datetime | None = None,
-                      serves: Callable[[int | None], bool] | None = None) -> list[tuple[int, Acted]]:
+                      shards: Shards | None = None) -> list[tuple[int, Acted]]:
         """(channel, result) of what was saved but never seen: the bot died between the save and
         the reply, or Discord refused the reply and the channel post failed too. ``before``: only
         entries logged before then (a process starting asks for what was saved before it started:
-        a command it answers meanwhile is its own to show); ``serves``: only the games of the
-        servers this process serves (its shards: another process shows its own)."""
+        a command it answers meanwhile is its own to show); ``shards``: only the games of the
+        servers this process serves (another process shows its own). Both filter in the store's query."""
         found = []
-        for channel_id, entry in await self._store.unshown_entries(limit):
-            if before is not None and datetime.fromisoformat(entry.time) >= before:
-                continue
+        for channel_id, entry in await self._store.unshown_entries(limit, before=before, shards=shards):
             stored = await self._store.load_game(entry.game_id)
             assert stored is not None  # entries reference their game (foreign key)
-            if serves is not None and not serves(stored.guild_id):
-                continue
             found.append((channel_id, Acted(entry.outcome_model(), stored.game, entry, replayed=True)))
         return found
 

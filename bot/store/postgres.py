@@ -38,6 +38,7 @@ from urllib.parse import urlsplit, urlunsplit
 from bot.core.game import Game
 from bot.record.chain import GENESIS_HASH, LogEntry, canonical_json, saved_state
 from bot.record.checkpoint import Checkpoint, advance_live
+from bot.shards import Shards
 
 from .base import (CHECKPOINT_EVERY, MAX_LOG_ENTRIES, ActiveGameExists, Away, DatabaseUnusable, DuplicateInteraction,
                    FirstEntries, GameExtras, HeadFor, KeptGames, LogFull, PlayerGame, QuietGame, SchemaTooNew,
@@ -620,12 +621,17 @@ class PostgresStore(Store):
             self._shown[:0] = shown
             raise
 
-    async def unshown_entries(self, limit: int = 100) -> list[tuple[int, LogEntry]]:
+    async def unshown_entries(self, limit: int = 100, *, before: datetime | None = None,
+                              shards: Shards | None = None) -> list[tuple[int, LogEntry]]:
         columns = ", ".join("e." + c.strip() for c in _ENTRY_COLUMNS.split(","))
         async with self._connection() as conn:
             rows = await conn.fetch(
                 f"SELECT u.channel_id, {columns} FROM unshown_entries u JOIN log_entries e "
-                "ON e.game_id = u.game_id AND e.seq = u.seq ORDER BY e.time, e.seq LIMIT $1", limit)
+                "ON e.game_id = u.game_id AND e.seq = u.seq JOIN games g ON g.id = u.game_id "
+                "WHERE ($2::timestamptz IS NULL OR e.time::timestamptz < $2) "
+                "AND ($3::bigint IS NULL OR (coalesce(g.guild_id, 0) >> 22) % $3 = ANY($4::bigint[])) "
+                "ORDER BY e.time, e.seq LIMIT $1", limit, before,
+                None if shards is None else shards.count, None if shards is None else list(shards.ids))
         return [(row[0], _entry(tuple(row)[1:])) for row in rows]
 
     # --- the log ---
