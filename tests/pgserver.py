@@ -105,6 +105,16 @@ class PgServer:
             raise RuntimeError(f"psql {sql!r}: {result.stderr.strip()}")
         return result.stdout
 
+    def restart(self, mode: str) -> None:
+        """``pg_ctl restart -m fast`` (every session told to end, then a clean shut-down) or ``-m
+        immediate`` (every server process killed at once, crash recovery at the start): the
+        database going away under a running bot, and back. Returns once it accepts connections;
+        its settings are the first start's (pg_ctl reads them from postmaster.opts)."""
+        if mode not in ("fast", "immediate"):
+            raise ValueError(f"pg_ctl restart takes -m fast or -m immediate here, not {mode!r}")
+        _as_user(self.user, [str(self.bindir / "pg_ctl"), "-D", str(self.data_dir), "-l", str(self.root / "server.log"),
+                             "-m", mode, "-w", "-t", str(START_TIMEOUT), "restart"])
+
     def stop(self) -> None:
         """Stop the server (immediately: nothing in it is kept) and remove its folder."""
         try:
@@ -129,10 +139,13 @@ def _as_user(user: str | None, argv: list[str], *, check: bool = True) -> subpro
     return result
 
 
-def start(*, durable: bool = False) -> PgServer:
+def start(*, durable: bool = False, crash_safe: bool = False) -> PgServer:
     """initdb a new cluster in a temporary folder and start it on a Unix socket there. ``durable``
     keeps PostgreSQL's defaults (fsync, synchronous commit: a commit is on disk before it returns),
-    as the benchmark wants; the tests turn them off."""
+    as the benchmark wants; the tests turn them off. ``crash_safe`` keeps synchronous commit only: a
+    commit is in the kernel's hands before it returns, so it outlives the server's processes killed
+    (``restart -m immediate``), though not the machine's crash; without it such a kill loses the
+    commits of the last moments, as PostgreSQL documents."""
     bindir = find_bindir()
     user, uid, gid = _run_as()
     root = Path(tempfile.mkdtemp(prefix="referee-pg-"))
@@ -150,7 +163,9 @@ def start(*, durable: bool = False) -> PgServer:
         # commit is PostgreSQL's, not what these tests measure
         options = f"-k {server.socket_dir} -c listen_addresses='' -c max_connections=200 -c shared_buffers=128MB"
         if not durable:
-            options += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+            options += " -c fsync=off -c full_page_writes=off"
+            if not crash_safe:
+                options += " -c synchronous_commit=off"
         _as_user(user, [str(bindir / "pg_ctl"), "-D", str(server.data_dir), "-l", str(root / "server.log"),
                         "-o", options, "-w", "-t", str(START_TIMEOUT), "start"])
         _as_user(user, [str(bindir / "createdb"), "-h", str(server.socket_dir), "-U", "referee", "referee"])

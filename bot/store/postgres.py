@@ -173,17 +173,33 @@ def _unreachable(exc: BaseException) -> StorageUnavailable:
                               "(nothing changed): give it again in a minute.", "unreachable")
 
 
+# A connection lost on the client's side: the socket (OSError, a timeout among them), the driver's own
+# view of it (InterfaceError), or a protocol left mid-error by the server ending the session under it
+# (InternalClientError "cannot switch to state ...": seen on PostgreSQL's `restart -m fast`, issue 28)
+_LOST: tuple[type[BaseException], ...] = (OSError,) if asyncpg is None else (
+    OSError, asyncpg.InterfaceError, asyncpg.InternalClientError)
+
+
+def _timed_out() -> StorageUnavailable:
+    return StorageUnavailable("The game's database took too long to answer, so this order was not saved "
+                              "(nothing changed): give it again in a minute.", "slow")
+
+
 def _fault(exc: BaseException) -> StorageUnavailable | None:
-    """The players' side of a database that cannot take a command, or None for anything else."""
+    """The players' side of a database that cannot take a command, or None for anything else. The
+    caller's own check comes first where a write may have committed before the fault (the service
+    answers from the log when the order is there: ``RefereeTree._saved_after_all``)."""
     if asyncpg is None:
         return None
     if isinstance(exc, asyncpg.DiskFullError):
         return StorageUnavailable("The bot's database disk is full, so this order was not saved (nothing "
                                   "changed). The bot's host has been told; give the order again once there is "
                                   "room.", "full")
-    if isinstance(exc, (OSError, asyncpg.PostgresConnectionError, asyncpg.InterfaceError,
-                        asyncpg.CannotConnectNowError, asyncpg.TooManyConnectionsError,
-                        asyncpg.AdminShutdownError, asyncpg.ConnectionFailureError)):
+    if isinstance(exc, asyncpg.QueryCanceledError):  # the statement timeout (REFEREE_DATABASE_STATEMENT_TIMEOUT)
+        return _timed_out()
+    # the server shutting down (fast: AdminShutdown; immediate: CrashShutdown), starting up, full
+    if isinstance(exc, (*_LOST, asyncpg.PostgresConnectionError, asyncpg.OperatorInterventionError,
+                        asyncpg.TooManyConnectionsError)):
         return _unreachable(exc)
     return None
 
@@ -197,6 +213,27 @@ def _end_session(conn: Any, why: str) -> None:
         conn.terminate()
     except Exception as exc:
         log.warning("the session had ended already (%s: %s)", type(exc).__name__, exc)
+
+
+async def _lock_on(conn: Any, key: int) -> None:
+    """Wait for the session advisory lock ``key`` on ``conn``. Cancelled or failed while waiting, the
+    session ends (the lock may have been granted meanwhile: the connection must not go back to the
+    pool perhaps holding it); a database fault is the players' StorageUnavailable, nothing changed."""
+    try:
+        await conn.execute("SELECT pg_advisory_lock($1)", key)
+    except BaseException as exc:
+        _end_session(conn, f"waiting for the lock {key} ended ({type(exc).__name__})")
+        if isinstance(exc, Exception) and (fault := _fault(exc)) is not None:
+            raise fault from None  # the command has not begun
+        raise
+
+
+async def _give_back(acquired: Any) -> None:
+    """Leave a pool's ``acquire()`` context; a connection that broke is the pool's to replace."""
+    try:
+        await acquired.__aexit__(None, None, None)
+    except Exception as exc:
+        log.warning("a connection could not go back to the pool (%s: %s)", type(exc).__name__, exc)
 
 
 async def _reset(conn: Any) -> None:
@@ -284,7 +321,8 @@ class PostgresStore(Store):
     @contextlib.asynccontextmanager
     async def _connection(self) -> AsyncIterator[Any]:
         """The connection this task holds with a channel's lock, else one from the pool; a
-        connection lost or refused becomes StorageUnavailable (the players' words)."""
+        connection lost or refused becomes StorageUnavailable (the players' words), and the pool's
+        other connections, likely lost with it (a server restart), are replaced as they are next used."""
         held = self._held()
         try:
             if held is not None:
@@ -295,8 +333,11 @@ class PostgresStore(Store):
         except (StorageUnavailable, asyncpg.PostgresError) as exc:
             if isinstance(exc, StorageUnavailable) or (fault := _fault(exc)) is None:
                 raise
+            if fault.kind == "unreachable":
+                self._pool.expire_connections()
             raise fault from None
-        except (OSError, asyncpg.InterfaceError) as exc:
+        except _LOST as exc:
+            self._pool.expire_connections()
             raise _unreachable(exc) from None
 
     def channel_lock(self, channel_id: int) -> contextlib.AbstractAsyncContextManager[None]:
@@ -321,20 +362,10 @@ class PostgresStore(Store):
             return
         if mine:
             conn, acquired = held[1], None
+            await _lock_on(conn, key)
         else:
-            try:
-                acquired = self._pool.acquire()
-                conn = await acquired.__aenter__()
-            except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
-                raise (_fault(exc) or _unreachable(exc)) from None
+            conn, acquired = await self._locked_connection(key)
         try:
-            try:
-                await conn.execute("SELECT pg_advisory_lock($1)", key)
-            except BaseException as exc:
-                # cancelled (or failed) while waiting: the lock may have been granted meanwhile, so
-                # the session ends here rather than go back to the pool perhaps holding it
-                _end_session(conn, f"waiting for the lock {key} ended ({type(exc).__name__})")
-                raise
             keys = (held[3] if mine else frozenset()) | {key}
             token = _HELD.set((asyncio.current_task(), conn, self, keys))
             try:
@@ -352,10 +383,34 @@ class PostgresStore(Store):
                         raise  # cancelled, or the process is stopping
         finally:
             if acquired is not None:
-                try:
-                    await acquired.__aexit__(None, None, None)
-                except Exception as exc:  # a connection that broke: the pool replaces it
-                    log.warning("a connection could not go back to the pool (%s: %s)", type(exc).__name__, exc)
+                await _give_back(acquired)
+
+    async def _locked_connection(self, key: int) -> tuple[Any, Any]:
+        """A connection from the pool holding the advisory lock ``key``, and its pool context. A
+        connection found dead as the lock is asked for (the server restarted since it was last used)
+        is one of many: the pool drops them all, and the lock is asked for once more on a new one.
+        The command has not begun, so this is safe; a second failure is the command's."""
+        for attempt in (1, 2):
+            try:
+                acquired = self._pool.acquire()
+                conn = await acquired.__aenter__()
+            except (*_LOST, asyncpg.PostgresError) as exc:
+                raise (_fault(exc) or _unreachable(exc)) from None
+            try:
+                await _lock_on(conn, key)
+            except StorageUnavailable as fault:
+                await _give_back(acquired)
+                if attempt == 2 or fault.kind != "unreachable":
+                    raise
+                log.warning("a pooled database connection was found dead (the server restarted?): the pool "
+                            "opens new ones")
+                self._pool.expire_connections()
+                continue
+            except BaseException:
+                await _give_back(acquired)
+                raise
+            return conn, acquired
+        raise AssertionError("unreachable")  # pragma: no cover
 
     # --- games ---
 

@@ -45,3 +45,25 @@ async def test_a_lock_lost_with_its_session_after_the_write_is_not_the_commands_
     finally:
         await store.close()
         await other.close()
+
+
+@pytest.mark.parametrize("mode", ["fast", "immediate"])
+async def test_after_the_server_restarted_the_next_command_is_served_on_a_new_connection(pg_server_of_its_own, mode):
+    """Every pooled connection died with the restart. Before, each command that drew one was refused
+    ("nothing changed", or an unexpected error for a protocol the shutdown left mid-error); now the
+    dead one is found as the channel's lock is asked for, the pool replaces them all, and the command
+    runs on a new connection."""
+    dsn = pg_server_of_its_own.fresh_dsn()
+    store = await open_store(dsn)
+    try:
+        referee = Referee(store)
+        await seated_asl_game(referee)  # entries 1-5, on pooled connections now idle
+        # the restart in the loop's own thread: no event of the loop runs meanwhile, so the pool has
+        # not yet read its connections' end, as under load (a busy loop reads it late)
+        pg_server_of_its_own.restart(mode)
+        acted = await referee.act(CHANNEL, GM, asl_squad("U1", 0, None), command="/unit add")
+        assert acted.entry.seq == 6
+        again = await referee.act(CHANNEL, GM, asl_squad("U2", 0, None), command="/unit add")
+        assert again.entry.seq == 7 and (await referee.verify(CHANNEL)).ok
+    finally:
+        await store.close()
