@@ -76,7 +76,7 @@ class FaultLog:
             return
         count, self._since[kind], self._last[kind] = self._since[kind], 0, now
         what = {"full": "the disk holding the database is full", "locked": "another program holds the database's "
-                "write lock"}.get(kind, kind)
+                "write lock", "slow": "statements ran past REFEREE_DATABASE_STATEMENT_TIMEOUT"}.get(kind, kind)
         log.error("storage: %s; %d command(s) refused, nothing of them saved (said once a minute at most)",
                   what, count)
 
@@ -257,7 +257,8 @@ class RefereeBot(RefereeClient):
         if self.store is None:
             self.store = await _maybe_await(open_store(self.settings.database,
                                                        max_entries=self.settings.max_log_entries,
-                                                       checkpoint_every=self.settings.checkpoint_every))
+                                                       checkpoint_every=self.settings.checkpoint_every,
+                                                       pool=self.settings.pool()))
 
     async def post_unshown(self) -> None:
         """Once ready: post every result saved but never seen (the bot stopped between the save and

@@ -80,6 +80,17 @@ def default_database() -> Path:
     return Path(base) / "referee" / "referee.sqlite3"
 
 
+# PostgreSQL (bot/store/postgres.py): each bot process keeps a pool of connections, a command in flight
+# holding one (its channel's advisory lock is on it). REFEREE_DATABASE_POOL_MIN/MAX; every process's
+# pool together must fit the server's max_connections, which the store reads at start-up.
+POOL_MIN, POOL_MAX = 1, 20
+POOL_LIMIT = 1_000  # the most either may be set to
+# The longest one statement may run on PostgreSQL before the server ends it (its order refused,
+# nothing changed): REFEREE_DATABASE_STATEMENT_TIMEOUT, seconds. A command's statements take
+# milliseconds; a channel's lock waited for longer than this means the command holding it is stuck.
+STATEMENT_TIMEOUT = 30.0
+STATEMENT_TIMEOUT_RANGE = (1.0, 3_600.0)
+
 # read as text ("30/60", "off"), not as JSON, then parsed by Settings._rate
 RateSetting = Annotated[Rate, NoDecode]
 # read as text ("0,1"), not as JSON, then parsed by Settings._shard_list
@@ -96,6 +107,11 @@ class Settings(BaseSettings):
     # an SQLite file's path, or a PostgreSQL server's URL (postgresql://user@host/dbname, for
     # several bot processes on one database: bot/store/postgres.py)
     database: Path | str = Field(default_factory=default_database)
+    # PostgreSQL only: the pool's size per process and the statement timeout (above)
+    database_pool_min: int = Field(default=POOL_MIN, ge=0, le=POOL_LIMIT)
+    database_pool_max: int = Field(default=POOL_MAX, ge=1, le=POOL_LIMIT)
+    database_statement_timeout: float = Field(default=STATEMENT_TIMEOUT, ge=STATEMENT_TIMEOUT_RANGE[0],
+                                              le=STATEMENT_TIMEOUT_RANGE[1])
     # a file holding the PostgreSQL password (a Docker secret): put into ``database``'s URL
     # percent-encoded, so a password with @, / or : (anything) reaches the server as it is
     database_password_file: Path | None = None
@@ -159,6 +175,26 @@ class Settings(BaseSettings):
                 raise ValueError(f"{name} {','.join(map(str, shards))} must be below REFEREE_SHARD_COUNT "
                                  f"{self.shard_count} (shards are numbered from 0)")
         return self
+
+    @model_validator(mode="after")
+    def _pool_in_order(self) -> "Settings":
+        if self.database_pool_min > self.database_pool_max:
+            raise ValueError(f"REFEREE_DATABASE_POOL_MIN {self.database_pool_min} is above REFEREE_DATABASE_POOL_MAX "
+                             f"{self.database_pool_max}: the pool keeps at least MIN connections and opens at most MAX")
+        return self
+
+    @property
+    def processes(self) -> int:
+        """How many bot processes share the database, as this one's shards tell (each holding as many
+        shards as this one): 1 unsharded. What the store checks the server's max_connections against."""
+        if self.shards is None or self.shard_count is None:
+            return 1
+        return -(-self.shard_count // len(self.shards))
+
+    def pool(self) -> dict[str, Any]:
+        """The PostgreSQL store's pool settings (``open_store``'s keywords)."""
+        return {"pool_min": self.database_pool_min, "pool_max": self.database_pool_max,
+                "statement_timeout": self.database_statement_timeout, "processes": self.processes}
 
     @model_validator(mode="after")
     def _password_into_the_url(self) -> "Settings":

@@ -25,6 +25,7 @@ import pwd
 import shutil
 import subprocess
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -176,6 +177,73 @@ def start(*, durable: bool = False, crash_safe: bool = False) -> PgServer:
             raise PgUnavailable(f"{exc}\nserver log:\n{log_text}") from None
         raise
     return server
+
+
+def find_pgbouncer() -> Path:
+    """PgBouncer's binary (the Debian package puts it in /usr/sbin, often not on a user's PATH)."""
+    found = shutil.which("pgbouncer") or ("/usr/sbin/pgbouncer" if Path("/usr/sbin/pgbouncer").exists() else None)
+    if found is None:
+        raise PgUnavailable("PgBouncer is not installed: `apt-get install pgbouncer` to run this test")
+    return Path(found)
+
+
+@dataclass
+class Bouncer:
+    """A PgBouncer in front of a ``PgServer``'s database, on a Unix socket of its own."""
+
+    process: subprocess.Popen
+    root: Path
+    database: str
+    port: int = 6432
+
+    @property
+    def dsn(self) -> str:
+        return f"postgresql://referee@/{self.database}?host={self.root}&port={self.port}"
+
+    def stop(self) -> None:
+        self.process.terminate()  # the one process this harness started
+        try:
+            self.process.wait(10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(10)
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def pgbouncer(server: PgServer, database: str, pool_mode: str) -> Bouncer:
+    """Start PgBouncer (``pool_mode`` session, transaction or statement) in front of ``database`` on
+    ``server`` (created here), as the server's user (PgBouncer refuses root too); trust auth."""
+    binary = find_pgbouncer()
+    server.psql(f"CREATE DATABASE {database}")
+    root = Path(tempfile.mkdtemp(prefix="referee-pgbouncer-"))
+    os.chmod(root, 0o777)
+    config = root / "pgbouncer.ini"
+    config.write_text(
+        "[databases]\n"
+        f"{database} = host={server.socket_dir} dbname={database} user=referee\n"
+        "[pgbouncer]\n"
+        f"listen_addr =\nunix_socket_dir = {root}\nlisten_port = 6432\n"
+        f"auth_type = trust\nauth_file = {root / 'users.txt'}\npool_mode = {pool_mode}\n"
+        f"logfile = {root / 'pgbouncer.log'}\npidfile = {root / 'pgbouncer.pid'}\n"
+        "max_client_conn = 100\ndefault_pool_size = 10\n")
+    (root / "users.txt").write_text('"referee" ""\n')
+    kwargs = {}
+    if server.user is not None:
+        entry = pwd.getpwnam(server.user)
+        kwargs = {"user": entry.pw_uid, "group": entry.pw_gid, "extra_groups": []}
+    process = subprocess.Popen([str(binary), str(config)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                               cwd="/", **kwargs)
+    bouncer = Bouncer(process, root, database)
+    for _ in range(200):  # its socket appears once it listens
+        if (root / ".s.PGSQL.6432").exists():
+            return bouncer
+        if process.poll() is not None:
+            error = process.stderr.read().decode(errors="replace") if process.stderr else ""
+            shutil.rmtree(root, ignore_errors=True)
+            raise PgUnavailable(f"pgbouncer exited ({process.returncode}): {error.strip()[-1000:]}")
+        time.sleep(0.05)
+    bouncer.stop()
+    raise PgUnavailable("pgbouncer did not listen within 10 s")
 
 
 def required() -> bool:

@@ -38,8 +38,10 @@ from urllib.parse import urlsplit, urlunsplit
 from bot.core.game import Game
 from bot.record.chain import GENESIS_HASH, LogEntry, canonical_json, saved_state
 from bot.record.checkpoint import Checkpoint, advance_live
+from bot.config import POOL_MAX, POOL_MIN, STATEMENT_TIMEOUT
 from bot.shards import Shards
 
+from . import pg_checks
 from .base import (CHECKPOINT_EVERY, MAX_LOG_ENTRIES, ActiveGameExists, Away, DatabaseUnusable, DuplicateInteraction,
                    FirstEntries, GameExtras, HeadFor, KeptGames, LogFull, PlayerGame, QuietGame, SchemaTooNew,
                    ServerGames, StaleGame, StorageUnavailable, Store, StoredGame, StoreError, UndoRequest, UndoStatus,
@@ -56,7 +58,8 @@ log = logging.getLogger(__name__)
 
 MIGRATIONS_DIR = Path(__file__).with_name("pg_migrations")
 MIGRATION_LOCK = 0x5265_6665_7265_6501  # advisory lock key of the migrations ("Referee" + 1)
-POOL_SIZE = 20  # connections per process: commands in flight at once, each holding one
+CLIENT_TIMEOUT_MARGIN = 10.0  # seconds the client waits for a statement past the server's statement timeout
+MIGRATION_TIMEOUT = 3_600.0  # seconds one migration statement may run (not bound by the statement timeout)
 SHOWN_FLUSH_SECONDS = 0.25  # results seen wait at most this long to go off the unshown list
 
 _GAME_COLUMNS = "id, channel_id, guild_id, ruleset, status, created_at, state, last_seq, head_hash"
@@ -265,22 +268,35 @@ class PostgresStore(Store):
 
     @classmethod
     async def open(cls, dsn: str, *, max_entries: int = MAX_LOG_ENTRIES, upto: int | None = None,
-                   pool_size: int = POOL_SIZE, checkpoint_every: int = CHECKPOINT_EVERY) -> PostgresStore:
+                   pool_min: int = POOL_MIN, pool_max: int = POOL_MAX, statement_timeout: float = STATEMENT_TIMEOUT,
+                   processes: int = 1, checkpoint_every: int = CHECKPOINT_EVERY) -> PostgresStore:
         """Connect a pool to ``dsn`` and migrate the schema (up to ``upto``). A server that cannot
-        serve (unreachable, no such database, refused login) raises DatabaseUnusable: one line
-        naming it (without the password) and what to do."""
+        serve (unreachable, no such database, refused login, too few connections for the pool, a
+        transaction-mode pooler in between: ``pg_checks``) raises DatabaseUnusable: one line naming
+        it (without the password) and what to do. ``pool_min``/``pool_max``: the pool's size (of
+        ``processes`` such pools, checked against max_connections); ``statement_timeout``: seconds
+        the server lets one statement run (the migrations excepted)."""
         if asyncpg is None:
             raise DatabaseUnusable("REFEREE_DATABASE names a PostgreSQL server, but asyncpg is not installed: "
                                    "install the bot with its postgres extra (pip install 'referee[postgres]')")
         label = redacted(dsn)
+        timeout_ms = round(statement_timeout * 1000)
+
+        async def init(conn: Any) -> None:  # each new connection of the pool: the server's own bound
+            await conn.execute(f"SET statement_timeout = {timeout_ms}")
+
         try:
-            pool = await asyncpg.create_pool(dsn, min_size=1, max_size=pool_size, command_timeout=60,
-                                             reset=_reset)
+            # the client's bound comes after the server's: a server that does not answer at all
+            pool = await asyncpg.create_pool(dsn, min_size=min(pool_min, pool_max), max_size=pool_max,
+                                             command_timeout=statement_timeout + CLIENT_TIMEOUT_MARGIN,
+                                             reset=_reset, init=init)
         except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, asyncio.TimeoutError) as exc:
             raise DatabaseUnusable(f"database {label} cannot be used ({type(exc).__name__}: {exc}): check the "
                                    "server is running, the database exists and the user may log in") from None
         try:
             async with pool.acquire() as conn:
+                await pg_checks.check_sessions(conn, dsn, label=label)
+                await pg_checks.check_room(conn, pool_max=pool_max, processes=processes, label=label)
                 before = await schema_version(conn)
                 reached = await migrate(conn, upto=upto)
                 if 0 < before < SEATS_SCHEMA <= reached:
@@ -334,10 +350,10 @@ class PostgresStore(Store):
             if isinstance(exc, StorageUnavailable) or (fault := _fault(exc)) is None:
                 raise
             if fault.kind == "unreachable":
-                self._pool.expire_connections()
+                await self._pool.expire_connections()
             raise fault from None
         except _LOST as exc:
-            self._pool.expire_connections()
+            await self._pool.expire_connections()
             raise _unreachable(exc) from None
 
     def channel_lock(self, channel_id: int) -> contextlib.AbstractAsyncContextManager[None]:
@@ -404,7 +420,7 @@ class PostgresStore(Store):
                     raise
                 log.warning("a pooled database connection was found dead (the server restarted?): the pool "
                             "opens new ones")
-                self._pool.expire_connections()
+                await self._pool.expire_connections()
                 continue
             except BaseException:
                 await _give_back(acquired)
@@ -989,7 +1005,9 @@ async def migrate(conn: Any, *, upto: int | None = None) -> int:
     advisory lock so that processes starting together migrate once; returns the version reached."""
     known = pg_migrations()
     async with conn.transaction():
-        await conn.execute("SELECT pg_advisory_xact_lock($1)", MIGRATION_LOCK)
+        # a migration over a large log may run long: not bound by REFEREE_DATABASE_STATEMENT_TIMEOUT
+        await conn.execute("SET LOCAL statement_timeout = 0")
+        await conn.execute("SELECT pg_advisory_xact_lock($1)", MIGRATION_LOCK, timeout=MIGRATION_TIMEOUT)
         await conn.execute("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, "
                            "name TEXT NOT NULL, applied_at TEXT NOT NULL)")
         current = await schema_version(conn)
@@ -998,7 +1016,7 @@ async def migrate(conn: Any, *, upto: int | None = None) -> int:
                                f"({len(known)}): run a newer version of the bot")
         target = len(known) if upto is None else upto
         for number, name, sql in known[current:target]:
-            await conn.execute(sql)
+            await conn.execute(sql, timeout=MIGRATION_TIMEOUT)
             await conn.execute("INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)",
                                number, name, _utc_now())
     return await schema_version(conn)
