@@ -35,6 +35,7 @@ from bot.logs import current_interaction
 from bot.loopshare import share
 from bot.pacing import Pacer
 from bot.render import error_embed
+from bot.shards import SHARDING_CLOSES, count_advice
 from bot.store.base import DatabaseUnusable, StorageUnavailable
 from bot.replies import UNKNOWN_INTERACTION, DetailsButton, post_saved_result, reply_outcome, send_ephemeral
 from bot.maps import MapButton, UnitsButton
@@ -207,13 +208,15 @@ class RefereeBot(RefereeClient):
 
     def __new__(cls, settings: Settings, *args: Any, **kwargs: Any) -> "RefereeBot":
         shards = settings.shards
-        if cls is RefereeBot and shards is not None and len(shards) > 1:
+        if cls is RefereeBot and (settings.auto_shards or shards is not None and len(shards) > 1):
             cls = ShardedRefereeBot
         return super().__new__(cls)
 
     def __init__(self, settings: Settings, **kwargs: Any):
         shards = settings.shards
-        if shards is not None and len(shards) > 1:  # several shards: a gateway connection for each
+        if settings.auto_shards:  # every shard, as many as Discord recommends (discord.py asks it)
+            kwargs = {"shard_count": None} | kwargs
+        elif shards is not None and len(shards) > 1:  # several shards: a gateway connection for each
             kwargs = {"shard_ids": list(shards), "shard_count": settings.shard_count} | kwargs
         elif shards is not None:  # one shard in this process (REFEREE_SHARD_ID/COUNT)
             kwargs = {"shard_id": shards[0], "shard_count": settings.shard_count} | kwargs
@@ -242,6 +245,7 @@ class RefereeBot(RefereeClient):
         self.add_dynamic_items(DetailsButton)  # on every result shown outcome first (bot/replies.py)
         self.add_dynamic_items(MapButton, UnitsButton)  # under /game status (bot/maps.py)
         await self.load_cogs()
+        await self.check_shard_count()
         await self.sync_commands()
         self.pacer.start()  # the reminders of slow games (bot/pacing.py); it waits until ready
         self._unshown_task = asyncio.create_task(self.post_unshown(), name="referee-unshown")
@@ -259,6 +263,21 @@ class RefereeBot(RefereeClient):
                                                        max_entries=self.settings.max_log_entries,
                                                        checkpoint_every=self.settings.checkpoint_every,
                                                        pool=self.settings.pool()))
+
+    async def check_shard_count(self) -> str | None:
+        """Log one line when the shard count is below the one Discord recommends for the bot's servers
+        (``bot.shards.count_advice``; REFEREE_SHARD_COUNT=auto follows it by itself). Returns the line."""
+        if self.settings.auto_shards:
+            return None
+        try:
+            recommended, _, _ = await self.http.get_bot_gateway()
+        except (discord.HTTPException, discord.GatewayNotFound) as exc:
+            log.info("Discord's recommended shard count could not be read (%s): not checked", exc)
+            return None
+        advice = count_advice(self.settings.shard_count, int(recommended))
+        if advice is not None:
+            log.warning("%s", advice)
+        return advice
 
     async def post_unshown(self) -> None:
         """Once ready: post every result saved but never seen (the bot stopped between the save and
@@ -388,6 +407,11 @@ def main_run(settings: Settings) -> int:
         asyncio.run(_main())
     except discord.LoginFailure:
         log.error("Discord refused the token: check DISCORD_TOKEN (or REFEREE_TOKEN)")
+        return 2
+    except discord.ConnectionClosed as exc:
+        if exc.code not in SHARDING_CLOSES:
+            raise
+        log.error("%s", SHARDING_CLOSES[exc.code])
         return 2
     except discord.Forbidden as exc:  # registering the slash commands, most often
         where = f" to the server REFEREE_DEV_GUILD names ({settings.dev_guild})" if settings.dev_guild else ""

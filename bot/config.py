@@ -93,6 +93,7 @@ STATEMENT_TIMEOUT_RANGE = (1.0, 3_600.0)
 
 # read as text ("30/60", "off"), not as JSON, then parsed by Settings._rate
 RateSetting = Annotated[Rate, NoDecode]
+AUTO_SHARDS = 0  # REFEREE_SHARD_COUNT=auto, as held in Settings.shard_count
 # read as text ("0,1"), not as JSON, then parsed by Settings._shard_list
 ShardIds = Annotated[tuple[int, ...] | None, NoDecode]
 
@@ -145,9 +146,25 @@ class Settings(BaseSettings):
     # connection per shard, discord.py's AutoShardedBot); Discord sends a shard the servers whose
     # id >> 22 % count is its id. All unset: one process, Discord's default (one shard). Also
     # `python -m bot run --shard 0/2` (or `--shard 0,1/4`).
+    # REFEREE_SHARD_COUNT=auto: this one process holds every shard, as many as Discord recommends for
+    # the bot's servers (GET /gateway/bot, read by discord.py's AutoShardedBot at each start)
     shard_id: int | None = Field(default=None, ge=0, le=100_000)
     shard_ids: ShardIds = None
-    shard_count: int | None = Field(default=None, ge=1, le=100_000)
+    shard_count: int | None = Field(default=None, ge=AUTO_SHARDS, le=100_000)
+
+    @field_validator("shard_count", mode="before")
+    @classmethod
+    def _auto_count(cls, value: Any) -> Any:
+        if isinstance(value, str) and value.strip().lower() == "auto":
+            return AUTO_SHARDS
+        if value == AUTO_SHARDS or (isinstance(value, str) and value.strip() == str(AUTO_SHARDS)):
+            raise ValueError("must be at least 1 (or auto: as many shards as Discord recommends, in this one process)")
+        return value
+
+    @property
+    def auto_shards(self) -> bool:
+        """REFEREE_SHARD_COUNT=auto: every shard in this process, the count Discord's."""
+        return self.shard_count == AUTO_SHARDS
 
     @field_validator("shard_ids", mode="before")
     @classmethod
@@ -164,6 +181,12 @@ class Settings(BaseSettings):
         if self.shard_id is not None and self.shard_ids is not None:
             raise ValueError("set REFEREE_SHARD_ID (one shard) or REFEREE_SHARD_IDS (several), not both")
         shards = self.shards
+        if self.auto_shards:
+            if shards is not None:
+                raise ValueError("REFEREE_SHARD_COUNT=auto runs every shard in this one process, as many as Discord "
+                                 "recommends: give it no REFEREE_SHARD_ID(S); several processes need a count of "
+                                 "their own, the same in each")
+            return self
         if (shards is None) != (self.shard_count is None):
             raise ValueError("set REFEREE_SHARD_ID (or REFEREE_SHARD_IDS) and REFEREE_SHARD_COUNT together "
                              "(e.g. 0 and 2), or neither")
