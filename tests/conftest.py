@@ -83,9 +83,9 @@ def pg_server():
 @pytest.fixture
 def pg_server_of_its_own():
     """A PostgreSQL server for this test alone (about a second to start): one it may restart or kill
-    (``PgServer.restart``) without touching the session's. Its commits outlive a kill of its
-    processes (synchronous commit, ``pgserver.start(crash_safe=True)``)."""
-    server = _started_pg_server(crash_safe=True)
+    (``PgServer.restart``) without touching the session's. Set up as the session's (synchronous
+    commit off by default: the store turns it on for its own sessions, and a kill would show it if not)."""
+    server = _started_pg_server()
     yield server
     server.stop()
 

@@ -80,6 +80,7 @@ class PgServer:
     root: Path
     bindir: Path
     user: str | None
+    options: str = ""  # the postgres options it was started with (pg_ctl -o)
     socket_dir: Path = field(init=False)
     data_dir: Path = field(init=False)
 
@@ -116,6 +117,15 @@ class PgServer:
         _as_user(self.user, [str(self.bindir / "pg_ctl"), "-D", str(self.data_dir), "-l", str(self.root / "server.log"),
                              "-m", mode, "-w", "-t", str(START_TIMEOUT), "restart"])
 
+    def down(self) -> None:
+        """Stop the server (``-m fast``), keeping its data, until ``up``."""
+        _as_user(self.user, [str(self.bindir / "pg_ctl"), "-D", str(self.data_dir), "-m", "fast", "-w", "stop"])
+
+    def up(self) -> None:
+        """Start the server ``down`` stopped, with its first start's settings."""
+        _as_user(self.user, [str(self.bindir / "pg_ctl"), "-D", str(self.data_dir), "-l", str(self.root / "server.log"),
+                             "-o", self.options, "-w", "-t", str(START_TIMEOUT), "start"])
+
     def stop(self) -> None:
         """Stop the server (immediately: nothing in it is kept) and remove its folder."""
         try:
@@ -140,13 +150,11 @@ def _as_user(user: str | None, argv: list[str], *, check: bool = True) -> subpro
     return result
 
 
-def start(*, durable: bool = False, crash_safe: bool = False) -> PgServer:
+def start(*, durable: bool = False) -> PgServer:
     """initdb a new cluster in a temporary folder and start it on a Unix socket there. ``durable``
     keeps PostgreSQL's defaults (fsync, synchronous commit: a commit is on disk before it returns),
-    as the benchmark wants; the tests turn them off. ``crash_safe`` keeps synchronous commit only: a
-    commit is in the kernel's hands before it returns, so it outlives the server's processes killed
-    (``restart -m immediate``), though not the machine's crash; without it such a kill loses the
-    commits of the last moments, as PostgreSQL documents."""
+    as the benchmark wants; the tests turn them off (the bot's own sessions turn synchronous commit
+    back on: bot/store/postgres.py, ``_SESSION_SETTINGS``)."""
     bindir = find_bindir()
     user, uid, gid = _run_as()
     root = Path(tempfile.mkdtemp(prefix="referee-pg-"))
@@ -164,9 +172,8 @@ def start(*, durable: bool = False, crash_safe: bool = False) -> PgServer:
         # commit is PostgreSQL's, not what these tests measure
         options = f"-k {server.socket_dir} -c listen_addresses='' -c max_connections=200 -c shared_buffers=128MB"
         if not durable:
-            options += " -c fsync=off -c full_page_writes=off"
-            if not crash_safe:
-                options += " -c synchronous_commit=off"
+            options += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+        server.options = options
         _as_user(user, [str(bindir / "pg_ctl"), "-D", str(server.data_dir), "-l", str(root / "server.log"),
                         "-o", options, "-w", "-t", str(START_TIMEOUT), "start"])
         _as_user(user, [str(bindir / "createdb"), "-h", str(server.socket_dir), "-U", "referee", "referee"])

@@ -58,10 +58,13 @@ log = logging.getLogger(__name__)
 
 MIGRATIONS_DIR = Path(__file__).with_name("pg_migrations")
 MIGRATION_LOCK = 0x5265_6665_7265_6501  # advisory lock key of the migrations ("Referee" + 1)
+RECONNECT_SECONDS = 3.0  # a command not yet begun waits this long for a server restarting, then is refused
 CLIENT_TIMEOUT_MARGIN = 10.0  # seconds the client waits for a statement past the server's statement timeout
 MIGRATION_TIMEOUT = 3_600.0  # seconds one migration statement may run (not bound by the statement timeout)
 SHOWN_FLUSH_SECONDS = 0.25  # results seen wait at most this long to go off the unshown list
 
+_SESSION_SETTINGS = ("SELECT set_config('statement_timeout', $1, false), CASE WHEN "
+                     "current_setting('synchronous_commit') = 'off' THEN set_config('synchronous_commit', 'on', false) END")
 _GAME_COLUMNS = "id, channel_id, guild_id, ruleset, status, created_at, state, last_seq, head_hash"
 _ENTRY_COLUMNS = ("game_id, seq, time, actor, command, order_json, dice, manual, outcome, "
                   "state_hash, prev_hash, hash, interaction_id, rules_version, dice_proof")
@@ -282,8 +285,11 @@ class PostgresStore(Store):
         label = redacted(dsn)
         timeout_ms = round(statement_timeout * 1000)
 
-        async def init(conn: Any) -> None:  # each new connection of the pool: the server's own bound
-            await conn.execute(f"SET statement_timeout = {timeout_ms}")
+        async def init(conn: Any) -> None:  # each new connection of the pool: one round trip
+            # the server's own bound on a statement; and a commit durable before it returns, whatever
+            # the server's default: the bot answers an order as saved once its commit returns, and with
+            # synchronous_commit off a crash of the server loses commits already answered (issue 28)
+            await conn.execute(_SESSION_SETTINGS, str(timeout_ms))
 
         try:
             # the client's bound comes after the server's: a server that does not answer at all
@@ -402,31 +408,40 @@ class PostgresStore(Store):
                 await _give_back(acquired)
 
     async def _locked_connection(self, key: int) -> tuple[Any, Any]:
-        """A connection from the pool holding the advisory lock ``key``, and its pool context. A
+        """A connection from the pool holding the advisory lock ``key``, and its pool context. The
+        command has not begun, so a database that cannot be reached is waited for a moment: a
         connection found dead as the lock is asked for (the server restarted since it was last used)
-        is one of many: the pool drops them all, and the lock is asked for once more on a new one.
-        The command has not begun, so this is safe; a second failure is the command's."""
-        for attempt in (1, 2):
+        is one of many, so the pool drops them all and the lock is asked for at once on a new one; a
+        server restarting (refusing connections, shutting down) is tried again with growing pauses
+        for RECONNECT_SECONDS before the command is refused, nothing changed."""
+        loop = asyncio.get_running_loop()
+        deadline, pause, expired = loop.time() + RECONNECT_SECONDS, 0.05, False
+        while True:
             try:
                 acquired = self._pool.acquire()
                 conn = await acquired.__aenter__()
             except (*_LOST, asyncpg.PostgresError) as exc:
-                raise (_fault(exc) or _unreachable(exc)) from None
-            try:
-                await _lock_on(conn, key)
-            except StorageUnavailable as fault:
-                await _give_back(acquired)
-                if attempt == 2 or fault.kind != "unreachable":
+                fault = _fault(exc) or _unreachable(exc)
+            else:
+                try:
+                    await _lock_on(conn, key)
+                    return conn, acquired
+                except StorageUnavailable as exc:
+                    await _give_back(acquired)
+                    fault = exc
+                except BaseException:
+                    await _give_back(acquired)
                     raise
-                log.warning("a pooled database connection was found dead (the server restarted?): the pool "
-                            "opens new ones")
-                await self._pool.expire_connections()
-                continue
-            except BaseException:
-                await _give_back(acquired)
-                raise
-            return conn, acquired
-        raise AssertionError("unreachable")  # pragma: no cover
+                if fault.kind == "unreachable" and not expired:
+                    log.warning("a pooled database connection was found dead (the server restarted?): the pool "
+                                "opens new ones")
+                    await self._pool.expire_connections()
+                    expired = True
+                    continue
+            if fault.kind != "unreachable" or loop.time() + pause > deadline:
+                raise fault
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, 0.5)
 
     # --- games ---
 

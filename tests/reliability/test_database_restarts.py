@@ -159,7 +159,9 @@ class Figures:
 
 
 async def _fault_pg(server: Any, mode: str) -> str:
+    started = server.psql("SELECT pg_postmaster_start_time()")
     await asyncio.to_thread(server.restart, mode)
+    assert server.psql("SELECT pg_postmaster_start_time()") != started  # a new server, every session gone
     return f"restart -m {mode}"
 
 
@@ -200,11 +202,14 @@ async def test_the_database_going_away_under_load_never_says_nothing_changed_of_
         async with running(RefereeBot(_settings(database)), fake=fake, timeout=ANSWER_TIMEOUT):
             load = Load(fake)
             players = [asyncio.create_task(load.channel(channel)) for channel in BUSY]
+            sent_at_faults = []
             try:
                 for fault in faults:
                     await asyncio.sleep(LOAD_BETWEEN)
+                    sent_at_faults.append(load.sent)
                     figures.faults.append(await fault())
                 await asyncio.sleep(LOAD_BETWEEN)  # and the channels play on
+                sent_at_faults.append(load.sent)
             finally:
                 load.stop.set()
                 await asyncio.gather(*players)
@@ -254,6 +259,11 @@ async def test_the_database_going_away_under_load_never_says_nothing_changed_of_
         f"saved but not shown exactly once: {sorted(audit.interaction_ids - shown_once)}; {figures.line(kind)}")
     # every post names an entry of its channel's log made by a command (no post of something never saved)
     assert sum(posted.values()) == figures.posted_after + figures.reposted
-    # the faults did bite: some commands were refused for them, and most of the load was saved
-    assert figures.nothing_changed + figures.cannot_tell > 0, figures.line(kind)
+    # the faults came under load: commands were sent before each and after each (the bot played on);
+    # on SQLite each lock window outlasted the retries, so orders were refused for it. (PostgreSQL's
+    # restarts are waited out by a command not yet begun, RECONNECT_SECONDS: only those caught
+    # mid-statement are refused, and a restart may catch none.)
+    assert all(later > earlier for earlier, later in zip([0, *sent_at_faults], sent_at_faults)), sent_at_faults
+    if kind == "sqlite":
+        assert figures.nothing_changed > 0, figures.line(kind)
     assert figures.answered > figures.nothing_changed, figures.line(kind)

@@ -113,3 +113,28 @@ async def test_a_pooler_that_breaks_session_locks_is_refused_at_start_up(pg_serv
         assert "set the pooler's pool_mode = session" in str(said.value)
     finally:
         bouncer.stop()
+
+
+async def test_the_stores_sessions_commit_synchronously_whatever_the_servers_default(pg_dsn, pg_server):
+    """The test server runs with synchronous_commit off (a crash there loses the last moments'
+    commits); the bot's sessions turn it on: an order answered as saved outlives a crash of the server.
+    A stronger setting of the host's (remote_apply, say) is left as it is. The statement timeout is the
+    setting's, in milliseconds."""
+    assert pg_server.psql("SHOW synchronous_commit").strip() == "off"
+    store = await open_store(pg_dsn, pool={"statement_timeout": 2.5})
+    try:
+        async with store._connection() as conn:
+            assert await conn.fetchval("SHOW synchronous_commit") == "on"
+            assert await conn.fetchval("SHOW statement_timeout") == "2500ms"
+    finally:
+        await store.close()
+    pg_server.psql("ALTER DATABASE referee SET synchronous_commit = remote_apply")
+    try:
+        store = await open_store(pg_dsn)
+        try:
+            async with store._connection() as conn:
+                assert await conn.fetchval("SHOW synchronous_commit") == "remote_apply"
+        finally:
+            await store.close()
+    finally:
+        pg_server.psql("ALTER DATABASE referee RESET synchronous_commit")
