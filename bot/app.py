@@ -100,10 +100,16 @@ def transformer_refusal(interaction: discord.Interaction, error: app_commands.Tr
     return f"'{value}' cannot be read here: this option takes {wanted} (/help command:{name} shows each option)"
 
 
+# A command whose log could not be read to tell whether it was saved is looked up again, with pauses
+# growing from the first to the longest, for this long; found saved, its result is posted to its channel
+LOOK_AGAIN_FIRST_PAUSE, LOOK_AGAIN_LONGEST_PAUSE, LOOK_AGAIN_SECONDS = 1.0, 15.0, 300.0
+
+
 class RefereeTree(app_commands.CommandTree):
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.storage_faults = FaultLog()
+        self.looking_again: set[asyncio.Task[None]] = set()  # ``_look_again``'s, cancelled as the bot closes
 
     async def interaction_check(self, interaction: discord.Interaction) -> bool:
         # runs first in the task discord.py creates for this interaction: every line logged
@@ -169,7 +175,9 @@ class RefereeTree(app_commands.CommandTree):
             self.storage_faults.note(unreadable)
             await send_ephemeral(interaction, content=(
                 f"The database failed while answering ({unreadable}), and the bot cannot tell yet whether your "
-                f"order was saved: look at /log before giving it again (reference: {interaction.id})"))
+                f"order was saved: look at /log before giving it again; if it was saved, its result is posted "
+                f"here once the database answers (reference: {interaction.id})"))
+            self._look_again(interaction)
             return True
         if acted is None:
             return False
@@ -178,6 +186,40 @@ class RefereeTree(app_commands.CommandTree):
                     type(error).__name__, error)
         await reply_outcome(interaction, acted)
         return True
+
+    def _look_again(self, interaction: discord.Interaction) -> None:
+        """In the background: ask the log again whether the interaction's order was saved, until the
+        database answers (LOOK_AGAIN_SECONDS at most); saved, post its result to its channel, once.
+        Not answered by then, it stays on the unshown list, and the bot's next start posts it."""
+        if interaction.channel_id is None:
+            return
+        task = asyncio.create_task(self._post_when_readable(interaction.id, interaction.channel_id,
+                                                            interaction.user.id), name="referee-look-again")
+        self.looking_again.add(task)
+        task.add_done_callback(self.looking_again.discard)
+
+    async def _post_when_readable(self, interaction_id: int, channel_id: int, user_id: int) -> None:
+        loop = asyncio.get_running_loop()
+        deadline, pause = loop.time() + LOOK_AGAIN_SECONDS, LOOK_AGAIN_FIRST_PAUSE
+        while True:
+            await asyncio.sleep(pause)
+            try:
+                acted = await self.client.referee.recorded(interaction_id)  # type: ignore[attr-defined]
+            except StorageUnavailable:
+                if loop.time() + pause > deadline:
+                    log.warning("interaction %s: the log could not be read for %g s; if its order was saved, the "
+                                "next start posts it", interaction_id, LOOK_AGAIN_SECONDS)
+                    return
+                pause = min(pause * 2, LOOK_AGAIN_LONGEST_PAUSE)
+                continue
+            except Exception:  # the store closing with the bot: the next start posts what was saved
+                log.warning("interaction %s: not looked up again", interaction_id, exc_info=True)
+                return
+            if acted is not None:
+                await post_saved_result(self.client, channel_id, acted, why=(
+                    f"<@{user_id}>: the database is back, and your order had been saved as log #{acted.seq}: here "
+                    "is the result. Do not give it again."))
+            return
 
     async def _answer_lost(self, interaction: discord.Interaction, error: discord.HTTPException) -> None:
         """Discord refused a message of the answer (the 3 seconds were up, an outage past
@@ -329,6 +371,8 @@ class RefereeBot(RefereeClient):
             task = getattr(self, name, None)
             if task is not None and not task.done():
                 task.cancel()
+        for task in list(getattr(self.tree, "looking_again", ())):
+            task.cancel()  # what they would post, the next start does
         await super().close()
         referee = getattr(self, "referee", None)
         if referee is not None:
