@@ -10,6 +10,7 @@ import io
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+import aiohttp
 import discord
 import pytest
 
@@ -22,6 +23,7 @@ from bot.pacing import Pacer
 from bot.service import Referee
 from bot.store import DatabaseUnusable, open_store
 
+from tests.reliability.process import BotProcess
 from tests.store.helpers import CHANNEL, GERMAN, GM, GUILD, RUSSIAN
 
 
@@ -197,8 +199,6 @@ def test_sqlite_refuses_a_process_that_is_one_shard_among_several_at_start_up_in
 async def test_the_emulator_recommends_and_refuses_shards_as_discord_does():
     """GET /gateway/bot recommends about one shard per 1,000 servers; an IDENTIFY of a shard holding more
     than 2,500 servers is closed with 4011, of a shard number not below the count with 4010."""
-    import aiohttp
-
     for servers, recommended in ((1, 1), (1_000, 1), (1_001, 2), (5_000, 5)):
         async with FakeDiscord(servers=servers) as fake, aiohttp.ClientSession() as http:
             async with http.get(f"{fake.api_url}/gateway/bot") as answer:
@@ -227,7 +227,8 @@ async def test_shard_count_auto_takes_discords_recommendation(tmp_path):
     _quick_identify(bot)
     async with FakeDiscord(guilds=[_guild_on_shard(n, 3) for n in range(3)], servers=2_600, sharded=True) as fake, \
             running(bot, fake=fake):
-        identified = sorted(tuple(frame["d"]["shard"]) for gateway in (fake.gateway, *fake.gateway.shard_sessions.values())
+        sessions = (fake.gateway, *fake.gateway.shard_sessions.values())
+        identified = sorted(tuple(frame["d"]["shard"]) for gateway in sessions
                             for frame in gateway.received if frame["op"] == 2)
         assert bot.shard_count == 3 and identified == [(0, 3), (1, 3), (2, 3)]
         assert len(bot.guilds) == 3  # every shard's server, in this one process
@@ -261,8 +262,6 @@ async def test_a_shard_count_below_discords_recommendation_is_warned_of_in_one_l
 async def test_a_bot_discord_refuses_for_want_of_shards_stops_with_one_line(tmp_path):
     """Past 2,500 servers on one connection Discord closes the gateway with 4011: the bot exits 2 with
     one line saying what to set, not a traceback."""
-    from tests.reliability.process import BotProcess
-
     async with FakeDiscord(servers=2_501) as fake:
         bot = BotProcess(fake, tmp_path / "referee.sqlite3", tmp_path)
         with pytest.raises(AssertionError, match="exited with 2 before it was ready"):

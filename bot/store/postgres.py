@@ -64,7 +64,8 @@ MIGRATION_TIMEOUT = 3_600.0  # seconds one migration statement may run (not boun
 SHOWN_FLUSH_SECONDS = 0.25  # results seen wait at most this long to go off the unshown list
 
 _SESSION_SETTINGS = ("SELECT set_config('statement_timeout', $1, false), CASE WHEN "
-                     "current_setting('synchronous_commit') = 'off' THEN set_config('synchronous_commit', 'on', false) END")
+                     "current_setting('synchronous_commit') = 'off' "
+                     "THEN set_config('synchronous_commit', 'on', false) END")
 _GAME_COLUMNS = "id, channel_id, guild_id, ruleset, status, created_at, state, last_seq, head_hash"
 _ENTRY_COLUMNS = ("game_id, seq, time, actor, command, order_json, dice, manual, outcome, "
                   "state_hash, prev_hash, hash, interaction_id, rules_version, dice_proof")

@@ -4,7 +4,10 @@ which would have him give the order again and fire twice (issue 28)."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+
+import bot.app
 
 from bot.store.base import StorageUnavailable
 from tests.cogs.conftest import ALICE
@@ -89,10 +92,6 @@ async def test_an_order_saved_while_the_log_could_not_be_read_is_posted_once_the
     """The player told "cannot tell yet" is not left to find it in /log alone: the bot asks the log
     again until the database answers, and posts the saved result to the channel, once; before, it
     waited for the bot's next start."""
-    import asyncio
-
-    import bot.app
-
     monkeypatch.setattr(bot.app, "LOOK_AGAIN_FIRST_PAUSE", 0.05)
     await asl_game(table)
     store = table.bot.referee._store

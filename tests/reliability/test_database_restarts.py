@@ -27,8 +27,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-import subprocess
-import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -43,6 +41,7 @@ from bot.emulator.payloads import ChannelSpec
 from bot.service import Actor, Referee
 from bot.store import open_store
 from tests.reliability.audit import audit_database, size
+from tests.reliability.test_storage_faults import hold_write_lock
 from tests.store.helpers import asl_squad
 
 CHANNELS = size(4, 24)
@@ -165,22 +164,8 @@ async def _fault_pg(server: Any, mode: str) -> str:
     return f"restart -m {mode}"
 
 
-def _hold_write_lock(database: Path, seconds: float) -> subprocess.Popen:
-    """Another program takes the SQLite file's write lock for ``seconds`` (tests/reliability/test_storage_faults)."""
-    script = ("import sqlite3, sys, time\n"
-              "db = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
-              "db.execute('BEGIN IMMEDIATE')\n"
-              "print('locked', flush=True)\n"
-              "time.sleep(float(sys.argv[2]))\n"
-              "db.execute('COMMIT')\n")
-    holder = subprocess.Popen([sys.executable, "-c", script, str(database), str(seconds)], stdout=subprocess.PIPE,
-                              text=True)
-    assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
-    return holder
-
-
 async def _fault_sqlite(database: Path, seconds: float) -> str:
-    holder = await asyncio.to_thread(_hold_write_lock, database, seconds)
+    holder = await asyncio.to_thread(hold_write_lock, database, seconds)
     await asyncio.to_thread(holder.wait, seconds + 30)
     return f"write lock held {seconds:g} s"
 

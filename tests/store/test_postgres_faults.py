@@ -6,9 +6,11 @@ no lock is left behind, and the channel plays on."""
 from __future__ import annotations
 
 import asyncio
+import time
 
 import pytest
 
+import bot.store.postgres as postgres_store
 from bot.service import Referee
 from bot.store import StorageUnavailable, open_store
 
@@ -72,13 +74,10 @@ async def test_after_the_server_restarted_the_next_command_is_served_on_a_new_co
 @pytest.mark.parametrize(("down_for", "saved"), [(0.4, True), (2.0, False)])
 async def test_an_order_given_while_the_server_restarts_waits_for_it_a_moment(pg_server_of_its_own, monkeypatch,
                                                                              down_for, saved):
-    """A command that has not begun waits up to RECONNECT_SECONDS (here 1 s; its pauses grow, so 0.75 s) for a database that cannot
-    be reached: a server back within it serves the order (below), one back later refuses it, nothing
-    changed (above). Before, every order given while the server was down was refused at once."""
-    import time
-
-    import bot.store.postgres as postgres_store
-
+    """A command that has not begun waits up to RECONNECT_SECONDS (here 1 s; its pauses grow, so 0.75 s)
+    for a database that cannot be reached: a server back within it serves the order (below), one back
+    later refuses it, nothing changed (above). Before, every order given while the server was down was
+    refused at once."""
     monkeypatch.setattr(postgres_store, "RECONNECT_SECONDS", 1.0)
     dsn = pg_server_of_its_own.fresh_dsn()
     store = await open_store(dsn)

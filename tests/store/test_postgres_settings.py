@@ -38,7 +38,8 @@ async def test_a_pool_larger_than_the_server_takes_is_refused_in_one_line_at_the
     with pytest.raises(DatabaseUnusable) as refused:  # above
         await open_store(pg_dsn, pool={"pool_max": free + 1})
     said = str(refused.value)
-    assert said.startswith(f"REFEREE_DATABASE_POOL_MAX {free + 1} is more connections than database") and "\n" not in said
+    assert said.startswith(f"REFEREE_DATABASE_POOL_MAX {free + 1} is more connections than database")
+    assert "\n" not in said
     assert f"({free}: max_connections" in said and "lower REFEREE_DATABASE_POOL_MAX" in said
 
 

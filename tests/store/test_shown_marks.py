@@ -8,11 +8,14 @@ the bot started after a crash would read it."""
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta, timezone
+
 import pytest
 
 import bot.store.postgres
 import bot.store.sqlite
 from bot.service import Referee
+from bot.shards import Shards, shard_of
 from bot.store import open_store
 
 from .helpers import CHANNEL, GM, asl_squad, seated_asl_game
@@ -100,10 +103,6 @@ async def test_a_starting_process_finds_its_own_result_behind_more_than_a_hundre
     """The filter is the store's query, not a pass over the 100 oldest rows: 120 results of shard 1's
     servers, all older and all unshown, do not hide shard 0's one from the process serving shard 0
     (before, it found nothing and its player waited for its next start)."""
-    from datetime import datetime, timedelta, timezone
-
-    from bot.shards import Shards, shard_of
-
     store, later = stores
     referee = Referee(store)
     others = [g << 22 | 7 for g in range(1, 400) if shard_of(g << 22, 2) == 1][:120]
