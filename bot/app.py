@@ -100,6 +100,8 @@ def transformer_refusal(interaction: discord.Interaction, error: app_commands.Tr
     return f"'{value}' cannot be read here: this option takes {wanted} (/help command:{name} shows each option)"
 
 
+UNSHOWN_BATCH = 100  # results saved and never shown, read at a time as a process starts and posts them
+
 # A command whose log could not be read to tell whether it was saved is looked up again, with pauses
 # growing from the first to the longest, for this long; found saved, its result is posted to its channel
 LOOK_AGAIN_FIRST_PAUSE, LOOK_AGAIN_LONGEST_PAUSE, LOOK_AGAIN_SECONDS = 1.0, 15.0, 300.0
@@ -326,14 +328,21 @@ class RefereeBot(RefereeClient):
         the reply, or Discord refused both the reply and the channel post), each once, naming its
         log entry, so a player does not give the order again and roll twice."""
         await self.wait_until_ready()
+        seen: set[tuple[int, int]] = set()  # (game, seq) posted or tried: their marks may not be written yet
         try:
-            # only what was saved before this process started (what it answers meanwhile is its
-            # own to show), and only its own shards' servers (another process shows theirs)
-            for channel_id, acted in await self.referee.unshown(before=self.started_at,
-                                                                shards=self.settings.own_shards):
-                await post_saved_result(self, channel_id, acted, why=(
-                    f"<@{acted.entry.actor}>'s order was saved as log #{acted.seq} just before the bot "
-                    "restarted, and may not have been shown: here is the result. Do not give it again."))
+            while True:  # the list read a batch at a time, each read past what this loop has seen
+                # only what was saved before this process started (what it answers meanwhile is its
+                # own to show), and only its own shards' servers (another process shows theirs)
+                batch = [(channel_id, acted) for channel_id, acted in await self.referee.unshown(
+                    len(seen) + UNSHOWN_BATCH, before=self.started_at, shards=self.settings.own_shards)
+                    if (acted.entry.game_id, acted.seq) not in seen]
+                if not batch:
+                    return
+                for channel_id, acted in batch:
+                    seen.add((acted.entry.game_id, acted.seq))
+                    await post_saved_result(self, channel_id, acted, why=(
+                        f"<@{acted.entry.actor}>'s order was saved as log #{acted.seq} just before the bot "
+                        "restarted, and may not have been shown: here is the result. Do not give it again."))
         except Exception:  # the store failing at start-up: the results stay listed for the next start
             log.exception("the results saved before the restart could not be posted")
 
