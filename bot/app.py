@@ -36,6 +36,7 @@ from bot.logs import current_interaction
 from bot.loopshare import share
 from bot.pacing import Pacer
 from bot.render import error_embed
+from bot.shards import SHARDING_CLOSES, count_advice
 from bot.store.base import DatabaseUnusable, StorageUnavailable
 from bot.replies import UNKNOWN_INTERACTION, DetailsButton, post_saved_result, reply_outcome, send_ephemeral
 from bot.maps import MapButton, UnitsButton
@@ -77,7 +78,7 @@ class FaultLog:
             return
         count, self._since[kind], self._last[kind] = self._since[kind], 0, now
         what = {"full": "the disk holding the database is full", "locked": "another program holds the database's "
-                "write lock"}.get(kind, kind)
+                "write lock", "slow": "statements ran past REFEREE_DATABASE_STATEMENT_TIMEOUT"}.get(kind, kind)
         log.error("storage: %s; %d command(s) refused, nothing of them saved (said once a minute at most)",
                   what, count)
 
@@ -100,10 +101,18 @@ def transformer_refusal(interaction: discord.Interaction, error: app_commands.Tr
     return f"'{value}' cannot be read here: this option takes {wanted} (/help command:{name} shows each option)"
 
 
+UNSHOWN_BATCH = 100  # results saved and never shown, read at a time as a process starts and posts them
+
+# A command whose log could not be read to tell whether it was saved is looked up again, with pauses
+# growing from the first to the longest, for this long; found saved, its result is posted to its channel
+LOOK_AGAIN_FIRST_PAUSE, LOOK_AGAIN_LONGEST_PAUSE, LOOK_AGAIN_SECONDS = 1.0, 15.0, 300.0
+
+
 class RefereeTree(app_commands.CommandTree):
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.storage_faults = FaultLog()
+        self.looking_again: set[asyncio.Task[None]] = set()  # ``_look_again``'s, cancelled as the bot closes
 
     async def interaction_check(self, interaction: discord.Interaction) -> bool:
         # runs first in the task discord.py creates for this interaction: every line logged
@@ -169,7 +178,9 @@ class RefereeTree(app_commands.CommandTree):
             self.storage_faults.note(unreadable)
             await send_ephemeral(interaction, content=(
                 f"The database failed while answering ({unreadable}), and the bot cannot tell yet whether your "
-                f"order was saved: look at /log before giving it again (reference: {interaction.id})"))
+                f"order was saved: look at /log before giving it again; if it was saved, its result is posted "
+                f"here once the database answers (reference: {interaction.id})"))
+            self._look_again(interaction)
             return True
         if acted is None:
             return False
@@ -178,6 +189,40 @@ class RefereeTree(app_commands.CommandTree):
                     type(error).__name__, error)
         await reply_outcome(interaction, acted)
         return True
+
+    def _look_again(self, interaction: discord.Interaction) -> None:
+        """In the background: ask the log again whether the interaction's order was saved, until the
+        database answers (LOOK_AGAIN_SECONDS at most); saved, post its result to its channel, once.
+        Not answered by then, it stays on the unshown list, and the bot's next start posts it."""
+        if interaction.channel_id is None:
+            return
+        task = asyncio.create_task(self._post_when_readable(interaction.id, interaction.channel_id,
+                                                            interaction.user.id), name="referee-look-again")
+        self.looking_again.add(task)
+        task.add_done_callback(self.looking_again.discard)
+
+    async def _post_when_readable(self, interaction_id: int, channel_id: int, user_id: int) -> None:
+        loop = asyncio.get_running_loop()
+        deadline, pause = loop.time() + LOOK_AGAIN_SECONDS, LOOK_AGAIN_FIRST_PAUSE
+        while True:
+            await asyncio.sleep(pause)
+            try:
+                acted = await self.client.referee.recorded(interaction_id)  # type: ignore[attr-defined]
+            except StorageUnavailable:
+                if loop.time() + pause > deadline:
+                    log.warning("interaction %s: the log could not be read for %g s; if its order was saved, the "
+                                "next start posts it", interaction_id, LOOK_AGAIN_SECONDS)
+                    return
+                pause = min(pause * 2, LOOK_AGAIN_LONGEST_PAUSE)
+                continue
+            except Exception:  # the store closing with the bot: the next start posts what was saved
+                log.warning("interaction %s: not looked up again", interaction_id, exc_info=True)
+                return
+            if acted is not None:
+                await post_saved_result(self.client, channel_id, acted, why=(
+                    f"<@{user_id}>: the database is back, and your order had been saved as log #{acted.seq}: here "
+                    "is the result. Do not give it again."))
+            return
 
     async def _answer_lost(self, interaction: discord.Interaction, error: discord.HTTPException) -> None:
         """Discord refused a message of the answer (the 3 seconds were up, an outage past
@@ -208,13 +253,15 @@ class RefereeBot(RefereeClient):
 
     def __new__(cls, settings: Settings, *args: Any, **kwargs: Any) -> "RefereeBot":
         shards = settings.shards
-        if cls is RefereeBot and shards is not None and len(shards) > 1:
+        if cls is RefereeBot and (settings.auto_shards or shards is not None and len(shards) > 1):
             cls = ShardedRefereeBot
         return super().__new__(cls)
 
     def __init__(self, settings: Settings, **kwargs: Any):
         shards = settings.shards
-        if shards is not None and len(shards) > 1:  # several shards: a gateway connection for each
+        if settings.auto_shards:  # every shard, as many as Discord recommends (discord.py asks it)
+            kwargs = {"shard_count": None} | kwargs
+        elif shards is not None and len(shards) > 1:  # several shards: a gateway connection for each
             kwargs = {"shard_ids": list(shards), "shard_count": settings.shard_count} | kwargs
         elif shards is not None:  # one shard in this process (REFEREE_SHARD_ID/COUNT)
             kwargs = {"shard_id": shards[0], "shard_count": settings.shard_count} | kwargs
@@ -244,6 +291,7 @@ class RefereeBot(RefereeClient):
         self.add_dynamic_items(DetailsButton)  # on every result shown outcome first (bot/replies.py)
         self.add_dynamic_items(MapButton, UnitsButton)  # under /game status (bot/maps.py)
         await self.load_cogs()
+        await self.check_shard_count()
         await self.sync_commands()
         self.pacer.start()  # the reminders of slow games (bot/pacing.py); it waits until ready
         if self.settings.gateway_state is not None:  # for the health check (bot/gateway_watch.py)
@@ -263,21 +311,44 @@ class RefereeBot(RefereeClient):
         if self.store is None:
             self.store = await _maybe_await(open_store(self.settings.database,
                                                        max_entries=self.settings.max_log_entries,
-                                                       checkpoint_every=self.settings.checkpoint_every))
+                                                       checkpoint_every=self.settings.checkpoint_every,
+                                                       pool=self.settings.pool()))
+
+    async def check_shard_count(self) -> str | None:
+        """Log one line when the shard count is below the one Discord recommends for the bot's servers
+        (``bot.shards.count_advice``; REFEREE_SHARD_COUNT=auto follows it by itself). Returns the line."""
+        if self.settings.auto_shards:
+            return None
+        try:
+            recommended, _, _ = await self.http.get_bot_gateway()
+        except (discord.HTTPException, discord.GatewayNotFound) as exc:
+            log.info("Discord's recommended shard count could not be read (%s): not checked", exc)
+            return None
+        advice = count_advice(self.settings.shard_count, int(recommended))
+        if advice is not None:
+            log.warning("%s", advice)
+        return advice
 
     async def post_unshown(self) -> None:
         """Once ready: post every result saved but never seen (the bot stopped between the save and
         the reply, or Discord refused both the reply and the channel post), each once, naming its
         log entry, so a player does not give the order again and roll twice."""
         await self.wait_until_ready()
+        seen: set[tuple[int, int]] = set()  # (game, seq) posted or tried: their marks may not be written yet
         try:
-            # only what was saved before this process started (what it answers meanwhile is its
-            # own to show), and only its own shards' servers (another process shows theirs)
-            for channel_id, acted in await self.referee.unshown(before=self.started_at,
-                                                                serves=self.settings.serves_guild):
-                await post_saved_result(self, channel_id, acted, why=(
-                    f"<@{acted.entry.actor}>'s order was saved as log #{acted.seq} just before the bot "
-                    "restarted, and may not have been shown: here is the result. Do not give it again."))
+            while True:  # the list read a batch at a time, each read past what this loop has seen
+                # only what was saved before this process started (what it answers meanwhile is its
+                # own to show), and only its own shards' servers (another process shows theirs)
+                batch = [(channel_id, acted) for channel_id, acted in await self.referee.unshown(
+                    len(seen) + UNSHOWN_BATCH, before=self.started_at, shards=self.settings.own_shards)
+                    if (acted.entry.game_id, acted.seq) not in seen]
+                if not batch:
+                    return
+                for channel_id, acted in batch:
+                    seen.add((acted.entry.game_id, acted.seq))
+                    await post_saved_result(self, channel_id, acted, why=(
+                        f"<@{acted.entry.actor}>'s order was saved as log #{acted.seq} just before the bot "
+                        "restarted, and may not have been shown: here is the result. Do not give it again."))
         except Exception:  # the store failing at start-up: the results stay listed for the next start
             log.exception("the results saved before the restart could not be posted")
 
@@ -317,6 +388,8 @@ class RefereeBot(RefereeClient):
             task = getattr(self, name, None)
             if task is not None and not task.done():
                 task.cancel()
+        for task in list(getattr(self.tree, "looking_again", ())):
+            task.cancel()  # what they would post, the next start does
         await super().close()
         referee = getattr(self, "referee", None)
         if referee is not None:
@@ -395,6 +468,11 @@ def main_run(settings: Settings) -> int:
         asyncio.run(_main())
     except discord.LoginFailure:
         log.error("Discord refused the token: check DISCORD_TOKEN (or REFEREE_TOKEN)")
+        return 2
+    except discord.ConnectionClosed as exc:
+        if exc.code not in SHARDING_CLOSES:
+            raise
+        log.error("%s", SHARDING_CLOSES[exc.code])
         return 2
     except discord.Forbidden as exc:  # registering the slash commands, most often
         where = f" to the server REFEREE_DEV_GUILD names ({settings.dev_guild})" if settings.dev_guild else ""

@@ -18,6 +18,8 @@ from urllib.parse import quote, urlsplit, urlunsplit
 from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from bot.shards import Shards
+
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 # A game whose log reached this many entries takes no more commands: a bound on one game's
 # disk use and on the time verify needs (Issue 6). A real game has a few thousand. The host
@@ -88,8 +90,20 @@ def database_path_or_url(text: str) -> Path | str:
     return text if text.startswith(POSTGRES_SCHEMES) else Path(text)
 
 
+# PostgreSQL (bot/store/postgres.py): each bot process keeps a pool of connections, a command in flight
+# holding one (its channel's advisory lock is on it). REFEREE_DATABASE_POOL_MIN/MAX; every process's
+# pool together must fit the server's max_connections, which the store reads at start-up.
+POOL_MIN, POOL_MAX = 1, 20
+POOL_LIMIT = 1_000  # the most either may be set to
+# The longest one statement may run on PostgreSQL before the server ends it (its order refused,
+# nothing changed): REFEREE_DATABASE_STATEMENT_TIMEOUT, seconds. A command's statements take
+# milliseconds; a channel's lock waited for longer than this means the command holding it is stuck.
+STATEMENT_TIMEOUT = 30.0
+STATEMENT_TIMEOUT_RANGE = (1.0, 3_600.0)
+
 # read as text ("30/60", "off"), not as JSON, then parsed by Settings._rate
 RateSetting = Annotated[Rate, NoDecode]
+AUTO_SHARDS = 0  # REFEREE_SHARD_COUNT=auto, as held in Settings.shard_count
 # read as text ("0,1"), not as JSON, then parsed by Settings._shard_list
 ShardIds = Annotated[tuple[int, ...] | None, NoDecode]
 
@@ -104,6 +118,11 @@ class Settings(BaseSettings):
     # an SQLite file's path, or a PostgreSQL server's URL (postgresql://user@host/dbname, for
     # several bot processes on one database: bot/store/postgres.py)
     database: Path | str = Field(default_factory=default_database)
+    # PostgreSQL only: the pool's size per process and the statement timeout (above)
+    database_pool_min: int = Field(default=POOL_MIN, ge=0, le=POOL_LIMIT)
+    database_pool_max: int = Field(default=POOL_MAX, ge=1, le=POOL_LIMIT)
+    database_statement_timeout: float = Field(default=STATEMENT_TIMEOUT, ge=STATEMENT_TIMEOUT_RANGE[0],
+                                              le=STATEMENT_TIMEOUT_RANGE[1])
     # a file holding the PostgreSQL password (a Docker secret): put into ``database``'s URL
     # percent-encoded, so a password with @, / or : (anything) reaches the server as it is
     database_password_file: Path | None = None
@@ -137,9 +156,25 @@ class Settings(BaseSettings):
     # connection per shard, discord.py's AutoShardedBot); Discord sends a shard the servers whose
     # id >> 22 % count is its id. All unset: one process, Discord's default (one shard). Also
     # `python -m bot run --shard 0/2` (or `--shard 0,1/4`).
+    # REFEREE_SHARD_COUNT=auto: this one process holds every shard, as many as Discord recommends for
+    # the bot's servers (GET /gateway/bot, read by discord.py's AutoShardedBot at each start)
     shard_id: int | None = Field(default=None, ge=0, le=100_000)
     shard_ids: ShardIds = None
-    shard_count: int | None = Field(default=None, ge=1, le=100_000)
+    shard_count: int | None = Field(default=None, ge=AUTO_SHARDS, le=100_000)
+
+    @field_validator("shard_count", mode="before")
+    @classmethod
+    def _auto_count(cls, value: Any) -> Any:
+        if isinstance(value, str) and value.strip().lower() == "auto":
+            return AUTO_SHARDS
+        if value == AUTO_SHARDS or (isinstance(value, str) and value.strip() == str(AUTO_SHARDS)):
+            raise ValueError("must be at least 1 (or auto: as many shards as Discord recommends, in this one process)")
+        return value
+
+    @property
+    def auto_shards(self) -> bool:
+        """REFEREE_SHARD_COUNT=auto: every shard in this process, the count Discord's."""
+        return self.shard_count == AUTO_SHARDS
 
     @field_validator("shard_ids", mode="before")
     @classmethod
@@ -156,6 +191,12 @@ class Settings(BaseSettings):
         if self.shard_id is not None and self.shard_ids is not None:
             raise ValueError("set REFEREE_SHARD_ID (one shard) or REFEREE_SHARD_IDS (several), not both")
         shards = self.shards
+        if self.auto_shards:
+            if shards is not None:
+                raise ValueError("REFEREE_SHARD_COUNT=auto runs every shard in this one process, as many as Discord "
+                                 "recommends: give it no REFEREE_SHARD_ID(S); several processes need a count of "
+                                 "their own, the same in each")
+            return self
         if (shards is None) != (self.shard_count is None):
             raise ValueError("set REFEREE_SHARD_ID (or REFEREE_SHARD_IDS) and REFEREE_SHARD_COUNT together "
                              "(e.g. 0 and 2), or neither")
@@ -167,6 +208,26 @@ class Settings(BaseSettings):
                 raise ValueError(f"{name} {','.join(map(str, shards))} must be below REFEREE_SHARD_COUNT "
                                  f"{self.shard_count} (shards are numbered from 0)")
         return self
+
+    @model_validator(mode="after")
+    def _pool_in_order(self) -> "Settings":
+        if self.database_pool_min > self.database_pool_max:
+            raise ValueError(f"REFEREE_DATABASE_POOL_MIN {self.database_pool_min} is above REFEREE_DATABASE_POOL_MAX "
+                             f"{self.database_pool_max}: the pool keeps at least MIN connections and opens at most MAX")
+        return self
+
+    @property
+    def processes(self) -> int:
+        """How many bot processes share the database, as this one's shards tell (each holding as many
+        shards as this one): 1 unsharded. What the store checks the server's max_connections against."""
+        if self.shards is None or self.shard_count is None:
+            return 1
+        return -(-self.shard_count // len(self.shards))
+
+    def pool(self) -> dict[str, Any]:
+        """The PostgreSQL store's pool settings (``open_store``'s keywords)."""
+        return {"pool_min": self.database_pool_min, "pool_max": self.database_pool_max,
+                "statement_timeout": self.database_statement_timeout, "processes": self.processes}
 
     @model_validator(mode="after")
     def _password_into_the_url(self) -> "Settings":
@@ -218,12 +279,19 @@ class Settings(BaseSettings):
                 f"postgresql:// URL for several processes, or run one process with every shard "
                 f"(REFEREE_SHARD_IDS={','.join(map(str, range(count)))}), or none")
 
+    @property
+    def own_shards(self) -> Shards | None:
+        """The shards this process serves when it is one of several (None: it serves every server)."""
+        if self.shard_count is None or self.shards is None:
+            return None
+        own = Shards(self.shards, self.shard_count)
+        return None if own.every else own
+
     def serves_guild(self, guild_id: int | None) -> bool:
         """Is the server ``guild_id`` this process's (Discord's rule: (id >> 22) % shard count is the
         shard)? Direct messages (no server) are shard 0's. Every server is, without sharding."""
-        if self.shard_count is None or self.shards is None:
-            return True
-        return ((guild_id or 0) >> 22) % self.shard_count in self.shards
+        own = self.own_shards
+        return own is None or own.serves(guild_id)
     # the gateway's state for the health check (bot/gateway_watch.py): the bot writes it to this file,
     # `python -m bot health` fails when a shard has been down (or its heartbeat unanswered) longer than
     # gateway_down_seconds; unset: the check sees the database alone

@@ -70,18 +70,33 @@ async def emulated(fake_discord):
 
 
 # --- store fixtures (bot/store and the service on it) ---------------------------------------------
-@pytest.fixture(scope="session")
-def pg_server():
-    """One throw-away PostgreSQL server for the session (tests/pgserver.py), started on first use.
-    Where none can start the test is skipped, saying why; under REFEREE_CI=1 (.ci/run) it fails."""
+def _started_pg_server(**options):
+    """A new throw-away PostgreSQL server (tests/pgserver.py). Where none can start the test is
+    skipped, saying why; under REFEREE_CI=1 (.ci/run) it fails."""
     from tests import pgserver
 
     try:
-        server = pgserver.start()
+        return pgserver.start(**options)
     except pgserver.PgUnavailable as exc:
         if pgserver.required():
             pytest.fail(f"PostgreSQL is required in CI (REFEREE_CI=1): {exc}", pytrace=False)
         pytest.skip(f"no PostgreSQL server: {exc}")
+
+
+@pytest.fixture(scope="session")
+def pg_server():
+    """One throw-away PostgreSQL server for the session, started on first use."""
+    server = _started_pg_server()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def pg_server_of_its_own():
+    """A PostgreSQL server for this test alone (about a second to start): one it may restart or kill
+    (``PgServer.restart``) without touching the session's. Set up as the session's (synchronous
+    commit off by default: the store turns it on for its own sessions, and a kill would show it if not)."""
+    server = _started_pg_server()
     yield server
     server.stop()
 

@@ -25,6 +25,7 @@ import pwd
 import shutil
 import subprocess
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -79,6 +80,7 @@ class PgServer:
     root: Path
     bindir: Path
     user: str | None
+    options: str = ""  # the postgres options it was started with (pg_ctl -o)
     socket_dir: Path = field(init=False)
     data_dir: Path = field(init=False)
 
@@ -104,6 +106,25 @@ class PgServer:
         if result.returncode != 0:
             raise RuntimeError(f"psql {sql!r}: {result.stderr.strip()}")
         return result.stdout
+
+    def restart(self, mode: str) -> None:
+        """``pg_ctl restart -m fast`` (every session told to end, then a clean shut-down) or ``-m
+        immediate`` (every server process killed at once, crash recovery at the start): the
+        database going away under a running bot, and back. Returns once it accepts connections;
+        its settings are the first start's (pg_ctl reads them from postmaster.opts)."""
+        if mode not in ("fast", "immediate"):
+            raise ValueError(f"pg_ctl restart takes -m fast or -m immediate here, not {mode!r}")
+        _as_user(self.user, [str(self.bindir / "pg_ctl"), "-D", str(self.data_dir), "-l", str(self.root / "server.log"),
+                             "-m", mode, "-w", "-t", str(START_TIMEOUT), "restart"])
+
+    def down(self) -> None:
+        """Stop the server (``-m fast``), keeping its data, until ``up``."""
+        _as_user(self.user, [str(self.bindir / "pg_ctl"), "-D", str(self.data_dir), "-m", "fast", "-w", "stop"])
+
+    def up(self) -> None:
+        """Start the server ``down`` stopped, with its first start's settings."""
+        _as_user(self.user, [str(self.bindir / "pg_ctl"), "-D", str(self.data_dir), "-l", str(self.root / "server.log"),
+                             "-o", self.options, "-w", "-t", str(START_TIMEOUT), "start"])
 
     def stop(self) -> None:
         """Stop the server (immediately: nothing in it is kept) and remove its folder."""
@@ -132,7 +153,8 @@ def _as_user(user: str | None, argv: list[str], *, check: bool = True) -> subpro
 def start(*, durable: bool = False) -> PgServer:
     """initdb a new cluster in a temporary folder and start it on a Unix socket there. ``durable``
     keeps PostgreSQL's defaults (fsync, synchronous commit: a commit is on disk before it returns),
-    as the benchmark wants; the tests turn them off."""
+    as the benchmark wants; the tests turn them off (the bot's own sessions turn synchronous commit
+    back on: bot/store/postgres.py, ``_SESSION_SETTINGS``)."""
     bindir = find_bindir()
     user, uid, gid = _run_as()
     root = Path(tempfile.mkdtemp(prefix="referee-pg-"))
@@ -151,6 +173,7 @@ def start(*, durable: bool = False) -> PgServer:
         options = f"-k {server.socket_dir} -c listen_addresses='' -c max_connections=200 -c shared_buffers=128MB"
         if not durable:
             options += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+        server.options = options
         _as_user(user, [str(bindir / "pg_ctl"), "-D", str(server.data_dir), "-l", str(root / "server.log"),
                         "-o", options, "-w", "-t", str(START_TIMEOUT), "start"])
         _as_user(user, [str(bindir / "createdb"), "-h", str(server.socket_dir), "-U", "referee", "referee"])
@@ -161,6 +184,73 @@ def start(*, durable: bool = False) -> PgServer:
             raise PgUnavailable(f"{exc}\nserver log:\n{log_text}") from None
         raise
     return server
+
+
+def find_pgbouncer() -> Path:
+    """PgBouncer's binary (the Debian package puts it in /usr/sbin, often not on a user's PATH)."""
+    found = shutil.which("pgbouncer") or ("/usr/sbin/pgbouncer" if Path("/usr/sbin/pgbouncer").exists() else None)
+    if found is None:
+        raise PgUnavailable("PgBouncer is not installed: `apt-get install pgbouncer` to run this test")
+    return Path(found)
+
+
+@dataclass
+class Bouncer:
+    """A PgBouncer in front of a ``PgServer``'s database, on a Unix socket of its own."""
+
+    process: subprocess.Popen
+    root: Path
+    database: str
+    port: int = 6432
+
+    @property
+    def dsn(self) -> str:
+        return f"postgresql://referee@/{self.database}?host={self.root}&port={self.port}"
+
+    def stop(self) -> None:
+        self.process.terminate()  # the one process this harness started
+        try:
+            self.process.wait(10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(10)
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def pgbouncer(server: PgServer, database: str, pool_mode: str) -> Bouncer:
+    """Start PgBouncer (``pool_mode`` session, transaction or statement) in front of ``database`` on
+    ``server`` (created here), as the server's user (PgBouncer refuses root too); trust auth."""
+    binary = find_pgbouncer()
+    server.psql(f"CREATE DATABASE {database}")
+    root = Path(tempfile.mkdtemp(prefix="referee-pgbouncer-"))
+    os.chmod(root, 0o777)
+    config = root / "pgbouncer.ini"
+    config.write_text(
+        "[databases]\n"
+        f"{database} = host={server.socket_dir} dbname={database} user=referee\n"
+        "[pgbouncer]\n"
+        f"listen_addr =\nunix_socket_dir = {root}\nlisten_port = 6432\n"
+        f"auth_type = trust\nauth_file = {root / 'users.txt'}\npool_mode = {pool_mode}\n"
+        f"logfile = {root / 'pgbouncer.log'}\npidfile = {root / 'pgbouncer.pid'}\n"
+        "max_client_conn = 100\ndefault_pool_size = 10\n")
+    (root / "users.txt").write_text('"referee" ""\n')
+    kwargs = {}
+    if server.user is not None:
+        entry = pwd.getpwnam(server.user)
+        kwargs = {"user": entry.pw_uid, "group": entry.pw_gid, "extra_groups": []}
+    process = subprocess.Popen([str(binary), str(config)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                               cwd="/", **kwargs)
+    bouncer = Bouncer(process, root, database)
+    for _ in range(200):  # its socket appears once it listens
+        if (root / ".s.PGSQL.6432").exists():
+            return bouncer
+        if process.poll() is not None:
+            error = process.stderr.read().decode(errors="replace") if process.stderr else ""
+            shutil.rmtree(root, ignore_errors=True)
+            raise PgUnavailable(f"pgbouncer exited ({process.returncode}): {error.strip()[-1000:]}")
+        time.sleep(0.05)
+    bouncer.stop()
+    raise PgUnavailable("pgbouncer did not listen within 10 s")
 
 
 def required() -> bool:

@@ -164,3 +164,34 @@ def test_a_password_file_that_cannot_be_used_stops_the_start_with_one_line(tmp_p
         load_settings(**given)
     assert str(refused.value).startswith("invalid settings: ") and says in str(refused.value)
     assert "\n" not in str(refused.value)
+
+
+# --- PostgreSQL's pool and statement timeout (issue 28): each limit at, below and above -------------
+
+
+@pytest.mark.parametrize(("name", "value", "accepted"), [
+    ("REFEREE_DATABASE_POOL_MAX", "1", True), ("REFEREE_DATABASE_POOL_MAX", "0", False),
+    ("REFEREE_DATABASE_POOL_MAX", "1000", True), ("REFEREE_DATABASE_POOL_MAX", "1001", False),
+    ("REFEREE_DATABASE_POOL_MIN", "0", True), ("REFEREE_DATABASE_POOL_MIN", "-1", False),
+    ("REFEREE_DATABASE_POOL_MIN", "20", True), ("REFEREE_DATABASE_POOL_MIN", "21", False),  # the default max is 20
+    ("REFEREE_DATABASE_STATEMENT_TIMEOUT", "1", True), ("REFEREE_DATABASE_STATEMENT_TIMEOUT", "0.9", False),
+    ("REFEREE_DATABASE_STATEMENT_TIMEOUT", "3600", True), ("REFEREE_DATABASE_STATEMENT_TIMEOUT", "3601", False),
+])
+def test_the_pool_and_statement_timeout_settings_hold_their_limits_in_one_line(monkeypatch, name, value, accepted):
+    monkeypatch.setenv(name, value)
+    if accepted:
+        settings = load_settings()
+        field = name.removeprefix("REFEREE_").lower()
+        assert getattr(settings, field) == float(value)
+        return
+    with pytest.raises(ConfigError) as refused:
+        load_settings()
+    assert name in str(refused.value) and "\n" not in str(refused.value)
+
+
+def test_the_pool_defaults_and_the_processes_counted_from_the_shards():
+    settings = load_settings()
+    assert settings.pool() == {"pool_min": 1, "pool_max": 20, "statement_timeout": 30.0, "processes": 1}
+    assert load_settings(shard_id=1, shard_count=4).processes == 4  # one shard each: four processes
+    assert load_settings(shard_ids="0,1", shard_count=4).processes == 2
+    assert load_settings(shard_ids="0,1,2", shard_count=4).processes == 2  # the rest in a second one, at least

@@ -5,10 +5,12 @@ from the process whose shard Discord gives that server, and nowhere else."""
 from __future__ import annotations
 
 import dataclasses
+import re
 import io
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+import aiohttp
 import discord
 import pytest
 
@@ -21,6 +23,7 @@ from bot.pacing import Pacer
 from bot.service import Referee
 from bot.store import DatabaseUnusable, open_store
 
+from tests.reliability.process import BotProcess
 from tests.store.helpers import CHANNEL, GERMAN, GM, GUILD, RUSSIAN
 
 
@@ -188,3 +191,83 @@ def test_sqlite_refuses_a_process_that_is_one_shard_among_several_at_start_up_in
     assert load_settings().sharding_refused() is None  # unsharded
     assert load_settings(database="postgresql://referee@db/referee", shard_id=1,
                          shard_count=2).sharding_refused() is None  # PostgreSQL serves several processes
+
+
+# --- the shard count against Discord's rules (issue 28) -------------------------------------------
+
+
+async def test_the_emulator_recommends_and_refuses_shards_as_discord_does():
+    """GET /gateway/bot recommends about one shard per 1,000 servers; an IDENTIFY of a shard holding more
+    than 2,500 servers is closed with 4011, of a shard number not below the count with 4010."""
+    for servers, recommended in ((1, 1), (1_000, 1), (1_001, 2), (5_000, 5)):
+        async with FakeDiscord(servers=servers) as fake, aiohttp.ClientSession() as http:
+            async with http.get(f"{fake.api_url}/gateway/bot") as answer:
+                assert (await answer.json())["shards"] == recommended, servers
+    fake = FakeDiscord(guilds=[], servers=5_000)  # servers counted only, spread evenly over the shards
+    assert [fake._refused_shard(shard) for shard in ((0, 1), (0, 2), (1, 2), (2, 2), (0, 3))] == [
+        4011, None, None, 4010, None]  # 5,000 on one: over; 2,500 on each of two: at the limit, taken
+    assert FakeDiscord(servers=2_500)._refused_shard((0, 1)) is None  # at (the default guild and 2,499 more)
+    assert FakeDiscord(servers=2_501)._refused_shard((0, 1)) == 4011  # one above
+    assert FakeDiscord(servers=2_499)._refused_shard((0, 1)) is None  # one below
+
+
+def _quick_identify(bot) -> None:
+    async def at_once(shard_id: int, *, initial: bool = False) -> None:
+        """Discord's identify limit (one per 5 s) is discord.py's wait here: not on loopback."""
+
+    bot.before_identify_hook = at_once
+
+
+async def test_shard_count_auto_takes_discords_recommendation(tmp_path):
+    settings = load_settings(token=None, database=tmp_path / "referee.sqlite3", dev_guild=None, shard_count="auto")
+    assert settings.auto_shards and settings.shards is None and settings.processes == 1
+    assert settings.sharding_refused() is None  # one process with every shard: SQLite may serve it
+    bot = RefereeBot(settings)
+    assert isinstance(bot, discord.AutoShardedClient) and bot.shard_count is None  # asked of Discord at the start
+    _quick_identify(bot)
+    async with FakeDiscord(guilds=[_guild_on_shard(n, 3) for n in range(3)], servers=2_600, sharded=True) as fake, \
+            running(bot, fake=fake):
+        sessions = (fake.gateway, *fake.gateway.shard_sessions.values())
+        identified = sorted(tuple(frame["d"]["shard"]) for gateway in sessions
+                            for frame in gateway.received if frame["op"] == 2)
+        assert bot.shard_count == 3 and identified == [(0, 3), (1, 3), (2, 3)]
+        assert len(bot.guilds) == 3  # every shard's server, in this one process
+        assert await bot.check_shard_count() is None
+    for wrong, says in (({"shard_count": "auto", "shard_id": 0}, "give it no REFEREE_SHARD_ID(S)"),
+                        ({"shard_count": "0"}, "at least 1 (or auto")):
+        with pytest.raises(ConfigError, match=re.escape(says)):
+            load_settings(**wrong)
+
+
+@pytest.mark.parametrize(("count", "servers", "warned"), [
+    (None, 1_000, False), (None, 1_001, True),  # unsharded: at and above one shard's recommendation
+    (2, 1_999, False), (2, 2_000, False), (2, 2_001, True),  # below, at and above two shards'
+])
+async def test_a_shard_count_below_discords_recommendation_is_warned_of_in_one_line(tmp_path, caplog, count,
+                                                                                     servers, warned):
+    sharded = {} if count is None else {"shard_id": 0, "shard_count": count}
+    bot = RefereeBot(load_settings(token=None, database=tmp_path / "referee.sqlite3", dev_guild=None, **sharded))
+    caplog.set_level("WARNING", logger="bot.app")
+    async with FakeDiscord(servers=servers, sharded=count is not None) as fake, running(bot, fake=fake):
+        pass
+    lines = [r.getMessage() for r in caplog.records if r.name == "bot.app" and "recommends" in r.getMessage()]
+    assert bool(lines) == warned, lines
+    if warned:
+        recommended = -(-servers // 1_000)
+        assert len(lines) == 1 and "\n" not in lines[0]
+        assert lines[0].startswith(f"Discord recommends {recommended} shards for this bot's servers")
+        assert f"raise REFEREE_SHARD_COUNT to {recommended} or more" in lines[0] and "2,500" in lines[0]
+
+
+async def test_a_bot_discord_refuses_for_want_of_shards_stops_with_one_line(tmp_path):
+    """Past 2,500 servers on one connection Discord closes the gateway with 4011: the bot exits 2 with
+    one line saying what to set, not a traceback."""
+    async with FakeDiscord(servers=2_501) as fake:
+        bot = BotProcess(fake, tmp_path / "referee.sqlite3", tmp_path)
+        with pytest.raises(AssertionError, match="exited with 2 before it was ready"):
+            await bot.start(timeout=60)
+        assert fake.gateway.refused == [((0, 1), 4011)]
+    logged = bot.log_files[-1].read_text()
+    errors = [line for line in logged.splitlines() if " ERROR " in line]
+    assert len(errors) == 1 and "Discord requires more shards (close code 4011)" in errors[0], logged[-2000:]
+    assert "REFEREE_SHARD_COUNT=auto" in errors[0] and "Traceback" not in logged

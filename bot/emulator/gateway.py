@@ -34,7 +34,8 @@ class Gateway:
     """One bot session at a time per shard (shard 0's, or the only one, is this object's own)."""
 
     def __init__(self, *, ready_frames: Callable[[str, tuple[int, int]], list[tuple[str, dict[str, Any]]]],
-                 heartbeat_interval_ms: int = 41_250, shard: tuple[int, int] = (0, 1), sharded: bool = False):
+                 heartbeat_interval_ms: int = 41_250, shard: tuple[int, int] = (0, 1), sharded: bool = False,
+                 refuse: Callable[[tuple[int, int]], int | None] | None = None):
         # (session id, (shard, count)) -> [("READY", d), ("GUILD_CREATE", d), ...]
         self._ready_frames = ready_frames
         self.shard = shard  # (this session's shard, the shard count): as the client last identified
@@ -42,6 +43,8 @@ class Gateway:
         # True: a session per shard, each given its servers' events (the module's docstring); False
         # in another shard's session, whose events reach it already routed
         self.routes = sharded
+        self.refuse = refuse  # the close code an IDENTIFY of a shard is answered with (Discord's 4010, 4011), or None
+        self.refused: list[tuple[tuple[int, int], int]] = []  # (shard, close code) of each IDENTIFY refused
         self.heartbeat_interval_ms = heartbeat_interval_ms
         self.session_id: str | None = None
         self.seq = 0
@@ -101,7 +104,7 @@ class Gateway:
         """Shard ``shard``'s session (made on first use)."""
         if shard not in self.shard_sessions:
             session = Gateway(ready_frames=self._ready_frames, heartbeat_interval_ms=self.heartbeat_interval_ms,
-                              shard=(shard, count))
+                              shard=(shard, count), refuse=self.refuse)
             session.routes = False
             self.shard_sessions[shard] = session
         return self.shard_sessions[shard]
@@ -122,6 +125,12 @@ class Gateway:
             return
         self.received.append(frame)
         if op == IDENTIFY:
+            shard = tuple((frame.get("d") or {}).get("shard") or (0, 1))
+            code = self.refuse(shard) if self.refuse is not None else None  # type: ignore[arg-type]
+            if code is not None:  # as Discord does: the socket closed with the code, no READY
+                self.refused.append((shard, code))  # type: ignore[arg-type]
+                await socket.close(code=code, message=b"refused by Discord's sharding rules")
+                return
             await self._identify(socket)
         elif op == RESUME:
             await self._resume(socket, frame.get("d") or {})

@@ -118,13 +118,23 @@ def body_refusal(body: dict[str, Any], files: list[Any], *, new: bool) -> Refusa
     return None
 
 
+# Discord's sharding rules (https://discord.com/developers/docs/topics/gateway#sharding), kept here
+# apart from the bot's own copy (bot/shards.py) so that the emulator checks the bot, not itself
+GUILDS_PER_SHARD = 2_500  # a shard holding more is refused at IDENTIFY: close 4011, "sharding required"
+RECOMMENDED_PER_SHARD = 1_000  # GET /gateway/bot recommends about one shard per this many servers
+
+
 class FakeDiscord:
     def __init__(self, *, guilds: list[pl.GuildSpec] | None = None, app: pl.AppSpec | None = None,
                  token: str | None = None, host: str = "127.0.0.1", port: int = 0,
                  reply_timeout: float = 5.0, heartbeat_interval_ms: int = 41_250,
                  clock: Clock | None = None, time_scale: float = 1.0, first_id: int | None = None,
-                 sharded: bool = False):
+                 sharded: bool = False, servers: int | None = None):
         self.guilds = guilds if guilds is not None else [pl.default_guild()]
+        # how many servers Discord counts the bot in (default: the guilds given, each sent whole):
+        # its recommended shard count (GET /gateway/bot) and the 2,500 a shard it holds to at IDENTIFY
+        # (close 4011) count these; the ones beyond ``guilds`` are counted only, spread over the shards
+        self.servers = max(servers or 0, len(self.guilds))
         self.app = app or pl.AppSpec()
         self.token = token  # when set, REST calls with another bot token get a 401
         self.host, self.port = host, port
@@ -135,7 +145,7 @@ class FakeDiscord:
         # a kept database: time_snowflake(), so a new session never reuses an interaction id)
         self._ids = snowflakes() if first_id is None else snowflakes(first_id)
         self.gateway = Gateway(ready_frames=self._ready_frames, heartbeat_interval_ms=heartbeat_interval_ms,
-                               sharded=sharded)
+                               sharded=sharded, refuse=self._refused_shard)
         self.messages = MessageStore(self.app, self._ids, base_url="")
         self.commands: dict[int | None, list[dict[str, Any]]] = {}  # guild id (None: global) -> synced
         self.syncs: list[tuple[int | None, list[dict[str, Any]]]] = []
@@ -310,7 +320,24 @@ class FakeDiscord:
 
     async def _gateway_bot(self, request: web.Request) -> web.Response:
         limit = {"total": 1000, "remaining": 1000, "reset_after": 0, "max_concurrency": 1}
-        return json_response({"url": self.gateway_url, "shards": 1, "session_start_limit": limit})
+        return json_response({"url": self.gateway_url, "shards": self.recommended_shards,
+                              "session_start_limit": limit})
+
+    @property
+    def recommended_shards(self) -> int:
+        """Discord's recommendation for the bot's servers: about one shard per 1,000."""
+        return max(1, -(-self.servers // RECOMMENDED_PER_SHARD))
+
+    def _refused_shard(self, shard: tuple[int, int]) -> int | None:
+        """The close code Discord answers an IDENTIFY for ``shard`` (number, count) with, or None:
+        4010 for a shard number not below the count, 4011 ("sharding required") for a shard that
+        would hold more than 2,500 servers."""
+        number, count = shard
+        if count < 1 or not 0 <= number < count:
+            return 4010
+        counted = sum(1 for guild in self.guilds if (guild.id >> 22) % count == number)
+        counted += -(-(self.servers - len(self.guilds)) // count)  # the servers only counted, spread evenly
+        return 4011 if counted > GUILDS_PER_SHARD else None
 
     def _ready_frames(self, session_id: str, shard: tuple[int, int] = (0, 1)) -> list[tuple[str, dict[str, Any]]]:
         """A session's READY and GUILD_CREATEs: the servers of its shard ((id >> 22) % count)."""

@@ -19,6 +19,7 @@ from bot.service.desk import Desk
 from bot.service.jobs import export_record, odds_before, replay_cost, verify_log
 from bot.service.replays import Replays
 from bot.service.results import Battlefield, LogPage, Odds, VerifyReport
+from bot.shards import Shards
 from bot.store import StoredGame
 from bot.work import Pickled
 
@@ -77,20 +78,16 @@ class Logbook:
         await self.desk.store.entry_shown(acted.entry.game_id, acted.entry.seq)
 
     async def unshown(self, limit: int = 100, *, before: datetime | None = None,
-                      serves: Callable[[int | None], bool] | None = None) -> list[tuple[int, Acted]]:
+                      shards: Shards | None = None) -> list[tuple[int, Acted]]:
         """(channel, result) of what was saved but never seen: the bot died between the save and
         the reply, or Discord refused the reply and the channel post failed too. ``before``: only
         entries logged before then (a process starting asks for what was saved before it started:
-        a command it answers meanwhile is its own to show); ``serves``: only the games of the
-        servers this process serves (its shards: another process shows its own)."""
+        a command it answers meanwhile is its own to show); ``shards``: only the games of the
+        servers this process serves (another process shows its own). Both filter in the store's query."""
         found = []
-        for channel_id, entry in await self.desk.store.unshown_entries(limit):
-            if before is not None and datetime.fromisoformat(entry.time) >= before:
-                continue
+        for channel_id, entry in await self.desk.store.unshown_entries(limit, before=before, shards=shards):
             stored = await self.desk.store.load_game(entry.game_id)
             assert stored is not None  # entries reference their game (foreign key)
-            if serves is not None and not serves(stored.guild_id):
-                continue
             found.append((channel_id, Acted(entry.outcome_model(), stored.game, entry, replayed=True)))
         return found
 

@@ -15,11 +15,13 @@ from .postgres import PostgresStore, is_postgres
 from .sqlite import SqliteStore, migrations
 
 
-async def open_store(database: "str | Path", *, max_entries: int = MAX_LOG_ENTRIES, **kwargs) -> Store:
+async def open_store(database: "str | Path", *, max_entries: int = MAX_LOG_ENTRIES, pool: "dict | None" = None,
+                     **kwargs) -> Store:
     """The store the database setting names: ``postgresql://...`` a PostgreSQL server, anything
-    else an SQLite file's path. Opened, checked and migrated."""
+    else an SQLite file's path. Opened, checked and migrated. ``pool``: PostgreSQL's pool settings
+    (``Settings.pool()``), which an SQLite file has no use for."""
     if is_postgres(database):
-        return await PostgresStore.open(str(database), max_entries=max_entries, **kwargs)
+        return await PostgresStore.open(str(database), max_entries=max_entries, **(pool or {}), **kwargs)
     return await SqliteStore.open(database, max_entries=max_entries, **kwargs)
 
 

@@ -14,11 +14,13 @@ from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Literal, NamedTuple
 
 from bot.core.game import Game
 from bot.record.chain import LogEntry, SavedState
 from bot.record.checkpoint import Checkpoint
+from bot.shards import Shards
 
 # the default cap of a game's log, and how many entries apart checkpoints are (the host may set others)
 from bot.config import CHECKPOINT_EVERY, MAX_LOG_ENTRIES  # noqa: F401 (the stores import both from here)
@@ -546,8 +548,12 @@ class Store(ABC):
     async def entry_shown(self, game_id: int, seq: int) -> None:
         """The entry's result reached its channel: take it off the unshown list."""
 
-    async def unshown_entries(self, limit: int = 100) -> list[tuple[int, LogEntry]]:
-        """(channel, entry) of the results saved by an interaction and never seen, oldest first."""
+    async def unshown_entries(self, limit: int = 100, *, before: datetime | None = None,
+                              shards: Shards | None = None) -> list[tuple[int, LogEntry]]:
+        """(channel, entry) of the results saved by an interaction and never seen, oldest first, at
+        most ``limit``: only those logged before ``before`` and of the games of ``shards``'s servers,
+        when given (filtered in the query, so other shards' pending results never crowd out a
+        process's own)."""
         return []
 
     # checkpoints (issue 14; bot/record/checkpoint.py): a store that keeps none replays from entry 1

@@ -38,7 +38,10 @@ from urllib.parse import urlsplit, urlunsplit
 from bot.core.game import Game
 from bot.record.chain import GENESIS_HASH, LogEntry, canonical_json, release_state, saved_state
 from bot.record.checkpoint import Checkpoint, advance_live
+from bot.config import POOL_MAX, POOL_MIN, STATEMENT_TIMEOUT
+from bot.shards import Shards
 
+from . import pg_checks
 from .base import (CHECKPOINT_EVERY, MAX_LOG_ENTRIES, ActiveGameExists, Away, DatabaseUnusable, DuplicateInteraction,
                    FirstEntries, GameExtras, HeadFor, KeptGames, LogFull, PlayerGame, QuietGame, SchemaTooNew,
                    ServerGames, StaleGame, StorageUnavailable, Store, StoredGame, StoreError, UndoRequest, UndoStatus,
@@ -55,9 +58,14 @@ log = logging.getLogger(__name__)
 
 MIGRATIONS_DIR = Path(__file__).with_name("pg_migrations")
 MIGRATION_LOCK = 0x5265_6665_7265_6501  # advisory lock key of the migrations ("Referee" + 1)
-POOL_SIZE = 20  # connections per process: commands in flight at once, each holding one
+RECONNECT_SECONDS = 3.0  # a command not yet begun waits this long for a server restarting, then is refused
+CLIENT_TIMEOUT_MARGIN = 10.0  # seconds the client waits for a statement past the server's statement timeout
+MIGRATION_TIMEOUT = 3_600.0  # seconds one migration statement may run (not bound by the statement timeout)
 SHOWN_FLUSH_SECONDS = 0.25  # results seen wait at most this long to go off the unshown list
 
+_SESSION_SETTINGS = ("SELECT set_config('statement_timeout', $1, false), CASE WHEN "
+                     "current_setting('synchronous_commit') = 'off' "
+                     "THEN set_config('synchronous_commit', 'on', false) END")
 _GAME_COLUMNS = "id, channel_id, guild_id, ruleset, status, created_at, state, last_seq, head_hash"
 _ENTRY_COLUMNS = ("game_id, seq, time, actor, command, order_json, dice, manual, outcome, "
                   "state_hash, prev_hash, hash, interaction_id, rules_version, dice_proof")
@@ -172,17 +180,33 @@ def _unreachable(exc: BaseException) -> StorageUnavailable:
                               "(nothing changed): give it again in a minute.", "unreachable")
 
 
+# A connection lost on the client's side: the socket (OSError, a timeout among them), the driver's own
+# view of it (InterfaceError), or a protocol left mid-error by the server ending the session under it
+# (InternalClientError "cannot switch to state ...": seen on PostgreSQL's `restart -m fast`, issue 28)
+_LOST: tuple[type[BaseException], ...] = (OSError,) if asyncpg is None else (
+    OSError, asyncpg.InterfaceError, asyncpg.InternalClientError)
+
+
+def _timed_out() -> StorageUnavailable:
+    return StorageUnavailable("The game's database took too long to answer, so this order was not saved "
+                              "(nothing changed): give it again in a minute.", "slow")
+
+
 def _fault(exc: BaseException) -> StorageUnavailable | None:
-    """The players' side of a database that cannot take a command, or None for anything else."""
+    """The players' side of a database that cannot take a command, or None for anything else. The
+    caller's own check comes first where a write may have committed before the fault (the service
+    answers from the log when the order is there: ``RefereeTree._saved_after_all``)."""
     if asyncpg is None:
         return None
     if isinstance(exc, asyncpg.DiskFullError):
         return StorageUnavailable("The bot's database disk is full, so this order was not saved (nothing "
                                   "changed). The bot's host has been told; give the order again once there is "
                                   "room.", "full")
-    if isinstance(exc, (OSError, asyncpg.PostgresConnectionError, asyncpg.InterfaceError,
-                        asyncpg.CannotConnectNowError, asyncpg.TooManyConnectionsError,
-                        asyncpg.AdminShutdownError, asyncpg.ConnectionFailureError)):
+    if isinstance(exc, asyncpg.QueryCanceledError):  # the statement timeout (REFEREE_DATABASE_STATEMENT_TIMEOUT)
+        return _timed_out()
+    # the server shutting down (fast: AdminShutdown; immediate: CrashShutdown), starting up, full
+    if isinstance(exc, (*_LOST, asyncpg.PostgresConnectionError, asyncpg.OperatorInterventionError,
+                        asyncpg.TooManyConnectionsError)):
         return _unreachable(exc)
     return None
 
@@ -196,6 +220,27 @@ def _end_session(conn: Any, why: str) -> None:
         conn.terminate()
     except Exception as exc:
         log.warning("the session had ended already (%s: %s)", type(exc).__name__, exc)
+
+
+async def _lock_on(conn: Any, key: int) -> None:
+    """Wait for the session advisory lock ``key`` on ``conn``. Cancelled or failed while waiting, the
+    session ends (the lock may have been granted meanwhile: the connection must not go back to the
+    pool perhaps holding it); a database fault is the players' StorageUnavailable, nothing changed."""
+    try:
+        await conn.execute("SELECT pg_advisory_lock($1)", key)
+    except BaseException as exc:
+        _end_session(conn, f"waiting for the lock {key} ended ({type(exc).__name__})")
+        if isinstance(exc, Exception) and (fault := _fault(exc)) is not None:
+            raise fault from None  # the command has not begun
+        raise
+
+
+async def _give_back(acquired: Any) -> None:
+    """Leave a pool's ``acquire()`` context; a connection that broke is the pool's to replace."""
+    try:
+        await acquired.__aexit__(None, None, None)
+    except Exception as exc:
+        log.warning("a connection could not go back to the pool (%s: %s)", type(exc).__name__, exc)
 
 
 async def _reset(conn: Any) -> None:
@@ -227,22 +272,38 @@ class PostgresStore(Store):
 
     @classmethod
     async def open(cls, dsn: str, *, max_entries: int = MAX_LOG_ENTRIES, upto: int | None = None,
-                   pool_size: int = POOL_SIZE, checkpoint_every: int = CHECKPOINT_EVERY) -> PostgresStore:
+                   pool_min: int = POOL_MIN, pool_max: int = POOL_MAX, statement_timeout: float = STATEMENT_TIMEOUT,
+                   processes: int = 1, checkpoint_every: int = CHECKPOINT_EVERY) -> PostgresStore:
         """Connect a pool to ``dsn`` and migrate the schema (up to ``upto``). A server that cannot
-        serve (unreachable, no such database, refused login) raises DatabaseUnusable: one line
-        naming it (without the password) and what to do."""
+        serve (unreachable, no such database, refused login, too few connections for the pool, a
+        transaction-mode pooler in between: ``pg_checks``) raises DatabaseUnusable: one line naming
+        it (without the password) and what to do. ``pool_min``/``pool_max``: the pool's size (of
+        ``processes`` such pools, checked against max_connections); ``statement_timeout``: seconds
+        the server lets one statement run (the migrations excepted)."""
         if asyncpg is None:
             raise DatabaseUnusable("REFEREE_DATABASE names a PostgreSQL server, but asyncpg is not installed: "
                                    "install the bot with its postgres extra (pip install 'referee[postgres]')")
         label = redacted(dsn)
+        timeout_ms = round(statement_timeout * 1000)
+
+        async def init(conn: Any) -> None:  # each new connection of the pool: one round trip
+            # the server's own bound on a statement; and a commit durable before it returns, whatever
+            # the server's default: the bot answers an order as saved once its commit returns, and with
+            # synchronous_commit off a crash of the server loses commits already answered (issue 28)
+            await conn.execute(_SESSION_SETTINGS, str(timeout_ms))
+
         try:
-            pool = await asyncpg.create_pool(dsn, min_size=1, max_size=pool_size, command_timeout=60,
-                                             reset=_reset)
+            # the client's bound comes after the server's: a server that does not answer at all
+            pool = await asyncpg.create_pool(dsn, min_size=min(pool_min, pool_max), max_size=pool_max,
+                                             command_timeout=statement_timeout + CLIENT_TIMEOUT_MARGIN,
+                                             reset=_reset, init=init)
         except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, asyncio.TimeoutError) as exc:
             raise DatabaseUnusable(f"database {label} cannot be used ({type(exc).__name__}: {exc}): check the "
                                    "server is running, the database exists and the user may log in") from None
         try:
             async with pool.acquire() as conn:
+                await pg_checks.check_sessions(conn, dsn, label=label)
+                await pg_checks.check_room(conn, pool_max=pool_max, processes=processes, label=label)
                 before = await schema_version(conn)
                 reached = await migrate(conn, upto=upto)
                 if 0 < before < SEATS_SCHEMA <= reached:
@@ -283,7 +344,8 @@ class PostgresStore(Store):
     @contextlib.asynccontextmanager
     async def _connection(self) -> AsyncIterator[Any]:
         """The connection this task holds with a channel's lock, else one from the pool; a
-        connection lost or refused becomes StorageUnavailable (the players' words)."""
+        connection lost or refused becomes StorageUnavailable (the players' words), and the pool's
+        other connections, likely lost with it (a server restart), are replaced as they are next used."""
         held = self._held()
         try:
             if held is not None:
@@ -294,8 +356,11 @@ class PostgresStore(Store):
         except (StorageUnavailable, asyncpg.PostgresError) as exc:
             if isinstance(exc, StorageUnavailable) or (fault := _fault(exc)) is None:
                 raise
+            if fault.kind == "unreachable":
+                await self._pool.expire_connections()
             raise fault from None
-        except (OSError, asyncpg.InterfaceError) as exc:
+        except _LOST as exc:
+            await self._pool.expire_connections()
             raise _unreachable(exc) from None
 
     def channel_lock(self, channel_id: int) -> contextlib.AbstractAsyncContextManager[None]:
@@ -320,20 +385,10 @@ class PostgresStore(Store):
             return
         if mine:
             conn, acquired = held[1], None
+            await _lock_on(conn, key)
         else:
-            try:
-                acquired = self._pool.acquire()
-                conn = await acquired.__aenter__()
-            except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
-                raise (_fault(exc) or _unreachable(exc)) from None
+            conn, acquired = await self._locked_connection(key)
         try:
-            try:
-                await conn.execute("SELECT pg_advisory_lock($1)", key)
-            except BaseException as exc:
-                # cancelled (or failed) while waiting: the lock may have been granted meanwhile, so
-                # the session ends here rather than go back to the pool perhaps holding it
-                _end_session(conn, f"waiting for the lock {key} ended ({type(exc).__name__})")
-                raise
             keys = (held[3] if mine else frozenset()) | {key}
             token = _HELD.set((asyncio.current_task(), conn, self, keys))
             try:
@@ -351,10 +406,43 @@ class PostgresStore(Store):
                         raise  # cancelled, or the process is stopping
         finally:
             if acquired is not None:
+                await _give_back(acquired)
+
+    async def _locked_connection(self, key: int) -> tuple[Any, Any]:
+        """A connection from the pool holding the advisory lock ``key``, and its pool context. The
+        command has not begun, so a database that cannot be reached is waited for a moment: a
+        connection found dead as the lock is asked for (the server restarted since it was last used)
+        is one of many, so the pool drops them all and the lock is asked for at once on a new one; a
+        server restarting (refusing connections, shutting down) is tried again with growing pauses
+        for RECONNECT_SECONDS before the command is refused, nothing changed."""
+        loop = asyncio.get_running_loop()
+        deadline, pause, expired = loop.time() + RECONNECT_SECONDS, 0.05, False
+        while True:
+            try:
+                acquired = self._pool.acquire()
+                conn = await acquired.__aenter__()
+            except (*_LOST, asyncpg.PostgresError) as exc:
+                fault = _fault(exc) or _unreachable(exc)
+            else:
                 try:
-                    await acquired.__aexit__(None, None, None)
-                except Exception as exc:  # a connection that broke: the pool replaces it
-                    log.warning("a connection could not go back to the pool (%s: %s)", type(exc).__name__, exc)
+                    await _lock_on(conn, key)
+                    return conn, acquired
+                except StorageUnavailable as exc:
+                    await _give_back(acquired)
+                    fault = exc
+                except BaseException:
+                    await _give_back(acquired)
+                    raise
+                if fault.kind == "unreachable" and not expired:
+                    log.warning("a pooled database connection was found dead (the server restarted?): the pool "
+                                "opens new ones")
+                    await self._pool.expire_connections()
+                    expired = True
+                    continue
+            if fault.kind != "unreachable" or loop.time() + pause > deadline:
+                raise fault
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, 0.5)
 
     # --- games ---
 
@@ -622,12 +710,17 @@ class PostgresStore(Store):
             self._shown[:0] = shown
             raise
 
-    async def unshown_entries(self, limit: int = 100) -> list[tuple[int, LogEntry]]:
+    async def unshown_entries(self, limit: int = 100, *, before: datetime | None = None,
+                              shards: Shards | None = None) -> list[tuple[int, LogEntry]]:
         columns = ", ".join("e." + c.strip() for c in _ENTRY_COLUMNS.split(","))
         async with self._connection() as conn:
             rows = await conn.fetch(
                 f"SELECT u.channel_id, {columns} FROM unshown_entries u JOIN log_entries e "
-                "ON e.game_id = u.game_id AND e.seq = u.seq ORDER BY e.time, e.seq LIMIT $1", limit)
+                "ON e.game_id = u.game_id AND e.seq = u.seq JOIN games g ON g.id = u.game_id "
+                "WHERE ($2::timestamptz IS NULL OR e.time::timestamptz < $2) "
+                "AND ($3::bigint IS NULL OR (coalesce(g.guild_id, 0) >> 22) % $3 = ANY($4::bigint[])) "
+                "ORDER BY e.time, e.seq LIMIT $1", limit, before,
+                None if shards is None else shards.count, None if shards is None else list(shards.ids))
         return [(row[0], _entry(tuple(row)[1:])) for row in rows]
 
     # --- the log ---
@@ -944,7 +1037,9 @@ async def migrate(conn: Any, *, upto: int | None = None) -> int:
     advisory lock so that processes starting together migrate once; returns the version reached."""
     known = pg_migrations()
     async with conn.transaction():
-        await conn.execute("SELECT pg_advisory_xact_lock($1)", MIGRATION_LOCK)
+        # a migration over a large log may run long: not bound by REFEREE_DATABASE_STATEMENT_TIMEOUT
+        await conn.execute("SET LOCAL statement_timeout = 0")
+        await conn.execute("SELECT pg_advisory_xact_lock($1)", MIGRATION_LOCK, timeout=MIGRATION_TIMEOUT)
         await conn.execute("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, "
                            "name TEXT NOT NULL, applied_at TEXT NOT NULL)")
         current = await schema_version(conn)
@@ -953,7 +1048,7 @@ async def migrate(conn: Any, *, upto: int | None = None) -> int:
                                f"({len(known)}): run a newer version of the bot")
         target = len(known) if upto is None else upto
         for number, name, sql in known[current:target]:
-            await conn.execute(sql)
+            await conn.execute(sql, timeout=MIGRATION_TIMEOUT)
             await conn.execute("INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)",
                                number, name, _utc_now())
     return await schema_version(conn)

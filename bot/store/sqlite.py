@@ -54,6 +54,7 @@ from .base import (CHECKPOINT_EVERY, MAX_LOG_ENTRIES, ActiveGameExists, Away, Da
 from bot.record.chain import GENESIS_HASH, LogEntry, SavedState, canonical_json, release_state, saved_state
 from bot.record.checkpoint import Checkpoint, advance_live
 from bot.record.dice_audit import state_after
+from bot.shards import Shards
 
 log = logging.getLogger(__name__)
 
@@ -876,14 +877,24 @@ class SqliteStore(Store):
             # logged by whoever reads; never raised here
             task.add_done_callback(lambda t: t.cancelled() or t.exception())
 
-    async def unshown_entries(self, limit: int = 100) -> list[tuple[int, LogEntry]]:
-        """(channel, entry) of results saved but never seen, oldest first."""
+    async def unshown_entries(self, limit: int = 100, *, before: datetime | None = None,
+                              shards: Shards | None = None) -> list[tuple[int, LogEntry]]:
+        """(channel, entry) of results saved but never seen, oldest first; ``before`` and ``shards``
+        filter in the query (the times compared as times: julianday reads the offset)."""
         if not self.track_unshown:
             return []
         columns = ", ".join("e." + c.strip() for c in self._entry_columns.split(","))
+        where, params = [], []
+        if before is not None:
+            where.append("julianday(e.time) < julianday(?)")
+            params.append(before.isoformat())
+        if shards is not None:
+            where.append(f"((coalesce(g.guild_id, 0) >> 22) % ?) IN ({', '.join('?' * len(shards.ids))})")
+            params += [shards.count, *shards.ids]
         rows = await self._fetchall(
             f"SELECT u.channel_id, {columns} FROM unshown_entries u "
-            "JOIN log_entries e ON e.game_id = u.game_id AND e.seq = u.seq ORDER BY e.time, e.seq LIMIT ?", (limit,))
+            "JOIN log_entries e ON e.game_id = u.game_id AND e.seq = u.seq JOIN games g ON g.id = u.game_id"
+            f"{' WHERE ' + ' AND '.join(where) if where else ''} ORDER BY e.time, e.seq LIMIT ?", (*params, limit))
         return [(row[0], _entry(row[1:])) for row in rows]
 
     @staticmethod

@@ -7,7 +7,9 @@ import asyncio
 
 import pytest
 
+from bot.service import Actor
 from tests.cogs.conftest import ALICE, BOB, GAME_CHANNEL, GM, THREAD
+from tests.store.helpers import asl_squad
 
 
 async def set_up_two_games(table):
@@ -88,3 +90,21 @@ async def test_a_restart_posts_nothing_again_when_every_result_was_seen(table):
     assert await table.snapshot() == before
     with pytest.raises(AssertionError, match="new gateway session"):
         await table.fake.deliver_again(added)
+
+
+async def test_a_restart_posts_every_result_left_unshown_past_the_first_hundred(table):
+    """The unshown list is read a hundred at a time: a start with 130 results saved and never shown
+    posts all 130, each once (before, the first hundred; the rest waited for the next start)."""
+    await table.as_gm("game new", {"ruleset": "asl", "sides": "Germans, Russians"})
+    referee, gm = table.bot.referee, Actor(GM, is_manager=True)
+    for n in range(130):  # saved by interactions whose answers never went out (the bot stopped)
+        await referee.act(GAME_CHANNEL, gm, asl_squad(f"U{n}", 0, None), command="/unit add",
+                          interaction_id=9_100_000 + n)
+    first = (await referee.log(GAME_CHANNEL)).total - 129
+
+    bot = await table.restart()
+    await asyncio.wait_for(bot._unshown_task, 30)
+
+    posted = [int(m.embeds[0]["footer"]["text"].rpartition("#")[2]) for m in table.fake.channel_messages(GAME_CHANNEL)
+              if m.payload["type"] == 0 and m.embeds and "just before the bot restarted" in (m.content or "")]
+    assert sorted(posted) == list(range(first, first + 130))  # every one, once

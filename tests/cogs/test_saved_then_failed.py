@@ -4,9 +4,13 @@ which would have him give the order again and fire twice (issue 28)."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 
+import bot.app
+
 from bot.store.base import StorageUnavailable
+from tests.cogs.conftest import ALICE
 from tests.cogs.helpers import asl_game
 
 
@@ -81,3 +85,40 @@ async def test_a_command_that_saved_nothing_still_says_so(table, monkeypatch):
 
     assert reply.ephemeral and reply.content == str(fault)
     assert (await table.bot.referee.log(table.channel)).total == before
+
+
+async def test_an_order_saved_while_the_log_could_not_be_read_is_posted_once_the_database_answers(
+        table, monkeypatch):
+    """The player told "cannot tell yet" is not left to find it in /log alone: the bot asks the log
+    again until the database answers, and posts the saved result to the channel, once; before, it
+    waited for the bot's next start."""
+    monkeypatch.setattr(bot.app, "LOOK_AGAIN_FIRST_PAUSE", 0.05)
+    await asl_game(table)
+    store = table.bot.referee.desk.store
+    fault = StorageUnavailable("The database is not reachable now; nothing was saved.", "unreachable")
+    monkeypatch.setattr(store, "channel_lock", _failing_after_the_body(store, fault))
+    real_load_recorded, failures = store.load_recorded, []
+
+    async def unreadable_twice(interaction_id):
+        if len(failures) < 2:  # the handler's look, and the first look again
+            failures.append(interaction_id)
+            raise fault
+        return await real_load_recorded(interaction_id)
+
+    monkeypatch.setattr(store, "load_recorded", unreadable_twice)
+    reply = await table.send("morale", {"unit": "A1", "dice": "2 5"})
+    assert reply.ephemeral and "its result is posted here once the database answers" in reply.content
+
+    def posts():
+        return [m for m in table.fake.channel_messages(table.channel) if m.payload["type"] == 0 and m.embeds]
+
+    for _ in range(200):
+        if posts():
+            break
+        await asyncio.sleep(0.01)
+    seq = (await table.bot.referee.log(table.channel)).total
+    [post] = posts()  # posted once
+    assert post.content.startswith(f"<@{ALICE}>: the database is back, and your order had been saved as log #{seq}")
+    assert post.embeds[0]["footer"]["text"].endswith(f"log #{seq}")
+    assert post.embeds[0]["fields"][0]["value"].startswith("DR 7: white 2, colored 5")
+    assert len(failures) == 2

@@ -8,11 +8,14 @@ the bot started after a crash would read it."""
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta, timezone
+
 import pytest
 
 import bot.store.postgres
 import bot.store.sqlite
 from bot.service import Referee
+from bot.shards import Shards, shard_of
 from bot.store import open_store
 
 from .helpers import CHANNEL, GM, asl_squad, seated_asl_game
@@ -90,7 +93,34 @@ async def test_a_starting_process_lists_only_its_own_shards_results_saved_before
     assert (CHANNEL, since.entry.seq) in everything and any(channel == OTHER for channel, _ in everything)
     shard_0 = load_settings(shard_id=0, shard_count=2)
     mine = [(channel, acted.seq) for channel, acted in await Referee(later).unshown(
-        before=started, serves=shard_0.serves_guild)]
+        before=started, shards=shard_0.own_shards)]
     assert mine and {channel for channel, _ in mine} == {CHANNEL}  # not shard 1's channel
     assert (CHANNEL, since.entry.seq) not in mine  # logged after the start: this process's to show
     assert mine == [(c, s) for c, s in everything if c == CHANNEL and s != since.entry.seq]
+
+
+async def test_a_starting_process_finds_its_own_result_behind_more_than_a_hundred_of_other_shards(stores):
+    """The filter is the store's query, not a pass over the 100 oldest rows: 120 results of shard 1's
+    servers, all older and all unshown, do not hide shard 0's one from the process serving shard 0
+    (before, it found nothing and its player waited for its next start)."""
+    store, later = stores
+    referee = Referee(store)
+    others = [g << 22 | 7 for g in range(1, 400) if shard_of(g << 22, 2) == 1][:120]
+    for n, guild in enumerate(others):  # 120 channels of shard 1, each with an unshown result
+        await referee.new_game(50_000 + n, guild, GM, "asl", ["Germans", "Russians"], interaction_id=70_000 + n)
+    mine = next(g << 22 | 7 for g in range(1, 400) if shard_of(g << 22, 2) == 0)
+    own = await referee.new_game(CHANNEL, mine, GM, "asl", ["Germans", "Russians"], interaction_id=79_999)
+    started = datetime.now(timezone.utc) + timedelta(seconds=1)
+
+    everything = await later.unshown_entries()  # unfiltered: the 100 oldest, all of shard 1
+    assert len(everything) == 100 and CHANNEL not in {channel for channel, _ in everything}
+    for shards, found in ((Shards((0,), 2), [CHANNEL]), (Shards((1,), 2), [50_000 + n for n in range(100)]),
+                          (Shards((0, 1), 2), [50_000 + n for n in range(100)])):
+        listed = await later.unshown_entries(before=started, shards=shards)
+        assert [channel for channel, _ in listed] == found, shards
+    assert [(c, a.seq) for c, a in await Referee(later).unshown(before=started, shards=Shards((0,), 2))] == [
+        (CHANNEL, own.entry.seq)]
+    # the start time in the query too: a result logged at or after the start is not the restart's to show
+    assert await later.unshown_entries(before=datetime.fromisoformat(own.entry.time), shards=Shards((0,), 2)) == []
+    assert len(await later.unshown_entries(
+        before=datetime.fromisoformat(own.entry.time) + timedelta(milliseconds=1), shards=Shards((0,), 2))) == 1
