@@ -983,30 +983,26 @@ class PostgresStore(Store):
     async def claim_reminder(self, game_id: int, seq: int, sent_at: str, then_due: str | None = None) -> bool:
         """One statement: the claim, and (schema 3 on) the game no longer due until its next entry (or
         due at ``then_due``: its deadline)."""
-        claim = ("INSERT INTO pacing_reminders (game_id, seq, sent_at) VALUES ($1, $2, $3) "
-                 "ON CONFLICT (game_id) DO UPDATE SET seq = excluded.seq, sent_at = excluded.sent_at "
-                 "WHERE pacing_reminders.seq <> excluded.seq RETURNING game_id")
-        if self.checkpoint_every is not None:
-            claim = (f"WITH claimed AS ({claim}), undue AS (UPDATE games SET remind_due = $4::text WHERE id IN "
-                     "(SELECT game_id FROM claimed) AND last_seq = $2 RETURNING id) SELECT game_id FROM claimed")
-            async with self._connection() as conn:
-                return await conn.fetchval(claim, game_id, seq, sent_at, then_due) is not None
-        async with self._connection() as conn:
-            return await conn.fetchval(claim, game_id, seq, sent_at) is not None
+        return await self._claim_pacing(game_id, seq, sent_at, seq, then_due)
 
     async def claim_deadline_notice(self, game_id: int, seq: int, sent_at: str) -> bool:
-        """One statement, as ``claim_reminder``: the claim (kept as ``-seq``), and (schema 3 on) the
-        game no longer due until its next entry."""
+        """One statement, as ``claim_reminder``: the claim (kept as ``-seq``, apart from that silence's
+        half-time reminder), and (schema 3 on) the game no longer due until its next entry."""
+        return await self._claim_pacing(game_id, -seq, sent_at, seq, None)
+
+    async def _claim_pacing(self, game_id: int, claimed: int, sent_at: str, seq: int, then_due: str | None) -> bool:
+        """Claim the pacing row of ``game_id`` as ``claimed`` (once across processes: another process
+        holding the same claim gets False) and, with checkpoints (schema 3 on), set the game's next due
+        time to ``then_due`` while its newest entry is still ``seq``."""
         claim = ("INSERT INTO pacing_reminders (game_id, seq, sent_at) VALUES ($1, $2, $3) "
                  "ON CONFLICT (game_id) DO UPDATE SET seq = excluded.seq, sent_at = excluded.sent_at "
                  "WHERE pacing_reminders.seq <> excluded.seq RETURNING game_id")
-        if self.checkpoint_every is not None:
-            claim = (f"WITH claimed AS ({claim}), undue AS (UPDATE games SET remind_due = NULL WHERE id IN "
-                     "(SELECT game_id FROM claimed) AND last_seq = $4 RETURNING id) SELECT game_id FROM claimed")
-            async with self._connection() as conn:
-                return await conn.fetchval(claim, game_id, -seq, sent_at, seq) is not None
         async with self._connection() as conn:
-            return await conn.fetchval(claim, game_id, -seq, sent_at) is not None
+            if self.checkpoint_every is None:
+                return await conn.fetchval(claim, game_id, claimed, sent_at) is not None
+            claim = (f"WITH claimed AS ({claim}), undue AS (UPDATE games SET remind_due = $5::text WHERE id IN "
+                     "(SELECT game_id FROM claimed) AND last_seq = $4 RETURNING id) SELECT game_id FROM claimed")
+            return await conn.fetchval(claim, game_id, claimed, sent_at, seq, then_due) is not None
 
 
 async def schema_version(conn: Any) -> int:
