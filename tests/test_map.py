@@ -128,7 +128,7 @@ def test_every_stack_is_labelled_at_its_hexs_centre_with_its_sides_chips(sample)
         x0, y0, x1, y1 = picture.labels[location]
         assert abs((x0 + x1) / 2 - cx) <= 1 and abs((y0 + y1) / 2 - cy) <= 1, location  # centred on the hex
         terrain = game.locations[location].terrain
-        rows = label_rows(asl, units, location_markers(game.locations[location]), location,
+        rows = label_rows(asl, units, location_markers(asl, game.locations[location]), location,
                           place="" if terrain == "open" else terrain)
         assert y1 - y0 == LINE * len(rows) + 4  # a line per row: counters, their markers, the Residual FP
         counters = [(i, row) for i, row in enumerate(rows) if row.kind == "counter"]

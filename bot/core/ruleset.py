@@ -60,6 +60,18 @@ class SideOption:
     rule: str
 
 
+@dataclass(frozen=True)
+class Shots:
+    """What the map draws as the latest fire (bot/pictures): the orders that fire, the order field
+    naming the firing units (a list of ids, or one), and the field naming what they fire at, a
+    Location (``target``, on a hex board) or units (``targets``, on the table top)."""
+
+    actions: tuple[str, ...]
+    firers: str
+    target: str = ""
+    targets: str = ""
+
+
 class Ruleset:
     # --- names ---
     name: ClassVar[str]  # the key games and logs carry: "asl"
@@ -84,6 +96,8 @@ class Ruleset:
     # them and the line of sight read along them; None: the ruleset has no grid the bot can read (the
     # picture then places any short hex id, and ranges are typed)
     grid: ClassVar[HexGrid | None] = None
+    # the orders the map draws as the latest fire, and their fields; None: the map draws no fire
+    shots: ClassVar[Shots | None] = None
     # the unit fields a player sets when placing a library counter (who holds a weapon, the company):
     # any other stat changes the counter's numbers, which is the game master's
     setup_fields: ClassVar[tuple[str, ...]] = ()
@@ -271,6 +285,20 @@ class Ruleset:
 
     def marker_words(self, unit: Any) -> list[str]:
         """Words for what a unit carries beyond its flags (fire markers, who holds a weapon)."""
+        return []
+
+    def map_markers(self, unit: Any) -> list[str]:
+        """The markers the map shows on a counter: its flags and marker words, as on the status board;
+        rulesets add what the map shows besides (CD: the order a stand was given)."""
+        words = [word for flag, word in self.status_flags if getattr(unit, flag, False) is True]
+        return words + self.marker_words(unit)
+
+    def stand_note(self, unit: Any) -> str:
+        """What a stand's base on the table top shows when it has no markers (CD: its quality)."""
+        return ""
+
+    def location_markers(self, location: Any) -> list[str]:
+        """The markers the map shows in a Location (ASL: Residual FP, SMOKE)."""
         return []
 
     def stacking_refusal(self, game: Game, units: list[Any], location: str | None) -> str | None:

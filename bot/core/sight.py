@@ -324,9 +324,11 @@ def read_lines(trail: Trail, grid: HexGrid, terrain_of: Callable[[Location], Sig
     return lines
 
 
-def check_blocked(trail: Trail, game: Game, lines: list[SightLine], confirmed: bool, rule: str) -> None:
+def check_blocked(trail: Trail, game: Game, lines: list[SightLine], confirmed: bool, rule: str, *,
+                  field: str) -> None:
     """A line read as blocked: refused under ``los=strict``; under ``advise`` put to the firer to confirm
-    (``ConfirmSight``) unless the order says the firer did, which the trail then says."""
+    (``ConfirmSight``, naming the order's ``field`` that confirms it) unless the order says the firer
+    did, which the trail then says."""
     blocked = [line for line in lines if line.blocked]
     if not blocked:
         return
@@ -336,5 +338,5 @@ def check_blocked(trail: Trail, game: Game, lines: list[SightLine], confirmed: b
                            f"refuses it)")
     if not confirmed:
         raise ConfirmSight(f"the bot reads the line of sight as {why}, reading whole hexes ({rule}): fire anyway "
-                           f"if the terrain art leaves it clear", field="los_confirmed")
+                           f"if the terrain art leaves it clear", field=field)
     trail.note(f"the firer confirmed the line of sight, which the bot reads as {why}", rule=rule)

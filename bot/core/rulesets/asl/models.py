@@ -8,7 +8,7 @@ from pydantic import Field
 
 from ...orders import Refers
 from ...working import work_class
-from ..base import UnitBase
+from ..base import Condition, UnitBase
 
 AslKind = Literal["squad", "half-squad", "crew", "leader", "hero", "sw"]
 Quality = Literal["elite", "first_line", "second_line", "green", "conscript"]
@@ -21,6 +21,8 @@ def _unset(value: bool) -> bool:
 
 
 class AslUnit(UnitBase):
+    holder_field = "owner"  # a support weapon is where its possessor is (A9.1)
+
     system: Literal["asl"] = "asl"
     kind: AslKind
     nationality: str = ""
@@ -85,6 +87,23 @@ class AslUnit(UnitBase):
         if self.broken and self.broken_morale is not None:
             return self.broken_morale
         return self.morale
+
+    @property
+    def is_weapon(self) -> bool:
+        return self.kind == "sw"
+
+    @property
+    def counter_values(self) -> str | None:
+        """A leader's morale and leadership ("8-1"), else FP, range and morale ("4-6-7"); a SW none."""
+        if self.is_leader and self.morale:
+            return f"{self.current_morale}{self.leadership:+d}"
+        if self.is_sw or not any((self.fp, self.range, self.current_morale)):
+            return None
+        return f"{self.fp}-{self.range}-{self.current_morale}"
+
+    @property
+    def condition(self) -> Condition:
+        return Condition(broken=self.broken, pinned=self.pinned)
 
 
 # An AslUnit inside a resolution (bot/core/working.py): a plain slotted object with the same fields

@@ -10,7 +10,7 @@ from ...errors import IllegalOrder
 from ...game import Game
 from ...options import GameOption
 from ...outcome import Outcome, UnitEffect
-from ...ruleset import Ruleset, SideOption
+from ...ruleset import Ruleset, Shots, SideOption
 from ...suggest import common_suggestions
 from ...trail import Trail
 from . import (close_combat, close_combat_odds, effects, fire, heat, markers, morale, movement, odds, rally, tables,
@@ -36,6 +36,7 @@ class AslRuleset(Ruleset):
     order_type = AslOrder
     commands = COMMANDS
     reactions = (movement.DEFENSIVE_FIRST_FIRE,)  # a move in the MPh: the DEFENDER may fire first (A8.1)
+    shots = Shots(("fire",), firers="firers", target="target")  # the map draws the latest fire
     grid = ASL_GRID  # bot/core/grid.py: where a Location is, the range and the line of sight
     instead = {"artillery": "fire with /fire"}
     working_actions = frozenset({"fire", "morale", "rally", "transfer", "recover"})
@@ -78,6 +79,11 @@ class AslRuleset(Ruleset):
     def marker_words(self, unit: Any) -> list[str]:
         words = [f"{unit.fire_marker.title()} Fire"] if unit.fire_marker else []
         return words + ([f"held by {unit.owner}"] if unit.owner else [])
+
+    def location_markers(self, location: Any) -> list[str]:
+        """A Residual FP marker (A8.2) and SMOKE in the Location."""
+        found = [f"Residual {location.residual_fp} FP"] if location.residual_fp else []
+        return found + (["SMOKE"] if location.smoke else [])
 
     def suggestions(self, suggest: Suggest, game: Game, named: dict[str, list[str]]) -> list[tuple[str, str]]:
         if suggest.kind == "weapon":  # the support weapons, each with who holds it (or where it lies)

@@ -7,13 +7,15 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from ...orders import Refers
-from ..base import UnitBase
+from ..base import Condition, UnitBase
 
 TroopQuality = Literal["green", "trained", "regular", "experienced", "veteran", "elite"]
 WeaponClass = Literal["A", "H", "HC", "W", "S", "F", "none"]
 
 
 class CdStand(UnitBase):
+    company_field = "company"  # morale is checked by company [21]
+
     system: Literal["cd"] = "cd"
     kind: Literal["personnel", "gun", "vehicle", "afv", "artillery"] = "personnel"
     # morale is checked by company [21]; one side's, spelled as its first stand has it (bot/core/setup.py)
@@ -81,3 +83,7 @@ class CdStand(UnitBase):
     def acts_pinned(self) -> bool:
         """Pinned, or Shaken, which the card says acts 'as pinned' [21.3.3]."""
         return self.pinned or self.shaken
+
+    @property
+    def condition(self) -> Condition:
+        return Condition(broken=self.shaken or self.demoralized, pinned=self.pinned, forced_back=self.forced_back)

@@ -12,7 +12,7 @@ from ...errors import IllegalOrder
 from ...options import GameOption
 from ...orders import Sealing
 from ...outcome import Outcome, UnitEffect
-from ...ruleset import Ruleset
+from ...ruleset import Ruleset, Shots
 from ...suggest import common_suggestions, first_named
 from ...trail import Trail
 from . import odds, tables
@@ -56,6 +56,8 @@ class CdRuleset(Ruleset):
                     ("suppressed", "suppressed"), ("forced_back", "forced back"), ("ammo_depleted", "ammo depleted"))
     words = {"broken": "shaken"}
     board = "table"  # stands on a table top, measured in inches: no hexes
+    # the map draws the latest direct fire [13] or battery's indirect fire [17.6], from stand to stands
+    shots = Shots(("fire", "indirect_fire"), firers="firer", targets="targets")
 
     def unit_model(self):
         return CdStand
@@ -113,6 +115,14 @@ class CdRuleset(Ruleset):
         """A simultaneous fire phase's results held on the stand until the phase ends (turn.py)."""
         held = getattr(unit, "pending", None)
         return [f"{' and '.join(dict.fromkeys(held))} at the end of the phase"] if held else []
+
+    def map_markers(self, unit: Any) -> list[str]:
+        """The status board's markers, then the order the stand was given (the Orders Summary)."""
+        words = super().map_markers(unit)
+        return words + [f"{unit.order} orders"] if unit.order else words
+
+    def stand_note(self, unit: Any) -> str:
+        return str(unit.quality)
 
     def result_name(self, outcome: Outcome) -> str | None:
         if outcome.action == "fire":  # direct fire reads by the hits scored

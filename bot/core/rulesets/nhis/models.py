@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from ..base import UnitBase
+from ..base import Condition, UnitBase
 
 NhisKind = Literal["squad", "leader", "weapon_team", "tank"]
 MoveMarker = Literal["move", "fire", "charge"]
@@ -69,3 +69,16 @@ class NhisUnit(UnitBase):
     def prepared(self) -> bool:
         """Not Shaken and still in play: a leader in this state lends his leadership."""
         return not self.shaken and not self.eliminated
+
+    @property
+    def counter_values(self) -> str | None:
+        """A leader's or hero's morale and leadership ("8+1"), else FP, range and morale."""
+        if self.kind in ("leader", "hero") and self.morale:
+            return f"{self.current_morale}{self.current_leadership:+d}"
+        if not any((self.current_fp, self.current_range, self.current_morale)):
+            return None
+        return f"{self.current_fp}-{self.current_range}-{self.current_morale}"
+
+    @property
+    def condition(self) -> Condition:
+        return Condition(broken=self.shaken, reduced=self.reduced)

@@ -8,7 +8,7 @@ from typing import Any
 from ...dice import Roller
 from ...game import Game
 from ...outcome import Outcome, UnitEffect
-from ...ruleset import Ruleset
+from ...ruleset import Ruleset, Shots
 from ...trail import Trail
 from . import activation, fire, morale, movement, odds, rally, tables
 from .board import NHIS_GRID, sight_terrain
@@ -29,6 +29,7 @@ class NhisRuleset(Ruleset):
     order_type = NhisOrder
     commands = COMMANDS
     reactions = (movement.OPPORTUNITY_FIRE,)  # a move in an impulse: the other side's opportunity fire
+    shots = Shots(("fire",), firers="firers", target="target")  # the map draws the latest fire
     grid = NHIS_GRID  # bot/core/grid.py: where a Location is, the range and the line of sight
     instead = {"transfer": "its weapons belong to the units themselves",
                "recover": "its weapons belong to the units themselves", "artillery": "fire with /fire"}
