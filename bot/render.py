@@ -505,11 +505,7 @@ def _location_heading(game: Game, location_id: str) -> str:
     loc = game.locations.get(location_id)
     if loc is None:
         return safe(location_id)
-    extras = list(loc.features)
-    if loc.residual_fp:
-        extras.append(f"Residual FP {loc.residual_fp}")
-    if loc.smoke:
-        extras.append("smoke")
+    extras = [*loc.features, *get_ruleset(game.ruleset).location_words(loc)]
     return f"{safe(loc.id)}: {safe(loc.terrain)}" + (f" ({safe(', '.join(extras))})" if extras else "")
 
 

@@ -26,7 +26,7 @@ from . import sequence as play
 from .commands import Command, Suggest
 from .dice import Roller
 from .errors import IllegalOrder, InvalidOrder
-from .game import Game, Side
+from .game import Game, Location, Side, carried
 from .grid import HexGrid
 from .orders import PHASE_ACTIONS, PhaseOrder, Sealing
 from .outcome import Outcome, UnitEffect
@@ -53,7 +53,7 @@ class SideOption:
     """A number the scenario gives each side (ASL's ELR), kept on the game's ``Side``. Given at
     ``/game new`` as one option per side (``elr_1``, ``elr_2``)."""
 
-    name: str  # a field of bot.core.game.Side
+    name: str  # a field of the ruleset's side_fields
     title: str  # "Experience Level Rating"
     min: int
     max: int
@@ -79,6 +79,12 @@ class Ruleset:
     short_name: ClassVar[str]  # how help texts name it briefly: "ASL"
     variants: ClassVar[dict[str, str]] = {}  # key -> title, e.g. "starter": "ASL Starter Kit"; empty: one rules set
     side_options: ClassVar[tuple[SideOption, ...]] = ()  # numbers per side (ASL: ELR)
+    # the data each side and each Location of its games carries beyond the shared fields, as a model
+    # of its own (its fields' defaults are a new side's or Location's): the game model keeps it as
+    # data, checked by this model (bot.core.game.carried); only the ruleset reads and writes it.
+    # None: nothing
+    side_fields: ClassVar[type[BaseModel] | None] = None
+    location_fields: ClassVar[type[BaseModel] | None] = None
 
     # --- the sequence of play ---
     phases: ClassVar[tuple[str, ...]]  # one player turn (ASL) or one game turn (NHiS, CD)
@@ -197,7 +203,7 @@ class Ruleset:
             ruleset=self.name,
             variant=variant or self.default_variant(),
             scenario=scenario,
-            sides=[Side(name=s.strip(), **extra) for s, extra in zip(sides, per_side)],
+            sides=[self.new_side(s.strip(), **extra) for s, extra in zip(sides, per_side)],
             phase=self.phases[0],
             options=options,
             gm=gm,
@@ -205,6 +211,22 @@ class Ruleset:
         if sequence:
             play.start(game, self)
         return game
+
+    def new_side(self, name: str, **data: Any) -> Side:
+        """A side of this ruleset's games, with its declared data (``side_fields``) set or defaulted."""
+        side = Side(name=name, **data)
+        carried(self.side_fields, side, f"side {name}")
+        return side
+
+    def new_location(self, id: str, terrain: str = "open", features: list[str] | None = None,  # noqa: A002
+                     **data: Any) -> Location:
+        """A Location of this ruleset's games, with its declared markers (``location_fields``) set or
+        defaulted. Raises ValueError for data the ruleset does not declare, or a value it refuses."""
+        if features:
+            data["features"] = list(features)
+        location = Location(id=id, terrain=terrain, **data)
+        carried(self.location_fields, location, f"Location {id}")
+        return location
 
     def counter_types(self) -> dict[str, dict[str, Any]]:
         """The counter library: type name -> the unit's fields (without id, side, location)."""
@@ -300,6 +322,14 @@ class Ruleset:
     def location_markers(self, location: Any) -> list[str]:
         """The markers the map shows in a Location (ASL: Residual FP, SMOKE)."""
         return []
+
+    def location_words(self, location: Any) -> list[str]:
+        """The markers in a Location as the status board words them, after its features."""
+        return []
+
+    def smoke_in(self, location: Any) -> bool:
+        """Whether a Location holds smoke, which the line of sight names (bot/core/sight.py)."""
+        return False
 
     def stacking_refusal(self, game: Game, units: list[Any], location: str | None) -> str | None:
         """Why ``units`` may not be placed in ``location`` at the set-up (the ruleset's stacking

@@ -83,12 +83,16 @@ class ScenarioSide(_Strict):
 
 
 class ScenarioLocation(_Strict):
+    # besides these, the markers the ruleset's Locations carry (``Ruleset.location_fields``: residual_fp,
+    # smoke), checked by the ruleset's own model as the scenario is set up
+    model_config = ConfigDict(extra="allow", json_schema_extra={
+        "description": "A Location: its id, terrain and features, and the markers its ruleset gives Locations "
+                       "(docs/scenarios.md lists them)"})
+
     id: str = Field(pattern=ID_PATTERN, description="The hex or area id, e.g. B5 or hedge-1")
     terrain: str | None = Field(default=None, max_length=40,
                                 description="A terrain of the ruleset's chart (its default if left out)")
     features: list[str] = Field(default_factory=list, max_length=20, description="e.g. hill, foxhole")
-    smoke: bool = Field(default=False, description="A smoke marker is in the Location")
-    residual_fp: int = Field(default=0, ge=0, le=36, description="A Residual FP marker (A8.2), 0 for none")
 
 
 class ScenarioBoard(_Strict):
@@ -229,8 +233,15 @@ def _place_locations(game: Game, ruleset: Any, scenario: Scenario) -> None:
         if terrains and terrain not in terrains:
             raise ScenarioRefused(("locations", i, "terrain"), f"unknown terrain '{spec.terrain}' in {ruleset.title} "
                                   f"(terrains: {', '.join(sorted(terrains))})")
-        game.locations[spec.id] = Location(id=spec.id, terrain=terrain, features=list(spec.features),
-                                           residual_fp=spec.residual_fp, smoke=spec.smoke)
+        try:
+            game.locations[spec.id] = ruleset.new_location(spec.id, terrain, spec.features, **(spec.model_extra or {}))
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            key = next((str(p) for p in err.get("loc", ())), "")
+            raise ScenarioRefused(("locations", i, key), plain_validation(err, key)) from None
+        except ValueError as exc:
+            marks = ", ".join(ruleset.location_fields.model_fields) if ruleset.location_fields else "none"
+            raise ScenarioRefused(("locations", i), f"{exc} (the markers of its Locations: {marks})") from None
 
 
 def _unit_fields(ruleset: Any, game: Game, spec: ScenarioUnit, path: tuple[str | int, ...]) -> dict[str, Any]:
@@ -344,11 +355,21 @@ def scenario_of(game: Game, hidden: dict[int, str] | None = None) -> Scenario:
         secret = (hidden or {}).get(i)
         sides.append(ScenarioSide(name=side.name, nationality=side.nationality, options=opts, units=units,
                                   hidden=ScenarioHidden(text=secret) if secret else None))
-    locations = [ScenarioLocation(id=loc.id, terrain=loc.terrain, features=list(loc.features), smoke=loc.smoke,
-                                  residual_fp=loc.residual_fp) for loc in game.locations.values()]
+    locations = [ScenarioLocation(id=loc.id, terrain=loc.terrain, features=list(loc.features),
+                                  **_marks(ruleset, loc)) for loc in game.locations.values()]
     boards = [ScenarioBoard(id=b.id, x=b.x, y=b.y, reversed=b.reversed) for b in game.boards]
     return Scenario(ruleset=game.ruleset, variant=game.variant, title=game.scenario, turns=game.turns,
                     options=options, boards=boards, locations=locations, sides=sides)
+
+
+def _marks(ruleset: Any, location: Location) -> dict[str, Any]:
+    """A Location's declared markers that are not their defaults (a scenario file leaves those out)."""
+    model = ruleset.location_fields
+    if model is None:
+        return {}
+    fields = model.model_fields
+    return {k: v for k, v in (location.model_extra or {}).items()
+            if k in fields and v != fields[k].get_default(call_default_factory=True)}
 
 
 def _unit_spec(ruleset: Any, unit: Any, library: dict[str, dict[str, Any]]) -> ScenarioUnit:

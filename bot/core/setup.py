@@ -256,7 +256,7 @@ def ensure_location(game: Game, ruleset: Ruleset, location_id: str | None, trail
         return existing
     if len(game.locations) >= MAX_LOCATIONS:
         raise IllegalOrder(f"this game already has {MAX_LOCATIONS} locations, the most one game may have")
-    game.locations[location_id] = Location(id=location_id, terrain=ruleset.default_terrain())
+    game.locations[location_id] = ruleset.new_location(location_id, ruleset.default_terrain())
     trail.note(f"New location {location_id}: {ruleset.default_terrain()} (set it with /location set)")
     return location_id
 

@@ -21,7 +21,6 @@ from pydantic import Field, SerializeAsAny, TypeAdapter
 
 from ..errors import InvalidOrder
 from ..orders import undeclared_fields
-from ..sides import Side
 
 if TYPE_CHECKING:
     from ..ruleset import Ruleset
@@ -77,9 +76,10 @@ def _check(ruleset: Ruleset) -> None:
         if missing:  # the permission check could not tell whether the order acts with them
             raise RulesetRefused(f"{where}: {model.__name__}.{missing[0]} holds ids but does not declare what "
                                  "they name (Refers in bot/core/orders.py)")
+    declared = ruleset.side_fields.model_fields if ruleset.side_fields is not None else {}
     for option in ruleset.side_options:
-        if option.name not in Side.model_fields:
-            raise RulesetRefused(f"{where}: side option '{option.name}' is not a field of Side")
+        if option.name not in declared:
+            raise RulesetRefused(f"{where}: side option '{option.name}' is not a field of its side_fields")
     actions = set(ruleset.actions())
     for command in ruleset.commands:
         if command.action not in actions:

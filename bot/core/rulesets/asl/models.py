@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from ...orders import Refers
 from ...working import work_class
@@ -114,3 +114,20 @@ ASL_UNITS = (AslUnit, AslUnitWork)
 # An ASL game's units as the rules read them (typing only: Game declares dict[str, UnitBase]; an ASL
 # game holds ASL units, or inside a resolution their working objects)
 AslUnits = dict[str, AslUnit]
+
+
+class AslSide(BaseModel):
+    """What each side of an ASL game carries beyond the shared fields (``Ruleset.side_fields``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    elr: int | None = None  # the Experience Level Rating the scenario gives the side (A19.1); None: not given
+
+
+class AslLocation(BaseModel):
+    """The markers an ASL Location carries beyond the shared fields (``Ruleset.location_fields``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    residual_fp: int = Field(default=0, ge=0, le=36)  # the Residual FP marker (A8.2), 0 for none
+    smoke: bool = False  # a SMOKE marker (A24): the bot names it, the players give its hindrance

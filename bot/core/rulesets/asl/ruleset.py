@@ -17,7 +17,7 @@ from . import (close_combat, close_combat_odds, effects, fire, heat, markers, mo
                transfer, vasl)
 from .board import ASL_GRID, sight_terrain
 from .commands import COMMANDS
-from .models import AslUnit
+from .models import AslLocation, AslSide, AslUnit
 from .orders import AslCloseCombat, AslFire, AslMorale, AslMove, AslOrder, AslRally, AslRecover, AslTransfer
 
 
@@ -37,6 +37,8 @@ class AslRuleset(Ruleset):
     commands = COMMANDS
     reactions = (movement.DEFENSIVE_FIRST_FIRE,)  # a move in the MPh: the DEFENDER may fire first (A8.1)
     shots = Shots(("fire",), firers="firers", target="target")  # the map draws the latest fire
+    side_fields = AslSide  # the scenario's ELR (A19.1)
+    location_fields = AslLocation  # Residual FP (A8.2), SMOKE
     grid = ASL_GRID  # bot/core/grid.py: where a Location is, the range and the line of sight
     instead = {"artillery": "fire with /fire"}
     working_actions = frozenset({"fire", "morale", "rally", "transfer", "recover"})
@@ -84,6 +86,13 @@ class AslRuleset(Ruleset):
         """A Residual FP marker (A8.2) and SMOKE in the Location."""
         found = [f"Residual {location.residual_fp} FP"] if location.residual_fp else []
         return found + (["SMOKE"] if location.smoke else [])
+
+    def location_words(self, location: Any) -> list[str]:
+        found = [f"Residual FP {location.residual_fp}"] if location.residual_fp else []
+        return found + (["smoke"] if location.smoke else [])
+
+    def smoke_in(self, location: Any) -> bool:
+        return bool(location.smoke)
 
     def suggestions(self, suggest: Suggest, game: Game, named: dict[str, list[str]]) -> list[tuple[str, str]]:
         if suggest.kind == "weapon":  # the support weapons, each with who holds it (or where it lies)

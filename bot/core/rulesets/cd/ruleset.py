@@ -18,7 +18,7 @@ from ...trail import Trail
 from . import odds, tables
 from .commands import COMMANDS
 from .movement import OP_FIRE
-from .models import CdStand
+from .models import CdLocation, CdSide, CdStand
 from .orders import (MORALE_DUE_RULE, SEALING, CdArtilleryResponse, CdCompanyNear, CdCompanyWaive, CdFire,
                      CdGiveOrders, CdIndirectFire, CdMorale, CdMove, CdOrder, CdRally)
 from .turn import SIMULTANEOUS, TURN_RULES, apply_pending, due_text, morale_due, turn_rules
@@ -58,6 +58,8 @@ class CdRuleset(Ruleset):
     board = "table"  # stands on a table top, measured in inches: no hexes
     # the map draws the latest direct fire [13] or battery's indirect fire [17.6], from stand to stands
     shots = Shots(("fire", "indirect_fire"), firers="firer", targets="targets")
+    side_fields = CdSide
+    location_fields = CdLocation
 
     def unit_model(self):
         return CdStand
@@ -123,6 +125,15 @@ class CdRuleset(Ruleset):
 
     def stand_note(self, unit: Any) -> str:
         return str(unit.quality)
+
+    def location_markers(self, location: Any) -> list[str]:
+        return ["SMOKE"] if location.smoke else []
+
+    def location_words(self, location: Any) -> list[str]:
+        return ["smoke"] if location.smoke else []
+
+    def smoke_in(self, location: Any) -> bool:
+        return bool(location.smoke)
 
     def result_name(self, outcome: Outcome) -> str | None:
         if outcome.action == "fire":  # direct fire reads by the hits scored

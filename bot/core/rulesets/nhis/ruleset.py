@@ -14,7 +14,7 @@ from . import activation, fire, morale, movement, odds, rally, tables
 from .board import NHIS_GRID, sight_terrain
 from .commands import COMMANDS
 from .context import status_text
-from .models import NhisUnit
+from .models import NhisLocation, NhisSide, NhisUnit
 from .orders import NhisActivate, NhisFire, NhisMorale, NhisMove, NhisOrder, NhisRally
 
 
@@ -30,6 +30,8 @@ class NhisRuleset(Ruleset):
     commands = COMMANDS
     reactions = (movement.OPPORTUNITY_FIRE,)  # a move in an impulse: the other side's opportunity fire
     shots = Shots(("fire",), firers="firers", target="target")  # the map draws the latest fire
+    side_fields = NhisSide
+    location_fields = NhisLocation
     grid = NHIS_GRID  # bot/core/grid.py: where a Location is, the range and the line of sight
     instead = {"transfer": "its weapons belong to the units themselves",
                "recover": "its weapons belong to the units themselves", "artillery": "fire with /fire"}
@@ -75,6 +77,15 @@ class NhisRuleset(Ruleset):
         if isinstance(order, NhisFire):
             return odds.fire_odds(game, order)
         return None
+
+    def location_markers(self, location: Any) -> list[str]:
+        return ["SMOKE"] if location.smoke else []
+
+    def location_words(self, location: Any) -> list[str]:
+        return ["smoke"] if location.smoke else []
+
+    def smoke_in(self, location: Any) -> bool:
+        return bool(location.smoke)
 
     def counter_types(self) -> dict:
         return tables.counter_types()
