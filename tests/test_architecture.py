@@ -174,7 +174,7 @@ def test_no_ruleset_is_named_in_the_discord_layer(path):
 # of one ruleset's units or orders: the code reads the rulesets' declarations instead
 # (``UnitBase.holder_field``/``company_field``/``condition``, ``Ruleset.shots``/``map_markers``...).
 RULESETS = ROOT / "bot" / "core" / "rulesets"
-SHARED_CODE = sorted({*sources("bot/core", "bot/pictures"), ROOT / "bot" / "work.py"}
+SHARED_CODE = sorted({*sources("bot/core", "bot/pictures"), ROOT / "bot" / "work.py", *(ROOT / "bot").glob("sandbox*.py")}
                      - {p for p in sources("bot/core/rulesets") if p.parent != RULESETS})
 REGISTRY_LINE = "BUILT_IN"  # the registry's one line naming the built-in packages
 

@@ -19,7 +19,7 @@ from PIL import Image
 
 from bench.bench_map import sample_game
 from bot.core.api import new_game
-from bot.core.rulesets import get_ruleset
+from bot.core.rulesets import get_ruleset, rulesets
 from bot.core.game import BoardPlacement, Location
 from bot.core.grid import placer
 from bot.core.rulesets.cd.models import CdStand
@@ -530,7 +530,8 @@ def phone_maps():
     from bot.core.scenario import build_game
     from bot.scenario import read
 
-    games = {f"sample {name}": sandbox_sample(name) for name in ("asl", "nhis", "cd")}
+    games = {f"sample {sample.name(ruleset.name)}": sandbox_sample(sample.name(ruleset.name))
+             for ruleset in rulesets() for sample in ruleset.samples if not sample.key}
     games |= {path.name: build_game(read(path.read_text(encoding="utf-8")))
               for path in sorted((ROOT / "data").glob("*/scenarios/*.yaml"))}
     for name, game in games.items():

@@ -31,6 +31,7 @@ from .grid import HexGrid
 from .orders import PHASE_ACTIONS, PhaseOrder, Sealing
 from .outcome import Outcome, UnitEffect
 from .reactions import Reaction
+from .samples import Sample
 from .suggest import common_suggestions
 from .trail import Trail
 
@@ -119,6 +120,8 @@ class Ruleset:
     reactions: ClassVar[tuple[Reaction, ...]] = ()
     # what the referee leaves to the table, one sentence each with its reason (/help says so plainly)
     left_to_table: ClassVar[tuple[str, ...]] = ()
+    # the sample games the sandbox sets up (bot/core/samples.py), in the ruleset's own channel
+    samples: ClassVar[tuple[Sample, ...]] = ()
 
     def __init__(self) -> None:
         self._adapter: TypeAdapter[Any] | None = None

@@ -17,12 +17,14 @@ from . import (close_combat, close_combat_odds, effects, fire, heat, markers, mo
                transfer, vasl)
 from .board import ASL_GRID, sight_terrain
 from .commands import COMMANDS
+from .samples import SAMPLES
 from .models import AslLocation, AslSide, AslUnit
 from .orders import AslCloseCombat, AslFire, AslMorale, AslMove, AslOrder, AslRally, AslRecover, AslTransfer
 
 
 class AslRuleset(Ruleset):
     name = "asl"
+    samples = SAMPLES  # the sandbox's sample games (samples.py)
     title = "Advanced Squad Leader"
     short_name = "ASL"
     variants = {"full": "Full ASL", "starter": "ASL Starter Kit"}  # the Starter Kit: no Heat of Battle, ...

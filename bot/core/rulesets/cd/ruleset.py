@@ -17,6 +17,7 @@ from ...suggest import common_suggestions, first_named
 from ...trail import Trail
 from . import odds, tables
 from .commands import COMMANDS
+from .samples import SAMPLES
 from .movement import OP_FIRE
 from .models import CdLocation, CdSide, CdStand
 from .orders import (MORALE_DUE_RULE, SEALING, CdArtilleryResponse, CdCompanyNear, CdCompanyWaive, CdFire,
@@ -34,6 +35,7 @@ DEPLETION_LAST = "cd_depletion_after_hits"
 
 class CdRuleset(Ruleset):
     name = "cd"
+    samples = SAMPLES  # the sandbox's sample games (samples.py)
     title = "Command Decision: Test of Battle"
     short_name = "CD"
     phases = ("Artillery", "Movement", "OpFire", "GeneralFire", "CommandMorale")

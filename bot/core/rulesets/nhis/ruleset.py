@@ -13,6 +13,7 @@ from ...trail import Trail
 from . import activation, fire, morale, movement, odds, rally, tables
 from .board import NHIS_GRID, sight_terrain
 from .commands import COMMANDS
+from .samples import SAMPLES
 from .context import status_text
 from .models import NhisLocation, NhisSide, NhisUnit
 from .orders import NhisActivate, NhisFire, NhisMorale, NhisMove, NhisOrder, NhisRally
@@ -20,6 +21,7 @@ from .orders import NhisActivate, NhisFire, NhisMorale, NhisMove, NhisOrder, Nhi
 
 class NhisRuleset(Ruleset):
     name = "nhis"
+    samples = SAMPLES  # the sandbox's sample games (samples.py)
     title = "No Honor in Surrender"
     short_name = "NHiS"
     # one *game* turn, shared by both sides (data/nhis/rules.yaml, "turn")
