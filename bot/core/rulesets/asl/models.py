@@ -103,7 +103,8 @@ class AslUnit(UnitBase):
 
     @property
     def condition(self) -> Condition:
-        return Condition(broken=self.broken, pinned=self.pinned)
+        # Casualty Reduction or a failed ELR test leaves a half-squad (A7.302, A19.13): reduced
+        return Condition(broken=self.broken, pinned=self.pinned, reduced=self.kind == "half-squad")
 
 
 # An AslUnit inside a resolution (bot/core/working.py): a plain slotted object with the same fields
