@@ -11,6 +11,7 @@ from typing import Literal, get_args
 import pytest
 
 from bot.core.orders import ActingUnit, OrderBase, PhaseOrder, refers, undeclared_fields
+from bot.core.ruleset import Shots
 from bot.core.rulesets import RulesetRefused, register, rulesets
 from bot.core.setup import SetupOrder
 from tests.plugins import toy_ruleset
@@ -320,6 +321,10 @@ def test_the_registry_refuses_a_ruleset_whose_orders_hold_an_undeclared_field():
     ("noshort", {"short_name": ""}, "does not declare its short_name"),
     ("Bad Name", {}, "a ruleset's name is 1-16 lowercase letters"),
     ("asl", {}, "the ruleset name 'asl' is taken"),
+    ("noholder", {"unit_model": lambda self: type("Held", (toy_ruleset.Pawn,), {
+        "__annotations__": {"system": Literal["noholder"]}, "system": "noholder", "holder_field": "carrier"})},
+     "its unit model's holder_field 'carrier' is not one of its fields"),
+    ("noshot", {"shots": Shots(("toss",), firers="throwers")}, "its shots name 'throwers', not a field of its 'toss'"),
 ])
 def test_the_registry_refuses_an_incomplete_or_clashing_ruleset(name, change, says):
     with pytest.raises(RulesetRefused, match=says):
