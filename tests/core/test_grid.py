@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from bot.core.api import new_game
 from bot.core.errors import InvalidOrder
-from bot.core.game import BoardPlacement, Location
+from bot.core.game import BoardPlacement
 from bot.core.grid import centre, column_name, distance, letters_cell, neighbours
 from bot.core.options import check_options
 from bot.core.rulesets import get_ruleset

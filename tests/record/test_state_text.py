@@ -17,7 +17,7 @@ from bot.core.api import resolve
 from bot.core.copying import tree_copy
 from bot.core.dice import SeededDice
 from bot.core.errors import RulesError
-from bot.core.game import Game, Location
+from bot.core.game import Game
 from bot.record.chain import canonical_json, sha256
 from bot.record.state_text import StateHasher
 from tests.core.test_perf_equivalence import _CASES, _seed, _standard

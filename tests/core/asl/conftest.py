@@ -16,7 +16,7 @@ import pytest
 from bot.core.rulesets import get_ruleset
 from bot.core.api import new_game, resolve
 from bot.core.dice import ScriptedDice
-from bot.core.game import Game, Location
+from bot.core.game import Game
 from bot.core.outcome import Resolution
 from bot.core.rulesets.asl.models import AslUnit
 

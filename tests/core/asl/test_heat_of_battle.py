@@ -12,7 +12,6 @@ from bot.core.rulesets import get_ruleset
 from bot.core.api import resolve
 from bot.core.dice import ScriptedDice
 from bot.core.errors import InvalidOrder
-from bot.core.game import Location
 from bot.core.rulesets.asl import counters, heat
 from bot.core.rulesets.asl.models import AslUnit
 from bot.core.rulesets.asl.ruleset import RULESET

@@ -15,7 +15,6 @@ from pydantic import ValidationError
 
 from bot.core.rulesets import get_ruleset
 from bot.core.data import data_path
-from bot.core.game import Location
 from bot.core.rulesets.asl import vasl
 from bot.core.scenario import Scenario, build_game, scenario_of
 from bot.record import state_hash

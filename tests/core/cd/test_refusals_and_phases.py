@@ -9,7 +9,7 @@ from bot.core.rulesets import get_ruleset
 from bot.core.api import resolve
 from bot.core.dice import ScriptedDice
 from bot.core.errors import IllegalOrder, InvalidOrder, RulesError
-from bot.core.game import Game, Location
+from bot.core.game import Game
 from bot.core.rulesets.cd import tables
 from bot.core.rulesets.cd.ruleset import RULESET
 

@@ -14,7 +14,7 @@ from typing import Any
 from bot.core.rulesets import get_ruleset
 from bot.core.api import new_game, resolve
 from bot.core.dice import ScriptedDice
-from bot.core.game import Game, Location
+from bot.core.game import Game
 from bot.core.outcome import Resolution
 from bot.core.rulesets.nhis.models import NhisUnit
 

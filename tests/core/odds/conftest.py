@@ -15,7 +15,7 @@ from bot.core.rulesets import get_ruleset
 from bot.core.api import new_game, resolve
 from bot.core.dice import ScriptedDice
 from bot.core.errors import InvalidOrder
-from bot.core.game import Game, Location
+from bot.core.game import Game
 from bot.core.odds.enumerate import Leaf, tally
 from bot.core.odds.generic import snapshot
 from bot.core.rulesets.asl.ruleset import RULESET
