@@ -175,8 +175,9 @@ def test_no_ruleset_is_named_in_the_discord_layer(path):
 # of one ruleset's units or orders: the code reads the rulesets' declarations instead
 # (``UnitBase.holder_field``/``company_field``/``condition``, ``Ruleset.shots``/``map_markers``...).
 RULESETS = ROOT / "bot" / "core" / "rulesets"
-SHARED_CODE = sorted({*sources("bot/core", "bot/pictures"), ROOT / "bot" / "work.py", *(ROOT / "bot").glob("sandbox*.py")}
-                     - {p for p in sources("bot/core/rulesets") if p.parent != RULESETS})
+# every module of bot/ and cogs/ outside the rulesets' packages: the shared core, bot/pictures, bot/work.py,
+# the sandbox, the record, the store, the app and the Discord layer (which AGNOSTIC also reads whole)
+SHARED_CODE = sorted({*sources("bot", "cogs")} - {p for p in sources("bot/core/rulesets") if p.parent != RULESETS})
 REGISTRY_LINE = "BUILT_IN"  # the registry's one line naming the built-in packages
 
 
@@ -242,8 +243,7 @@ def own_fields() -> dict[str, list[str]]:
     return found
 
 
-# every module of bot/ and cogs/ outside the rulesets' packages
-FIELD_CHECKED = sorted({*sources("bot", "cogs")} - {p for p in sources("bot/core/rulesets") if p.parent != RULESETS})
+FIELD_CHECKED = SHARED_CODE
 SAME_WORD = {  # a word spelled as a field of one ruleset is, but meaning something of its own
     "bot/cli.py": {"target"},  # the destination database of `store copy` (argparse)
     "bot/emulator/payloads.py": {"owner"},  # a Discord application's owner, in the fake Discord's payloads
