@@ -20,7 +20,8 @@ if __package__ in (None, ""):
 
 from bench.common import Metric, over_rounds
 from bot.core.api import new_game
-from bot.core.game import Game, Location
+from bot.core.game import Game
+from bot.core.rulesets import get_ruleset
 from bot.core.rulesets.asl.models import AslUnit
 from bot.pictures import Shot, map_png
 
@@ -37,7 +38,7 @@ def sample_game(counters: int = 60) -> tuple[Game, Shot]:
                     options={"elr": [3, 3]})
     game.phase, game.turn = "PFPh", 2
     for loc, terrain in HEXES:
-        game.locations[loc] = Location(id=loc, terrain=terrain)
+        game.locations[loc] = get_ruleset(game.ruleset).new_location(id=loc, terrain=terrain)
     game.locations["H6"].residual_fp = 4
     west, east = [h for h, _ in HEXES[:8]], [h for h, _ in HEXES[8:]]
     for i in range(counters):

@@ -684,11 +684,7 @@ def _location_heading(game: Game, location_id: str) -> str:
     loc = game.locations.get(location_id)
     if loc is None:
         return safe(location_id)
-    extras = list(loc.features)
-    if loc.residual_fp:
-        extras.append(f"Residual FP {loc.residual_fp}")
-    if loc.smoke:
-        extras.append("smoke")
+    extras = [*loc.features, *get_ruleset(game.ruleset).location_words(loc)]
     return f"{safe(loc.id)}: {safe(loc.terrain)}" + (f" ({safe(', '.join(extras))})" if extras else "")
 
 
@@ -1053,8 +1049,8 @@ def unit_info_embeds(game: Game, unit: Any, numbers: str) -> list[discord.Embed]
     from bot.core.help import unit_verdicts
 
     ruleset = get_ruleset(game.ruleset)
-    holder = game.find_unit(getattr(unit, "owner", None) or "")
-    carried = [u.id for u in game.units.values() if getattr(u, "owner", None) == unit.id]
+    holder = game.find_unit(unit.holder_id or "")
+    carried = [u.id for u in game.units.values() if u.holder_id == unit.id]
     facts = [f"{safe(game.side_name(unit.side))}, {safe(unit.location or 'off board')}",
              f"Numbers: {safe(numbers)}", f"Markers: {safe(unit_status(unit))}"]
     if holder is not None:
@@ -1400,7 +1396,7 @@ def odds_embed(preview: Any, game: Game | None, *, before_seq: int | None = None
     def unit_words(unit_id: str) -> dict[str, str]:
         # a unit broken before that ends no worse is not "unharmed": it stays broken
         unit = game.find_unit(unit_id) if game is not None else None
-        was_broken = getattr(unit, "broken", False) or getattr(unit, broken, False)
+        was_broken = unit is not None and unit.condition.broken  # as its ruleset declares it
         return {**words, "unharmed": f"stays {broken}"} if was_broken else words
 
     units = tuple(f"**{safe(u.name)} {safe(u.unit)}**: "

@@ -6,7 +6,7 @@ command (``/fire firers:A1 A2 target:B5 range:2 dice:3 4``) is typed against the
 synced and sent as a real INTERACTION_CREATE; the bot's replies (embeds) are printed as text.
 So what works here works on Discord, and what the bot refuses here it refuses there.
 
-Built-ins: ``help``, ``as alice|bob|gm|carol``, ``channel NAME``, ``load asl|nhis|cd``,
+Built-ins: ``help``, ``as alice|bob|gm|carol``, ``channel NAME``, ``load SAMPLE`` (each ruleset's samples),
 ``click BUTTON``, ``save [FOLDER]``, ``quit``. When stdin is not a terminal the lines are read as a script and
 each is echoed before its reply, so a session can be replayed from a file.
 """
@@ -24,8 +24,10 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import cache
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -58,7 +60,7 @@ from bot.emulator.schema import (
     USER,
 )
 from bot.render import ANSI_BOLD, PLAIN_BOLD, embed_to_text
-from bot.sandbox_scenarios import SCENARIOS
+from bot.sandbox_scenarios import SCENARIOS, sample_channels
 from bot.service import Referee
 from bot.store import DatabaseUnusable, StoreError, is_postgres
 from bot.store import postgres as postgres_store
@@ -75,10 +77,27 @@ PEOPLE = {  # name -> user; the GM owns the guild and has Manage Channels (a gam
     "gm": UserSpec(2_000_000_000_000_000_003, "gm"),
     "carol": UserSpec(2_000_000_000_000_000_004, "carol"),  # in no game: may look, not act
 }
-CHANNELS = {  # one channel per sample scenario, and free tables for your own games
-    name: ChannelSpec(3_000_000_000_000_000_001 + i, name)
-    for i, name in enumerate(("general", "asl", "nhis", "cd", "table-1", "table-2"))
-}
+@cache
+def channels() -> dict[str, ChannelSpec]:
+    """One channel per ruleset with sample games (its name), and free tables for your own games."""
+    return {name: ChannelSpec(3_000_000_000_000_000_001 + i, name)
+            for i, name in enumerate(("general", *sample_channels(), "table-1", "table-2"))}
+
+
+class _Channels(Mapping[str, ChannelSpec]):
+    """``channels()`` by name, read on first use (the samples come from the registry)."""
+
+    def __getitem__(self, name: str) -> ChannelSpec:
+        return channels()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(channels())
+
+    def __len__(self) -> int:
+        return len(channels())
+
+
+CHANNELS: Mapping[str, ChannelSpec] = _Channels()
 DEFAULT_USER, DEFAULT_CHANNEL = "gm", "general"
 
 
@@ -334,8 +353,8 @@ BUILTINS_HELP = """Sandbox commands:
   help                  this list, and every slash command with its options
   as alice|bob|gm|carol who is typing (the gm has Manage Channels: a game master)
   channel NAME          switch channel ({channels})
-  load asl|nhis|cd      set up a sample game in its own channel (with real slash commands);
-                        asl-file|nhis-file|cd-file: from a scenario file, in one /scenario load
+  load SAMPLE           set up a sample game in its ruleset's channel (with real slash commands):
+                        {samples}
   click LABEL           press a button on the last reply
   save [FOLDER]         write the files of the last reply (a /log or /scenario export, a map, a chart)
                         into FOLDER (default: here); an option taking a file is typed file:PATH
@@ -411,7 +430,7 @@ class Session:
         return reply
 
     async def help(self, _rest: str) -> None:
-        self.say(BUILTINS_HELP.format(channels=", ".join(CHANNELS)))
+        self.say(BUILTINS_HELP.format(channels=", ".join(CHANNELS), samples=", ".join(SCENARIOS)))
         self.say("")
         self.say(command_help(self.commands))
 

@@ -11,6 +11,7 @@ from typing import Literal, get_args
 import pytest
 
 from bot.core.orders import ActingUnit, OrderBase, PhaseOrder, refers, undeclared_fields
+from bot.core.ruleset import Shots
 from bot.core.rulesets import RulesetRefused, register, rulesets
 from bot.core.setup import SetupOrder
 from tests.plugins import toy_ruleset
@@ -169,6 +170,117 @@ def test_no_ruleset_is_named_in_the_discord_layer(path):
     assert not [m.group() for m in pattern.finditer(text)], f"{path.name} names a ruleset"
 
 
+# Outside the rulesets' packages (the registry and the unit base excepted), what is not the Discord layer:
+# its string literals (docstrings and comments may cite a ruleset's rule) name no ruleset, and no field
+# of one ruleset's units or orders: the code reads the rulesets' declarations instead
+# (``UnitBase.holder_field``/``company_field``/``condition``, ``Ruleset.shots``/``map_markers``...).
+RULESETS = ROOT / "bot" / "core" / "rulesets"
+# every module of bot/ and cogs/ outside the rulesets' packages: the shared core, bot/pictures, bot/work.py,
+# the sandbox, the record, the store, the app and the Discord layer (which AGNOSTIC also reads whole)
+SHARED_CODE = sorted({*sources("bot", "cogs")} - {p for p in sources("bot/core/rulesets") if p.parent != RULESETS})
+REGISTRY_LINE = "BUILT_IN"  # the registry's one line naming the built-in packages
+
+
+def ruleset_words() -> set[str]:
+    words = {w for r in rulesets() for w in (r.name, r.title, r.short_name, *r.variants.values())}
+    return words | {o.title for r in rulesets() for o in r.side_options}
+
+
+def literals(path: Path) -> list[tuple[int, str]]:
+    """The string literals of a module but its docstrings and the registry's list of built-ins."""
+    tree = ast.parse(path.read_text())
+    skipped = set()
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+            skipped.add(id(body[0].value))
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == REGISTRY_LINE for t in node.targets):
+            skipped |= {id(n) for n in ast.walk(node.value)}
+    return [(n.lineno, n.value) for n in ast.walk(tree)
+            if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in skipped]
+
+
+@pytest.mark.parametrize("path", SHARED_CODE, ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_ruleset_is_named_in_the_shared_code(path):
+    pattern = re.compile(r"\b(" + "|".join(re.escape(w) for w in sorted(ruleset_words(), key=len, reverse=True)) + r")\b")
+    found = [(line, m.group()) for line, text in literals(path) for m in pattern.finditer(text)]
+    assert found == [], f"{path.relative_to(ROOT)} names a ruleset in a string"
+
+
+def shared_words() -> set[str]:
+    """What the shared code may spell as it means it: the fields of the shared models and generic
+    orders, the words of the declarations (what an id names, a trail line's kind), the odds' end
+    states, the common words each ruleset words its own way, and a few words of the bot's own."""
+    from bot.core.game import Game, Location
+    from bot.core.odds.report import END_STATES
+    from bot.core.orders import RefersTo
+    from bot.core.outcome import Outcome, UnitEffect
+    from bot.core.rulesets.base import UnitBase
+    from bot.core.sides import Side
+    from bot.core.step import Step, StepKind
+    from bot.record.chain import LogEntry
+
+    words = {"system", "action"} | set(get_args(RefersTo)) | set(get_args(StepKind)) | set(END_STATES)
+    for model in (UnitBase, Side, Location, Game, Step, Outcome, UnitEffect, LogEntry, *get_args(SetupOrder), PhaseOrder):
+        words |= set(model.model_fields)
+    words |= {w for r in rulesets() for w in r.words}
+    # the bot's own words: a count, a log entry's order, a reason given, the range between Locations,
+    # a hindrance on a line of sight, results waiting for their phase's end
+    return words | {"n", "order", "reason", "range", "hindrance", "pending"}
+
+
+def own_fields() -> dict[str, list[str]]:
+    """Each field of one ruleset's units and orders that the shared code has no word of its own for."""
+    shared = shared_words()
+    found: dict[str, list[str]] = {}
+    for ruleset in (*rulesets(), toy_ruleset.RULESET):
+        names = set(ruleset.unit_model().model_fields)
+        for model in get_args(ruleset.order_type):
+            if model is not PhaseOrder:
+                names |= set(model.model_fields)
+        for name in names - shared:
+            found.setdefault(name, []).append(ruleset.name)
+    return found
+
+
+FIELD_CHECKED = SHARED_CODE
+SAME_WORD = {  # a word spelled as a field of one ruleset is, but meaning something of its own
+    "bot/cli.py": {"target"},  # the destination database of `store copy` (argparse)
+    "bot/emulator/payloads.py": {"owner"},  # a Discord application's owner, in the fake Discord's payloads
+}
+
+
+@pytest.mark.parametrize("path", FIELD_CHECKED, ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_field_of_one_ruleset_is_named_outside_it(path):
+    fields = own_fields()
+    allowed = SAME_WORD.get(path.relative_to(ROOT).as_posix(), set())
+    found = [(line, text, fields[text]) for line, text in literals(path) if text in fields and text not in allowed]
+    assert found == [], f"{path.relative_to(ROOT)} names fields of one ruleset (line, field, rulesets)"
+    read = attributes_read(path)
+    assert read == [], f"{path.relative_to(ROOT)} reads a unit or order field by its name (line, field)"
+
+
+def attributes_read(path: Path) -> list[tuple[int, str]]:
+    """getattr/setattr/hasattr with a literal naming a field some ruleset's units or orders declare and
+    the shared models do not, a word of the shared vocabulary ("company") included."""
+    from bot.core.rulesets.base import UnitBase
+
+    generic = set(UnitBase.model_fields) | {f for m in (*get_args(SetupOrder), PhaseOrder) for f in m.model_fields}
+    declared = {f for r in (*rulesets(), toy_ruleset.RULESET)
+                for m in (r.unit_model(), *get_args(r.order_type)) for f in m.model_fields} - generic
+    return [(node.lineno, node.args[1].value) for node in ast.walk(ast.parse(path.read_text()))
+            if isinstance(node, ast.Call) and getattr(node.func, "id", "") in ("getattr", "setattr", "hasattr")
+            and len(node.args) > 1 and isinstance(node.args[1], ast.Constant) and node.args[1].value in declared]
+
+
+def test_the_field_checks_find_a_field_of_one_ruleset(tmp_path):
+    probe = tmp_path / "probe.py"
+    probe.write_text('"""Reads owner: a docstring may say it."""\n\n\ndef holder(unit):\n    return getattr(unit, "owner")\n\n\n'
+                     'def company(unit):\n    return getattr(unit, "company", "")\n')
+    assert [text for _, text in literals(probe) if text in own_fields()] == ["owner"]
+    assert attributes_read(probe) == [(5, "owner"), (9, "company")]  # a shared word read as a field is caught too
+
+
 # --- orders declare what they act with ----------------------------------------------------------------
 
 
@@ -215,6 +327,10 @@ def test_the_registry_refuses_a_ruleset_whose_orders_hold_an_undeclared_field():
     ("noshort", {"short_name": ""}, "does not declare its short_name"),
     ("Bad Name", {}, "a ruleset's name is 1-16 lowercase letters"),
     ("asl", {}, "the ruleset name 'asl' is taken"),
+    ("noholder", {"unit_model": lambda self: type("Held", (toy_ruleset.Pawn,), {
+        "__annotations__": {"system": Literal["noholder"]}, "system": "noholder", "holder_field": "carrier"})},
+     "its unit model's holder_field 'carrier' is not one of its fields"),
+    ("noshot", {"shots": Shots(("toss",), firers="throwers")}, "its shots name 'throwers', not a field of its 'toss'"),
 ])
 def test_the_registry_refuses_an_incomplete_or_clashing_ruleset(name, change, says):
     with pytest.raises(RulesetRefused, match=says):

@@ -21,7 +21,7 @@ from PIL import Image
 
 from bench.bench_map import sample_game
 from bot.core.api import new_game
-from bot.core.rulesets import get_ruleset
+from bot.core.rulesets import get_ruleset, rulesets
 from bot.core.game import BoardPlacement, Location
 from bot.core.grid import placer
 from bot.core.rulesets.cd.models import CdStand
@@ -96,9 +96,9 @@ def test_a_spread_too_wide_stays_a_picture_of_bounded_size():
     wide = hex_layout(["A1", "ZZ40", "C3"])  # ZZ40 is column 103: beyond the grid's 36 columns
     assert max(c for c, _ in wide.grid) < 36 and "ZZ40" in wide.centres
     game, _shot = sample_game(6)
-    game.locations["A999"] = Location(id="A999")
+    game.locations["A999"] = get_ruleset(game.ruleset).new_location(id="A999")
     for i in range(70):
-        game.locations[f"Farm {i}"] = Location(id=f"Farm {i}")
+        game.locations[f"Farm {i}"] = get_ruleset(game.ruleset).new_location(id=f"Farm {i}")
     picture = map_png(game, whole=True)
     assert picture.size[1] < 4000 and len(picture.labels) == 6  # the grid, the rows of others; the six stacks
 
@@ -132,7 +132,7 @@ def test_every_stack_is_labelled_at_its_hexs_centre_with_its_sides_chips(sample)
         x0, y0, x1, y1 = picture.labels[location]
         assert abs((x0 + x1) / 2 - cx) <= 1 and abs((y0 + y1) / 2 - cy) <= 1, location  # centred on the hex
         terrain = game.locations[location].terrain
-        rows = label_rows(asl, units, location_markers(game.locations[location]), location,
+        rows = label_rows(asl, units, location_markers(asl, game.locations[location]), location,
                           place="" if terrain == "open" else terrain)
         assert y1 - y0 == LINE * len(rows) + 4  # a line per row: counters, their markers, the Residual FP
         counters = [(i, row) for i, row in enumerate(rows) if row.kind == "counter"]
@@ -154,8 +154,8 @@ def test_every_stack_is_labelled_at_its_hexs_centre_with_its_sides_chips(sample)
 def test_a_known_hex_is_filled_with_its_terrains_colour(sample):
     game, shot, _picture, _image = sample
     game = game.model_copy(deep=True)
-    game.locations["N9"] = Location(id="N9", terrain="woods")  # in play, nobody in it
-    game.locations["N2"] = Location(id="N2", terrain="wooden building")
+    game.locations["N9"] = get_ruleset(game.ruleset).new_location(id="N9", terrain="woods")  # in play, nobody in it
+    game.locations["N2"] = get_ruleset(game.ruleset).new_location(id="N2", terrain="wooden building")
     picture = map_png(game, shot, whole=True)
     image = decode(picture.png)
     layout = hex_layout(game.locations)
@@ -166,7 +166,7 @@ def test_a_known_hex_is_filled_with_its_terrains_colour(sample):
     asl = get_ruleset("asl")
     under = [loc for loc in picture.labels if loc in game.locations and terrain_rgb(game.locations[loc].terrain)
              in TERRAIN_RGB.values() and len(label_rows(asl, [u for u in game.units.values() if u.location == loc],
-                                                         location_markers(game.locations[loc]), loc)) <= UNDER_ID]
+                                                         location_markers(asl, game.locations[loc]), loc)) <= UNDER_ID]
     assert under
     for location in under:
         x, y = layout.centres[location]
@@ -286,7 +286,7 @@ def test_a_label_fits_between_its_neighbours_and_says_what_it_leaves_out():
     shown = sum(1 for r in rows if r.kind == "counter")
     assert rows[-1] == Row("more", f"+{9 - shown} more")
     game.units = {u.id: u for u in stack}
-    game.locations = {"B2": game.locations["B2"], "C2": Location(id="C2")}
+    game.locations = {"B2": game.locations["B2"], "C2": get_ruleset(game.ruleset).new_location(id="C2")}
     picture = map_png(game, whole=True)
     x0, y0, x1, y1 = picture.labels["B2"]
     assert x1 - x0 <= STEP_X - 4 and y1 - y0 <= STEP_Y  # within the hex's column, at most a hex high
@@ -327,8 +327,8 @@ def test_the_cache_keeps_the_newest_pictures():
 def test_an_nhis_map_of_four_digit_hexes_and_a_named_location():
     game = new_game("nhis", sides=["US", "Japan"], scenario="Hill")
     for loc, terrain in (("0304", "jungle"), ("0405", "open"), ("0305", "huts")):
-        game.locations[loc] = Location(id=loc, terrain=terrain)
-    game.locations["Cave 1"] = Location(id="Cave 1", terrain="cave")
+        game.locations[loc] = get_ruleset(game.ruleset).new_location(id=loc, terrain=terrain)
+    game.locations["Cave 1"] = get_ruleset(game.ruleset).new_location(id="Cave 1", terrain="cave")
     game.units["U1"] = NhisUnit(id="U1", type="custom", name="Rifle", side=0, location="0304", kind="squad", fp=6,
                                 range=4, morale=7)
     game.units["J1"] = NhisUnit(id="J1", type="custom", name="Rifle", side=1, location="Cave 1", kind="squad", fp=5,
@@ -354,7 +354,7 @@ def cd_game(with_positions: bool):
         game.units[uid] = CdStand(id=uid, type="custom", name=uid, side=side, company=company,
                                   location=position if with_positions else None)
         if with_positions and position not in game.locations:
-            game.locations[position] = Location(id=position, terrain="woods" if position == "Farm" else "open")
+            game.locations[position] = get_ruleset(game.ruleset).new_location(id=position, terrain="woods" if position == "Farm" else "open")
     game.units["P1"].pinned = True
     return game
 
@@ -559,7 +559,8 @@ def phone_maps():
     from bot.core.scenario import build_game
     from bot.scenario import read
 
-    games = {f"sample {name}": sandbox_sample(name) for name in ("asl", "nhis", "cd")}
+    games = {f"sample {sample.name(ruleset.name)}": sandbox_sample(sample.name(ruleset.name))
+             for ruleset in rulesets() for sample in ruleset.samples if not sample.key}
     games |= {path.name: build_game(read(path.read_text(encoding="utf-8")))
               for path in sorted((ROOT / "data").glob("*/scenarios/*.yaml"))}
     for name, game in games.items():
@@ -600,8 +601,8 @@ def test_no_two_texts_of_a_map_overlap_none_is_cut_and_the_fire_s_counters_are_s
 
 def test_a_hill_is_drawn_as_a_ring_inside_its_hex_and_named_with_its_terrain():
     game = new_game("nhis", sides=["US", "Japan"], scenario="Hill")
-    game.locations["0406"] = Location(id="0406", terrain="huts", features=["hill"])
-    game.locations["0405"] = Location(id="0405", terrain="huts")
+    game.locations["0406"] = get_ruleset(game.ruleset).new_location(id="0406", terrain="huts", features=["hill"])
+    game.locations["0405"] = get_ruleset(game.ruleset).new_location(id="0405", terrain="huts")
     picture = map_png(game, whole=True)
     image = decode(picture.png)
     for location, ring in (("0406", TERRAIN_RGB["hill"]), ("0405", TERRAIN_RGB["huts"])):
@@ -651,7 +652,7 @@ def test_a_map_of_two_asl_boards_places_each_hex_by_its_board():
     game = new_game("asl", sides=["Germans", "Russians"])
     game.boards = [BoardPlacement(id="32", x=0), BoardPlacement(id="33", x=1)]
     for location in ("32EE5", "33C5", "Farm"):
-        game.locations[location] = Location(id=location)
+        game.locations[location] = get_ruleset(game.ruleset).new_location(id=location)
     layout = hex_layout(game.locations, placer(get_ruleset("asl").grid, game))
     (ex, ey), (cx, cy) = layout.centres["32EE5"], layout.centres["33C5"]
     assert ey == cy and cx - ex == 4 * STEP_X  # EE FF GG=A B C: four columns apart, on one row
@@ -663,7 +664,7 @@ def test_a_map_of_two_asl_boards_places_each_hex_by_its_board():
 def test_the_line_of_sight_picture_marks_what_blocks_hinders_or_is_unknown():
     game = new_game("asl", sides=["Germans", "Russians"])
     for location, kind in (("D4", "open"), ("E4", "woods"), ("F3", "grain"), ("H2", "open")):
-        game.locations[location] = Location(id=location, terrain=kind)
+        game.locations[location] = get_ruleset(game.ruleset).new_location(id=location, terrain=kind)
     ruleset = get_ruleset("asl")
     line = read_sight(ruleset.grid, ruleset.sight_terrain, game, "D4", "H2")
     picture = sight_png(game, line)

@@ -9,6 +9,7 @@ from discord.utils import escape_markdown, escape_mentions
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bot.core.rulesets import BUILT_IN
 from bot.render import clean, safe, unmentioned
 
 
@@ -64,7 +65,7 @@ def test_safe_matches_discord_py_on_random_unicode(text: str) -> None:
     assert safe(text) == old_safe(text)
 
 
-@pytest.mark.parametrize("ruleset", ["asl", "nhis", "cd"])
+@pytest.mark.parametrize("ruleset", BUILT_IN)
 def test_help_shows_side_names_escaped(ruleset: str) -> None:
     # issue 17's full run: /help in a game with a side named "@everyone **x** US Marines" showed it raw
     from bot.core.api import new_game

@@ -38,12 +38,12 @@ def acting_sides(game: Game, model: Any, order: Any) -> dict[int, str]:
         for name in _ids(value):
             if ref.to == "company":  # the side of the company's units
                 for unit in game.units.values():
-                    if (getattr(unit, "company", "") or "").casefold() == name.casefold():
+                    if unit.company_name.casefold() == name.casefold():
                         sides.setdefault(unit.side, f"company {name}")
                 continue
             unit = game.find_unit(name)
             if unit is not None and ref.to == "weapon":
-                unit = game.find_unit(getattr(unit, "owner", None) or "")  # acts through its holder
+                unit = game.find_unit(unit.holder_id or "")  # acts through its holder
             if unit is not None:  # an unpossessed weapon: whoever recovers it acts through their unit
                 sides.setdefault(unit.side, unit.label)
     return sides

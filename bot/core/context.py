@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from .built import built, plain_strs
+from .built import plain_strs
 from .dice import Roller
 from .outcome import Outcome, UnitEffect
 from .trail import Trail
@@ -82,8 +82,8 @@ _EFFECTS: dict[tuple[object, ...], UnitEffect] = {}
 
 def _unit_effect(unit: str, name: str, side: int | None, before: str, after: str,
                  effects: tuple[str, ...]) -> UnitEffect:
-    """``UnitEffect(...)``, built directly when validation would keep every value as it is, and
-    once: a frozen UnitEffect is a value, so equal values give the same object. It is looked up
+    """``UnitEffect(...)``, validated once when validation keeps every value as it is: a frozen
+    UnitEffect is a value, so equal values give the same object. It is looked up
     before the exactness check (only what passed it is kept; an equal key holds values validation
     turns into the same UnitEffect: False becomes side 0, a str subclass its plain str)."""
     key = (unit, name, side, before, after, effects)
@@ -95,8 +95,7 @@ def _unit_effect(unit: str, name: str, side: int | None, before: str, after: str
         return found
     if (key is not None and type(unit) is str and type(name) is str and (side is None or type(side) is int)
             and type(before) is str and type(after) is str and type(effects) is tuple and plain_strs(effects)):
-        found = built(UnitEffect, {"unit": unit, "name": name, "side": side, "before": before, "after": after,
-                                   "effects": effects})
+        found = UnitEffect(unit=unit, name=name, side=side, before=before, after=after, effects=effects)
         if len(_EFFECTS) >= EFFECT_CACHE_SIZE:
             _EFFECTS.clear()
         _EFFECTS[key] = found

@@ -23,7 +23,7 @@ from typing import Literal, Protocol, get_args
 
 from pydantic import BaseModel, ConfigDict
 
-from .built import built, plain_ints
+from .built import plain_ints
 from .errors import InvalidOrder
 
 # "nd6", "nd10": several d6 or d10 rolled at once outside the rules (a public /roll of 3d6, 2d10)
@@ -258,7 +258,7 @@ class Roller:
     def _record(self, kind: RollKind, purpose: str, dice: Sequence[int]) -> Roll:
         faces = tuple(dice)
         # a frozen Roll is a value: the same kind, purpose and faces again give the same object (as
-        # trail Steps, trail.py), built as validation builds it (built.py) the first time. Looked up
+        # trail Steps, trail.py), validated the first time. Looked up
         # before the exactness check: only what passed it is kept, and an equal key holds values
         # validation turns into the same Roll (a face True becomes 1, a str subclass its str)
         key = (kind, purpose, faces)
@@ -269,7 +269,7 @@ class Roller:
         if roll is None:
             if key is not None and type(kind) is str and kind in _ROLL_KINDS and type(purpose) is str \
                     and plain_ints(faces):
-                roll = built(Roll, {"kind": kind, "purpose": purpose, "dice": faces})
+                roll = Roll(kind=kind, purpose=purpose, dice=faces)
                 if len(_ROLLS) >= ROLL_CACHE_SIZE:
                     _ROLLS.clear()
                 _ROLLS[key] = roll

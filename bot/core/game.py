@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, ValidatorFunctionWrapHandler, field_validator
+from pydantic import (BaseModel, ConfigDict, Field, SerializeAsAny, ValidatorFunctionWrapHandler, field_validator,
+                      model_validator)
 
 from .errors import InvalidOrder
 from .rulesets import get_ruleset, units_adapter
@@ -24,15 +25,40 @@ from .sides import Side
 
 
 class Location(BaseModel):
-    """A hex (ASL, NHiS) or an area/position (CD), with its terrain and markers."""
+    """A hex or an area/position, with its terrain and features; the markers its ruleset declares
+    (``Ruleset.location_fields``: a Residual FP marker, SMOKE) it carries as data after them, checked
+    and completed by that model as the game is validated (``Game._declared_data``)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="allow")
 
     id: str
     terrain: str = "open"  # a key of the ruleset's terrain table
     features: list[str] = Field(default_factory=list)  # e.g. "foxhole", "hill" (NHiS)
-    residual_fp: int = 0  # ASL A8.2: the Residual FP marker in this Location, 0 for none
-    smoke: bool = False
+
+
+def carried(model: type[BaseModel] | None, holder: BaseModel, what: str) -> None:
+    """Check the data a Side or Location carries (its extra fields) against the model its ruleset
+    declares for it, and complete it with that model's defaults, in the model's order (the order the
+    saved state and the repr have always had them in). Raises ValueError for data it does not declare."""
+    extra = holder.model_extra or {}
+    if model is None:
+        if extra:
+            raise ValueError(f"{what} carries {', '.join(sorted(extra))}, which its ruleset does not declare")
+        return
+    names = tuple(model.model_fields)
+    if tuple(extra) == names:
+        checked = model.model_validate(extra)  # the usual case: as saved; only checked
+    else:
+        checked = model.model_validate(extra)
+        for name in tuple(extra):
+            delattr(holder, name)
+    for name in names:
+        value = getattr(checked, name)
+        if extra.get(name, _MISSING) is not value:
+            setattr(holder, name, value)
+
+
+_MISSING = object()
 
 
 class BoardPlacement(BaseModel):
@@ -145,6 +171,17 @@ class Game(BaseModel):
         except InvalidOrder as exc:
             raise ValueError(exc.message) from None
         return name
+
+    @model_validator(mode="after")
+    def _declared_data(self) -> Game:
+        """Each side and Location carries the data its ruleset declares (``Ruleset.side_fields``,
+        ``location_fields``: ASL's ELR, Residual FP, SMOKE), checked and completed with its defaults."""
+        ruleset = get_ruleset(self.ruleset)
+        for side in self.sides:
+            carried(ruleset.side_fields, side, f"side {side.name}")
+        for location in self.locations.values():
+            carried(ruleset.location_fields, location, f"Location {location.id}")
+        return self
 
     @field_validator("units", mode="wrap")
     @classmethod

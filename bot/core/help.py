@@ -54,7 +54,7 @@ def refusal(game: Game, order: dict[str, Any]) -> RulesError | None:
 
 def _live(game: Game, side: int) -> list[Any]:
     return sorted((u for u in game.units.values() if u.side == side and not u.eliminated and u.location),
-                  key=lambda u: (getattr(u, "owner", None) is not None, u.id))
+                  key=lambda u: (u.holder_id is not None, u.id))
 
 
 def _offered(ruleset: Ruleset, game: Game, kind: str, side: int | None) -> list[str]:
@@ -64,9 +64,9 @@ def _offered(ruleset: Ruleset, game: Game, kind: str, side: int | None) -> list[
     mine = []
     for value in values:
         unit = game.find_unit(value)
-        holder = game.find_unit(getattr(unit, "owner", None) or "") if unit is not None else None
+        holder = game.find_unit(unit.holder_id or "") if unit is not None else None
         if kind == "company":
-            if any(getattr(u, "company", "") == value and u.side == side for u in game.units.values()):
+            if any(u.company_name == value and u.side == side for u in game.units.values()):
                 mine.append(value)
         elif unit is not None and (holder or unit).side == side:
             mine.append(value)
@@ -91,10 +91,10 @@ def sample_values(game: Game, ruleset: Ruleset, command: Command, side: int,
         value: str | None = None
         if kind in ("unit", "weapon", "company") and acting and not acted:
             if unit is not None:
-                fits = {"unit": getattr(unit, "owner", None) is None, "weapon": getattr(unit, "owner", None)
-                        is not None or unit.id in _offered(ruleset, game, "weapon", None),
-                        "company": bool(getattr(unit, "company", ""))}[kind]
-                value = (unit.company if kind == "company" else unit.id) if fits else None
+                fits = {"unit": unit.holder_id is None, "weapon": unit.holder_id is not None
+                        or unit.id in _offered(ruleset, game, "weapon", None),
+                        "company": bool(unit.company_name)}[kind]
+                value = (unit.company_name if kind == "company" else unit.id) if fits else None
             else:
                 found = ([u.id for u in _live(game, side)] if kind == "unit"
                          else _offered(ruleset, game, kind, side))
@@ -104,15 +104,16 @@ def sample_values(game: Game, ruleset: Ruleset, command: Command, side: int,
             here = getattr(unit, "location", None) or next((u.location for u in _live(game, side)), None)
             targets = [u.location for u in _live(game, enemy)]
             others = [loc for loc in game.locations if loc != here]
-            value = (targets[0] if targets and not acting and option.name == "target" else
+            fired_at = ruleset.shots is not None and option.order_field == ruleset.shots.target
+            value = (targets[0] if targets and not acting and fired_at else
                      next(iter(others), None))
         elif kind == "enemy_unit" and option.required:
             value = next((u.id for u in _live(game, enemy)), None)
         elif kind == "unit" and option.required:  # the unit that takes a weapon: one of the side's there
-            holder = game.find_unit(getattr(unit, "owner", None) or "") if unit is not None else None
+            holder = game.find_unit(unit.holder_id or "") if unit is not None else None
             where = getattr(unit, "location", None)
             value = next((u.id for u in _live(game, side) if u.location == where and u is not holder
-                          and getattr(u, "owner", None) is None and (unit is None or u.id != unit.id)), None)
+                          and u.holder_id is None and (unit is None or u.id != unit.id)), None)
         elif option.required and option.type == "integer":
             value = str(max(option.min or 0, 1))
         elif option.required and option.choices:

@@ -23,8 +23,8 @@ def movers(ctx: ResolutionContext, ids: list[str], *, field: str = "units") -> l
             raise IllegalOrder(f"{unit.label} is eliminated and cannot move")
         if unit.location is None:
             raise IllegalOrder(f"{unit.label} is off board: the game master brings it on with /unit move")
-        if getattr(unit, "owner", None):
-            raise IllegalOrder(f"{unit.label} is carried by {unit.owner}: a weapon moves with the unit holding it")
+        if unit.holder_id:
+            raise IllegalOrder(f"{unit.label} is carried by {unit.holder_id}: a weapon moves with the unit holding it")
         units.append(unit)
     if len({u.side for u in units}) > 1:
         raise IllegalOrder("the units named belong to both sides: one side moves at a time")
@@ -48,7 +48,7 @@ def move_to(ctx: ResolutionContext, ruleset: Ruleset, units: list[Any], to: str,
         before = unit.location
         unit.location = where
         for carried in ctx.game.units.values():
-            if getattr(carried, "owner", None) == unit.id:
+            if carried.holder_id == unit.id:
                 carried.location = where
         ctx.effect(unit, f"{what} {before} -> {where}", rule=rule)
     return where

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
 
-from .built import all_of, built, plain_strs
 from .dice import Roll
 from .trail import Step
 
@@ -69,42 +68,19 @@ class Resolution:
     game: "Game"
 
 
-_OUTCOME_GIVEN = ("ruleset", "action", "headline", "actor_side", "trail", "cells", "effects")
-
-
 def fire_outcome(ruleset: str, action: str, headline: str, actor_side: int | None, trail: tuple[Step, ...],
                  cells: tuple[TableCell, ...], effects: tuple[UnitEffect, ...]) -> Outcome:
-    """``Outcome(ruleset=..., ..., effects=...)``, the other fields left to their defaults; built
-    directly (built.py) when validation would keep every value as it is: the trail, cells and
-    effects tuples of exactly those models (frozen, built or validated already), plain strings."""
-    if (type(ruleset) is str and type(action) is str and type(headline) is str
-            and (actor_side is None or type(actor_side) is int)
-            and type(trail) is tuple and all_of(trail, Step)
-            and type(cells) is tuple and all_of(cells, TableCell)
-            and type(effects) is tuple and all_of(effects, UnitEffect)):
-        return built(Outcome, {"ruleset": ruleset, "action": action, "headline": headline,
-                               "actor_side": actor_side, "rolls": (), "trail": trail, "cells": cells,
-                               "effects": effects, "manual_dice": False, "unused_dice": ()}, _OUTCOME_GIVEN)
+    """``Outcome(ruleset=..., ..., effects=...)``, the other fields left to their defaults."""
     return Outcome(ruleset=ruleset, action=action, headline=headline, actor_side=actor_side, trail=trail,
                    cells=cells, effects=effects)
 
 
 def table_cell(table: str, column: str, row: str, result: str, rule: str | None) -> TableCell:
-    """``TableCell(...)`` with every field given, built directly when the values are plain strings."""
-    if plain_strs((table, column, row, result)) and (rule is None or type(rule) is str):
-        return built(TableCell, {"table": table, "column": column, "row": row, "result": result, "rule": rule})
+    """``TableCell(...)`` with every field given."""
     return TableCell(table=table, column=column, row=row, result=result, rule=rule)
 
 
-_DICE_FIELDS = ("rolls", "manual_dice", "unused_dice")
-
-
 def with_dice(outcome: Outcome, rolls: tuple[Roll, ...], manual_dice: bool, unused_dice: tuple[int, ...]) -> Outcome:
-    """``outcome.model_copy(update={"rolls": ..., "manual_dice": ..., "unused_dice": ...})``: the
-    same instance pydantic's copy makes (``__dict__`` in the same order, the three fields added to
-    the fields-set, nothing validated), without its generic copy and update path; api.resolve
-    calls it once per order."""
-    fields = outcome.__dict__.copy()
-    fields["rolls"], fields["manual_dice"], fields["unused_dice"] = rolls, manual_dice, unused_dice
-    # an Outcome forbids extra fields and has no private ones: ``built`` sets both to None
-    return built(type(outcome), fields, given=tuple(outcome.__pydantic_fields_set__.union(_DICE_FIELDS)))
+    """The outcome with the dice the order used (api.resolve, once per order): its copy with the
+    three fields updated (added to its fields-set, nothing validated)."""
+    return outcome.model_copy(update={"rolls": rolls, "manual_dice": manual_dice, "unused_dice": unused_dice})

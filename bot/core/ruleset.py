@@ -26,12 +26,13 @@ from . import sequence as play
 from .commands import Command, Suggest
 from .dice import Roller
 from .errors import IllegalOrder, InvalidOrder
-from .game import Game, Side
+from .game import Game, Location, Side, carried
 from .grid import HexGrid
 from .orders import PHASE_ACTIONS, PhaseOrder, Sealing
 from .outcome import Outcome, UnitEffect
 from .reactions import Reaction
 from .required import RequiredRoll
+from .samples import Sample
 from .suggest import common_suggestions
 from .trail import Trail
 
@@ -54,11 +55,23 @@ class SideOption:
     """A number the scenario gives each side (ASL's ELR), kept on the game's ``Side``. Given at
     ``/game new`` as one option per side (``elr_1``, ``elr_2``)."""
 
-    name: str  # a field of bot.core.game.Side
+    name: str  # a field of the ruleset's side_fields
     title: str  # "Experience Level Rating"
     min: int
     max: int
     rule: str
+
+
+@dataclass(frozen=True)
+class Shots:
+    """What the map draws as the latest fire (bot/pictures): the orders that fire, the order field
+    naming the firing units (a list of ids, or one), and the field naming what they fire at, a
+    Location (``target``, on a hex board) or units (``targets``, on the table top)."""
+
+    actions: tuple[str, ...]
+    firers: str
+    target: str = ""
+    targets: str = ""
 
 
 class Ruleset:
@@ -68,6 +81,12 @@ class Ruleset:
     short_name: ClassVar[str]  # how help texts name it briefly: "ASL"
     variants: ClassVar[dict[str, str]] = {}  # key -> title, e.g. "starter": "ASL Starter Kit"; empty: one rules set
     side_options: ClassVar[tuple[SideOption, ...]] = ()  # numbers per side (ASL: ELR)
+    # the data each side and each Location of its games carries beyond the shared fields, as a model
+    # of its own (its fields' defaults are a new side's or Location's): the game model keeps it as
+    # data, checked by this model (bot.core.game.carried); only the ruleset reads and writes it.
+    # None: nothing
+    side_fields: ClassVar[type[BaseModel] | None] = None
+    location_fields: ClassVar[type[BaseModel] | None] = None
 
     # --- the sequence of play ---
     phases: ClassVar[tuple[str, ...]]  # one player turn (ASL) or one game turn (NHiS, CD)
@@ -88,6 +107,8 @@ class Ruleset:
     # them and the line of sight read along them; None: the ruleset has no grid the bot can read (the
     # picture then places any short hex id, and ranges are typed)
     grid: ClassVar[HexGrid | None] = None
+    # the orders the map draws as the latest fire, and their fields; None: the map draws no fire
+    shots: ClassVar[Shots | None] = None
     # the unit fields a player sets when placing a library counter (who holds a weapon, the company):
     # any other stat changes the counter's numbers, which is the game master's
     setup_fields: ClassVar[tuple[str, ...]] = ()
@@ -106,6 +127,8 @@ class Ruleset:
     required_rolls: ClassVar[tuple[RequiredRoll, ...]] = ()
     # what the referee leaves to the table, one sentence each with its reason (/help says so plainly)
     left_to_table: ClassVar[tuple[str, ...]] = ()
+    # the sample games the sandbox sets up (bot/core/samples.py), in the ruleset's own channel
+    samples: ClassVar[tuple[Sample, ...]] = ()
 
     def __init__(self) -> None:
         self._adapter: TypeAdapter[Any] | None = None
@@ -190,7 +213,7 @@ class Ruleset:
             ruleset=self.name,
             variant=variant or self.default_variant(),
             scenario=scenario,
-            sides=[Side(name=s.strip(), **extra) for s, extra in zip(sides, per_side)],
+            sides=[self.new_side(s.strip(), **extra) for s, extra in zip(sides, per_side)],
             phase=self.phases[0],
             options=options,
             gm=gm,
@@ -198,6 +221,22 @@ class Ruleset:
         if sequence:
             play.start(game, self)
         return game
+
+    def new_side(self, name: str, **data: Any) -> Side:
+        """A side of this ruleset's games, with its declared data (``side_fields``) set or defaulted."""
+        side = Side(name=name, **data)
+        carried(self.side_fields, side, f"side {name}")
+        return side
+
+    def new_location(self, id: str, terrain: str = "open", features: list[str] | None = None,  # noqa: A002
+                     **data: Any) -> Location:
+        """A Location of this ruleset's games, with its declared markers (``location_fields``) set or
+        defaulted. Raises ValueError for data the ruleset does not declare, or a value it refuses."""
+        if features:
+            data["features"] = list(features)
+        location = Location(id=id, terrain=terrain, **data)
+        carried(self.location_fields, location, f"Location {id}")
+        return location
 
     def counter_types(self) -> dict[str, dict[str, Any]]:
         """The counter library: type name -> the unit's fields (without id, side, location)."""
@@ -279,6 +318,28 @@ class Ruleset:
     def marker_words(self, unit: Any) -> list[str]:
         """Words for what a unit carries beyond its flags (fire markers, who holds a weapon)."""
         return []
+
+    def map_markers(self, unit: Any) -> list[str]:
+        """The markers the map shows on a counter: its flags and marker words, as on the status board;
+        rulesets add what the map shows besides (CD: the order a stand was given)."""
+        words = [word for flag, word in self.status_flags if getattr(unit, flag, False) is True]
+        return words + self.marker_words(unit)
+
+    def stand_note(self, unit: Any) -> str:
+        """What a stand's base on the table top shows when it has no markers (CD: its quality)."""
+        return ""
+
+    def location_markers(self, location: Any) -> list[str]:
+        """The markers the map shows in a Location (ASL: Residual FP, SMOKE)."""
+        return []
+
+    def location_words(self, location: Any) -> list[str]:
+        """The markers in a Location as the status board words them, after its features."""
+        return []
+
+    def smoke_in(self, location: Any) -> bool:
+        """Whether a Location holds smoke, which the line of sight names (bot/core/sight.py)."""
+        return False
 
     def stacking_refusal(self, game: Game, units: list[Any], location: str | None) -> str | None:
         """Why ``units`` may not be placed in ``location`` at the set-up (the ruleset's stacking

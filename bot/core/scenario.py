@@ -23,7 +23,12 @@ from .setup import ID_PATTERN, MAX_LOCATIONS, MAX_UNITS, check_ranges
 Scalar = int | float | bool | str
 Value = Annotated[Scalar | None | list[str] | dict[str, int],
                   Field(description="a number, a word, a list of words, or numbers by range band")]
-IDENTITY = ("id", "system", "side", "type", "location", "owner")  # set by the file's own fields, not stats
+IDENTITY = ("id", "system", "side", "type", "location")  # set by the file's own fields, not stats
+
+
+def _identity(model: Any) -> tuple[str, ...]:
+    """The unit fields a scenario file sets by its own fields: IDENTITY, and the holder (``held_by``)."""
+    return IDENTITY if model.holder_field is None else (*IDENTITY, model.holder_field)
 
 
 class _Strict(BaseModel):
@@ -68,8 +73,8 @@ class ScenarioSide(_Strict):
     name: str = Field(min_length=1, max_length=60, description="The side's name, e.g. Germans")
     nationality: str | None = Field(default=None, max_length=40, description="e.g. german, russian")
     options: dict[str, Scalar] = Field(default_factory=dict,
-                                       description="The scenario's numbers for this side: elr (ASL), san, quality "
-                                                   "ratings, ...")
+                                       description="The scenario's numbers for this side, as its ruleset names "
+                                                   "them (an experience level, SAN, quality ratings, ...)")
     units: list[ScenarioUnit] = Field(default_factory=list, max_length=MAX_UNITS,
                                       description="The side's units, in the order they are set up")
     hidden: ScenarioHidden | None = Field(default=None, description="What this side keeps hidden: sealed when the "
@@ -78,12 +83,16 @@ class ScenarioSide(_Strict):
 
 
 class ScenarioLocation(_Strict):
+    # besides these, the markers the ruleset's Locations carry (``Ruleset.location_fields``: residual_fp,
+    # smoke), checked by the ruleset's own model as the scenario is set up
+    model_config = ConfigDict(extra="allow", json_schema_extra={
+        "description": "A Location: its id, terrain and features, and the markers its ruleset gives Locations "
+                       "(docs/scenarios.md lists them)"})
+
     id: str = Field(pattern=ID_PATTERN, description="The hex or area id, e.g. B5 or hedge-1")
     terrain: str | None = Field(default=None, max_length=40,
                                 description="A terrain of the ruleset's chart (its default if left out)")
     features: list[str] = Field(default_factory=list, max_length=20, description="e.g. hill, foxhole")
-    smoke: bool = Field(default=False, description="A smoke marker is in the Location")
-    residual_fp: int = Field(default=0, ge=0, le=36, description="ASL: the Residual FP marker (A8.2), 0 for none")
 
 
 class ScenarioBoard(_Strict):
@@ -104,13 +113,15 @@ class Scenario(_Strict):
 
     model_config = ConfigDict(extra="forbid", title="Referee scenario file")
 
-    ruleset: str = Field(description="The rules system: asl, nhis or cd (or a plug-in's name)")
-    variant: str | None = Field(default=None, description="ASL: full or starter")
+    ruleset: str = Field(description="The rules system: a registered ruleset's name, as /game new offers it (a "
+                                     "plug-in's included)")
+    variant: str | None = Field(default=None, description="The ruleset's rules variant, where it has several "
+                                                          "(/game new's choices); left out: its first")
     title: str = Field(default="", max_length=100, description="The scenario's name, shown on every result")
     turns: int | None = Field(default=None, ge=1, le=100, description="The scenario's length in game turns")
     options: dict[str, Scalar] = Field(default_factory=dict, description="Game options, as /game new's key=value")
     boards: list[ScenarioBoard] = Field(default_factory=list, max_length=16,
-                                        description="ASL: the geomorphic boards the map is laid out of (left out: "
+                                        description="The geomorphic boards the map is laid out of (left out: "
                                                     "one board, its hexes named C5); with boards, hexes are named "
                                                     "with their board, 32C5")
     locations: list[ScenarioLocation] = Field(default_factory=list, max_length=MAX_LOCATIONS,
@@ -222,17 +233,26 @@ def _place_locations(game: Game, ruleset: Any, scenario: Scenario) -> None:
         if terrains and terrain not in terrains:
             raise ScenarioRefused(("locations", i, "terrain"), f"unknown terrain '{spec.terrain}' in {ruleset.title} "
                                   f"(terrains: {', '.join(sorted(terrains))})")
-        game.locations[spec.id] = Location(id=spec.id, terrain=terrain, features=list(spec.features),
-                                           residual_fp=spec.residual_fp, smoke=spec.smoke)
+        try:
+            game.locations[spec.id] = ruleset.new_location(spec.id, terrain, spec.features, **(spec.model_extra or {}))
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            key = next((str(p) for p in err.get("loc", ())), "")
+            raise ScenarioRefused(("locations", i, key), plain_validation(err, key)) from None
+        except ValueError as exc:
+            marks = ", ".join(ruleset.location_fields.model_fields) if ruleset.location_fields else "none"
+            raise ScenarioRefused(("locations", i), f"{exc} (the markers of its Locations: {marks})") from None
 
 
 def _unit_fields(ruleset: Any, game: Game, spec: ScenarioUnit, path: tuple[str | int, ...]) -> dict[str, Any]:
     """The stats and markers of a unit, checked: fields its model has, numbers a counter carries."""
-    model_fields = ruleset.unit_model().model_fields
+    model = ruleset.unit_model()
+    model_fields = model.model_fields
+    identity = _identity(model)
     stats = dict(spec.stats)
     for key in stats:
-        if key in IDENTITY:
-            where = {"location": "location", "owner": "held_by", "type": "type", "id": "id"}.get(key)
+        if key in identity:
+            where = {"location": "location", model.holder_field: "held_by", "type": "type", "id": "id"}.get(key)
             raise ScenarioRefused((*path, "stats", key), f"'{key}' is not a stat" +
                                   (f": give it as the unit's {where}" if where else " (the side lists its units)"))
         if key not in model_fields:
@@ -243,7 +263,7 @@ def _unit_fields(ruleset: Any, game: Game, spec: ScenarioUnit, path: tuple[str |
         raise _refuse((*path, "stats"), exc) from None
     for j, marker in enumerate(spec.markers):
         field = model_fields.get(marker)
-        if field is None or field.annotation is not bool or marker in IDENTITY:
+        if field is None or field.annotation is not bool or marker in identity:
             flags = sorted(k for k, f in model_fields.items() if f.annotation is bool)
             raise ScenarioRefused((*path, "markers", j), f"'{marker}' is not a marker of {ruleset.title} units "
                                   f"(markers: {', '.join(flags)})")
@@ -295,7 +315,7 @@ def _place_units(game: Game, ruleset: Any, scenario: Scenario) -> None:
         if spec.held_by is None:
             continue
         holder = by_id.get(spec.held_by.casefold())
-        if "owner" not in type(unit).model_fields:
+        if unit.holder_field is None:
             raise ScenarioRefused((*path, "held_by"), f"units of {ruleset.title} are not carried by other units")
         if holder is None or holder.side != unit.side or holder is unit:
             raise ScenarioRefused((*path, "held_by"), f"{unit.id} is held by '{spec.held_by}', which is not another "
@@ -303,7 +323,7 @@ def _place_units(game: Game, ruleset: Any, scenario: Scenario) -> None:
         if spec.location is not None and unit.location != holder.location:
             raise ScenarioRefused((*path, "location"), f"{unit.id} is held by {holder.id}, so it is where "
                                   f"{holder.id} is ({holder.location or 'off board'}): leave its location out")
-        unit.owner = holder.id
+        setattr(unit, unit.holder_field, holder.id)
         unit.location = holder.location
     for unit, spec, path in placed:
         refusal = ruleset.stacking_refusal(game, [unit], unit.location) if game.sequence is not None else None
@@ -335,11 +355,21 @@ def scenario_of(game: Game, hidden: dict[int, str] | None = None) -> Scenario:
         secret = (hidden or {}).get(i)
         sides.append(ScenarioSide(name=side.name, nationality=side.nationality, options=opts, units=units,
                                   hidden=ScenarioHidden(text=secret) if secret else None))
-    locations = [ScenarioLocation(id=loc.id, terrain=loc.terrain, features=list(loc.features), smoke=loc.smoke,
-                                  residual_fp=loc.residual_fp) for loc in game.locations.values()]
+    locations = [ScenarioLocation(id=loc.id, terrain=loc.terrain, features=list(loc.features),
+                                  **_marks(ruleset, loc)) for loc in game.locations.values()]
     boards = [ScenarioBoard(id=b.id, x=b.x, y=b.y, reversed=b.reversed) for b in game.boards]
     return Scenario(ruleset=game.ruleset, variant=game.variant, title=game.scenario, turns=game.turns,
                     options=options, boards=boards, locations=locations, sides=sides)
+
+
+def _marks(ruleset: Any, location: Location) -> dict[str, Any]:
+    """A Location's declared markers that are not their defaults (a scenario file leaves those out)."""
+    model = ruleset.location_fields
+    if model is None:
+        return {}
+    fields = model.model_fields
+    return {k: v for k, v in (location.model_extra or {}).items()
+            if k in fields and v != fields[k].get_default(call_default_factory=True)}
 
 
 def _unit_spec(ruleset: Any, unit: Any, library: dict[str, dict[str, Any]]) -> ScenarioUnit:
@@ -348,9 +378,10 @@ def _unit_spec(ruleset: Any, unit: Any, library: dict[str, dict[str, Any]]) -> S
     base_data = ruleset.make_unit(kind, id=unit.id, side=unit.side, location=unit.location,
                                   library=library).model_dump(mode="json") if kind else {"name": "custom"}
     fields = type(unit).model_fields
+    identity = _identity(type(unit))
     markers, stats = [], {}
     for key, value in data.items():
-        if key in IDENTITY or key == "name" or (kind and base_data.get(key) == value):
+        if key in identity or key == "name" or (kind and base_data.get(key) == value):
             continue
         if not kind and value == fields[key].get_default(call_default_factory=True):
             continue
@@ -359,9 +390,9 @@ def _unit_spec(ruleset: Any, unit: Any, library: dict[str, dict[str, Any]]) -> S
         else:
             stats[key] = value
     name = unit.name if unit.name != base_data["name"] else None
-    owner = getattr(unit, "owner", None)
-    return ScenarioUnit(id=unit.id, type=kind, name=name, location=None if owner else unit.location,
-                        held_by=owner, markers=markers, stats=stats)
+    holder = unit.holder_id
+    return ScenarioUnit(id=unit.id, type=kind, name=name, location=None if holder else unit.location,
+                        held_by=holder, markers=markers, stats=stats)
 
 
 def check_samples(ruleset_name: str) -> int:

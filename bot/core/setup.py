@@ -256,7 +256,7 @@ def ensure_location(game: Game, ruleset: Ruleset, location_id: str | None, trail
         return existing
     if len(game.locations) >= MAX_LOCATIONS:
         raise IllegalOrder(f"this game already has {MAX_LOCATIONS} locations, the most one game may have")
-    game.locations[location_id] = Location(id=location_id, terrain=ruleset.default_terrain())
+    game.locations[location_id] = ruleset.new_location(location_id, ruleset.default_terrain())
     trail.note(f"New location {location_id}: {ruleset.default_terrain()} (set it with /location set)")
     return location_id
 
@@ -398,7 +398,7 @@ def resolve_setup(game: Game, ruleset: Ruleset, order: OrderBase) -> Outcome:
         unit.location = location
         # a support weapon moves with the unit carrying it
         for other in game.units.values():
-            if getattr(other, "owner", None) == unit.id:
+            if other.holder_id == unit.id:
                 other.location = location
         trail.put("effect", f"{unit.label}: {before or 'off board'} -> {location or 'off board'}", unit=unit.id)
         return _outcome(ruleset, order.action, f"{unit.label} to {location or 'off board'}", trail,
@@ -408,8 +408,8 @@ def resolve_setup(game: Game, ruleset: Ruleset, order: OrderBase) -> Outcome:
         unit = game.unit(order.unit)
         del game.units[unit.id]
         for other in game.units.values():
-            if getattr(other, "owner", None) == unit.id:
-                other.owner = None  # type: ignore[union-attr]  (left unpossessed where it was)
+            if other.holder_id == unit.id:
+                setattr(other, other.holder_field, None)  # left unpossessed where it was
         trail.put("effect", f"{unit.label} removed from the game", unit=unit.id)
         return _outcome(ruleset, order.action, f"{unit.label} removed", trail,
                         [UnitEffect(unit=unit.id, name=unit.name, side=unit.side, effects=("removed",))], unit.side)

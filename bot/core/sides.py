@@ -1,7 +1,7 @@
-"""A side of a game: its name, its players and the numbers a scenario gives it.
+"""A side of a game: its name, its players and the numbers a scenario gives it (those its ruleset
+declares, ``Ruleset.side_fields``, carried as data after the shared fields: ASL's ELR).
 
-A module of its own, below both the game model and the registry: the registry checks each ruleset's
-side options against these fields, and the game model imports the registry."""
+A module of its own, below both the game model and the registry (the game model imports the registry)."""
 
 from __future__ import annotations
 
@@ -11,12 +11,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 
 class Side(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="allow")  # the ruleset's declared side data (bot.core.game.carried)
 
     name: str
     players: list[int] = Field(default_factory=list)  # Discord user ids (plain ints)
     nationality: str | None = None
-    elr: int | None = None  # ASL: Experience Level Rating set by the scenario
     # the scenario's other numbers for this side (SAN, quality ratings, ...): set from a scenario
     # file (bot/core/scenario.py); left out of the saved state while empty, as older games have none
     options: dict[str, Any] = Field(default_factory=dict, exclude_if=lambda v: not v, repr=False)

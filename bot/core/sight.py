@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from .errors import ConfirmSight, IllegalOrder, InvalidOrder
 from .grid import Cell, HexGrid, at, centre, distance, neighbours
+from .rulesets import get_ruleset
 
 if TYPE_CHECKING:
     from .game import Game, Location
@@ -273,6 +274,7 @@ def read_sight(grid: HexGrid | None, terrain_of: Callable[[Location], SightTerra
             raise InvalidOrder(f"the map cannot place '{location_id[:30]}': {grid.title}, e.g. {grid.example}",
                                field=name)
         cells.append(cell)
+    ruleset = get_ruleset(game.ruleset)  # whether a Location holds smoke is its ruleset's (smoke_in)
     known: dict[Cell, Location] = {}
     for location in game.locations.values():
         cell = grid.cell(location.id, game.boards)
@@ -290,7 +292,7 @@ def read_sight(grid: HexGrid | None, terrain_of: Callable[[Location], SightTerra
             location = known.get(cell)
             name = named(cell)
             terrain = terrain_of(location) if location is not None else None
-            hexes.append(HexRead(name, terrain, bool(location is not None and location.smoke)))
+            hexes.append(HexRead(name, terrain, location is not None and ruleset.smoke_in(location)))
         steps.append(_read_step(crossing, tuple(hexes)))
     return SightLine(named(cells[0]), named(cells[1]), distance(cells[0], cells[1]), tuple(steps), grid, cells[0],
                      cells[1])
@@ -324,9 +326,11 @@ def read_lines(trail: Trail, grid: HexGrid, terrain_of: Callable[[Location], Sig
     return lines
 
 
-def check_blocked(trail: Trail, game: Game, lines: list[SightLine], confirmed: bool, rule: str) -> None:
+def check_blocked(trail: Trail, game: Game, lines: list[SightLine], confirmed: bool, rule: str, *,
+                  field: str) -> None:
     """A line read as blocked: refused under ``los=strict``; under ``advise`` put to the firer to confirm
-    (``ConfirmSight``) unless the order says the firer did, which the trail then says."""
+    (``ConfirmSight``, naming the order's ``field`` that confirms it) unless the order says the firer
+    did, which the trail then says."""
     blocked = [line for line in lines if line.blocked]
     if not blocked:
         return
@@ -336,5 +340,5 @@ def check_blocked(trail: Trail, game: Game, lines: list[SightLine], confirmed: b
                            f"refuses it)")
     if not confirmed:
         raise ConfirmSight(f"the bot reads the line of sight as {why}, reading whole hexes ({rule}): fire anyway "
-                           f"if the terrain art leaves it clear", field="los_confirmed")
+                           f"if the terrain art leaves it clear", field=field)
     trail.note(f"the firer confirmed the line of sight, which the bot reads as {why}", rule=rule)

@@ -36,7 +36,7 @@ def common_suggestions(kind: str, game: Game, named: dict[str, list[str]], *,
     if kind == "company":
         companies: dict[str, list[Any]] = {}
         for unit in game.units.values():
-            name = getattr(unit, "company", "")
+            name = unit.company_name
             if name and not unit.eliminated:
                 companies.setdefault(name, []).append(unit)
         return [(f"{name} ({game.side_name(units[0].side)}, {len(units)} stand{'s' if len(units) != 1 else ''})",

@@ -4,16 +4,9 @@ from __future__ import annotations
 
 from typing import Any, get_args
 
-from .built import new_instance as _new
-from .built import shared_fields_set
-from .built import set_dict as _set_dict
-from .built import set_extra as _set_extra
-from .built import set_fields_set as _set_fields_set
-from .built import set_private as _set_private
 from .step import Number, Step, StepKind  # noqa: F401  (re-exported: the model lives in step.py)
 
 _STEP_KINDS = frozenset(get_args(StepKind))
-_ALL_SET = shared_fields_set(Step)  # every field given: one fields-set for every Step (built.py)
 _VALUE_TYPES = frozenset({int, float, str, type(None)})  # what a Step's value keeps as it is
 _TOTAL_TYPES = frozenset({int, float, type(None)})
 _TEXT_TYPES = frozenset({str, type(None)})
@@ -40,11 +33,10 @@ def _make(
     rule: Any = None,
     unit: Any = None,
 ) -> Step:
-    """The Step of these values: looked up, built directly or validated (see ``Trail``)."""
-    # built.built inlined, and the Step looked up before the exactness check: a Step in ``_STEPS``
-    # was built from values that passed it, and a key equal to its key (the value's and the
-    # total's types in it) holds values validation turns into the same Step (a str subclass
-    # equal to a str becomes that str). Only a value and a total of the kept types are looked up
+    """The Step of these values: looked up, or validated (see ``Trail``)."""
+    # The Step looked up before the exactness check: a Step in ``_STEPS`` was made from values that
+    # passed it, and a key equal to its key (the value's and the total's types in it) holds values
+    # validation turns into the same Step (a str subclass equal to a str becomes that str). Only a value and a total of the kept types are looked up
     # (both hashable then); an unhashable kind, label, rule or unit goes to validation, which refuses it.
     value_type, total_type = type(value), type(total)
     step = None
@@ -65,12 +57,7 @@ def _make(
             key = None
         if (step is None and key is not None and type(kind) is str and kind in _STEP_KINDS and type(label) is str
                 and type(rule) in _TEXT_TYPES and type(unit) in _TEXT_TYPES):
-            step = _new(Step)
-            _set_dict(step, {"kind": kind, "label": label, "value": value, "total": total, "rule": rule,
-                             "unit": unit})
-            _set_fields_set(step, _ALL_SET)
-            _set_extra(step, None)
-            _set_private(step, None)
+            step = Step(kind=kind, label=label, value=value, total=total, rule=rule, unit=unit)
             if len(_STEPS) >= STEP_CACHE_SIZE:
                 _STEPS.clear()
             _STEPS[key] = step
@@ -82,12 +69,11 @@ def _make(
 class Trail:
     """Builder for the ordered list of steps; the core appends, the Outcome freezes it.
 
-    A fire resolution adds ~45 steps, and building each was the largest single cost of the rules
-    core after the working copy (docs/performance.md). When validation would leave every value as
-    it is (a known kind; plain str, int and float, not bool nor a subclass; None), the Step is built
-    directly, with the same fields and fields-set that ``Step(...)`` gives, once: the same values
-    again give the same (frozen) Step from ``_STEPS``. Anything else (a bool, a Fraction, an unknown
-    kind) goes through the validator as before, which converts it or refuses it, and is not kept.
+    A fire resolution adds ~45 steps. When validation leaves every value as it is (a known kind;
+    plain str, int and float, not bool nor a subclass; None), the Step is validated once and kept:
+    the same values again give the same (frozen) Step from ``_STEPS``. Anything else (a bool, a
+    Fraction, an unknown kind) goes through the validator each time, which converts it or refuses
+    it, and is not kept.
 
     ``put``, ``section`` and ``note`` keep a line as a plain tuple and ``freeze`` makes the Steps once,
     at the end, in one pass (issue 14, item 4: the trail as tuples until the Outcome is built);

@@ -56,7 +56,8 @@ def _list_fields(model: type[BaseModel]) -> tuple[str, ...]:
 def work_class(model: type[BaseModel]) -> type[Any]:
     """The plain class of a unit model's working objects: the fields in an instance ``__dict__``
     (a copy of the model's, in its order), the origin and the names assigned in two slots, the
-    model's properties (``label``, ``is_sw``...), ``to_model`` and ``model_dump``."""
+    model's properties (``label``, ``is_sw``...) and class variables (``holder_field``...), ``to_model``
+    and ``model_dump``."""
     found = _WORK_CLASSES.get(model)
     if found is not None:
         return found
@@ -70,6 +71,8 @@ def work_class(model: type[BaseModel]) -> type[Any]:
         for key, value in vars(klass).items():
             if isinstance(value, property):
                 namespace[key] = value
+    for key in model.__class_vars__:  # its declarations (UnitBase.holder_field ...), which the properties read
+        namespace[key] = getattr(model, key)
     base = type(f"{model.__name__}Fill", (), namespace)
     set_values = base.__dict__["__dict__"].__set__  # the instance dict set in C, not through __setattr__
     set_origin = base.__dict__["_origin"].__set__

@@ -32,7 +32,7 @@ from PIL import Image, ImageDraw
 
 from bot.core.game import Game, Location
 from bot.core.grid import Cell, any_cell, laid_out, placer
-from bot.core.ruleset import Ruleset
+from bot.core.ruleset import Ruleset, Shots
 from bot.core.rulesets import get_ruleset
 from bot.core.rulesets.base import UnitBase
 from bot.core.sight import SightLine
@@ -269,39 +269,28 @@ _VALUES = re.compile(r"^[0-9]+(?:[-+][0-9]+)+$")  # 4-6-7, 8-1, 5+1: a counter's
 
 def counter_text(unit: UnitBase) -> str:
     """"G1 4-6-7", "M1 3-5-5 US Marine rifle squad": the id, the numbers printed on the counter (from its
-    name, else its FP, range and morale, the reduced side's when reduced), then the rest of its name;
-    the numbers come first so that a label cut short keeps them."""
+    name, else as its ruleset's unit model shows them, ``UnitBase.counter_values``: the reduced side's
+    when reduced), then the rest of its name; the numbers come first so that a label cut short keeps them."""
     words = unit.name.split()
     values = next((w for w in reversed(words) if _VALUES.match(w)), None)
     if values is not None:
         words.remove(values)
-    elif getattr(unit, "kind", "") in ("leader", "hero") and getattr(unit, "morale", 0):
-        morale = getattr(unit, "current_morale", getattr(unit, "morale", 0))
-        leadership = getattr(unit, "current_leadership", getattr(unit, "leadership", 0))
-        values = f"{morale}{leadership:+d}"
-    elif getattr(unit, "kind", "") != "sw":
-        numbers = [getattr(unit, f"current_{n}", getattr(unit, n, None)) for n in ("fp", "range", "morale")]
-        if all(isinstance(n, int) for n in numbers) and any(numbers):
-            values = "-".join(str(n) for n in numbers)
+    else:
+        values = unit.counter_values
     rest = " ".join(part for part in (values, " ".join(words)) if part)
     return f"{unit.id}  {rest}" if rest else unit.id  # two spaces: the font's one is narrow
 
 
 def markers(ruleset: Ruleset, unit: UnitBase) -> list[str]:
-    """The markers on a counter (the states of a CD stand) in the words of the status board: the
-    ruleset's flags and marker words (broken, pinned, Prep Fire, Move marker...), then the order a
-    unit was given, where its model has one (CD's Orders Summary)."""
-    words = [word for flag, word in ruleset.status_flags if getattr(unit, flag, False) is True]
-    words += ruleset.marker_words(unit)
-    order = getattr(unit, "order", None)
-    if isinstance(order, str) and order:
-        words.append(f"{order} orders")
-    return words
+    """The markers on a counter (the states of a stand) in the words of the status board: the
+    ruleset's flags and marker words (broken, pinned, Prep Fire, Move marker...), and what else the
+    ruleset shows on the map (``Ruleset.map_markers``: a stand's orders)."""
+    return ruleset.map_markers(unit)
 
 
-def location_markers(location: Location) -> list[str]:
-    found = [f"Residual {location.residual_fp} FP"] if location.residual_fp else []
-    return found + (["SMOKE"] if location.smoke else [])
+def location_markers(ruleset: Ruleset, location: Location) -> list[str]:
+    """The markers in a Location (Residual FP, SMOKE), as its ruleset declares them."""
+    return ruleset.location_markers(location)
 
 
 # --- the latest fire ---------------------------------------------------------------------------------
@@ -315,23 +304,24 @@ class Shot:
     side: int | None
     sources: tuple[str, ...]
     target: str
-    firers: tuple[str, ...] = ()  # CD: the stands that fired
-    targets: tuple[str, ...] = ()  # CD: the stands fired at
+    firers: tuple[str, ...] = ()  # the table top: the stands that fired
+    targets: tuple[str, ...] = ()  # the table top: the stands fired at
     # hex boards: the counters that fired (a label always shows them); not part of what the shot is
     units: tuple[str, ...] = field(default=(), compare=False)
 
 
-STAND_FIRE = ("fire", "indirect_fire")  # CD: direct fire [13] and a battery's indirect fire [17.6]
+def _named(order: dict[str, Any], field: str) -> list[str]:
+    """The ids an order field holds (a list of them, or one)."""
+    value = order.get(field)
+    return [str(v) for v in (value if isinstance(value, list) else [value]) if v is not None]
 
 
-def _stand_fire(game: Game, entry: dict[str, Any]) -> Shot | None:
-    """A CD fire (one firing stand, its target stands) as a shot between stands; None when its firer,
-    or every one of its targets, is no longer in the game."""
+def _stand_fire(game: Game, entry: dict[str, Any], shots: Shots) -> Shot | None:
+    """A fire on the table top (the firing stands, their target stands) as a shot between stands; None
+    when its firers, or every one of its targets, are no longer in the game."""
     order = entry.get("order") or {}
-    firer = order.get("firer")
-    named = [str(f) for f in (firer if isinstance(firer, list) else [firer]) if f is not None]
-    firers = tuple(unit.id for f in named if (unit := game.find_unit(f)) is not None)
-    targets = tuple(unit.id for t in order.get("targets") or [] if (unit := game.find_unit(str(t))) is not None)
+    firers = tuple(unit.id for f in _named(order, shots.firers) if (unit := game.find_unit(f)) is not None)
+    targets = tuple(unit.id for t in _named(order, shots.targets) if (unit := game.find_unit(t)) is not None)
     side = (entry.get("outcome") or {}).get("actor_side")
     if not firers or not targets:
         return None
@@ -340,36 +330,42 @@ def _stand_fire(game: Game, entry: dict[str, Any]) -> Shot | None:
 
 def latest_fire(game: Game, entries: Iterable[dict[str, Any]], undone: Iterable[int] = ()) -> Shot | None:
     """The newest fire among exported log entries (``LogEntry.export()`` dicts; oldest first) not
-    undone: its firers' Locations (a support weapon's, or its possessor's), and its target.
-    Firers since gone from the map are left out; None when no fire, or no Location to draw. On the
-    table top (CD) the newest direct or indirect fire, between stands (``Shot.firers``, ``targets``)."""
+    undone, as the ruleset declares its fire orders (``Ruleset.shots``): its firers' Locations (a
+    weapon's, or its holder's), and its target. Firers since gone from the map are left out; None when
+    no fire, or no Location to draw. On the table top the newest fire between stands (``Shot.firers``,
+    ``targets``)."""
     gone = set(undone)
-    table = get_ruleset(game.ruleset).board == "table"
+    ruleset = get_ruleset(game.ruleset)
+    shots = ruleset.shots
+    if shots is None:
+        return None
+    table = ruleset.board == "table"
     for entry in reversed(list(entries)):
         order = entry.get("order") or {}
-        if table:
-            if order.get("action") in STAND_FIRE and entry.get("seq") not in gone:
-                return _stand_fire(game, entry)
+        if order.get("action") not in shots.actions or entry.get("seq") in gone:
             continue
-        if order.get("action") != "fire" or entry.get("seq") in gone or not isinstance(order.get("target"), str):
+        if table:
+            return _stand_fire(game, entry, shots)
+        aimed = order.get(shots.target)
+        if not isinstance(aimed, str):
             continue
         in_play = [*game.locations, *(u.location for u in game.units.values() if u.location)]
-        target = next((key for key in in_play if key.casefold() == order["target"].casefold()), None)
+        target = next((key for key in in_play if key.casefold() == aimed.casefold()), None)
         if target is None:
             return None
         sources: list[str] = []
         fired: list[str] = []
-        for firer in order.get("firers") or []:
-            unit = game.find_unit(str(firer))
+        for firer in _named(order, shots.firers):
+            unit = game.find_unit(firer)
             if unit is None:
                 continue
             fired.append(unit.id)
-            if getattr(unit, "owner", None) and game.find_unit(unit.owner) is not None:
-                fired.append(game.find_unit(unit.owner).id)  # type: ignore[union-attr]  (its holder fires with it)
+            holder = game.find_unit(unit.holder_id or "")
+            if holder is not None:
+                fired.append(holder.id)  # its holder fires with it
             where = unit.location
-            owner = getattr(unit, "owner", None)
-            if where is None and owner and game.find_unit(owner) is not None:
-                where = game.find_unit(owner).location  # type: ignore[union-attr]
+            if where is None and holder is not None:
+                where = holder.location
             if where is not None and where not in sources:
                 sources.append(where)
         side = (entry.get("outcome") or {}).get("actor_side")
@@ -677,7 +673,7 @@ def _hex_map(game: Game, shot: Shot | None, line: SightLine | None = None, whole
     labels: dict[str, list[Row]] = {}
     for location_id in layout.centres:
         location = game.locations.get(location_id)
-        extra = location_markers(location) if location else []
+        extra = location_markers(ruleset, location) if location else []
         stack = stacks.get(location_id, [])
         if stack or extra:
             labels[location_id] = label_rows(ruleset, stack, extra, location_id, keep=keep,
@@ -901,8 +897,8 @@ def _table_groups(game: Game) -> tuple[str, dict[str, list[UnitBase]]]:
             groups.setdefault(u.location or "off the table", []).append(u)
         return "position", groups
     groups = {}
-    for u in sorted(stands, key=lambda u: (u.side, getattr(u, "company", ""))):
-        company = getattr(u, "company", "") or "no company"
+    for u in sorted(stands, key=lambda u: (u.side, u.company_name)):
+        company = u.company_name or "no company"
         groups.setdefault(f"{game.side_name(u.side)}: {company}", []).append(u)
     return "company", groups
 
@@ -911,7 +907,7 @@ def stand_lines(ruleset: Ruleset, stand: UnitBase) -> tuple[list[str], list[str]
     """A stand's base, whole: its id and name in lines that fit, then its states (or its quality) in
     lines that fit; whether the states are markers (drawn in red)."""
     marks = markers(ruleset, stand)
-    states = ", ".join(marks) or str(getattr(stand, "quality", ""))
+    states = ", ".join(marks) or ruleset.stand_note(stand)
     return (_words(f"{stand.id}  {stand.name}", LABEL_SIZE, STAND_W - 18),
             _words(states, SMALL_SIZE, STAND_W - 18) if states else [], bool(marks))
 

@@ -136,8 +136,11 @@ def _options_in_created_order(game: Game, order: dict[str, Any]) -> Game:
 
 def creation_outcome(game: Game) -> Outcome:
     trail = Trail()
+    ruleset = get_ruleset(game.ruleset)
     for i, side in enumerate(game.sides):
-        trail.note(f"Side {i + 1}: {side.name}" + (f" (ELR {side.elr})" if side.elr is not None else ""))
+        given = [f"{option.name.upper()} {getattr(side, option.name)}" for option in ruleset.side_options
+                 if getattr(side, option.name, None) is not None]  # the scenario's numbers (ASL's ELR)
+        trail.note(f"Side {i + 1}: {side.name}" + (f" ({', '.join(given)})" if given else ""))
     if game.gm is not None:
         trail.note(f"Game master: <@{game.gm}>")
     trail.note(f"Turn {game.turn}, {get_ruleset(game.ruleset).phase_names.get(game.phase, game.phase)}")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from bot.core.options import general
-from bot.core.rulesets import get_ruleset
+from bot.core.rulesets import get_ruleset, names
 from bot.record.replay import creation_order, game_from_creation
 from tests.cogs.conftest import ALICE, BOB, GM
 from tests.cogs.helpers import asl_game, last_entry
@@ -75,7 +75,7 @@ def test_a_game_logged_before_the_option_replays_with_every_players_dice_allowed
 @pytest.mark.parametrize("value", ["all", "gm", "none"])
 def test_each_value_is_a_valid_choice_for_every_ruleset(value):
     from bot.core.options import check_options
-    for name in ("asl", "nhis", "cd"):
+    for name in names():
         assert check_options(get_ruleset(name), {"manual_dice": value}, None) == {"manual_dice": value}
 
 

@@ -134,34 +134,3 @@ def test_an_order_refused_midway_leaves_the_callers_game_as_it_was(ruleset):
     with pytest.raises(InvalidOrder, match="ran out"):
         resolve(game, fire(), ScriptedDice(faces[:-1]))
     assert game.model_dump_json() == before
-
-
-def test_models_sharing_a_fields_set_cannot_change_it_for_each_other():
-    """Steps, Rolls, UnitEffects, TableCells built directly share one fields-set per class
-    (built.shared_fields_set): assignment is refused before pydantic would add to it, and a copy
-    with an update gets its own set, so no instance can change another's."""
-    from pydantic import BaseModel, ValidationError
-
-    from bot.core.built import built, shared_fields_set
-    from bot.core.trail import Step, Trail
-
-    trail = Trail()
-    first = trail.add("note", "one")
-    second = trail.add("note", "two", 2, total=3, rule="A1", unit="u")
-    assert first.__pydantic_fields_set__ is second.__pydantic_fields_set__
-    assert first.model_fields_set == Step(kind="note", label="one", value=None, total=None, rule=None,
-                                          unit=None).model_fields_set
-    with pytest.raises(ValidationError):
-        first.label = "changed"  # type: ignore[misc]
-    copied = first.model_copy(update={"label": "changed"})
-    assert copied.__pydantic_fields_set__ is not first.__pydantic_fields_set__
-    copied.__pydantic_fields_set__.discard("label")
-    assert second.model_fields_set == set(Step.model_fields)
-
-    class Mutable(BaseModel):
-        x: int = 0
-
-    with pytest.raises(TypeError, match="not frozen"):
-        shared_fields_set(Mutable)
-    with pytest.raises(TypeError, match="not frozen"):
-        built(Mutable, {"x": 1})

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from bot.core.api import new_game
 from bot.core.errors import InvalidOrder
-from bot.core.game import BoardPlacement, Location
+from bot.core.game import BoardPlacement
 from bot.core.grid import centre, column_name, distance, letters_cell, neighbours
 from bot.core.options import check_options
 from bot.core.rulesets import get_ruleset
@@ -150,7 +150,7 @@ def test_the_line_is_a_chain_of_touching_hexes_from_one_end_to_the_other(a, b):
 def sight(terrain: dict[str, str], a: str, b: str):
     game = new_game("asl", sides=["Germans", "Russians"])
     for location, kind in terrain.items():
-        game.locations[location] = Location(id=location, terrain=kind)
+        game.locations[location] = get_ruleset(game.ruleset).new_location(id=location, terrain=kind)
     ruleset = get_ruleset("asl")
     return read_sight(ruleset.grid, ruleset.sight_terrain, game, a, b)
 

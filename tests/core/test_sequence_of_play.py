@@ -12,7 +12,7 @@ import pytest
 from bot.core.api import new_game, resolve
 from bot.core.dice import ScriptedDice
 from bot.core.errors import IllegalOrder
-from bot.core.rulesets import get_ruleset
+from bot.core.rulesets import BUILT_IN, get_ruleset
 from bot.core.sequence import SEQUENCE, allowed_sides, current, load, side_to_act, step_name
 
 SIDES = {"asl": ["Germans", "Russians"], "nhis": ["US", "Japan"], "cd": ["Americans", "Germans"]}
@@ -34,7 +34,7 @@ def where(game) -> tuple[str, str, int]:
     return game.phase, step_name(game, get_ruleset(game.ruleset)), side_to_act(game)
 
 
-@pytest.mark.parametrize("ruleset", ["asl", "nhis", "cd"])
+@pytest.mark.parametrize("ruleset", BUILT_IN)
 def test_a_new_game_stands_at_the_first_step_its_holder_to_act(ruleset):
     game = game_of(ruleset)
     steps = load(ruleset).steps

@@ -6,6 +6,7 @@ from bot.core.api import new_game, parse_order, resolve
 from bot.core.dice import ScriptedDice
 from bot.core.errors import IllegalOrder, InvalidOrder
 from bot.core.game import Game
+from bot.core.rulesets import BUILT_IN
 
 
 @pytest.fixture
@@ -16,7 +17,7 @@ def game():
                        "stats": {"kind": "squad", "name": "4-6-7", "fp": 4, "range": 6, "morale": 7}}).game
 
 
-@pytest.mark.parametrize("ruleset", ["asl", "nhis", "cd"])
+@pytest.mark.parametrize("ruleset", BUILT_IN)
 def test_new_game_round_trips_through_json(ruleset):
     g = new_game(ruleset, sides=["Blue", "Red"], scenario="Round trip")
     assert Game.model_validate_json(g.model_dump_json()) == g

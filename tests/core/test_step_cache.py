@@ -199,18 +199,6 @@ def test_a_shared_unit_effect_is_the_one_validation_builds(monkeypatch):
         assert len(context_module._EFFECTS) <= 5
 
 
-def test_all_of_tells_a_tuple_of_one_exact_type():
-    from bot.core.built import all_of
-
-    class Sub(Step):
-        pass
-
-    step = Step(kind="note", label="x")
-    assert all_of((), Step) and all_of((step, step), Step)
-    assert not all_of((step, Sub(kind="note", label="y")), Step)
-    assert not all_of((step, "x"), Step) and not all_of(("x",), Step)
-
-
 class _Str(str):
     pass
 

@@ -125,7 +125,7 @@ def test_working_units_resolve_as_the_working_copy_did(monkeypatch, built_from):
         base = Game.model_validate_json(base.model_dump_json())
     if built_from == "many_locations":  # more locations than EAGER_LOCATIONS: copied as read (WorkLocations)
         for i in range(EAGER_LOCATIONS + 4):
-            base.locations[f"L{i}"] = Location(id=f"L{i}", terrain="woods", residual_fp=i % 3, features=["x"] * (i % 2))
+            base.locations[f"L{i}"] = get_ruleset(base.ruleset).new_location(id=f"L{i}", terrain="woods", residual_fp=i % 3, features=["x"] * (i % 2))
         base = Game.model_validate_json(base.model_dump_json())
     shared = 0
     for seed, order in _orders():
@@ -205,7 +205,7 @@ def test_a_fire_in_a_small_game_makes_every_unit_a_working_object_at_once():
 def test_a_large_game_copies_only_the_locations_read_and_never_hands_out_the_callers():
     game = scenarios.build("asl")
     for i in range(EAGER_LOCATIONS + 1):
-        game.locations[f"L{i}"] = Location(id=f"L{i}", features=["hill"])
+        game.locations[f"L{i}"] = get_ruleset(game.ruleset).new_location(id=f"L{i}", features=["hill"])
     before = _snapshot(game)
     held = dict(game.locations)
     work = working_game(game, eager=True)
@@ -221,8 +221,8 @@ def test_a_large_game_copies_only_the_locations_read_and_never_hands_out_the_cal
     for loc in got:
         loc.residual_fp = 6
         loc.features.append("x")
-    work.locations.update({"N1": Location(id="N1")})
-    work.locations["N2"] = Location(id="N2")
+    work.locations.update({"N1": get_ruleset(work.ruleset).new_location(id="N1")})
+    work.locations["N2"] = get_ruleset(work.ruleset).new_location(id="N2")
     assert work.locations.popitem()[0] == "N2"
     assert _snapshot(game) == before and all(game.locations[k] is v for k, v in held.items())
     done = finished_game(work)

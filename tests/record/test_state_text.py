@@ -12,11 +12,12 @@ import random
 import pytest
 
 from bench import scenarios
+from bot.core.rulesets import get_ruleset
 from bot.core.api import resolve
 from bot.core.copying import tree_copy
 from bot.core.dice import SeededDice
 from bot.core.errors import RulesError
-from bot.core.game import Game, Location
+from bot.core.game import Game
 from bot.record.chain import canonical_json, sha256
 from bot.record.state_text import StateHasher
 from tests.core.test_perf_equivalence import _CASES, _seed, _standard
@@ -113,7 +114,7 @@ def _changes(game: Game) -> list:
         setter(field_int, lambda v: 1),
         setter("name", lambda v: "Ünter ✠ \u00e9\u0301 \"quoted\" \\ \n"),
         setter("name", lambda v: v + "\u2028"),
-        lambda g: g.locations.update({"Zé": Location(id="Zé", features=["hill"])}),
+        lambda g: g.locations.update({"Zé": get_ruleset(g.ruleset).new_location(id="Zé", features=["hill"])}),
         lambda g: g.locations["Zé"].features.append("foxhole"),  # in place: the same list object
         lambda g: g.locations["Zé"].features.__setitem__(1, "smoke"),
         lambda g: setattr(g.locations["Zé"], "residual_fp", True),

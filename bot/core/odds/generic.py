@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from ..game import Game
+from ..orders import refers
 from ..outcome import Outcome
 from ..rulesets import get_ruleset
 from .enumerate import Leaf, leaves, tally
@@ -27,12 +28,11 @@ from .report import (
 
 
 def snapshot(unit: Any) -> Snapshot:
-    """The flags the end states read, whatever the ruleset: broken is ASL's broken, NHiS's Shaken,
-    CD's shaken or demoralized (a unit model has only the flags of its own ruleset)."""
-    return Snapshot(unit.kind, bool(getattr(unit, "broken", False) or getattr(unit, "shaken", False)
-                                    or getattr(unit, "demoralized", False)),
-                    bool(getattr(unit, "pinned", False)), unit.eliminated, bool(getattr(unit, "reduced", False)),
-                    forced_back=bool(getattr(unit, "forced_back", False)))
+    """The flags the end states read, whatever the ruleset, as its unit model declares them
+    (``UnitBase.condition``: broken is ASL's broken, NHiS's Shaken, CD's shaken or demoralized)."""
+    condition = unit.condition
+    return Snapshot(unit.kind, bool(condition.broken), bool(condition.pinned), unit.eliminated,
+                    bool(condition.reduced), forced_back=bool(condition.forced_back))
 
 
 def result_of(outcome: Outcome) -> str:
@@ -50,23 +50,26 @@ def result_of(outcome: Outcome) -> str:
 
 
 def _named(game: Game, order: BaseModel, actor_side: int | None) -> list[str]:
-    """The units the order names as its subject: the unit checking or rallying, the targets."""
+    """The units the order names as its subject, read from its declarations (``Refers``), in the
+    order of its fields: the unit checking or rallying (the shared ``unit``), the target units, the
+    enemy units in a target Location, a company's units; never the units it acts with (firers)."""
+    model = type(order)
     found: list[str] = []
-    for field in ("unit",):
-        uid = getattr(order, field, None)
-        if isinstance(uid, str) and game.find_unit(uid) is not None:
-            found.append(game.find_unit(uid).id)
-    for uid in getattr(order, "targets", None) or []:
-        if game.find_unit(uid) is not None:
-            found.append(game.find_unit(uid).id)
-    target = getattr(order, "target", None)
-    if isinstance(target, str) and actor_side is not None:
-        found += [u.id for u in game.units_at(target) if u.side != actor_side
-                  and not getattr(u, "is_sw", False)]
-    company = getattr(order, "company", None)
-    if isinstance(company, str):
-        found += [u.id for u in game.units.values() if not u.eliminated
-                  and (getattr(u, "company", "") or "").casefold() == company.casefold()]
+    for name in model.model_fields:
+        ref = refers(model, name)
+        value = getattr(order, name)
+        if ref is None or value is None:
+            continue
+        if ref.to == "unit" and (name == "unit" or not ref.acting):
+            for uid in [value] if isinstance(value, str) else value:
+                unit = game.find_unit(uid)
+                if unit is not None:
+                    found.append(unit.id)
+        elif ref.to == "location" and not ref.acting and isinstance(value, str) and actor_side is not None:
+            found += [u.id for u in game.units_at(value) if u.side != actor_side and not u.is_weapon]
+        elif ref.to == "company" and isinstance(value, str):
+            found += [u.id for u in game.units.values() if not u.eliminated
+                      and u.company_name.casefold() == value.casefold()]
     return list(dict.fromkeys(found))
 
 
@@ -77,7 +80,7 @@ def enumerated_report(game: Game, order: BaseModel) -> OddsReport:
     for leaf in found:  # every other unit some outcome changes (Leader Loss, FPF firers ...)
         for effect in leaf.outcome.effects:
             unit = game.units.get(effect.unit)
-            if unit is not None and effect.unit not in subjects and not getattr(unit, "is_sw", False):
+            if unit is not None and effect.unit not in subjects and not unit.is_weapon:
                 before = snapshot(unit)
                 after = snapshot(leaf.game.units[effect.unit])
                 if after != before:

@@ -103,7 +103,7 @@ class Snapshot:
     broken: bool  # ASL broken, NHiS Shaken, CD shaken or demoralized
     pinned: bool
     eliminated: bool
-    reduced: bool = False  # NHiS reduced side; ASL reduction shows in the kind (squad -> half-squad)
+    reduced: bool = False  # on its reduced side (NHiS), a half-squad (ASL): ``UnitBase.condition``
     forced_back: bool = False  # CD: forced back by a hit or a morale result [19.1, 21.3]
 
 
@@ -117,7 +117,7 @@ def end_state(before: Snapshot, after: tuple[Snapshot, ...]) -> str:
         return "reduced"  # one of its half-squads was lost
     if len(after) == 1:
         now = after[0]
-        if (before.kind == "squad" and now.kind == "half-squad") or (now.reduced and not before.reduced):
+        if now.reduced and not before.reduced:
             return "reduced"
     if any(s.broken for s in alive) and not before.broken:
         return "broken"

@@ -21,7 +21,6 @@ from pydantic import Field, SerializeAsAny, TypeAdapter
 
 from ..errors import InvalidOrder
 from ..orders import undeclared_fields
-from ..sides import Side
 
 if TYPE_CHECKING:
     from ..ruleset import Ruleset
@@ -72,14 +71,26 @@ def _check(ruleset: Ruleset) -> None:
     system = unit_model.model_fields.get("system")
     if system is None or get_args(system.annotation) != (ruleset.name,):
         raise RulesetRefused(f"{where}: its unit model's 'system' must be Literal['{ruleset.name}']")
+    for attribute in ("holder_field", "company_field"):  # what the shared code reads of a unit
+        field = getattr(unit_model, attribute, None)
+        if field is not None and field not in unit_model.model_fields:
+            raise RulesetRefused(f"{where}: its unit model's {attribute} '{field}' is not one of its fields")
+    orders = {get_args(m.model_fields["action"].annotation)[0]: m for m in get_args(ruleset.order_type)}
+    shots = getattr(ruleset, "shots", None)  # what the map draws as the latest fire
+    for action in shots.actions if shots is not None else ():
+        named = [f for f in (shots.firers, shots.target, shots.targets) if f]
+        gone = [f for f in named if action not in orders or f not in orders[action].model_fields]
+        if gone:
+            raise RulesetRefused(f"{where}: its shots name '{gone[0]}', not a field of its '{action}' order")
     for model in get_args(ruleset.order_type):
         missing = undeclared_fields(model)
         if missing:  # the permission check could not tell whether the order acts with them
             raise RulesetRefused(f"{where}: {model.__name__}.{missing[0]} holds ids but does not declare what "
                                  "they name (Refers in bot/core/orders.py)")
+    declared = ruleset.side_fields.model_fields if ruleset.side_fields is not None else {}
     for option in ruleset.side_options:
-        if option.name not in Side.model_fields:
-            raise RulesetRefused(f"{where}: side option '{option.name}' is not a field of Side")
+        if option.name not in declared:
+            raise RulesetRefused(f"{where}: side option '{option.name}' is not a field of its side_fields")
     actions = set(ruleset.actions())
     for command in ruleset.commands:
         if command.action not in actions:

@@ -13,9 +13,10 @@ from typing import Any
 
 import pytest
 
+from bot.core.rulesets import get_ruleset
 from bot.core.api import new_game, resolve
 from bot.core.dice import ScriptedDice
-from bot.core.game import Game, Location
+from bot.core.game import Game
 from bot.core.outcome import Resolution
 from bot.core.rulesets.asl.models import AslUnit
 
@@ -33,7 +34,7 @@ class AslBuilder:
             side.nationality = nation
 
     def hex(self, loc: str, terrain: str = "open", **fields: Any) -> "AslBuilder":
-        self.game.locations[loc] = Location(id=loc, terrain=terrain, **fields)
+        self.game.locations[loc] = get_ruleset(self.game.ruleset).new_location(id=loc, terrain=terrain, **fields)
         return self
 
     def unit(self, uid: str, side: int, loc: str | None, **stats: Any) -> "AslBuilder":

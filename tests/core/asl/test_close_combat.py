@@ -234,7 +234,7 @@ def _refereed_ccph():
     data = ruleset.sequence()
     game.step = next(i for i, s in enumerate(data.steps) if s.phase == "CCPh")
     game.phase, game.to_act, game.started = "CCPh", 0, True
-    game.locations["B5"] = Location(id="B5", terrain="open")
+    game.locations["B5"] = get_ruleset(game.ruleset).new_location(id="B5", terrain="open")
     for uid, side in (("A1", 0), ("R1", 1)):
         game.units[uid] = AslUnit(id=uid, side=side, location="B5", kind="squad", name="4-6-7", type="custom", fp=4,
                                   range=6, morale=7)

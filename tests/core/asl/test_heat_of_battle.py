@@ -8,10 +8,10 @@ from itertools import product
 
 import pytest
 
+from bot.core.rulesets import get_ruleset
 from bot.core.api import resolve
 from bot.core.dice import ScriptedDice
 from bot.core.errors import InvalidOrder
-from bot.core.game import Location
 from bot.core.rulesets.asl import counters, heat
 from bot.core.rulesets.asl.models import AslUnit
 from bot.core.rulesets.asl.ruleset import RULESET
@@ -148,7 +148,7 @@ def test_final_9_to_11_goes_berserk_and_a_berserk_unit_never_cowers_a15_4_a7_9()
     assert (a1.berserk, a1.broken) == (True, False)
     assert res.outcome.effects[0].after == "Good Order, DM, berserk"
     game = res.game
-    game.locations["C5"] = Location(id="C5", terrain="open")
+    game.locations["C5"] = get_ruleset(game.ruleset).new_location(id="C5", terrain="open")
     game.units["R1"] = AslUnit(id="R1", side=1, location="C5", kind="squad", name="4-4-7", fp=4, range=4,
                                morale=7, quality="first_line", type="custom")
     fired = resolve(game, {"action": "fire", "firers": ["A1"], "target": "C5", "range": 1}, ScriptedDice([3, 3, 2, 3]))

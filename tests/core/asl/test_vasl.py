@@ -17,8 +17,8 @@ import pytest
 import yaml
 from pydantic import ValidationError
 
+from bot.core.rulesets import get_ruleset
 from bot.core.data import data_path
-from bot.core.game import Location
 from bot.core.rulesets.asl import vasl
 from bot.core.scenario import Scenario, ScenarioBoard, build_game, scenario_of
 from bot.record import state_hash
@@ -379,7 +379,7 @@ def test_a_two_board_game_round_trips_through_its_own_export():
 def test_the_hexes_on_the_line_between_two_boards_keep_their_board():
     game = build_game(vasl.read(fx.two_boards()).scenario, sequence=1)
     game.units["G1"].location, game.units["R1"].location = "32GG5", "33A3"  # a board's GG is the next's A
-    game.locations = {loc: Location(id=loc) for loc in ("32GG5", "33A3", "33E4")}
+    game.locations = {loc: get_ruleset(game.ruleset).new_location(id=loc) for loc in ("32GG5", "33A3", "33E4")}
     back = units_of(vasl.read(vasl.write(game).data).scenario)
     assert (back["G1"][2], back["R1"][2]) == ("32GG5", "33A3")
 

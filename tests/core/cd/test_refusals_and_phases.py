@@ -5,10 +5,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bot.core.rulesets import get_ruleset
 from bot.core.api import resolve
 from bot.core.dice import ScriptedDice
 from bot.core.errors import IllegalOrder, InvalidOrder, RulesError
-from bot.core.game import Game, Location
+from bot.core.game import Game
 from bot.core.rulesets.cd import tables
 from bot.core.rulesets.cd.ruleset import RULESET
 
@@ -100,7 +101,7 @@ def test_a_turn_cycles_through_the_five_phases_with_the_active_side_kept(cd_game
 
 def test_turn_end_clears_suppression_forced_back_and_smoke_17_5_20(cd_game):
     b = small(cd_game, "CommandMorale").set("T", suppressed=True, forced_back=True)
-    b.game.locations["X"] = Location(id="X", smoke=True)
+    b.game.locations["X"] = get_ruleset(b.game.ruleset).new_location(id="X", smoke=True)
     res = advance(b.game)
     t = res.game.units["T"]
     assert not t.suppressed and not t.forced_back and not res.game.locations["X"].smoke

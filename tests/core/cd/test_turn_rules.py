@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from bot.core.rulesets import get_ruleset
 from bot.core.api import new_game, resolve
 from bot.core.dice import ScriptedDice
 from bot.core.errors import IllegalOrder
@@ -48,7 +49,7 @@ def game_at(step: str, phase: str, **options) -> Game:
     )
     for stand in stands:
         game.units[stand.id] = stand
-    game.locations = {"farm": Location(id="farm"), "rear": Location(id="rear"), "hedge-1": Location(id="hedge-1")}
+    game.locations = {"farm": get_ruleset(game.ruleset).new_location(id="farm"), "rear": get_ruleset(game.ruleset).new_location(id="rear"), "hedge-1": get_ruleset(game.ruleset).new_location(id="hedge-1")}
     game.step, game.phase, game.to_act, game.initiative = STEP[step], phase, 0, 0
     return game
 

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from bot.core.rulesets import get_ruleset
 from bot.core.api import new_game, resolve
 from bot.core.dice import ScriptedDice
-from bot.core.game import Game, Location
+from bot.core.game import Game
 from bot.core.outcome import Resolution
 from bot.core.rulesets.nhis.models import NhisUnit
 
@@ -24,7 +25,7 @@ class NhisBuilder:
         self.game.phase = phase
 
     def hex(self, loc: str, terrain: str = "open", *features: str) -> "NhisBuilder":
-        self.game.locations[loc] = Location(id=loc, terrain=terrain, features=list(features))
+        self.game.locations[loc] = get_ruleset(self.game.ruleset).new_location(id=loc, terrain=terrain, features=list(features))
         return self
 
     def unit(self, uid: str, side: int, loc: str | None, kind: str, **stats: Any) -> "NhisBuilder":

@@ -11,10 +11,11 @@ import re
 from fractions import Fraction
 from typing import Any
 
+from bot.core.rulesets import get_ruleset
 from bot.core.api import new_game, resolve
 from bot.core.dice import ScriptedDice
 from bot.core.errors import InvalidOrder
-from bot.core.game import Game, Location
+from bot.core.game import Game
 from bot.core.odds.enumerate import Leaf, tally
 from bot.core.odds.generic import snapshot
 from bot.core.rulesets.asl.ruleset import RULESET
@@ -66,8 +67,8 @@ def standard_game(*, elr: tuple[int, int] = (3, 2)) -> tuple[Game, dict[str, Any
     game = new_game("asl", sides=["Germans", "Russians"], variant="full", options={"elr": list(elr)})
     game.phase = "PFPh"
     game.sides[0].nationality, game.sides[1].nationality = "german", "russian"
-    game.locations["A1"] = Location(id="A1", terrain="open")
-    game.locations["B1"] = Location(id="B1", terrain="stone building")
+    game.locations["A1"] = get_ruleset(game.ruleset).new_location(id="A1", terrain="open")
+    game.locations["B1"] = get_ruleset(game.ruleset).new_location(id="B1", terrain="stone building")
     for i in range(3):
         add(game, "ger-548", f"G{i}", 0, "A1")
     add(game, "ger-9-2", "GL", 0, "A1")

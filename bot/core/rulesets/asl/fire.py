@@ -302,7 +302,7 @@ def read_line(ctx: AslContext, group: FireGroup, order: AslFire, sources: list[s
     (``advise``, the default); the hindrances read added unless ``hindrance`` is typed (A7.55: the
     worst line of a group from several Locations counts)."""
     lines = read_lines(ctx.trail, ASL_GRID, sight_terrain, ctx.game, sources, order.target)
-    check_blocked(ctx.trail, ctx.game, lines, order.los_confirmed, "A6.1")
+    check_blocked(ctx.trail, ctx.game, lines, order.los_confirmed, "A6.1", field="los_confirmed")
     typed = order.hindrance
     if typed is not None:
         read = max((line.hindrance for line in lines), default=None)

@@ -16,11 +16,11 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from ...data import data_path
-from ...game import Game, Location
+from ...game import Game
 from ...outcome import UnitEffect
 from ...trail import Trail
 from .context import status_text
-from .models import ASL_UNITS, AslUnit
+from .models import ASL_UNITS, AslLocation, AslUnit
 
 DATA_FILE = data_path("asl", "markers.yaml")
 
@@ -68,7 +68,7 @@ def data() -> MarkerData:
     with open(DATA_FILE, encoding="utf-8") as fh:
         loaded = MarkerData.model_validate(yaml.safe_load(fh))
     for marker in loaded.markers:  # only fields the models have (the phases: tests/core/asl/test_markers.py)
-        model: Any = Location if marker.of == "location" else AslUnit
+        model: Any = AslLocation if marker.of == "location" else AslUnit
         if marker.field not in model.model_fields:
             raise ValueError(f"data/asl/markers.yaml: {marker.name}: no {marker.of} field '{marker.field}'")
     return loaded
@@ -140,7 +140,7 @@ def clean_up(game: Game, trail: Trail, effects: list[UnitEffect]) -> None:
 
 
 def _clear_locations(game: Game, marker: Marker, trail: Trail) -> None:
-    default = _default(Location, marker.field)
+    default = _default(AslLocation, marker.field)
     for loc in game.locations.values():
         value = getattr(loc, marker.field)
         if not _holds(value, marker):

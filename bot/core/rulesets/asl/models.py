@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from ...orders import Refers
 from ...working import work_class
-from ..base import UnitBase
+from ..base import Condition, UnitBase
 
 AslKind = Literal["squad", "half-squad", "crew", "leader", "hero", "sw"]
 Quality = Literal["elite", "first_line", "second_line", "green", "conscript"]
@@ -21,6 +21,8 @@ def _unset(value: bool) -> bool:
 
 
 class AslUnit(UnitBase):
+    holder_field = "owner"  # a support weapon is where its possessor is (A9.1)
+
     system: Literal["asl"] = "asl"
     kind: AslKind
     nationality: str = ""
@@ -86,6 +88,24 @@ class AslUnit(UnitBase):
             return self.broken_morale
         return self.morale
 
+    @property
+    def is_weapon(self) -> bool:
+        return self.kind == "sw"
+
+    @property
+    def counter_values(self) -> str | None:
+        """A leader's morale and leadership ("8-1"), else FP, range and morale ("4-6-7"); a SW none."""
+        if self.is_leader and self.morale:
+            return f"{self.current_morale}{self.leadership:+d}"
+        if self.is_sw or not any((self.fp, self.range, self.current_morale)):
+            return None
+        return f"{self.fp}-{self.range}-{self.current_morale}"
+
+    @property
+    def condition(self) -> Condition:
+        # Casualty Reduction or a failed ELR test leaves a half-squad (A7.302, A19.13): reduced
+        return Condition(broken=self.broken, pinned=self.pinned, reduced=self.kind == "half-squad")
+
 
 # An AslUnit inside a resolution (bot/core/working.py): a plain slotted object with the same fields
 # and properties (typed as the model it stands in for: the rules read either the same way)
@@ -95,3 +115,20 @@ ASL_UNITS = (AslUnit, AslUnitWork)
 # An ASL game's units as the rules read them (typing only: Game declares dict[str, UnitBase]; an ASL
 # game holds ASL units, or inside a resolution their working objects)
 AslUnits = dict[str, AslUnit]
+
+
+class AslSide(BaseModel):
+    """What each side of an ASL game carries beyond the shared fields (``Ruleset.side_fields``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    elr: int | None = None  # the Experience Level Rating the scenario gives the side (A19.1); None: not given
+
+
+class AslLocation(BaseModel):
+    """The markers an ASL Location carries beyond the shared fields (``Ruleset.location_fields``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    residual_fp: int = Field(default=0, ge=0, le=36)  # the Residual FP marker (A8.2), 0 for none
+    smoke: bool = False  # a SMOKE marker (A24): the bot names it, the players give its hindrance

@@ -109,7 +109,7 @@ class Rec:
 
     @property
     def snapshot(self) -> Snapshot:
-        return Snapshot(self.kind, self.broken, self.pinned, self.eliminated)
+        return Snapshot(self.kind, self.broken, self.pinned, self.eliminated, reduced=self.kind == "half-squad")
 
 
 def _leaders_first(recs: list[Rec]) -> list[Rec]:
@@ -456,7 +456,8 @@ class Engine:
         self.order = [u.id for u in units]
         self.leaders = {u.id: Rec(u.id, u.id, Printed.of(u), u.broken, u.pinned) for u in units if u.kind == "leader"}
         self.others = {u.id: Rec(u.id, u.id, Printed.of(u), u.broken, u.pinned) for u in units if u.kind != "leader"}
-        self.before = {u.id: Snapshot(u.kind, u.broken, u.pinned, False) for u in units}
+        self.before = {u.id: Snapshot(u.kind, u.broken, u.pinned, False, reduced=u.kind == "half-squad")
+                       for u in units}
         self._outcomes: dict[tuple[Any, ...], list[tuple[int, tuple[Rec, ...]]]] = {}
         self._states: dict[tuple[str, tuple[Rec, ...]], tuple[str, bool]] = {}
 

@@ -10,19 +10,21 @@ from ...errors import IllegalOrder
 from ...game import Game
 from ...options import GameOption
 from ...outcome import Outcome, UnitEffect
-from ...ruleset import Ruleset, SideOption
+from ...ruleset import Ruleset, Shots, SideOption
 from ...suggest import common_suggestions
 from ...trail import Trail
 from . import (close_combat, close_combat_odds, effects, fire, heat, markers, morale, movement, odds, rally, tables,
                transfer, vasl)
 from .board import ASL_GRID, sight_terrain
 from .commands import COMMANDS
-from .models import AslUnit
+from .samples import SAMPLES
+from .models import AslLocation, AslSide, AslUnit
 from .orders import AslCloseCombat, AslFire, AslMorale, AslMove, AslOrder, AslRally, AslRecover, AslTransfer
 
 
 class AslRuleset(Ruleset):
     name = "asl"
+    samples = SAMPLES  # the sandbox's sample games (samples.py)
     title = "Advanced Squad Leader"
     short_name = "ASL"
     variants = {"full": "Full ASL", "starter": "ASL Starter Kit"}  # the Starter Kit: no Heat of Battle, ...
@@ -37,6 +39,9 @@ class AslRuleset(Ruleset):
     commands = COMMANDS
     reactions = (movement.DEFENSIVE_FIRST_FIRE,)  # a move in the MPh: the DEFENDER may fire first (A8.1)
     required_rolls = (rally.RALLY_ATTEMPTS,)  # the broken units a side may rally in its part of the RPh (A10.6)
+    shots = Shots(("fire",), firers="firers", target="target")  # the map draws the latest fire
+    side_fields = AslSide  # the scenario's ELR (A19.1)
+    location_fields = AslLocation  # Residual FP (A8.2), SMOKE
     grid = ASL_GRID  # bot/core/grid.py: where a Location is, the range and the line of sight
     instead = {"artillery": "fire with /fire"}
     working_actions = frozenset({"fire", "morale", "rally", "transfer", "recover"})
@@ -80,6 +85,18 @@ class AslRuleset(Ruleset):
     def marker_words(self, unit: Any) -> list[str]:
         words = [f"{unit.fire_marker.title()} Fire"] if unit.fire_marker else []
         return words + ([f"held by {unit.owner}"] if unit.owner else [])
+
+    def location_markers(self, location: Any) -> list[str]:
+        """A Residual FP marker (A8.2) and SMOKE in the Location."""
+        found = [f"Residual {location.residual_fp} FP"] if location.residual_fp else []
+        return found + (["SMOKE"] if location.smoke else [])
+
+    def location_words(self, location: Any) -> list[str]:
+        found = [f"Residual FP {location.residual_fp}"] if location.residual_fp else []
+        return found + (["smoke"] if location.smoke else [])
+
+    def smoke_in(self, location: Any) -> bool:
+        return bool(location.smoke)
 
     def suggestions(self, suggest: Suggest, game: Game, named: dict[str, list[str]]) -> list[tuple[str, str]]:
         if suggest.kind == "weapon":  # the support weapons, each with who holds it (or where it lies)

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from ...orders import Refers
-from ..base import UnitBase
+from ..base import Condition, UnitBase
 
 TroopQuality = Literal["green", "trained", "regular", "experienced", "veteran", "elite"]
 WeaponClass = Literal["A", "H", "HC", "W", "S", "F", "none"]
 
 
 class CdStand(UnitBase):
+    company_field = "company"  # morale is checked by company [21]
+
     system: Literal["cd"] = "cd"
     kind: Literal["personnel", "gun", "vehicle", "afv", "artillery"] = "personnel"
     # morale is checked by company [21]; one side's, spelled as its first stand has it (bot/core/setup.py)
@@ -81,3 +83,27 @@ class CdStand(UnitBase):
     def acts_pinned(self) -> bool:
         """Pinned, or Shaken, which the card says acts 'as pinned' [21.3.3]."""
         return self.pinned or self.shaken
+
+    @property
+    def condition(self) -> Condition:
+        return Condition(broken=self.shaken or self.demoralized, pinned=self.pinned, forced_back=self.forced_back)
+
+
+class CdSide(BaseModel):
+    """What each side of a game of this ruleset carries beyond the shared fields (``Ruleset.side_fields``):
+    no number of its own; ``elr`` is always null, kept because every game's sides have carried it since
+    the first games (their saved states, and the hashes chained to them, hold the key)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    elr: None = None
+
+
+class CdLocation(BaseModel):
+    """The markers a Location carries beyond the shared fields (``Ruleset.location_fields``); ``residual_fp``
+    is always 0, kept because every game's Locations have carried it since the first games."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    residual_fp: Literal[0] = 0
+    smoke: bool = False  # a smoke marker [17.5], removed at the end of the turn

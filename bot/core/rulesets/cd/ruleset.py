@@ -12,13 +12,14 @@ from ...errors import IllegalOrder
 from ...options import GameOption
 from ...orders import Sealing
 from ...outcome import Outcome, UnitEffect
-from ...ruleset import Ruleset
+from ...ruleset import Ruleset, Shots
 from ...suggest import common_suggestions, first_named
 from ...trail import Trail
 from . import odds, tables
 from .commands import COMMANDS
+from .samples import SAMPLES
 from .movement import OP_FIRE
-from .models import CdStand
+from .models import CdLocation, CdSide, CdStand
 from .orders import (MORALE_DUE_RULE, SEALING, CdArtilleryResponse, CdCompanyNear, CdCompanyWaive, CdFire,
                      CdGiveOrders, CdIndirectFire, CdMorale, CdMove, CdOrder, CdRally)
 from .turn import COMPANY_CHECKS, SIMULTANEOUS, TURN_RULES, apply_pending, due_text, morale_due, turn_rules
@@ -34,6 +35,7 @@ DEPLETION_LAST = "cd_depletion_after_hits"
 
 class CdRuleset(Ruleset):
     name = "cd"
+    samples = SAMPLES  # the sandbox's sample games (samples.py)
     title = "Command Decision: Test of Battle"
     short_name = "CD"
     phases = ("Artillery", "Movement", "OpFire", "GeneralFire", "CommandMorale")
@@ -57,6 +59,10 @@ class CdRuleset(Ruleset):
                     ("suppressed", "suppressed"), ("forced_back", "forced back"), ("ammo_depleted", "ammo depleted"))
     words = {"broken": "shaken"}
     board = "table"  # stands on a table top, measured in inches: no hexes
+    # the map draws the latest direct fire [13] or battery's indirect fire [17.6], from stand to stands
+    shots = Shots(("fire", "indirect_fire"), firers="firer", targets="targets")
+    side_fields = CdSide
+    location_fields = CdLocation
 
     def unit_model(self):
         return CdStand
@@ -114,6 +120,23 @@ class CdRuleset(Ruleset):
         """A simultaneous fire phase's results held on the stand until the phase ends (turn.py)."""
         held = getattr(unit, "pending", None)
         return [f"{' and '.join(dict.fromkeys(held))} at the end of the phase"] if held else []
+
+    def map_markers(self, unit: Any) -> list[str]:
+        """The status board's markers, then the order the stand was given (the Orders Summary)."""
+        words = super().map_markers(unit)
+        return words + [f"{unit.order} orders"] if unit.order else words
+
+    def stand_note(self, unit: Any) -> str:
+        return str(unit.quality)
+
+    def location_markers(self, location: Any) -> list[str]:
+        return ["SMOKE"] if location.smoke else []
+
+    def location_words(self, location: Any) -> list[str]:
+        return ["smoke"] if location.smoke else []
+
+    def smoke_in(self, location: Any) -> bool:
+        return bool(location.smoke)
 
     def result_name(self, outcome: Outcome) -> str | None:
         if outcome.action == "fire":  # direct fire reads by the hits scored

@@ -103,7 +103,7 @@ def _aim(ctx: NhisContext, attack: Attack) -> None:
         ranges = read_ranges(NHIS_GRID, game, sources, order.target, order.range, ctx.trail)
         attack.ranges = {u.id: ranges[u.location or ""] for u in attack.firers}
         lines = read_lines(ctx.trail, NHIS_GRID, sight_terrain, game, sources, order.target)
-        check_blocked(ctx.trail, game, lines, order.los_confirmed, NHIS_GRID.line_rule)
+        check_blocked(ctx.trail, game, lines, order.los_confirmed, NHIS_GRID.line_rule, field="los_confirmed")
     elif order.range is None:
         raise InvalidOrder("give the range in hexes from the firers to the target (1 = adjacent)", field="range")
     else:

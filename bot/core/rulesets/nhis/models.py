@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field
 
-from ..base import UnitBase
+from ..base import Condition, UnitBase
 
 NhisKind = Literal["squad", "leader", "weapon_team", "tank"]
 MoveMarker = Literal["move", "fire", "charge"]
@@ -69,3 +69,36 @@ class NhisUnit(UnitBase):
     def prepared(self) -> bool:
         """Not Shaken and still in play: a leader in this state lends his leadership."""
         return not self.shaken and not self.eliminated
+
+    @property
+    def counter_values(self) -> str | None:
+        """A leader's or hero's morale and leadership ("8+1"), else FP, range and morale."""
+        if self.kind in ("leader", "hero") and self.morale:
+            return f"{self.current_morale}{self.current_leadership:+d}"
+        if not any((self.current_fp, self.current_range, self.current_morale)):
+            return None
+        return f"{self.current_fp}-{self.current_range}-{self.current_morale}"
+
+    @property
+    def condition(self) -> Condition:
+        return Condition(broken=self.shaken, reduced=self.reduced)
+
+
+class NhisSide(BaseModel):
+    """What each side of a game of this ruleset carries beyond the shared fields (``Ruleset.side_fields``):
+    no number of its own; ``elr`` is always null, kept because every game's sides have carried it since
+    the first games (their saved states, and the hashes chained to them, hold the key)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    elr: None = None
+
+
+class NhisLocation(BaseModel):
+    """The markers a Location carries beyond the shared fields (``Ruleset.location_fields``); ``residual_fp``
+    is always 0, kept because every game's Locations have carried it since the first games."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    residual_fp: Literal[0] = 0
+    smoke: bool = False  # a smoke marker, which the line of sight names
