@@ -29,7 +29,8 @@ async def logged(table) -> int:
 
 
 def footer(message) -> str:
-    return message.embeds[0]["footer"]["text"]
+    """The log entry a result names: its footer's first part (then the turn and step, when they fit)."""
+    return message.embeds[0]["footer"]["text"].split(" · ")[0]
 
 
 async def test_a_429_on_the_answer_is_waited_out_and_the_result_shown_once(table, errors):
@@ -131,7 +132,7 @@ async def test_a_reply_too_late_for_discord_is_posted_to_the_channel_not_sent_ag
     [post] = posted(table)
     assert post.content == (f"<@{ALICE}>: your order was saved as log #{before + 1}, but Discord did not take "
                             "the bot's reply in time, so here is the result. Do not give the order again.")
-    assert post.embeds[0]["footer"]["text"] == f"log #{before + 1}" and post.embeds == reply.record.late[0].data["embeds"]
+    assert footer(post) == f"log #{before + 1}" and post.embeds == reply.record.late[0].data["embeds"]
     assert await logged(table) == before + 1
     assert errors() == [] and not [r for r in caplog.records if r.exc_info]  # one warning line, no traceback
     await wait_until_async(lambda: _no_unshown(table))  # seen: not posted again after a restart
@@ -145,7 +146,7 @@ async def test_an_answer_refused_after_the_order_was_saved_is_shown_from_the_log
     reply = await table.send("morale", {"unit": "A0"}, user=ALICE)
     assert reply.message is None and not reply.record.callbacks
     [post] = posted(table)
-    assert post.embeds[0]["footer"]["text"] == f"log #{before + 1}" and not post.ephemeral
+    assert footer(post) == f"log #{before + 1}" and not post.ephemeral
     assert await logged(table) == before + 1
     assert errors() == []
 
@@ -164,7 +165,7 @@ async def test_a_result_neither_reply_nor_post_could_show_is_posted_after_the_re
     await wait_until(lambda: posted(table))
     [post] = posted(table)
     assert post.content.startswith(f"<@{ALICE}>'s order was saved as log #{before + 1} just before the bot restarted")
-    assert post.embeds[0]["footer"]["text"] == f"log #{before + 1}"
+    assert footer(post) == f"log #{before + 1}"
     await wait_until_async(lambda: _no_unshown(table))
     await table.restart()  # posted once: not again at the next start
     await asyncio.wait_for(asyncio.shield(table.bot._unshown_task), 30)  # its start-up post done, whatever it took

@@ -81,7 +81,7 @@ async def test_a_full_disk_refuses_orders_clearly_loses_nothing_and_logs_one_lin
     assert tracebacks(logged_lines) == []
     await db.execute("PRAGMA max_page_count = 1073741823")  # room again: the bot goes on
     reply = await table.send("morale", {"unit": "A0", "dice": PASSING}, user=ALICE)
-    assert reply.embeds[0]["footer"]["text"] == f"log #{before + 1}"
+    assert reply.embeds[0]["footer"]["text"].startswith(f"log #{before + 1} · ")
     await audit_database(table.database)
 
 
@@ -151,7 +151,7 @@ async def test_a_lock_held_past_five_seconds_is_waited_out_and_other_channels_re
     # nothing posted to the channel instead
     assert await total(table) == before + 1
     assert reply.deferred and not reply.record.late and not reply.record.rejected
-    assert reply.embeds[0]["footer"]["text"].endswith(f"log #{before + 1}")
+    assert reply.embeds[0]["footer"]["text"].startswith(f"log #{before + 1} · ")
     assert [m for m in table.fake.channel_messages(table.channel) if m.payload["type"] == 0] == []
     assert errors(logged_lines) == [] and tracebacks(logged_lines) == []
 

@@ -125,7 +125,7 @@ def test_dm_comes_off_at_the_end_of_the_rally_phase_a10_62(asl_game):
     res = resolve(g, {"action": "phase"}, ScriptedDice([]))
     assert [s.label for s in res.outcome.trail if s.kind == "marker"] == ["4-6-7 A1: DM removed",
                                                                          "4-6-7 R1: DM removed"]
-    assert any("no map" in s.label for s in res.outcome.trail if s.kind == "note")
+    assert any("does not track which enemy units are Known" in s.label for s in res.outcome.trail if s.kind == "note")
     assert not res.game.units["A1"].dm and res.game.units["A1"].broken
     assert [(e.unit, e.before, e.after) for e in res.outcome.effects] == [
         ("A1", "broken, DM", "broken"), ("R1", "Good Order, DM", "Good Order")]
