@@ -200,3 +200,17 @@ def test_with_equal_leaders_the_leadership_modifier_is_counted_once_a10_7():
     out = morale(g, [4, 5], unit="A1", check="NMC").outcome
     mods = steps(out, "modifier")
     assert len(mods) == 1 and mods[0][1:] == (-1, None, "A10.7")
+
+
+# --- ELR (A19.13): failing an MC by more than the side's ELR replaces the squad ----------------------
+
+@pytest.mark.parametrize(("dice", "margin", "replaced"), [([4, 5], 2, False), ([5, 5], 3, False), ([5, 6], 4, True)],
+                         ids=["one-below", "at-elr", "one-above"])
+def test_elr_replacement_only_when_failing_by_more_than_the_elr_a19_13(dice, margin, replaced):
+    g = (AslBuilder(phase="PFPh", elr=(3, 3)).squad("A1", 0, "B5", type="ger-467", replaced_by="ger-447").game)
+    res = morale(g, dice, unit="A1", check="NMC")  # morale 7, ELR 3
+    note = (f"failed by {margin}, more than ELR 3" if replaced
+            else f"failed by {margin}, not more than ELR 3: no replacement")
+    assert (note, None, None, "A19.13") in steps(res.outcome, "note")
+    assert res.game.units["A1"].type == ("ger-447" if replaced else "ger-467")
+    assert res.game.units["A1"].broken
