@@ -392,3 +392,50 @@ def test_every_module_imports_first_in_a_fresh_interpreter():
     done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "", done.stdout
+
+
+# pydantic's slots on every model instance: written by pydantic alone (issue 29 item 3)
+PYDANTIC_SLOTS = frozenset({"__dict__", "__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__"})
+
+
+def slot_writes(source: str) -> list[int]:
+    """The lines of ``source`` that write a slot of pydantic's: an assignment to ``x.<slot>``, a
+    ``setattr``/``__setattr__`` call naming one, or a slot's descriptor taken from a model class's
+    ``__dict__`` (``BaseModel.__dict__["__pydantic_extra__"].__set__``, ``BaseModel.__dict__["__dict__"]``)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, ast.Attribute) and t.attr in PYDANTIC_SLOTS for t in targets):
+                found.append(node.lineno)
+        elif isinstance(node, ast.Call):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            if name in ("setattr", "__setattr__") and any(
+                    isinstance(a, ast.Constant) and a.value in PYDANTIC_SLOTS for a in node.args):
+                found.append(node.lineno)
+        elif (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute)
+              and node.value.attr == "__dict__" and isinstance(node.slice, ast.Constant)
+              and (str(node.slice.value).startswith("__pydantic_")
+                   or (node.slice.value == "__dict__" and getattr(node.value.value, "id", "") == "BaseModel"))):
+            found.append(node.lineno)  # (a plain class's own __dict__ descriptor, as working.py's, is not pydantic's)
+    return found
+
+
+@pytest.mark.parametrize("path", sources("bot", "cogs"), ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_slot_of_pydantic_is_written_outside_pydantic(path):
+    """Models are made and copied through pydantic's own API (validation, ``model_copy``), never by
+    writing the slots it keeps on each instance (bot/core/copying.py and working.py fill only the
+    fields of a copy pydantic made)."""
+    assert sorted(slot_writes(path.read_text())) == [], path
+
+
+def test_the_slot_check_finds_each_way_of_writing_a_slot():
+    source = ('set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__\n'
+              'object.__setattr__(model, "__pydantic_fields_set__", set())\n'
+              'model.__pydantic_private__ = None\n'
+              'set_dict = BaseModel.__dict__["__dict__"].__set__\n'
+              'set_values = Plain.__dict__["__dict__"].__set__\n'  # a plain class's own: not pydantic's
+              'setattr(model, "__dict__", {})\n'
+              'model.__dict__["name"] = 1\n'  # a field of the model's own __dict__: not a slot
+              'model.model_copy(update={"name": 1})\n')
+    assert sorted(slot_writes(source)) == [1, 2, 3, 4, 6]

@@ -7,13 +7,21 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from .built import plain_strs
 from .dice import Roller
 from .outcome import Outcome, UnitEffect
 from .trail import Trail
 
 if TYPE_CHECKING:  # annotations only: the game model loads the rulesets, which import this module
     from .game import Game
+
+
+def plain_strs(values: tuple[Any, ...]) -> bool:
+    """Every item a plain ``str`` (what a ``tuple[str, ...]`` field keeps as it is: a UnitEffect's
+    effects that may key its cache)."""
+    for value in values:
+        if type(value) is not str:
+            return False
+    return True
 
 
 @dataclass(slots=True)

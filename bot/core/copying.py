@@ -9,6 +9,11 @@ only the fields whose declared type can hold a container (``list[str]``, ``dict[
 are copied further. The result is the same independent copy as the deep copy (every model, dict
 and list new; tests/core/test_working_copy.py compares them on every ruleset), about six times
 faster. Anything outside that tree shape falls back to ``copy.deepcopy``.
+
+Each model is copied by pydantic's own ``model_copy()`` (its ``__dict__``, fields-set and extra data,
+one level), and the copy's fields that may hold something mutable are replaced by their copies in
+that new ``__dict__`` (its extra data likewise, through ``model_extra``); a model with private
+attributes is left to pydantic's ``model_copy(deep=True)``. No slot of pydantic's is written here.
 """
 
 from __future__ import annotations
@@ -20,7 +25,6 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from .built import new_instance, set_dict, set_extra, set_fields_set, set_private
 
 T = TypeVar("T")
 _IMMUTABLE = frozenset({str, int, float, bool, type(None)})
@@ -70,6 +74,7 @@ def tree_copy(value: T) -> T:
 
 
 _PLAIN: dict[type, bool] = {}  # model class -> its instances never hold extra nor private attributes
+_PRIVATE: dict[type, bool] = {}  # model class -> it declares private attributes
 
 
 def _plain(cls: type[BaseModel]) -> bool:
@@ -82,10 +87,14 @@ def _plain(cls: type[BaseModel]) -> bool:
 
 
 def _copy_model(model: BaseModel) -> BaseModel:
-    # the same four attributes pydantic's own __deepcopy__ sets on the new instance
     cls = type(model)
-    new = new_instance(cls)
-    fields = model.__dict__.copy()
+    private = _PRIVATE.get(cls)
+    if private is None:
+        private = _PRIVATE[cls] = bool(cls.__private_attributes__)
+    if private:  # not a model of a game: pydantic's own deep copy
+        return model.model_copy(deep=True)
+    new = model.model_copy()  # pydantic's shallow copy: a new __dict__ (same order), fields-set and extra
+    fields = new.__dict__
     containers = _CONTAINER_FIELDS.get(cls)  # _container_fields(cls) without the call, as a rule
     for name in containers if containers is not None else _container_fields(cls):
         held = fields.get(name)
@@ -94,15 +103,9 @@ def _copy_model(model: BaseModel) -> BaseModel:
             fields[name] = [v if type(v) in _IMMUTABLE else tree_copy(v) for v in held] if held else []
         elif kind not in _IMMUTABLE:
             fields[name] = tree_copy(held)
-    set_dict(new, fields)
-    set_fields_set(new, model.__pydantic_fields_set__.copy())
-    plain = _PLAIN.get(cls)
-    if plain or (plain is None and _plain(cls)):  # both None, as on the model copied
-        set_extra(new, None)
-        set_private(new, None)
-        return new
-    extra = model.__pydantic_extra__
-    set_extra(new, None if extra is None else tree_copy(extra))
-    private = getattr(model, "__pydantic_private__", None)
-    set_private(new, None if private is None else tree_copy(private))
+    extra = new.model_extra  # the copy's own dict (pydantic copied it), its values still the model's
+    if extra:
+        for key, value in extra.items():
+            if type(value) not in _IMMUTABLE:
+                extra[key] = tree_copy(value)
     return new

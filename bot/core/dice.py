@@ -19,12 +19,21 @@ import hmac
 import random
 import secrets
 from collections.abc import Iterable, Sequence
-from typing import Literal, Protocol, get_args
+from typing import Any, Literal, Protocol, get_args
 
 from pydantic import BaseModel, ConfigDict
 
-from .built import plain_ints
 from .errors import InvalidOrder
+
+
+def plain_ints(values: tuple[Any, ...]) -> bool:
+    """Every item a plain ``int`` (not a bool, which validation turns into 1 or 0): faces that may
+    key the cache of Rolls as validation keeps them."""
+    for value in values:
+        if type(value) is not int:
+            return False
+    return True
+
 
 # "nd6", "nd10": several d6 or d10 rolled at once outside the rules (a public /roll of 3d6, 2d10)
 RollKind = Literal["DR", "dr", "2d6", "d6", "d10", "nd6", "nd10"]

@@ -6,10 +6,10 @@ models through pydantic's ``__setattr__``. For the orders a ruleset lists in ``w
 it now gets a *working game* instead (``working_game``): the Game and its small containers copied as
 before, but ``units`` a ``WorkUnits`` mapping that holds the caller's own unit models and makes a
 plain object of a unit (``work_class``, one class per unit model, made from its fields) only when the
-ruleset first reads that unit. At the end ``finished_game`` turns back into
-pydantic models, built without validation, only the units whose fields were assigned (or whose
-lists changed); every other unit is the *same object* as in the caller's game, which is never
-changed (a working object holds copies of the model's lists).
+ruleset first reads that unit. At the end ``finished_game`` turns back into pydantic models, by
+pydantic's own ``model_copy(update=...)`` of the unit each was made from (no validation), only the
+units whose fields were assigned (or whose lists changed); every other unit is the *same object* as
+in the caller's game, which is never changed (a working object holds copies of the model's lists).
 
 A working unit is exact about what pydantic would record: every assignment adds the field's name
 to the unit's fields-set (as pydantic's ``__setattr__`` does, even for an equal value), so the model
@@ -17,9 +17,14 @@ built at the end has the same ``__dict__`` (in declaration order), fields-set, d
 model the ruleset used to mutate (tests/core/test_working_units.py).
 
 A working unit holds its fields in an instance ``__dict__``, a copy of the model's (one C call, its
-order kept; each list copied), and the model comes back with a copy of that dict: one slot per field
-filled and read back one by one cost twice as much (issue 14, item 4, fifth round). Its
-``__setattr__`` refuses any name that is not a field, as the slots did.
+order kept; each list copied): one slot per field filled and read back one by one cost twice as much
+(issue 14, item 4, fifth round). Its ``__setattr__`` refuses any name that is not a field, as the
+slots did. No slot of pydantic's is written here: the models are made by ``model_copy``, and only the
+fields of the new copy's own ``__dict__`` that hold a list or a container are put in (the working
+object's own lists; a working game's units and its other containers' copies).
+
+Measured end to end against the plain form (``model_copy(deep=True)`` of the whole game, the units
+changed through pydantic's ``__setattr__``): docs/performance.md, "Speed devices".
 """
 
 from __future__ import annotations
@@ -29,7 +34,6 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from .built import new_instance, set_dict, set_extra, set_fields_set, set_private
 from .copying import _container_fields, _plain, tree_copy
 
 _WORK_CLASSES: dict[type, type] = {}  # unit model -> its working class (work_class)
@@ -39,7 +43,7 @@ _WORKING: set[type] = set()  # the working classes
 # objects at once, in a plain dict: a dict subclass's lookups run in Python (~15 a fire). Any other order,
 # or a larger game, gets a WorkUnits, which makes only the units read (a morale check reads one or two).
 EAGER_UNITS = 16
-_set_attribute = object.__setattr__
+_new_object = object.__new__  # a working object made without calling its class
 
 
 def _list_fields(model: type[BaseModel]) -> tuple[str, ...]:
@@ -87,7 +91,7 @@ def work_class(model: type[BaseModel]) -> type[Any]:
         values = held.__dict__.copy()
         for name in same_lists:
             values[name] = list(values[name])
-        work: Any = new_instance(cls)
+        work: Any = _new_object(cls)
         set_values(work, values)
         set_origin(work, held)
         set_assigned(work, None)
@@ -106,7 +110,8 @@ def work_class(model: type[BaseModel]) -> type[Any]:
     def to_model(self: Any) -> BaseModel:
         """The unit as a model again: its origin itself when nothing was assigned and no list changed
         (or every value assigned is the one it had, and its name was already set); else a new model
-        built without validation, with the origin's fields-set plus the names assigned."""
+        pydantic's copy of the origin (``model_copy(update=...)``, no validation), with the origin's
+        fields-set plus the names assigned."""
         origin = self._origin
         assigned = self._assigned
         held = origin.__dict__
@@ -119,23 +124,19 @@ def work_class(model: type[BaseModel]) -> type[Any]:
         if assigned is None:
             if not lists_changed:
                 return origin
-            fields_set = origin.__pydantic_fields_set__.copy()
-        else:
-            fields_set = origin.__pydantic_fields_set__
-            if not lists_changed and assigned <= fields_set:
-                for name in assigned:
-                    value, had = values[name], held[name]
-                    if type(value) is not type(had) or value != had:
-                        break
-                else:
-                    return origin  # the same values again (of the same types): the model as it was
-            fields_set = fields_set | assigned
-        # every field's value is in the working object's __dict__, in the origin's order
-        new = new_instance(model)
-        set_dict(new, values.copy())
-        set_fields_set(new, fields_set)
-        set_extra(new, None)
-        set_private(new, None)
+        elif not lists_changed and assigned <= origin.model_fields_set:
+            for name in assigned:
+                value, had = values[name], held[name]
+                if type(value) is not type(had) or value != had:
+                    break
+            else:
+                return origin  # the same values again (of the same types): the model as it was
+        # pydantic's own copy of the origin with the values assigned (which adds their names to its
+        # fields-set, as assigning on the model did), then the working object's own lists put in
+        new = origin.model_copy(update={name: values[name] for name in assigned} if assigned else None)
+        fields = new.__dict__
+        for name in same_lists:
+            fields[name] = values[name]
         return new
 
     def model_dump(self: Any) -> dict[str, Any]:
@@ -280,8 +281,8 @@ def working_game(game: BaseModel, *, eager: bool = False) -> Any:
     that reads nearly every unit, as a fire does) and at most ``EAGER_UNITS`` units, a plain dict of
     working objects."""
     cls = type(game)
-    new = new_instance(cls)
-    fields = game.__dict__.copy()
+    new = game.model_copy()  # pydantic's shallow copy (a Game forbids extra fields); its containers replaced
+    fields = new.__dict__
     for name in _container_fields(cls):
         if name == "units":
             units = fields[name]
@@ -295,10 +296,6 @@ def working_game(game: BaseModel, *, eager: bool = False) -> Any:
             fields[name] = WorkLocations(fields[name])
         else:
             fields[name] = tree_copy(fields[name])
-    set_dict(new, fields)
-    set_fields_set(new, game.__pydantic_fields_set__.copy())
-    set_extra(new, None)
-    set_private(new, None)
     return new
 
 

@@ -121,3 +121,44 @@ def test_extra_and_private_attributes_are_copied_apart_and_plain_models_get_none
     assert (original.inner.more, original.inner._seen, original.inner.notes) == ([1, 2], [7], ["a"])
     assert copied.model_fields_set == original.model_fields_set
     assert copied.model_fields_set is not original.model_fields_set
+
+
+def test_extra_data_without_private_attributes_is_copied_apart_through_model_extra():
+    # a model allowing extra fields (as a Side or a Location carries its ruleset's declared data) and
+    # declaring no private attribute is copied by model_copy(), its extra values copied further
+    from pydantic import BaseModel, ConfigDict
+
+    class Carrier(BaseModel):
+        model_config = ConfigDict(extra="allow")
+        tags: list[str] = []
+
+    original = Carrier.model_validate({"tags": ["t"], "smoke": ["B3"], "marks": {"a": [1]}, "elr": 3})
+    copied = tree_copy(original)
+    assert copied == original and copied.model_dump() == original.model_dump()
+    assert list(copied.model_extra) == list(original.model_extra)
+    assert copied.model_extra is not original.model_extra
+    assert copied.model_extra["smoke"] is not original.model_extra["smoke"]
+    assert copied.model_extra["marks"]["a"] is not original.model_extra["marks"]["a"]
+    copied.smoke.append("C4")
+    copied.marks["a"].append(2)
+    copied.tags.append("u")
+    assert (original.smoke, original.marks, original.tags) == (["B3"], {"a": [1]}, ["t"])
+    assert copied.model_fields_set == original.model_fields_set
+    assert copied.__pydantic_private__ is None
+
+
+def test_a_game_s_sides_and_locations_share_no_extra_data_with_the_copy():
+    game = _played("asl")
+    game.locations["B3"].model_extra["seen"] = ["G1"]  # a container in a Location's extra data
+    game.sides[0].model_extra["notes"] = {"a": [1]}
+    copied = tree_copy(game)
+    assert copied.locations["B3"].seen == ["G1"] and copied.sides[0].notes == {"a": [1]}
+    for name in ("sides", "locations"):
+        held = getattr(game, name)
+        pairs = zip(held, getattr(copied, name)) if isinstance(held, list) else (
+            (held[k], getattr(copied, name)[k]) for k in held)
+        for before, after in pairs:
+            assert after is not before and after.model_extra == before.model_extra
+            for key, value in (before.model_extra or {}).items():
+                if isinstance(value, (list, dict)):
+                    assert after.model_extra[key] is not value, (name, key)
