@@ -485,7 +485,7 @@ def test_a_game_of_several_boards_is_written_with_its_layout_and_reads_back_to_t
     # units too: a squad in each board's C5 comes back in the same Location, on its board
     game.units = {}
     for i, loc in enumerate(("5C5", "2C5", "32C5")):
-        game.locations[loc] = Location(id=loc)
+        game.locations[loc] = get_ruleset(game.ruleset).new_location(id=loc)
         unit = build_game(vasl.read(fx.two_boards()).scenario, sequence=1).units["G1"]
         game.units[f"G{i}"] = unit.model_copy(update={"id": f"G{i}", "location": loc, "broken": False,
                                                       "pinned": False})
