@@ -126,7 +126,7 @@ async def test_fire_opens_a_form_prefilled_at_the_movers_whose_submission_resolv
     fired = await table.fake.submit_modal(again, {"firers": "R1 R2", "range": "4"})
     assert not fired.ephemeral, fired.embeds
     # the dice scripted: 4 and 4, doubles (Cowering), -1 FFMO and -1 FFNAM: Final DR 6
-    assert fired.embeds[0]["title"] == "8 FP (IFT 8) vs F4: DR 6, cowers to IFT 6 -> 1MC"
+    assert fired.embeds[0]["title"] == "8 FP (IFT 8) vs F4: final DR 6, cowers to IFT 6 -> 1MC"  # named final
     trail = str(fired.embeds)
     assert "range 4 (B5 to F4), counted on the map; the typed range 4 agrees" in trail
     assert "FFMO (moving in Open Ground)" in trail and "FFNAM (not Assault Movement)" in trail
