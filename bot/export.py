@@ -23,7 +23,7 @@ from bot.core.errors import RulesError
 from bot.core.game import Game
 from bot.core.outcome import Outcome
 from bot.core.rulesets import get_ruleset, title_of
-from bot.render import outcome_blocks, regiven_words, safe
+from bot.render import final_headline, outcome_blocks, regiven_words, safe
 from bot.record.replay import UNDO, Replayer, ReplayRefused, given_again
 
 FORMATS = {"markdown": "md", "csv": "csv", "json": "json"}
@@ -156,7 +156,7 @@ def _entry_markdown(entry: dict[str, Any], names: Names, undone: dict[int, int],
     if order.get("action") == UNDO:
         who += f", accepted by {safe(names(order.get('accepted_by')))}"
     heading = f"#{entry['seq']} · {safe(entry['command'])} · {who} · {_time(entry['time'])}"
-    headline = f"**{_named(safe(outcome.headline), names)}**"
+    headline = f"**{_named(safe(final_headline(outcome)), names)}**"  # the final DR named so, as the bot shows it
     lines = [f"#### {heading}", ""]
     if entry["seq"] in undone:
         lines += [f"~~{headline}~~", "", f"*Undone by #{undone[entry['seq']]}: its dice stay in the record.*"]

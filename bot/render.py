@@ -291,15 +291,28 @@ def step_line(step: Step) -> str:
     return "  ".join(parts)
 
 
-def roll_line(roll: Roll) -> str:
-    """A DR shows its white and colored dice apart (the colored die decides ROF, doubles cowering)."""
-    if roll.kind == "DR":
-        text = f"DR {roll.total}: white {roll.white}, colored {roll.colored}"
-    elif len(roll.dice) == 1:
-        text = f"{roll.kind} {roll.dice[0]}"
-    else:
-        text = f"{roll.name} {roll.total}: {' + '.join(map(str, roll.dice))}"
-    return f"{text} ({safe(roll.purpose)})" if roll.purpose else text
+def roll_line(roll: Roll, final: str | None = None) -> str:
+    """A roll named as the short result names it: "IFT attack: rolled 4+2 = 6 (white 4, colored 2),
+    final DR 6", the dice as rolled, their kind (a DR's white and colored dice apart: the colored die
+    decides ROF, doubles cowering) and, when the trail gives it (``final_numbers``), the final DR."""
+    kind = f"white {roll.white}, colored {roll.colored}" if roll.kind == "DR" else roll.name
+    text = f"rolled {_rolled(roll)} ({kind})" + (f", {final}" if final else "")
+    return f"{safe(roll.purpose)}: {text}" if roll.purpose else text
+
+
+def final_numbers(outcome: Outcome) -> list[str | None]:
+    """Each roll's final DR as its check gives it ("final DR 6"), None for a roll the trail reads no
+    final DR of (a d10 to hit, a fire table's 2d6): in the order of ``outcome.rolls``."""
+    finals: list[str | None] = []
+    for item in read_rolls(outcome)[0]:
+        check, said = item.check, None
+        if check is not None and check.label.casefold() == "final dr" and isinstance(check.value, int):
+            said = f"{check.label} {check.value}"
+        elif check is not None:  # "Final DR 9 vs Kill Number 5", "Final dr 2 ...": a DR or a dr
+            found = re.match(r"final (?:DR|dr) \d+\b", check.label, re.IGNORECASE)
+            said = found[0] if found else None
+        finals.append(said[:1].lower() + said[1:] if said else None)
+    return finals
 
 
 def cell_line(cell: TableCell) -> str:
@@ -316,11 +329,23 @@ def effect_text(effect: UnitEffect, arrow: str = "->") -> str | None:
     before, after = effect.before, effect.after
     if _is_marker_only(effect):
         return ", ".join(effect.effects)
-    what = [w for w in effect.effects if w not in after]
+    what = [w for w in effect.effects if not _says_state(w, after)]
     if after and after != before:
         text = f"{before} {arrow} {after}" if before else after
         return text + (f" ({', '.join(what)})" if what else "")
     return ", ".join(effect.effects) or None
+
+
+def _says_state(what: str, after: str) -> bool:
+    """An effect the state after already says: "broken" in "broken, DM", "eliminated (Close Combat)"
+    when the unit is "eliminated", "in Melee" when it is "Good Order, Melee"."""
+    if what in after:
+        return True
+    if "," in what:  # "Unshakable, fails: reduced" says more than the state
+        return False
+    said = what.casefold()
+    return any(said.startswith(part + " ") or said.endswith(" " + part)
+               for part in (p.strip().casefold() for p in after.split(",")) if part)
 
 
 def effect_line(effect: UnitEffect) -> str:
@@ -329,7 +354,7 @@ def effect_line(effect: UnitEffect) -> str:
 
 
 def dice_block(outcome: Outcome) -> Block | None:
-    lines = [roll_line(r) for r in outcome.rolls]
+    lines = [roll_line(r, final) for r, final in zip(outcome.rolls, final_numbers(outcome))]
     if outcome.manual_dice:
         lines.append("manual dice (given by the players)")
     if outcome.unused_dice:
@@ -434,8 +459,9 @@ def outcome_embed(outcome: Outcome, game: Game | None, *, entry_seq: int | None 
     footer = f"log #{entry_seq}" + (f" · {note}" if note else "") if entry_seq is not None else None
     if not details and shows_summary(outcome, game):
         return [summary_embed(outcome, game, entry_seq=entry_seq, colour=colour, note=note)]
-    return paginate(safe(final_headline(outcome)), outcome_blocks(outcome), colour=colour,
-                    description=game_line(game) if game is not None else "", footer=footer)
+    title, rest = split_title(final_headline(outcome))  # the whole trail's title fits a line too
+    description = "\n".join(([safe(rest)] if rest else []) + ([game_line(game)] if game is not None else []))
+    return paginate(safe(title), outcome_blocks(outcome), colour=colour, description=description, footer=footer)
 
 
 def _is_marker_only(effect: UnitEffect) -> bool:
@@ -522,12 +548,20 @@ def _unit_name(unit_id: str, outcome: Outcome, game: Game | None) -> str:
     return f"{unit.name} {unit_id}" if unit is not None and getattr(unit, "name", "") else unit_id
 
 
+def _unit_check(item: ReadRoll) -> bool:
+    """A unit's own check (a morale check's "passes"): not the roll a headline's DR is of."""
+    return item.check is not None and isinstance(item.check.value, str) \
+        and item.dice is not None and item.dice.unit is not None
+
+
 def final_headline(outcome: Outcome) -> str:
     """The headline with the DR it gives named as the final one ("vs B5: final DR 6 -> 1MC") when the
     trail's check says so: the dice as rolled are named "rolled" where they are shown."""
     read, _ = read_rolls(outcome)
     finals = {str(r.check.value) for r in read if r.check is not None and isinstance(r.check.value, int)
               and r.check.label.casefold().startswith("final")}
+    finals |= {m[1] for r in read if r.check is not None and not _unit_check(r)  # "Final DR 9 vs Kill Number 5"
+               for m in [re.match(r"final DR (\d+)\b", r.check.label, re.IGNORECASE)] if m}
     return _DR.sub(lambda m: f"final DR {m[1]}" if m[1] in finals else m[0], outcome.headline) if finals \
         else outcome.headline
 
@@ -545,16 +579,40 @@ def result_title(outcome: Outcome, game: Game | None = None) -> str:
     return titled if changed and len(titled) <= RESULT_LINE else headline
 
 
+# Where a title too long for one line may be split, best first: its last part after ": " (dropped
+# there, "US Marine rifle squad M1 morale check (Hit-1)" | "1d6 6 + 1 = 7 vs 6 -> fails: Shaken"), then
+# after a "; ", a " — ", a list's ", " or an arrow (the mark kept at the title's end, so it reads on into
+# the first line), and at last between two words ("…" at both ends of the cut).
+_TITLE_BREAKS = (": ", "; ", " — ", ", ", " -> ")
+_TITLE_SHORTEST = RESULT_LINE * 2 // 5  # a title cut before this is too short to say what happened
+
+
+def _closed(text: str) -> bool:
+    """No parenthesis left open: a list in brackets ("0303 (M1, M2, L1)") is not cut."""
+    return text.count("(") <= text.count(")")
+
+
 def split_title(title: str) -> tuple[str, str]:
-    """A title longer than ``RESULT_LINE`` split after its first part that fits ("US Marine rifle squad
-    M1 morale check (Hit-1)" | "1d6 6 + 1 = 7 vs 6 -> fails: Shaken"): the rest opens the description,
-    whole. One that cannot be split so is kept whole (Discord wraps it)."""
+    """A title longer than ``RESULT_LINE`` split so that it fits (``_TITLE_BREAKS``), never inside
+    brackets when it can be helped; the rest opens the description, whole. Every title fits: a single
+    word longer than the line is cut with "…"."""
     if len(title) <= RESULT_LINE:
         return title, ""
-    cut = title.rfind(": ", 0, RESULT_LINE + 2)  # the part before it at most RESULT_LINE long
-    if cut <= 0:
-        return title, ""
-    return title[:cut], title[cut + 2:]
+    for mark in _TITLE_BREAKS:
+        kept = mark.strip() if mark != ": " else ""
+        room = RESULT_LINE - len(kept) - (1 if kept and mark.startswith(" ") else 0)
+        cut = title.rfind(mark, 0, room + len(mark))  # the part before it at most ``room`` long
+        while cut >= _TITLE_SHORTEST and not _closed(title[:cut]):
+            cut = title.rfind(mark, 0, cut)
+        if cut >= _TITLE_SHORTEST:
+            head = title[:cut] + (" " if kept and mark.startswith(" ") else "") + kept
+            return head, title[cut + len(mark):]
+    room = RESULT_LINE - len(" …")
+    spaces = [i for i in range(_TITLE_SHORTEST, min(room, len(title) - 1) + 1) if title[i] == " "]
+    cut = next((i for i in reversed(spaces) if _closed(title[:i])), spaces[-1] if spaces else -1)
+    if cut >= _TITLE_SHORTEST:
+        return title[:cut] + " …", "… " + title[cut + 1:]
+    return title[:RESULT_LINE - 1] + "…", "…" + title[RESULT_LINE - 1:]
 
 
 def summary_lines(outcome: Outcome, game: Game | None = None) -> list[str]:
@@ -585,7 +643,7 @@ def summary_lines(outcome: Outcome, game: Game | None = None) -> list[str]:
                 changed = bool(effect.after) and effect.after != effect.before
                 if not changed or effect.after != check.value:
                     line += f": {effect.after}" if changed else f": {text}"
-                what = [w for w in effect.effects if w not in effect.after and w != check.value]
+                what = [w for w in effect.effects if not _says_state(w, effect.after) and w != check.value]
                 if what and changed:
                     line += f" ({', '.join(what)})"
             checks.append(safe(line))
@@ -594,7 +652,9 @@ def summary_lines(outcome: Outcome, game: Game | None = None) -> list[str]:
         line = f"🎲 {what}rolled {_rolled(roll)}"
         if check is not None:
             line += f", {_final(check)}"
-            if item.modifiers:
+            # a final DR is the roll with its modifiers; a number to roll against ("4 vs 3 or less")
+            # holds them already, for every roll against it (the Details show them)
+            if item.modifiers and _final(check).startswith("final"):
                 line += " with " + ", ".join(_modifier(m) for m in item.modifiers)
         rolls.append(safe(line))
     ruleset = get_ruleset(outcome.ruleset)
@@ -1073,15 +1133,17 @@ def unit_info_embeds(game: Game, unit: Any, numbers: str) -> list[discord.Embed]
 
 def entry_line(entry: LogEntry, names: Callable[[Any], str], undone: dict[int, int],
                regiven: dict[int, int] | None = None) -> str:
-    """"#7 · <t:1795431240:f> · alice · /morale · DR 7: white 3, colored 4 (…) · headline": the time as
+    """"#7 · <t:1795431240:f> · alice · /morale · NMC 4-6-7 A1: rolled 3+4 = 7 (white 3, colored 4),
+    final DR 7 · headline": the time as
     Discord's timestamp markup, which each reader sees in their own time zone."""
     when = f"<t:{int(datetime.fromisoformat(entry.time).timestamp())}:f>"  # each reader's own time zone
     parts = [f"#{entry.seq}", when, safe(names(entry.actor)),
              safe(entry.command)]
-    rolls = [roll_line(roll) for roll in entry.outcome_model().rolls]
+    outcome = entry.outcome_model()
+    rolls = [roll_line(roll, final) for roll, final in zip(outcome.rolls, final_numbers(outcome))]
     if rolls:
         parts.append("; ".join(rolls) + (" (manual)" if entry.manual else ""))
-    parts.append(safe(entry.outcome.get("headline", "")))
+    parts.append(safe(final_headline(outcome)))
     line = " · ".join(parts)
     if entry.seq in undone:
         return f"~~{line}~~ (undone by #{undone[entry.seq]})"
@@ -1114,13 +1176,14 @@ def verify_embed(report: VerifyReport) -> discord.Embed:
 
 
 def digest_embed(entries: Sequence[LogEntry], game: Game) -> discord.Embed:
-    """What happened since a side last acted, one line an entry: its number, the command, the dice
-    and the result; the newest last."""
+    """What happened since a side last acted, one line an entry: its number, the command, the result
+    and the dice; the newest last."""
     lines = []
     for entry in entries:
-        rolls = "; ".join(roll_line(roll) for roll in entry.outcome_model().rolls)
-        lines.append(f"#{entry.seq} {safe(entry.command)}: {safe(entry.outcome.get('headline', ''))}"
-                     + (f" ({rolls})" if rolls else ""))
+        outcome = entry.outcome_model()
+        rolls = "; ".join(roll_line(roll, final) for roll, final in zip(outcome.rolls, final_numbers(outcome)))
+        lines.append(f"#{entry.seq} {safe(entry.command)}: {safe(final_headline(outcome))}"
+                     + (f" · {rolls}" if rolls else ""))  # as /log show writes them
     text = _fit_description("", "\n".join(lines))
     return discord.Embed(title=f"Since you last acted: {len(entries)} entr{'y' if len(entries) == 1 else 'ies'}",
                          description=text, colour=NEUTRAL_COLOUR)

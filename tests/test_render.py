@@ -85,19 +85,19 @@ def test_asl_dr_shows_white_and_colored_apart(game):
     embeds = outcome_embed(outcome(rolls=(Roll(kind="DR", purpose="IFT", dice=(3, 5)),)), game, details=True)
     dice = embeds[0].fields[0]
     assert dice.name == "Dice"
-    assert dice.value == "DR 8: white 3, colored 5 (IFT)"
+    assert dice.value == "IFT: rolled 3+5 = 8 (white 3, colored 5)"  # named as the short result names it
 
 
 def test_other_rolls_show_each_die(game):
     rolls = (Roll(kind="2d6", purpose="morale", dice=(2, 6)), Roll(kind="d10", purpose="to hit", dice=(9,)))
     value = outcome_embed(outcome(ruleset="cd", rolls=rolls), game, details=True)[0].fields[0].value
-    assert value.splitlines() == ["2d6 8: 2 + 6 (morale)", "d10 9 (to hit)"]
+    assert value.splitlines() == ["morale: rolled 2+6 = 8 (2d6)", "to hit: rolled 9 (d10)"]
 
 
 def test_manual_dice_are_noted(game):
     o = outcome(rolls=(Roll(kind="DR", purpose="IFT", dice=(1, 1)),), manual_dice=True, unused_dice=(6,))
     value = outcome_embed(o, game, details=True)[0].fields[0].value
-    assert value.splitlines() == ["DR 2: white 1, colored 1 (IFT)", "manual dice (given by the players)",
+    assert value.splitlines() == ["IFT: rolled 1+1 = 2 (white 1, colored 1)", "manual dice (given by the players)",
                                   "unused dice: 6 (given but not needed)"]
 
 
@@ -228,11 +228,12 @@ def test_overlong_trail_line_is_kept_whole_over_fields(game):
     assert "".join(v.removeprefix("(continued) ") for v in values) == label
 
 
-def test_a_headline_over_256_characters_stays_whole_in_the_description(game):
+def test_a_headline_over_256_characters_goes_on_whole_in_the_description(game):
     headline = "H" * 300
     embed = outcome_embed(outcome(headline=headline), game)[0]
-    assert len(embed.title) == TITLE_MAX and embed.title.endswith("…")
-    assert embed.description.startswith(headline)
+    assert len(embed.title) == 60 and embed.title.endswith("…")  # one line of a phone (RESULT_LINE)
+    rest = embed.description.splitlines()[0]
+    assert rest.startswith("…") and embed.title[:-1] + rest[1:] == headline
 
 
 # --- other embeds ---
@@ -453,7 +454,9 @@ def test_the_game_option_details_always_shows_the_whole_trail(game):
 
 def test_a_title_over_60_characters_goes_on_in_the_first_line():
     """Issue 30, item 3: a short result's title is one line of a phone (60 characters): a longer one is
-    split after its last ': ' that keeps the first part within 60, the rest opening the description."""
+    split after its last ': ' that keeps the first part within 60, the rest opening the description;
+    with no such ': ', after a '; ', ' — ', ', ' or ' -> ' (kept at the title's end), else between
+    two words or, a word longer than the line, inside it, '…' at both ends of the cut."""
     from bot.render import RESULT_LINE, split_title
 
     short = "8 FP (IFT 8) vs B5: final DR 6 -> 1MC"
@@ -461,6 +464,20 @@ def test_a_title_over_60_characters_goes_on_in_the_first_line():
     head = "US rifle platoon 1-A fires 2 ROF at German rifle platoon G1"  # 59 characters
     assert split_title(f"{head}: 1 hit -> eliminated") == (head, "1 hit -> eliminated")
     at_most = "x" * RESULT_LINE
-    assert split_title(f"{at_most}: y") == (at_most, "y") and split_title(f"{at_most}x: y") == (f"{at_most}x: y", "")
-    no_colon = "y" * 70
-    assert split_title(no_colon) == (no_colon, "")  # kept whole: Discord wraps it
+    assert split_title(f"{at_most}: y") == (at_most, "y")
+    assert split_title(f"{at_most}x: y") == ("x" * 59 + "…", "…xx: y")  # no break that fits: cut in the word
+    no_break = "y" * 70
+    assert split_title(no_break) == ("y" * 59 + "…", "…" + "y" * 11)
+    # CD's fire at two stands: the list's comma the last break within 60 (no ': ' fits)
+    fire = "US 105mm battery RA1 fires IDF at German rifle platoon G1, German MG42 platoon G2: no hits"
+    assert split_title(fire) == ("US 105mm battery RA1 fires IDF at German rifle platoon G1,",
+                                 "German MG42 platoon G2: no hits")
+    semi = "Close Combat in E5 at 1:1 final DR 9 -> no effect; R3 vs A3 at 1:1: final DR 8 -> KIA"
+    assert split_title(semi) == ("Close Combat in E5 at 1:1 final DR 9 -> no effect;", "R3 vs A3 at 1:1: final DR 8 -> KIA")
+    early = "A: " + "z " * 40  # a ': ' too early to say anything (under 24 characters): between two words
+    head, rest = split_title(early)
+    assert len(head) <= RESULT_LINE and head.endswith(" …") and rest.startswith("… ") and head.startswith("A: z")
+    arrow = "Q" * 30 + " -> " + "R" * 40
+    assert split_title(arrow) == ("Q" * 30 + " ->", "R" * 40)
+    for title in (fire, semi, early, arrow, no_break, "w " * 100):
+        assert len(split_title(title)[0]) <= RESULT_LINE

@@ -40,8 +40,8 @@ async def test_artillery_fires_only_after_its_response_and_at_most_its_rof_and_h
         "US 105mm battery B1 has not answered a call for fire this turn: roll its response first (/artillery "
         "response firer:B1; organic artillery answers on 1-5, supporting on 1-3, CD [17.4])")
     failed = await played(table, "artillery response", {"firer": "B1", "support": "supporting", "dice": "4"})
-    assert failed.embeds[0]["title"] == ("Supporting artillery response for US 105mm battery: d10 4 -> no response "
-                                         "this turn")
+    assert failed.embeds[0]["title"] == "Supporting artillery response for US 105mm battery"
+    assert failed.embeds[0]["description"].startswith("d10 4 -> no response this turn\n")
     assert await table.refused("artillery fire", {"firer": "B1", "targets": "G1 G2", "dice": "2 9 5"}) == (
         "US 105mm battery B1's response roll this turn failed (no response): it fires no mission until next turn's "
         "Artillery & Air Phase (CD [17.4])")
@@ -67,8 +67,8 @@ async def test_both_sides_general_fire_takes_effect_at_the_end_of_the_phase(tabl
     await cd_game(table)
     # S1: two hits on G1, hit results 8 and 9: eliminated (experienced: 8+), then a spent hit
     shot = await played(table, "fire", {"firers": "S1", "target": "G1", "band": "short", "dice": "3 4 8"})
-    assert shot.embeds[0]["title"] == ("M4 Sherman S1 fires 2 ROF at German rifle platoon G1: 2 hits -> eliminated "
-                                       "(takes effect at the end of the phase)")
+    assert shot.embeds[0]["title"] == "M4 Sherman S1 fires 2 ROF at German rifle platoon G1"
+    assert shot.embeds[0]["description"].startswith("2 hits -> eliminated (takes effect at the end of the phase)\n")
     shown = trail(shot)
     assert "German rifle platoon G1: eliminated: takes effect at the end of the phase  [CD [19.1]]" in shown
     assert "German rifle platoon G1: Good Order -> Good Order, eliminated at the end of the phase" in shown
@@ -84,8 +84,8 @@ async def test_both_sides_general_fire_takes_effect_at_the_end_of_the_phase(tabl
     # Side B: G1, eliminated at the phase's end, still fires in it
     answer = await played(table, "fire", {"firers": "G1", "target": "P1", "band": "short", "dice": "2 9 9"},
                           user=BOB)
-    assert answer.embeds[0]["title"] == ("German rifle platoon G1 fires 2 ROF at US rifle platoon P1: 1 hit -> "
-                                         "eliminated (takes effect at the end of the phase)")
+    assert answer.embeds[0]["title"] == "German rifle platoon G1 fires 2 ROF at US rifle platoon P1"
+    assert answer.embeds[0]["description"].startswith("1 hit -> eliminated (takes effect at the end of the phase)\n")
     ended = await played(table, "done", user=BOB)
     shown = trail(ended)
     assert ("End of the General Fire Phase: its fire takes effect [CD 2C (Prep Fire: both sides resolve), 4B "
@@ -148,7 +148,8 @@ async def test_the_sample_scenarios_veteran_germans_and_hedgerow_in_the_artiller
     assert ("German rifle platoon G1 is veteran: the quality of the Germans in the scenario (its counter reads "
             "experienced)  [CD [14.2.1, 19.1, 21]: the scenario's side quality (a stand's own wins: assumed)]") in shown
     assert "Hit result on German rifle platoon G1 (veteran)  5  [CD [19.1]]" in shown
-    assert fired.embeds[0]["title"].endswith("German rifle platoon G1: no effect")
+    assert fired.embeds[0]["title"] == "US 105mm battery RA1 fires IDF at German rifle platoon G1,"  # 60 at most
+    assert fired.embeds[0]["description"].splitlines()[0].endswith("German rifle platoon G1: no effect")
     game = await table.game()
     assert game.options["cd_turn_rules"] is True and game.units["G1"].quality == "experienced"
     assert (await verify(table))["title"] == "The log checks out"

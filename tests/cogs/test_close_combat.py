@@ -36,10 +36,13 @@ async def test_close_combat_at_1_1_with_manual_dice_below_at_and_above_the_kill_
     reply = await table.send("close-combat", {"attackers": "R1 R2 L1", "hold": True, "dice": dice}, user=BOB)
     embed = reply.embeds[0]
     total = sum(int(d) for d in dice.split())
-    assert embed["title"] == f"Close Combat in B5: 4-6-7 A5 vs 4-4-7 R1 at 1:1: DR {total} -> {result}"
+    # the title within one line of a phone (60 characters), the rest opening the description
+    assert embed["title"] == "Close Combat in B5: 4-6-7 A5 vs 4-4-7 R1 at 1:1"
+    assert embed["description"].splitlines()[0] == f"final DR {total} -> {result}"
     shown = fields(embed)
     assert shown["Dice"].splitlines() == [
-        f"DR {total}: white {dice[0]}, colored {dice[2]} (Close Combat: 4-6-7 A5 vs 4-4-7 R1)",
+        f"Close Combat: 4-6-7 A5 vs 4-4-7 R1: rolled {dice[0]}+{dice[2]} = {total} (white {dice[0]}, colored {dice[2]}), "
+        f"final DR {total}",
         "manual dice (given by the players)"]
     attack = shown["Close Combat: 4-6-7 A5 vs 4-4-7 R1 [A11.11]"]
     assert "odds 4:4, rounded down  1:1  [A11.11]\nKill Number  5  [A11.11]" in attack
@@ -63,11 +66,11 @@ async def test_both_sides_attack_at_once_and_an_eliminated_unit_still_attacks(ta
     await declare(table)
     # A5 rolls 3 and eliminates R1; R1, eliminated by it, still makes its attack: 4, and A5 goes too
     reply = await table.send("close-combat", {"attackers": "R1", "targets": "A5", "dice": "1 2 2 2"}, user=BOB)
-    assert reply.embeds[0]["title"] == ("Close Combat in B5: 4-6-7 A5 vs 4-4-7 R1 at 1:1: DR 3 -> KIA; "
-                                        "4-4-7 R1 vs 4-6-7 A5 at 1:1: DR 4 -> KIA")
+    assert reply.embeds[0]["title"] == "Close Combat in B5: 4-6-7 A5 vs 4-4-7 R1 at 1:1"
+    assert reply.embeds[0]["description"].splitlines()[0] == "final DR 3 -> KIA; 4-4-7 R1 vs 4-6-7 A5 at 1:1: final DR 4 -> KIA"
     assert fields(reply.embeds[0])["Effects"].splitlines() == [
-        "4-4-7 R1: Good Order -> eliminated (eliminated (Close Combat))",
-        "4-6-7 A5: Good Order -> eliminated (eliminated (Close Combat))"]
+        "4-4-7 R1: Good Order -> eliminated",  # not "(eliminated (Close Combat))": the state says it
+        "4-6-7 A5: Good Order -> eliminated"]
     game = await table.game()
     assert game.units["R1"].eliminated and game.units["A5"].eliminated
     assert (await table.send("log verify", user=CAROL)).message.embeds[0]["title"] == "The log checks out"
@@ -92,8 +95,9 @@ async def test_a_melee_continues_into_the_next_ccph_and_is_fought_again(table):
     assert refusal(first).startswith("the ATTACKER declares his Close Combat in B5 first")
     await table.send("close-combat", {"attackers": "R1", "targets": "A5"}, user=BOB)
     reply = await table.send("close-combat", {"attackers": "A5", "targets": "R1", "dice": "1 1 6 6"})
-    assert reply.embeds[0]["title"] == ("Close Combat in B5: 4-4-7 R1 vs 4-6-7 A5 at 1:1: DR 2 -> KIA; "
-                                        "4-6-7 A5 vs 4-4-7 R1 at 1:1: DR 12 -> no effect")
+    assert reply.embeds[0]["title"] == "Close Combat in B5: 4-4-7 R1 vs 4-6-7 A5 at 1:1"
+    assert reply.embeds[0]["description"].splitlines()[0] == ("final DR 2 -> KIA; "
+                                                               "4-6-7 A5 vs 4-4-7 R1 at 1:1: final DR 12 -> no effect")
     game = await table.game()
     assert game.units["A5"].eliminated
     assert not any(game.units[u].in_melee for u in ("R1", "R2", "L1"))  # the Melee ends: one side is gone

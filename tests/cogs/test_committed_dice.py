@@ -129,7 +129,8 @@ async def test_the_commitment_is_posted_at_the_start_and_each_die_derives_from_t
                                 "drawn": 2}
     assert list(entry.dice) == expected_dice(seeds[0], entry)
     white, colored = entry.dice
-    assert f"DR {white + colored}: white {white}, colored {colored} (NMC 4-6-7 A1)" in json.dumps(reply.embeds)
+    assert (f"NMC 4-6-7 A1: rolled {white}+{colored} = {white + colored} (white {white}, colored {colored})"
+            in json.dumps(reply.embeds))
     # before the reveal nothing the channel got, and nothing exported, holds the seed
     assert seeds[0].hex() not in repr(table.fake.interactions) + repr(table.fake.messages.__dict__)
     export = await table.send("log export", {"format": "json"}, user=CAROL)

@@ -17,4 +17,4 @@ async def test_a_morale_check_redelivered_after_the_game_ended_gets_its_recorded
     # not "There is no game in this channel"
     second = again.record.rejected[0]
     assert second.data["embeds"] == again.record.callbacks[0].data["embeds"]
-    assert second.data["embeds"][0]["fields"][0]["value"].startswith("DR 7: white 2, colored 5")
+    assert "rolled 2+5 = 7 (white 2, colored 5)" in second.data["embeds"][0]["fields"][0]["value"].splitlines()[0]

@@ -27,10 +27,11 @@ async def test_asl_prep_fire_on_a_stack_with_a_leader_shows_column_drms_and_each
         "description": "Advanced Squad Leader · Test · turn 1, Prep Fire Phase · Germans to act",
         "footer": {"text": "log #15"},
         "fields": [
-            field("Dice", "DR 6: white 4, colored 2 (IFT attack)\n"
-                          "DR 5: white 3, colored 2 (MC 8-1 L1)\n"
-                          "DR 6: white 2, colored 4 (MC 4-4-7 R1)\n"
-                          "DR 9: white 5, colored 4 (MC 4-4-7 R2)\n"
+            # each roll named as the short result names it: the dice rolled, then the final DR
+            field("Dice", "IFT attack: rolled 4+2 = 6 (white 4, colored 2), final DR 6\n"
+                          "MC 8-1 L1: rolled 3+2 = 5 (white 3, colored 2), final DR 6\n"
+                          "MC 4-4-7 R1: rolled 2+4 = 6 (white 2, colored 4), final DR 6\n"
+                          "MC 4-4-7 R2: rolled 5+4 = 9 (white 5, colored 4), final DR 9\n"
                           "manual dice (given by the players)"),
             # the range typed agrees with the map's count (A4 to B5: two hexes); the line of sight runs
             # along the hexside of A5 and B4, neither of which the game knows: named unknown, not open
@@ -112,12 +113,13 @@ async def test_fire_without_dice_rolls_system_dice_and_logs_manual_false(table):
     reply = await table.send("fire", {"firers": "A1", "target": "B5"})
     embed = reply.embeds[0]
     dice_lines = fields(embed)["Dice"].splitlines()
-    assert dice_lines[0].startswith("DR ") and "(IFT attack)" in dice_lines[0]
+    assert dice_lines[0].startswith("IFT attack: rolled ") and ", final DR " in dice_lines[0]
     assert "manual dice (given by the players)" not in dice_lines
     entry = await last_entry(table)
     assert entry.manual is False and entry.command == "/fire"
     white, colored = entry.dice[:2]  # the logged dice are the ones shown
-    assert dice_lines[0] == f"DR {white + colored}: white {white}, colored {colored} (IFT attack)"
+    assert dice_lines[0].startswith(f"IFT attack: rolled {white}+{colored} = {white + colored} "
+                                    f"(white {white}, colored {colored}), final DR ")
 
 
 # --- refusals: a red private embed, the game and its log untouched ----------------------------
@@ -176,7 +178,7 @@ async def test_nhis_adjacent_fire_hits_and_the_target_checks_morale(table):
         "description": "No Honor in Surrender · Test · turn 1, Operations Phase, impulse 1 · US to act",
         "footer": {"text": "log #9"},
         "fields": [
-            field("Dice", "2d6 7: 3 + 4 (fire on B1)\nd6 5 (morale check Japanese rifle squad J1)\n"
+            field("Dice", "fire on B1: rolled 3+4 = 7 (2d6)\nmorale check Japanese rifle squad J1: rolled 5 (d6)\n"
                           "manual dice (given by the players)"),
             # A1 and B1 are not NHiS hex numbers (CCRR): the range is the players', and so is the line of sight
             field("Trail", "range 1 (A1 to B1), typed by the players: the map cannot place A1  "
@@ -237,12 +239,15 @@ async def test_cd_direct_fire_rolls_rof_to_hit_and_hit_results(table):
         "type": "rich",
         "flags": 0,
         "color": ASL_BLUE,
-        "title": "M4 Sherman S1 fires 2 ROF at German rifle platoon G1: 2 hits -> forced back, forced back",
-        "description": "Command Decision: Test of Battle · Test · turn 1, General Fire Phase, Side A · Americans to act",
+        # the title within one line of a phone (60 characters): the rest opens the description
+        "title": "M4 Sherman S1 fires 2 ROF at German rifle platoon G1",
+        "description": "2 hits -> forced back, forced back\n"
+                       "Command Decision: Test of Battle · Test · turn 1, General Fire Phase, Side A · Americans to act",
         "footer": {"text": "log #10"},
         "fields": [
-            field("Dice", f"d10 3 (to hit {g1})\nd10 4 (to hit {g1})\nd10 5 (hit result on {g1})\n"
-                          f"d10 6 (hit result on {g1})\nmanual dice (given by the players)"),
+            field("Dice", f"to hit {g1}: rolled 3 (d10)\nto hit {g1}: rolled 4 (d10)\n"
+                          f"hit result on {g1}: rolled 5 (d10)\nhit result on {g1}: rolled 6 (d10)\n"
+                          "manual dice (given by the players)"),
             field("Rate of fire [CD [13.5]]",
                   f"M4 Sherman S1 fires at {g1} [CD [13]]:\nROF of M4 Sherman S1  2  (=2)  [CD [13.5]]\nROF dice  2  (=2)  [CD [13.5]]"),
             field(f"To hit {g1} [CD [14.2.1]]",
@@ -292,8 +297,9 @@ async def test_cd_indirect_fire_suppresses_the_stands_under_the_template(table):
     reply = await table.send("artillery fire", {"firer": "B1", "targets": "G1 G2", "cover": "medium",
                                                 "dice": "2 9 4"})
     embed = reply.embeds[0]
-    assert embed["title"] == ("US 105mm battery B1 fires IDF at German rifle platoon G1, German rifle platoon G2: "
-                              "1 hit -> German rifle platoon G1: no effect")
+    # no ': ' within 60 characters: the title goes on after the list's comma
+    assert embed["title"] == "US 105mm battery B1 fires IDF at German rifle platoon G1,"
+    assert embed["description"].splitlines()[0] == "German rifle platoon G2: 1 hit -> German rifle platoon G1: no effect"
     fired = "US 105mm battery B1 fires IDF at German rifle platoon G1, German rifle platoon G2 [CD [17.6]]"
     assert fields(embed)[fired] == ("Organic artillery answered this turn; mission 1 of its ROF 1 this phase  "
                                     "[CD [13.5, 17.6]]")
@@ -302,8 +308,8 @@ async def test_cd_indirect_fire_suppresses_the_stands_under_the_template(table):
         "Personnel in medium cover  -2  (=4)  [CD [17.6]]",
         "Hits German rifle platoon G1 on 4 or less  4  (=4)  [CD [17.6]]"]
     assert fields(embed)["Dice"].splitlines()[:3] == [
-        "d10 2 (IDF to hit German rifle platoon G1)", "d10 9 (IDF to hit German rifle platoon G2)",
-        "d10 4 (hit result on German rifle platoon G1)"]
+        "IDF to hit German rifle platoon G1: rolled 2 (d10)", "IDF to hit German rifle platoon G2: rolled 9 (d10)",
+        "hit result on German rifle platoon G1: rolled 4 (d10)"]
     entry = await last_entry(table)
     assert (entry.command, entry.manual) == ("/artillery fire", True)
     assert entry.order == {"action": "indirect_fire", "firer": "B1", "targets": ["G1", "G2"], "cover": "medium"}
@@ -315,7 +321,8 @@ async def test_cd_artillery_response_rolls_one_d10_against_the_support_number(ta
     await cd_game(table, phase="Artillery")
     reply = await table.send("artillery response", {"firer": "B1", "support": "supporting", "dice": "1"})
     embed = reply.embeds[0]
-    assert embed["title"] == "Supporting artillery response for US 105mm battery: d10 1 -> responds, place the template"
+    assert embed["title"] == "Supporting artillery response for US 105mm battery"
+    assert embed["description"].splitlines()[0] == "d10 1 -> responds, place the template"
     trail = fields(embed)["Artillery response: US 105mm battery B1 [CD [17.4]]"].splitlines()
     assert trail[1] == "Response roll for US 105mm battery B1  1  [CD [17.4]]"
     assert trail[-2:] == ["US 105mm battery B1: place the IDF template  [CD [17.4]]",

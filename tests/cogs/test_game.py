@@ -47,8 +47,9 @@ async def test_game_new_answers_with_the_sides_their_elr_the_game_master_and_the
 
     assert reply.embeds == [{
         "type": "rich", "flags": 0, "color": GREY,
-        "title": "New Advanced Squad Leader game: Germans vs Russians (Guards Counterattack)",
-        "description": "Advanced Squad Leader · Guards Counterattack · turn 1, Rally Phase, ATTACKER's part · Germans to act",
+        "title": "New Advanced Squad Leader game",  # within 60 characters, the rest below
+        "description": "Germans vs Russians (Guards Counterattack)\n"
+                       "Advanced Squad Leader · Guards Counterattack · turn 1, Rally Phase, ATTACKER's part · Germans to act",
         "fields": [{"name": "Trail", "inline": False,
                     "value": f"Side 1: Germans (ELR 3)\nSide 2: Russians (ELR 2)\nGame master: {mention(GM)}\n"
                              "Turn 1, Rally Phase"}],

@@ -29,7 +29,7 @@ async def test_an_order_waiting_past_discords_deadline_for_its_channel_is_deferr
 
     assert reply.deferred and not reply.record.rejected  # "thinking..." in time, nothing refused by Discord
     assert not reply.ephemeral
-    assert reply.embeds[0]["fields"][0]["value"].startswith("DR 7: white 2, colored 5")  # the answer, edited in
+    assert "rolled 2+5 = 7 (white 2, colored 5)" in reply.embeds[0]["fields"][0]["value"].splitlines()[0]  # the answer, edited in
 
 
 async def test_an_order_answered_before_the_bound_is_not_deferred(table):

@@ -33,7 +33,7 @@ async def test_log_show_gives_the_newest_page_by_default_publicly(table):
     entry = await last_entry(table)
     stamp = int(datetime.fromisoformat(entry.time).timestamp())  # Discord shows it in each reader's zone
     assert lines[-1] == (f"#15 · <t:{stamp}:f> · alice · /morale · "
-                         "DR 7: white 3, colored 4 (NMC 4-6-7 A1) (manual) · "
+                         "NMC 4-6-7 A1: rolled 3+4 = 7 (white 3, colored 4), final DR 6 (manual) · "
                          "4-6-7 A1: Normal Morale Check, Final DR 6 vs 7 -> passes")
 
 
@@ -93,7 +93,7 @@ async def test_a_duplicate_interaction_create_rolls_once_logs_once_and_answers_t
     assert (await table.bot.referee.log(table.channel)).total == 15  # one entry
     first, second = again.record.callbacks[0], again.record.rejected[0]  # Discord refuses a 2nd answer
     assert second.data["embeds"] == first.data["embeds"]  # ... and it was the same answer
-    assert first.data["embeds"][0]["fields"][0]["value"].startswith("DR 7: white 2, colored 5")
+    assert "rolled 2+5 = 7 (white 2, colored 5)" in first.data["embeds"][0]["fields"][0]["value"].splitlines()[0]
     assert len(table.fake.channel_messages(table.channel)) == 1  # no error, no second post
 
 

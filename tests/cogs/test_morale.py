@@ -20,7 +20,7 @@ async def test_asl_1mc_with_an_agreed_drm_breaks_the_squad_a10_1(table):
         "description": "Advanced Squad Leader · Test · turn 1, Prep Fire Phase · Germans to act",
         "footer": {"text": "log #15"},
         "fields": [
-            field("Dice", "DR 7: white 3, colored 4 (MC 4-4-7 R1)\nmanual dice (given by the players)"),
+            field("Dice", "MC 4-4-7 R1: rolled 3+4 = 7 (white 3, colored 4), final DR 8\nmanual dice (given by the players)"),
             field("1MC (Morale Check): 4-4-7 R1 [A10.1]",
                   "morale  7  [A10.1]\n1MC  +1  [A10.1]\nleadership of 8-1 L1  -1  [A10.7]\n"
                   "agreed: scenario rule  +1\nDR: white 3, colored 4  7  [A10.1]\n"
@@ -50,7 +50,8 @@ async def test_morale_without_dice_rolls_system_dice_and_logs_manual_false(table
     reply = await table.send("morale", {"unit": "A1"})
     entry = await last_entry(table)
     white, colored = entry.dice
-    assert fields(reply.embeds[0])["Dice"] == f"DR {white + colored}: white {white}, colored {colored} (NMC 4-6-7 A1)"
+    assert fields(reply.embeds[0])["Dice"] == (f"NMC 4-6-7 A1: rolled {white}+{colored} = {white + colored} "
+                                               f"(white {white}, colored {colored}), final DR {white + colored - 1}")  # 9-1 G1
     assert entry.manual is False
 
 
@@ -89,13 +90,14 @@ async def test_nhis_hit_2_check_adds_two_to_the_die_and_the_leader_helps(table):
     reply = await table.send("morale", {"unit": "U1", "hit": 2, "dice": "3"})
     rule = "NHiS Hit result (seed 001)"
     assert fields(reply.embeds[0]) == {
-        "Dice": "d6 3 (morale check US Marine rifle squad U1)\nmanual dice (given by the players)",
+        "Dice": "morale check US Marine rifle squad U1: rolled 3 (d6)\nmanual dice (given by the players)",
         f"Morale check (Hit-2): US Marine rifle squad U1 [{rule}]":
             f"Morale of US Marine rifle squad U1  5  (=5)  [{rule}]\n"
             f"Leadership of US Marine leader UL (Prepared)  +1  (=6)  [{rule}]\n1d6  3  (=3)  [{rule}]\n"
             f"Hit-2  +2  (=5)  [{rule}]\n5 vs 6: passes  pass  [{rule}]",
     }
-    assert reply.embeds[0]["title"] == "US Marine rifle squad U1 morale check (Hit-2): 1d6 3 + 2 = 5 vs 6 -> passes"
+    assert reply.embeds[0]["title"] == "US Marine rifle squad U1 morale check (Hit-2)"  # within 60 characters
+    assert reply.embeds[0]["description"].splitlines()[0] == "1d6 3 + 2 = 5 vs 6 -> passes"
     assert (await last_entry(table)).order == {"action": "morale", "unit": "U1", "hit": 2}
 
 

@@ -58,7 +58,8 @@ async def test_the_rally_phase_hand_off_carries_done_and_a_rally_button_per_unit
     dice(table, 3, 4)  # DR 7, -1 for the 8-1 L1 (A10.7), -1 woods (A10.61): 5 vs 7
     pressed = await table.fake.click(hand_off, button(hand_off, "Rally 4-4-7 R3"), user_id=BOB)
     assert not pressed.ephemeral, pressed.embeds
-    assert pressed.embeds[0]["title"] == "4-4-7 R3 rally (rallied by 8-1 L1): Final DR 5 vs 7 -> rallies"
+    assert pressed.embeds[0]["title"] == "4-4-7 R3 rally (rallied by 8-1 L1)"  # within 60 characters
+    assert pressed.embeds[0]["description"].startswith("Final DR 5 vs 7 -> rallies\n")
     trail = str(pressed.embeds)
     assert "leadership of 8-1 L1" in trail and "[A10.7]" in trail and "[A10.61]" in trail
     entry = await last_entry(table)
@@ -165,7 +166,7 @@ async def test_the_buttons_and_the_fire_form_work_after_a_restart_and_a_press_co
     table.bot.roll_limiter = RollRateLimiter(2, 60)
     dice(table, 3, 4)
     pressed = await table.fake.click(hand_off, button(hand_off, "Rally 4-4-7 R3"), user_id=BOB)
-    assert pressed.embeds[0]["title"].endswith("-> rallies")
+    assert pressed.embeds[0]["description"].startswith("Final DR 5 vs 7 -> rallies\n")
     refused = refusal(await table.fake.click(hand_off, button(hand_off, "Rally 4-4-7 R3"), user_id=BOB))
     assert refused.startswith("this Rally 4-4-7 R3 is no longer due")  # refused: taken back from the limit
     dice(table, 3, 4)

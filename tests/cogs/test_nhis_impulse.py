@@ -96,8 +96,9 @@ async def test_a_leader_activates_his_command_across_hexes(table):
         f"first move or fire of its units ({RULE})")
     activated = await table.send("activate", {"leader": "L1", "units": "M3"}, user=ALICE)
     assert not activated.ephemeral, activated.embeds
-    assert activated.embeds[0]["title"].startswith("Impulse 1: US Marine leader L1 activates 0303 (M1, M2, L1) "
-                                                   "and 0304 (M3)")
+    # within 60 characters, the rest below: "Impulse 1: ... 0303 (M1, M2, L1) …", "… and 0304 (M3)"
+    assert activated.embeds[0]["title"] == "Impulse 1: US Marine leader L1 activates 0303 (M1, M2, L1) …"
+    assert activated.embeds[0]["description"].startswith("… and 0304 (M3)")
     text = trail_text(activated)
     assert "Adjacent to it, as the players declare (the referee does not see the map): 0304 (M3)" in text
     # M1 and M3, of two hexes, fire together in his command, each at the range the map counts from its hex

@@ -62,7 +62,7 @@ async def test_a_ruleset_defined_under_tests_is_played_through_the_real_bot(tabl
     [details_id] = [c for c in tossed.message.custom_ids() if c.startswith("details:")]
     [embed] = (await table.fake.click(tossed.message, details_id, user_id=CAROL)).embeds  # anyone may read it
     fields = {f["name"]: f["value"] for f in embed["fields"]}
-    assert fields["Dice"].splitlines() == ["d6 5 (toss Pawn P1)", "manual dice (given by the players)"]
+    assert fields["Dice"].splitlines() == ["toss Pawn P1: rolled 5 (d6)", "manual dice (given by the players)"]
     assert fields["Toss: Pawn P1, nerve 3 [Toy 1.1]"].splitlines() == ["1d6  5  [Toy 1.1]",
                                                                           "5 > nerve 3  shaken  [Toy 1.1]"]
     assert (await table.game()).units["P1"].shaken

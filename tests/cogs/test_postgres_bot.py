@@ -36,7 +36,7 @@ async def test_a_redelivered_morale_check_is_answered_from_the_postgres_log(pg_t
     assert (await pg_table.bot.referee.log(pg_table.channel)).total == entries_before  # nothing rolled again
     second = again.record.rejected[0]
     assert second.data["embeds"] == again.record.callbacks[0].data["embeds"]
-    assert second.data["embeds"][0]["fields"][0]["value"].startswith("DR 7: white 2, colored 5")
+    assert "rolled 2+5 = 7 (white 2, colored 5)" in second.data["embeds"][0]["fields"][0]["value"].splitlines()[0]
 
 
 async def test_a_game_ended_by_mistake_is_reopened_on_postgres_too(pg_table):

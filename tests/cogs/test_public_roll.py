@@ -47,7 +47,7 @@ async def test_manual_dice_are_honoured_and_checked_against_the_dice_asked_for(t
     reply = await table.send("roll public", {"dice": "3d6", "purpose": "SSR: reinforcements", "rolled": "6 2 5"},
                              user=BOB)
     assert reply.embeds[0]["title"] == "Russians roll 3d6 for SSR: reinforcements: 13 (6 + 2 + 5)"
-    assert fields(reply.embeds[0])["Dice"].startswith("3d6 13: 6 + 2 + 5 (SSR: reinforcements)")
+    assert fields(reply.embeds[0])["Dice"].startswith("SSR: reinforcements: rolled 6+2+5 = 13 (3d6)")
     entry = await last_entry(table)
     assert (entry.manual, list(entry.dice), entry.actor) == (True, [6, 2, 5], BOB)
     one = await table.send("roll public", {"dice": "d10", "purpose": "random event", "rolled": "10"}, user=BOB)

@@ -15,11 +15,12 @@ async def test_asl_rally_with_the_leader_in_the_location_a10_6_a10_7(table):
         "type": "rich",
         "flags": 0,
         "color": GERMAN_BLUE,
-        "title": "4-6-7 A3 rally (rallied by 9-1 G1): Final DR 6 vs 8 -> rallies",
-        "description": "Advanced Squad Leader · Test · turn 1, Rally Phase, ATTACKER's part · Germans to act",
+        "title": "4-6-7 A3 rally (rallied by 9-1 G1)",  # within 60 characters: the rest goes on below
+        "description": "Final DR 6 vs 8 -> rallies\n"
+                       "Advanced Squad Leader · Test · turn 1, Rally Phase, ATTACKER's part · Germans to act",
         "footer": {"text": "log #14"},
         "fields": [
-            field("Dice", "DR 7: white 3, colored 4 (rally 4-6-7 A3)\nmanual dice (given by the players)"),
+            field("Dice", "rally 4-6-7 A3: rolled 3+4 = 7 (white 3, colored 4), final DR 6\nmanual dice (given by the players)"),
             field("Rally: 4-6-7 A3 (rallied by 9-1 G1) [A10.6]",
                   "broken-side morale  8  [A10.6]\nleadership of 9-1 G1  -1  [A10.7]\n"
                   "DR: white 3, colored 4  7  [A10.6]\nFinal DR 6 vs broken-side morale 8  passes  (=6)  [A10.6]\n"
@@ -87,12 +88,12 @@ async def test_nhis_shaken_squad_rallies_with_the_leaders_help(table):
     rule = "NHiS Rally Phase 8.2 (assumed)"
     assert reply.embeds[0]["title"] == "US Marine rifle squad U2 rally: 1d6 3 vs 6 -> rallies"
     assert fields(reply.embeds[0]) == {
-        "Dice": "d6 3 (rally US Marine rifle squad U2)\nmanual dice (given by the players)",
+        "Dice": "rally US Marine rifle squad U2: rolled 3 (d6)\nmanual dice (given by the players)",
         f"Rally: US Marine rifle squad U2 [{rule}]":
             f"Morale of US Marine rifle squad U2  5  (=5)  [{rule}]\n"
             f"Leadership of US Marine leader UL (Prepared)  +1  (=6)  [{rule}]\n1d6  3  (=3)  [{rule}]\n"
             f"3 vs 6: rallies  pass  [{rule}]\nUS Marine rifle squad U2: rallies: Prepared  [{rule}]",
-        "Effects": "US Marine rifle squad U2: Shaken -> Prepared (rallies: Prepared)",
+        "Effects": "US Marine rifle squad U2: Shaken -> Prepared",  # "rallies: Prepared" says the state again
     }
     assert not (await table.game()).units["U2"].shaken
 

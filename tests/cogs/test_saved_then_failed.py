@@ -39,7 +39,7 @@ async def test_an_order_saved_before_an_unexpected_failure_is_answered_with_its_
     log = await table.bot.referee.log(table.channel)
     assert log.total == before + 1  # saved once
     assert not reply.ephemeral and "nothing was changed" not in str(reply.embeds)
-    assert reply.embeds[0]["fields"][0]["value"].startswith("DR 7: white 2, colored 5")
+    assert "rolled 2+5 = 7 (white 2, colored 5)" in reply.embeds[0]["fields"][0]["value"].splitlines()[0]
 
 
 async def test_an_order_saved_before_the_database_went_away_is_answered_with_its_result(table, monkeypatch):
@@ -51,7 +51,7 @@ async def test_an_order_saved_before_the_database_went_away_is_answered_with_its
     reply = await table.send("morale", {"unit": "A1", "dice": "2 5"})
 
     assert not reply.ephemeral and "nothing was saved" not in str(reply.embeds)
-    assert reply.embeds[0]["fields"][0]["value"].startswith("DR 7: white 2, colored 5")
+    assert "rolled 2+5 = 7 (white 2, colored 5)" in reply.embeds[0]["fields"][0]["value"].splitlines()[0]
 
 
 async def test_when_the_log_cannot_be_read_either_the_player_is_told_to_look_before_giving_it_again(
@@ -120,5 +120,5 @@ async def test_an_order_saved_while_the_log_could_not_be_read_is_posted_once_the
     [post] = posts()  # posted once
     assert post.content.startswith(f"<@{ALICE}>: the database is back, and your order had been saved as log #{seq}")
     assert post.embeds[0]["footer"]["text"].endswith(f"log #{seq}")
-    assert post.embeds[0]["fields"][0]["value"].startswith("DR 7: white 2, colored 5")
+    assert "rolled 2+5 = 7 (white 2, colored 5)" in post.embeds[0]["fields"][0]["value"].splitlines()[0]
     assert len(failures) == 2

@@ -103,4 +103,5 @@ async def test_side_and_unit_names_lose_their_controls_too(table):
                                              "scenario": "x\u2066y"}, channel=GENERAL)
     assert not created.ephemeral, created.embeds
     assert not _CONTROL.search(json.dumps([created.message.payload], ensure_ascii=False))
-    assert created.embeds[0]["title"] == "New Command Decision: Test of Battle game: Blue vs Red[2J (xy)"
+    assert created.embeds[0]["title"] == "New Command Decision: Test of Battle game"  # within 60 characters
+    assert created.embeds[0]["description"].startswith("Blue vs Red[2J (xy)\n")

@@ -133,7 +133,8 @@ async def test_a_command_decision_turn_with_sealed_orders(table, tmp_path):
                           f"sealed orders (#{germans.seq}); they reveal them as they move, /reveal "
                           f"sealed:{germans.seq} first (CD 5A, 2D-2E)")
     opened = await play(table, "reveal", {"sealed": germans.seq}, user=BOB)
-    assert opened.embeds[0]["title"] == f"Sealed order #{germans.seq} revealed (Germans): company Kampf: Cautious Advance"
+    assert opened.embeds[0]["title"] == f"Sealed order #{germans.seq} revealed (Germans): company Kampf"
+    assert opened.embeds[0]["description"].startswith("Cautious Advance\n")  # the title within 60 characters
     shown = json.dumps(opened.embeds)
     assert "Revealed in the Movement Phase: the order applies from now, this turn" in shown
     assert "under a Cautious Advance order from now (revealed)" in shown

@@ -56,7 +56,7 @@ async def test_recover_an_unpossessed_sw_with_a_recovery_dr_a4_44(table):
     reply = await table.send("recover", {"weapon": "MG2", "unit": "A2", "dice": "2"})
     embed = reply.embeds[0]
     assert embed["title"] == "4-6-7 A2 recovers LMG MG2"
-    assert fields(embed)["Dice"] == "dr 2 (recovery by 4-6-7 A2)\nmanual dice (given by the players)"
+    assert fields(embed)["Dice"] == "recovery by 4-6-7 A2: rolled 2 (dr), final dr 2\nmanual dice (given by the players)"
     assert (await table.game()).units["MG2"].owner == "A2"
     entry = await last_entry(table)
     assert (entry.command, entry.order, entry.dice, entry.manual) == (

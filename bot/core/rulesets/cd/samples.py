@@ -23,12 +23,15 @@ SAMPLES = (
             "/unit add id:G1 side:Germans type:ger-rifle location:hedge-1 stats:company=1Kp",
             "/unit add id:G2 side:Germans type:ger-mg42 location:hedge-1 stats:company=1Kp",
         ),
+        # the phase jump's initiative dice are given (Americans 8, Germans 3): with the bot's dice the
+        # Germans were Side A one game in two, and the Americans' /fire below was refused as out of turn
         next_steps=("Try: as alice | /artillery response firer:RA1 dice:4 (organic artillery answers on 1-5; one "
                     "roll a turn) | /artillery fire firer:RA1 targets:G1 G2 (the hedgerow of hedge-1 gives medium "
-                    "cover; a second mission this phase is over RA1's ROF 1) | /done (each side ends its part) | "
-                    "as gm | /game phase to:GeneralFire (the game master jumps to the General Fire Phase; the "
-                    "Movement Phase's initiative roll on the way) | as alice | /fire firers:1-A target:G1 band:short "
-                    "(both sides fire, the results at the phase's end)"),
+                    "cover; RA1 fires one mission a phase: ROF 1) | /done (each side ends its part) | "
+                    "as gm | /game phase to:GeneralFire dice:8 3 (the game master jumps to the General Fire Phase; "
+                    "the Movement Phase's initiative on the way: the Americans' d10 8 against the Germans' 3 makes "
+                    "them Side A) | as alice | /fire firers:1-A target:G1 band:short (Side A fires first, then "
+                    "Side B; the hits take effect at the phase's end)"),
     ),
     Sample(
         key="file",
