@@ -5,7 +5,7 @@ counter shows, its condition. Code outside a ruleset reads these, never a field 
 
 from __future__ import annotations
 
-from typing import ClassVar, NamedTuple
+from typing import Any, ClassVar, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
@@ -66,3 +66,38 @@ class UnitBase(BaseModel):
     @property
     def condition(self) -> Condition:
         return Condition()
+
+
+class NoSideNumbers(BaseModel):
+    """The data a side carries beyond the shared fields (``Ruleset.side_fields``) in a ruleset with no
+    per-side number: ``elr`` is always null, kept because every game's sides have carried it since the
+    first games (their saved states, and the hashes chained to them, hold the key)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    elr: None = None
+
+
+class SmokeOnlyLocation(BaseModel):
+    """The markers a Location carries beyond the shared fields (``Ruleset.location_fields``) in a ruleset
+    whose only marker is smoke; ``residual_fp`` is always 0, kept because every game's Locations have
+    carried it since the first games."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    residual_fp: Literal[0] = 0
+    smoke: bool = False  # a smoke marker, which the line of sight names
+
+
+class SmokeMarkers:
+    """The map's, the status board's and the line of sight's reading of a ``SmokeOnlyLocation``: a
+    ``Ruleset`` mixin for the rulesets whose only Location marker is smoke."""
+
+    def location_markers(self, location: Any) -> list[str]:
+        return ["SMOKE"] if location.smoke else []
+
+    def location_words(self, location: Any) -> list[str]:
+        return ["smoke"] if location.smoke else []
+
+    def smoke_in(self, location: Any) -> bool:
+        return bool(location.smoke)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from ...orders import Refers
 from ..base import Condition, UnitBase
@@ -87,23 +87,3 @@ class CdStand(UnitBase):
     @property
     def condition(self) -> Condition:
         return Condition(broken=self.shaken or self.demoralized, pinned=self.pinned, forced_back=self.forced_back)
-
-
-class CdSide(BaseModel):
-    """What each side of a game of this ruleset carries beyond the shared fields (``Ruleset.side_fields``):
-    no number of its own; ``elr`` is always null, kept because every game's sides have carried it since
-    the first games (their saved states, and the hashes chained to them, hold the key)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    elr: None = None
-
-
-class CdLocation(BaseModel):
-    """The markers a Location carries beyond the shared fields (``Ruleset.location_fields``); ``residual_fp``
-    is always 0, kept because every game's Locations have carried it since the first games."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    residual_fp: Literal[0] = 0
-    smoke: bool = False  # a smoke marker [17.5], removed at the end of the turn

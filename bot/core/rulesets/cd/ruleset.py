@@ -15,11 +15,12 @@ from ...outcome import Outcome, UnitEffect
 from ...ruleset import Ruleset, Shots
 from ...suggest import common_suggestions, first_named
 from ...trail import Trail
+from ..base import NoSideNumbers, SmokeMarkers, SmokeOnlyLocation
 from . import odds, tables
 from .commands import COMMANDS
 from .samples import SAMPLES
 from .movement import OP_FIRE
-from .models import CdLocation, CdSide, CdStand
+from .models import CdStand
 from .orders import (MORALE_DUE_RULE, SEALING, CdArtilleryResponse, CdCompanyNear, CdCompanyWaive, CdFire,
                      CdGiveOrders, CdIndirectFire, CdMorale, CdMove, CdOrder, CdRally)
 from .turn import COMPANY_CHECKS, SIMULTANEOUS, TURN_RULES, apply_pending, due_text, morale_due, turn_rules
@@ -33,7 +34,7 @@ SEAL_ORDER_RULE = "a side's sealed orders open in the order they were sealed (as
 DEPLETION_LAST = "cd_depletion_after_hits"
 
 
-class CdRuleset(Ruleset):
+class CdRuleset(SmokeMarkers, Ruleset):
     name = "cd"
     samples = SAMPLES  # the sandbox's sample games (samples.py)
     title = "Command Decision: Test of Battle"
@@ -61,8 +62,8 @@ class CdRuleset(Ruleset):
     board = "table"  # stands on a table top, measured in inches: no hexes
     # the map draws the latest direct fire [13] or battery's indirect fire [17.6], from stand to stands
     shots = Shots(("fire", "indirect_fire"), firers="firer", targets="targets")
-    side_fields = CdSide
-    location_fields = CdLocation
+    side_fields = NoSideNumbers
+    location_fields = SmokeOnlyLocation  # smoke [17.5], removed at the end of the turn
 
     def unit_model(self):
         return CdStand
@@ -128,15 +129,6 @@ class CdRuleset(Ruleset):
 
     def stand_note(self, unit: Any) -> str:
         return str(unit.quality)
-
-    def location_markers(self, location: Any) -> list[str]:
-        return ["SMOKE"] if location.smoke else []
-
-    def location_words(self, location: Any) -> list[str]:
-        return ["smoke"] if location.smoke else []
-
-    def smoke_in(self, location: Any) -> bool:
-        return bool(location.smoke)
 
     def result_name(self, outcome: Outcome) -> str | None:
         if outcome.action == "fire":  # direct fire reads by the hits scored

@@ -10,16 +10,17 @@ from ...game import Game
 from ...outcome import Outcome, UnitEffect
 from ...ruleset import Ruleset, Shots
 from ...trail import Trail
+from ..base import NoSideNumbers, SmokeMarkers, SmokeOnlyLocation
 from . import activation, fire, morale, movement, odds, rally, tables
 from .board import NHIS_GRID, sight_terrain
 from .commands import COMMANDS
 from .samples import SAMPLES
 from .context import status_text
-from .models import NhisLocation, NhisSide, NhisUnit
+from .models import NhisUnit
 from .orders import NhisActivate, NhisFire, NhisMorale, NhisMove, NhisOrder, NhisRally
 
 
-class NhisRuleset(Ruleset):
+class NhisRuleset(SmokeMarkers, Ruleset):
     name = "nhis"
     samples = SAMPLES  # the sandbox's sample games (samples.py)
     title = "No Honor in Surrender"
@@ -33,8 +34,8 @@ class NhisRuleset(Ruleset):
     reactions = (movement.OPPORTUNITY_FIRE,)  # a move in an impulse: the other side's opportunity fire
     required_rolls = (rally.RALLY_ATTEMPTS,)  # the Shaken units a side may rally in its part of the Rally Phase
     shots = Shots(("fire",), firers="firers", target="target")  # the map draws the latest fire
-    side_fields = NhisSide
-    location_fields = NhisLocation
+    side_fields = NoSideNumbers
+    location_fields = SmokeOnlyLocation
     grid = NHIS_GRID  # bot/core/grid.py: where a Location is, the range and the line of sight
     instead = {"transfer": "its weapons belong to the units themselves",
                "recover": "its weapons belong to the units themselves", "artillery": "fire with /fire"}
@@ -80,15 +81,6 @@ class NhisRuleset(Ruleset):
         if isinstance(order, NhisFire):
             return odds.fire_odds(game, order)
         return None
-
-    def location_markers(self, location: Any) -> list[str]:
-        return ["SMOKE"] if location.smoke else []
-
-    def location_words(self, location: Any) -> list[str]:
-        return ["smoke"] if location.smoke else []
-
-    def smoke_in(self, location: Any) -> bool:
-        return bool(location.smoke)
 
     def counter_types(self) -> dict:
         return tables.counter_types()
