@@ -1,7 +1,10 @@
 """A sample game a ruleset offers the sandbox (``Ruleset.samples``): the slash commands a game master
 types to set it up, and what to try next. Each ruleset keeps its own in its package; the sandbox
 (bot/sandbox_scenarios.py) finds them through the registry and sets each one up in the ruleset's
-own channel, named by the ruleset (``asl``) or the ruleset and the sample's key (``asl-file``)."""
+own channel, named by the ruleset (``asl``) or the ruleset and the sample's key (``asl-file``):
+``python -m bot sandbox --scenario NAME``, or ``load NAME`` at its prompt. The ``file`` sample loads a
+scenario file of data/<ruleset>/scenarios/ in one ``/scenario load``. Every counter comes from the
+counter library in data/; the positions are small made-up samples."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""The sample games the sandbox sets up for this ruleset (``python -m bot sandbox --scenario NAME``,
-``load NAME`` at its prompt): the slash commands a game master would type, in the ruleset's own channel.
-The ``file`` sample loads a scenario file of data/<ruleset>/scenarios/ in one ``/scenario load``.
-Every counter comes from the counter library in data/; the positions are small made-up samples."""
+"""Command Decision's sample games for the sandbox (what a sample is: bot/core/samples.py)."""
 
 from __future__ import annotations
 
