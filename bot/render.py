@@ -626,7 +626,11 @@ def summary_lines(outcome: Outcome, game: Game | None = None) -> list[str]:
     told: set[str] = set()
     rolls: list[str] = []
     checks: list[str] = []
-    for item in read:
+    # a unit that checked more than once (a 1MC, then a Leader Loss Task Check) is left in its state
+    # after the last: that check's line says it, an earlier one only passes or fails
+    last_check = {item.dice.unit: n for n, item in enumerate(read) if item.dice is not None
+                  and item.check is not None and isinstance(item.check.value, str)}
+    for n, item in enumerate(read):
         roll, check = item.roll, item.check
         unit = item.dice.unit if item.dice is not None else None
         if check is not None and unit is not None and isinstance(check.value, str):
@@ -636,10 +640,11 @@ def summary_lines(outcome: Outcome, game: Game | None = None) -> list[str]:
                     f"rolled {'+'.join(map(str, roll.dice))}, {_final(check)}")
             if str(check.value).casefold() not in check.label.casefold():  # "7 vs 5: fails" says "fail"
                 line += f" → {check.value}"
-            effect = effects.get(unit)
+            effect = effects.get(unit) if last_check.get(unit) == n else None
+            if unit in effects:
+                told.add(unit)
             text = effect_text(effect, "→") if effect is not None else None
             if effect is not None and text is not None:
-                told.add(unit)
                 changed = bool(effect.after) and effect.after != effect.before
                 if not changed or effect.after != check.value:
                     line += f": {effect.after}" if changed else f": {text}"

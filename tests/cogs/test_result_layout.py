@@ -52,6 +52,21 @@ async def test_a_fire_with_its_morale_checks_reads_outcome_first_in_at_most_eigh
     assert fired.message.custom_ids() == ["odds:1:15", "details:1:15"]
 
 
+async def test_a_unit_that_checks_twice_is_left_in_its_state_by_the_later_check(table):
+    """R1 passes its 1MC and then fails the Leader Loss Task Check its broken leader calls for (A10.2):
+    the pin is the LLTC's, so the 1MC's line only passes and the LLTC's line gives the state after.
+    Before, each line of R1 gave its final state ("passes: Good Order, pinned")."""
+    await asl_game(table, details=False)
+    fired = await table.send("fire", {"firers": "A1 A2 G1", "target": "B5", "range": 2,
+                                     "dice": "4 2 6 5 2 2 2 2 6 5 1 1"})
+    shown = lines_of(fired.embeds[0])
+    assert shown[0] == "L1 broken, R1 pinned — 8 FP (IFT 8) vs B5: final DR 6 -> 1MC"
+    assert "1MC 4-4-7 R1: rolled 2+2, final DR 5 vs morale 7 → passes" in shown
+    assert ("Leader Loss Task Check 4-4-7 R1: rolled 6+5, final DR 11 vs morale 7 → fails: Good Order, pinned"
+            in shown)
+    assert "Leader Loss Task Check 4-4-7 R2: rolled 1+1, final DR 2 vs morale 7 → passes" in shown
+
+
 async def test_a_machine_gun_that_kept_its_rate_of_fire_says_it_may_fire_again(table):
     await asl_game(table, details=False)
     fired = await table.send("fire", {"firers": "MG1", "target": "B5", "range": 2, "dice": "3 1 5 5 5 5 5 5"})
