@@ -30,6 +30,12 @@ DISPATCH, HEARTBEAT, IDENTIFY, RESUME, INVALID_SESSION, HELLO, HEARTBEAT_ACK = 0
 RESUMABLE_CLOSE = 4000  # "unknown error": discord.py reconnects and RESUMEs on it
 
 
+def shard_of(guild_id: int | str, count: int) -> int:
+    """The shard a server's events go to, by Discord's rule: (server id >> 22) % shard count. The
+    emulator's own spelling of it, apart from the bot's (bot/shards.py), so a slip in either shows."""
+    return (int(guild_id) >> 22) % count
+
+
 class Gateway:
     """One bot session at a time per shard (shard 0's, or the only one, is this object's own)."""
 
@@ -114,7 +120,7 @@ class Gateway:
         count = self.shard[1]
         if not self.routes or count <= 1 or guild_id is None:
             return self
-        shard = (int(guild_id) >> 22) % count
+        shard = shard_of(guild_id, count)
         return self if shard == 0 else self.shard_session(shard, count)
 
     async def _on_frame(self, socket: web.WebSocketResponse, frame: dict[str, Any]) -> None:

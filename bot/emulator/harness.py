@@ -18,6 +18,7 @@ from typing import Any, AsyncIterator
 import discord
 from discord.ext import commands
 
+from bot.emulator.gateway import shard_of
 from bot.emulator.patch import pointed_at
 from bot.emulator.server import FakeDiscord, _handler_tasks
 
@@ -82,7 +83,7 @@ async def _until_ready(bot: commands.Bot, fake: FakeDiscord, connect: asyncio.Ta
         raise AssertionError(f"the bot was not ready within {timeout}s")
     # the servers of the shards the bot holds (Discord's rule: (id >> 22) % count); all when unsharded
     count, held = bot.shard_count or 1, getattr(bot, "shard_ids", None) or [bot.shard_id or 0]
-    missing = [g.id for g in fake.guilds if (g.id >> 22) % count in held
+    missing = [g.id for g in fake.guilds if shard_of(g.id, count) in held
                and (bot.get_guild(g.id) is None or bot.get_guild(g.id).unavailable)]
     if missing:
         raise AssertionError(f"guilds not available to the bot after READY: {missing}")

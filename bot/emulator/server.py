@@ -35,7 +35,7 @@ from aiohttp import web
 from bot.emulator import payloads as pl
 from bot.emulator.bodies import choices_errors, is_empty, message_errors, modal_errors
 from bot.emulator.clock import RESPONSE_DEADLINE, TOKEN_LIFETIME, Clock
-from bot.emulator.gateway import RESUMABLE_CLOSE, Gateway
+from bot.emulator.gateway import RESUMABLE_CLOSE, Gateway, shard_of
 from bot.emulator.messages import REPLY_TO_COMMAND, MessageStore, read_body, snowflakes
 from bot.emulator.records import (
     AUTOCOMPLETE_RESULT, CHANNEL_MESSAGE, DEFERRED_CHANNEL_MESSAGE, DEFERRED_UPDATE_MESSAGE, MODAL, UPDATE_MESSAGE,
@@ -335,14 +335,14 @@ class FakeDiscord:
         number, count = shard
         if count < 1 or not 0 <= number < count:
             return 4010
-        counted = sum(1 for guild in self.guilds if (guild.id >> 22) % count == number)
+        counted = sum(1 for guild in self.guilds if shard_of(guild.id, count) == number)
         counted += -(-(self.servers - len(self.guilds)) // count)  # the servers only counted, spread evenly
         return 4011 if counted > GUILDS_PER_SHARD else None
 
     def _ready_frames(self, session_id: str, shard: tuple[int, int] = (0, 1)) -> list[tuple[str, dict[str, Any]]]:
         """A session's READY and GUILD_CREATEs: the servers of its shard ((id >> 22) % count)."""
         number, count = shard
-        guilds = [g for g in self.guilds if (g.id >> 22) % count == number]
+        guilds = [g for g in self.guilds if shard_of(g.id, count) == number]
         ready = pl.ready_json(self.app, guilds, session_id, self.gateway_url, shard=shard)
         return [("READY", ready)] + [("GUILD_CREATE", pl.guild_create_json(g, self.app)) for g in guilds]
 
