@@ -46,11 +46,9 @@ def carried(model: type[BaseModel] | None, holder: BaseModel, what: str) -> None
             raise ValueError(f"{what} carries {', '.join(sorted(extra))}, which its ruleset does not declare")
         return
     names = tuple(model.model_fields)
-    if tuple(extra) == names:
-        checked = model.model_validate(extra)  # the usual case: as saved; only checked
-    else:
-        checked = model.model_validate(extra)
-        for name in tuple(extra):
+    checked = model.model_validate(extra)
+    if tuple(extra) != names:  # a field missing or out of order (the usual case, as saved, is only checked):
+        for name in tuple(extra):  # set again below, in the model's order
             delattr(holder, name)
     for name in names:
         value = getattr(checked, name)
