@@ -156,14 +156,18 @@ async def test_a_caller_cancelled_while_its_group_commits_finds_its_write_whole(
         assert "X1" in (await referee.game(channel)).units
 
 
-async def test_fifty_commands_at_once_take_far_fewer_commits_than_commands(tables):
+async def test_fifty_four_commands_at_once_share_commits(tables):
     store, referee, path = tables
     statements = await Statements.watch(store)
     await asyncio.gather(*(referee.act(channel, GM, asl_squad(f"S{i}", 0, None), command="/unit add")
                            for channel in CHANNELS for i in range(9)))
     commits = statements.count("COMMIT")
     assert statements.count("SAVEPOINT") == 9 * len(CHANNELS)
-    assert commits < 9 * len(CHANNELS) / 2, commits  # the writes of different channels went together
+    # The writes of different channels went together. How many share one commit depends on the
+    # scheduling: 9-19 commits on an idle machine, 29 seen on a loaded CI runner (the first write
+    # after a group commits alone while the others still compute). Without group commit it is 54;
+    # the exact grouping is asserted deterministically by the first test of this file.
+    assert commits <= 40, commits
     for channel in CHANNELS:
         report = await referee.verify(channel)
         assert (report.ok, report.checked) == (True, 5 + 9), report.reason
