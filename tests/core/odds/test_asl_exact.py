@@ -10,6 +10,7 @@ from itertools import product
 
 import pytest
 
+from bot.core.copying import tree_copy
 from bot.core.dice import Roller
 from bot.core.errors import IllegalOrder
 from bot.core.odds import preview
@@ -81,12 +82,14 @@ def _stack(elr=2):
 
 
 def real_effects(game, result, targets) -> list[Leaf]:
-    """morale.apply_ift_result run over every distinct roll, through the real code."""
+    """morale.apply_ift_result run over every distinct roll, through the real code. Each branch gets
+    the resolver's own independent copy (``tree_copy``, equal to a deep copy: tests/core/
+    test_working_copy.py), six times faster than ``model_copy(deep=True)`` over ~70,000 branches."""
     path: list[int] = []
     found = []
     while True:
         roller = BranchRoller(path)
-        work = game.model_copy(deep=True)
+        work = tree_copy(game)
         morale.apply_ift_result(AslContext(work, roller), result, [work.units[t] for t in targets])
         found.append(Leaf(roller.probability, None, work))
         del path[len(roller.widths):]
