@@ -165,11 +165,11 @@ def test_nhis_session_fire_morale_rally(tmp_path):
     command = "/fire firers:M1 M2 target:0405 dice:1 2 6 1"
     # the units changed do not fit the title's 60 characters: each has its line, passed too
     assert reply_to(out, command).splitlines()[:4] == [
-        "== 5 FP -> column 4, shifted 2 left -> 0: 2d6 3 -> Hit-1 ==", "🎲 fire on 0405: rolled 1+2 = 3",
+        "== 5 FP -> column 4, shifted 2 left -> column 0: 2d6 3 -> Hit-1 ==", "🎲 fire on 0405: rolled 1+2 = 3",
         "Morale check Japanese rifle squad J1: rolled 6, 7 vs 5: fails: Prepared, reduced (Unshakable, fails: reduced)",
         "Morale check Japanese rifle squad J2: rolled 1, 2 vs 5: passes"]
     fire = details(out, command)
-    assert fire[1] == "== 5 FP -> column 4, shifted 2 left -> 0: 2d6 3 -> Hit-1 =="
+    assert fire[1] == "== 5 FP -> column 4, shifted 2 left -> column 0: 2d6 3 -> Hit-1 =="
     for line in ("   Cover Factor of 0405: Jungle 2  -2  (=5)  [NHiS Terrain Chart (seed 001)]",
                  "   Column 0, roll 3: Hit-1  Hit-1  [NHiS Fire Table (seed 001)]",
                  "   Japanese rifle squad J1: Unshakable, fails: reduced  [NHiS Hit result (seed 001)]",

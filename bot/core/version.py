@@ -32,6 +32,8 @@ History:
   6. no trail line says "the bot has no map" (it reads the map since issue 26): the ASL clean-up's DM
      note, Heat of Battle's berserk note and surrender say what the bot does not do (track which enemy
      units are Known, move units for a surrender)
+  7. an NHiS fire's headline names the column a shift leads to ("column 4, shifted 2 left -> column 0";
+     it read "-> 0", as if the FP were 0)
 """
 
 from __future__ import annotations
@@ -39,4 +41,4 @@ from __future__ import annotations
 # Entries logged before the version was recorded read as this one.
 LEGACY_RULES_VERSION = 1
 
-RULES_VERSION = 6
+RULES_VERSION = 7

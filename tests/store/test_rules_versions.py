@@ -119,7 +119,7 @@ def test_an_entry_without_a_version_reads_as_1_and_hashes_exactly_as_before_vers
     # the formula of every entry written before this change: the prev hash + the canonical fields
     assert old.expected_hash() == chain_hash(GENESIS_HASH, {**fields, "dice": []})
     today = LogEntry.seal(prev_hash=GENESIS_HASH, **fields)
-    assert today.rules_version == RULES_VERSION == 6 and today.body()["rules_version"] == 6
+    assert today.rules_version == RULES_VERSION == 7 and today.body()["rules_version"] == 7
     assert today.hash != old.expected_hash()
     # relabelling the version either way is an edit like any other: the hash no longer matches
     assert today.model_copy(update={"rules_version": 1}).expected_hash() != today.hash

@@ -12,7 +12,7 @@ def test_protective_terrain_without_markers_shifts_two_columns_left():
     res = fire(game, [6, 6], firers=["U1"], target="C1", range=2)
     shift = step(res, "Column shift: C1 is protective terrain")
     assert (shift.value, shift.rule) == (-2, "NHiS DRM list (seed 001)")
-    assert res.outcome.headline == "8 FP -> column 8, shifted 2 left -> 4: 2d6 12 -> no effect"
+    assert res.outcome.headline == "8 FP -> column 8, shifted 2 left -> column 4: 2d6 12 -> no effect"
 
 
 @pytest.mark.parametrize("terrain,features", [
@@ -58,7 +58,7 @@ def test_a_tank_firing_on_a_tank_does_not_shift():
 def test_the_two_shifts_add_up():
     game = nhis_game().hex("C1", "trees").squad("U1", 0, "A1", fp=14).tank("T1", 1, "C1").game
     res = fire(game, [6, 6], firers=["U1"], target="C1", range=2)
-    assert res.outcome.headline == "12 FP -> column 12, shifted 4 left -> 4: 2d6 12 -> no effect"
+    assert res.outcome.headline == "12 FP -> column 12, shifted 4 left -> column 4: 2d6 12 -> no effect"
 
 
 def test_shifting_off_the_left_edge_has_no_effect_and_rolls_nothing():

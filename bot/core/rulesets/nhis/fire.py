@@ -354,7 +354,7 @@ def _column_and_roll(ctx: NhisContext, attack: Attack) -> tuple[str, tuple[Table
             ctx.trail.put("table", f"Shifted {shift} left: off the table, no effect", "no effect", rule=table.rule)
             return head + f", shifted {shift} left -> off the table: no effect", ()
         index -= shift
-        head += f", shifted {shift} left -> {table.columns[index]}"
+        head += f", shifted {shift} left -> column {table.columns[index]}"
         ctx.trail.put("table", f"Shifted {shift} left -> column {table.columns[index]}", table.columns[index],
                       rule=table.rule)
     tail, cell = _roll(ctx, attack, index)
