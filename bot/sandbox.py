@@ -99,6 +99,7 @@ class _Channels(Mapping[str, ChannelSpec]):
 
 CHANNELS: Mapping[str, ChannelSpec] = _Channels()
 DEFAULT_USER, DEFAULT_CHANNEL = "gm", "general"
+RECENT_REPLIES = 50  # the replies whose buttons can still be pressed (a channel scrolled back a little)
 
 
 def sandbox_guild() -> GuildSpec:
@@ -355,7 +356,8 @@ BUILTINS_HELP = """Sandbox commands:
   channel NAME          switch channel ({channels})
   load SAMPLE           set up a sample game in its ruleset's channel (with real slash commands):
                         {samples}
-  click LABEL           press a button on the last reply
+  click LABEL           press a button: on the newest reply in this channel that you can see
+                        and that has it (another player's private replies are not yours to see)
   save [FOLDER]         write the files of the last reply (a /log or /scenario export, a map, a chart)
                         into FOLDER (default: here); an option taking a file is typed file:PATH
   quit                  leave (Ctrl-D and Ctrl-C too)"""
@@ -372,6 +374,9 @@ class Session:
     person: str = DEFAULT_USER
     channel: str = DEFAULT_CHANNEL
     last: Reply | None = None
+    # the replies of this session, newest last, with who gave the command and where: a button on an
+    # older message can be pressed, as in Discord, by whoever can see it
+    recent: list[tuple[str, str, Reply]] = field(default_factory=list)
 
     @property
     def bold(self) -> tuple[str, str]:
@@ -421,7 +426,7 @@ class Session:
             # value outside its bounds), as the emulator checks it against the synced schema
             self.say(f"error: {exc}")
             return None
-        self.last = reply
+        self.remember(reply)
         if quiet:
             self.say(f"   {headline(reply)}")
         else:
@@ -453,23 +458,33 @@ class Session:
     async def load(self, rest: str) -> None:
         await run_scenario(self, rest.casefold())
 
+    def remember(self, reply: Reply) -> None:
+        self.last = reply
+        self.recent.append((self.person, self.channel, reply))
+        del self.recent[:-RECENT_REPLIES]
+
+    def visible(self) -> list[StoredMessage]:
+        """The messages of this channel the person typing can see, newest first: everyone's public
+        replies and their own private ones."""
+        return [message for person, channel, reply in reversed(self.recent) if channel == self.channel
+                for message in reversed(reply.all_messages()) if not message.ephemeral or person == self.person]
+
     async def click(self, rest: str) -> None:
-        messages = self.last.all_messages() if self.last else []
         wanted = rest.casefold()
-        for message in messages:
+        for message in self.visible():
             for button in buttons_of(message):
                 if wanted in (str(button.get("label", "")).casefold(), button["custom_id"].casefold()):
                     try:
-                        self.last = await self.fake.click(message, button["custom_id"],
-                                                          user_id=PEOPLE[self.person].id,
-                                                          member_permissions=permissions_of(self.person))
+                        reply = await self.fake.click(message, button["custom_id"], user_id=PEOPLE[self.person].id,
+                                                      member_permissions=permissions_of(self.person))
                     except AssertionError as exc:
                         self.say(f"error: {exc}")
                         return
-                    self.say(reply_text(self.last, self.bold))
+                    self.remember(reply)
+                    self.say(reply_text(reply, self.bold))
                     self.say("")
                     return
-        self.say("there is no such button on the last reply")
+        self.say(f"there is no '{rest}' button on the replies in #{self.channel} that you ({self.person}) can see")
 
     async def save(self, rest: str) -> None:
         files = [f for m in (self.last.all_messages() if self.last else []) for f in m.files]

@@ -28,6 +28,7 @@ from bot.core.required import RequiredRoll, declared, is_due
 from bot.core.windows import WindowFacts, facts
 from bot.core.rulesets import get_ruleset
 from bot.core.sequence import refereed, side_to_act, step_name
+from bot.core.sides import possessive
 from bot.limits import Guarded, RateLimited
 from bot.render import error_embed
 from bot.replies import (FORM_ID, ROLL_FORM_ID, ROLL_ID, Form, only_these, reply_and_close, reply_outcome,
@@ -139,7 +140,7 @@ def check_holder(game: Game, actor: Actor, held: tuple[int, int, int], what: str
     if holder not in mine and (mine or not is_game_master(game, actor)):
         yours = (f"you play {' and '.join(game.side_name(i) for i in mine)}: {theirs}"
                  if mine else "you play no side in this game")
-        raise IllegalOrder(f"this {what} is {game.side_name(holder)}'s, who hold {was}; {yours}")
+        raise IllegalOrder(f"this {what} is {possessive(game.side_name(holder))}, who hold {was}; {yours}")
 
 
 class DoneButton(Guarded, discord.ui.DynamicItem[discord.ui.Button],
@@ -188,7 +189,7 @@ def check_window(game: Game, actor: Actor, number: int) -> None:
                "buttons" if window is not None else f"it is now {_now_words(game)}")
         raise IllegalOrder(f"this reaction window is closed (answered, or its step ended); {now}")
     if window.side not in _sides_of(game, actor) and not is_game_master(game, actor):
-        raise IllegalOrder(f"this window is {game.side_name(window.side)}'s to answer: the other side waits "
+        raise IllegalOrder(f"this window is {possessive(game.side_name(window.side))} to answer: the other side waits "
                            "for their Fire or No fire", rule=window.rule)
 
 

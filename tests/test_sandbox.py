@@ -495,6 +495,46 @@ def test_the_asl_samples_try_hint_is_accepted_to_its_close_combat(tmp_path):
     assert resolved[1].startswith("final DR ") and "4-4-7 R3 vs 4-6-7 A3" in resolved[1], resolved
 
 
+def test_a_button_is_pressed_on_the_newest_reply_the_presser_can_see_not_only_the_last_one(tmp_path):
+    """Play by post in the sandbox: alice moves in the open and tries to end the step (refused
+    privately: the window waits for bob); bob, who never saw that refusal, presses No fire on the
+    window's message, and alice's Done on an older hand-off is refused by the bot as stale, not by the
+    sandbox. Before, "click" read the last reply only: bob's press found alice's private refusal."""
+    script = """\
+as gm
+/game options set:reactions=ask
+as alice
+/done
+as bob
+/done
+as alice
+/done
+/move units:A2 to:B5
+/done
+click Fire
+as bob
+click No fire
+click Done
+as alice
+click Done
+"""
+    out = sandbox(tmp_path, "--scenario", "asl", script=script)
+    moved = reply_to(out, "/move units:A2 to:B5")
+    assert "buttons: [Fire]  [No fire]" in moved
+    assert "the game waits for Russians" in reply_to(out, "/done", after="/move units:A2 to:B5")
+    # alice cannot see a Fire of hers: the window's buttons are bob's to press
+    assert "this window is Russians' to answer" in reply_to(out, "click Fire"), reply_to(out, "click Fire")
+    answered = reply_to(out, "click No fire")
+    assert answered.splitlines()[0] == "== Russians do not fire at 4-6-7 A2 (Defensive First Fire) ==", answered
+    # bob's Done: the newest he can see is the one under "go on", which is alice's step
+    assert "Order refused" in reply_to(out, "click Done", after="click No fire")
+    ended = out.split("alice@#asl> click Done\n")[1]  # alice's Done, on the hand-off after bob's answer
+    assert ended.splitlines()[0] == "== Turn 1, Defensive Fire Phase: Russians to act ==", ended
+    # a label nobody shows is named with where it was looked for
+    out = sandbox(tmp_path, "--scenario", "asl", script="as bob\nclick Nothing\n")
+    assert "there is no 'Nothing' button on the replies in #asl that you (bob) can see" in out
+
+
 # --- a PostgreSQL server as the sandbox's database (issue 28) ----------------------------------
 
 

@@ -19,3 +19,9 @@ class Side(BaseModel):
     # the scenario's other numbers for this side (SAN, quality ratings, ...): set from a scenario
     # file (bot/core/scenario.py); left out of the saved state while empty, as older games have none
     options: dict[str, Any] = Field(default_factory=dict, exclude_if=lambda v: not v, repr=False)
+
+
+def possessive(name: str) -> str:
+    """A side's name owning something, as a player writes it: "Russians' impulse", "Germany's", and an
+    abbreviation in capitals keeps its "'s" ("US's", "SS's")."""
+    return f"{name}'" if name.endswith("s") else f"{name}'s"

@@ -33,7 +33,8 @@ History:
      note, Heat of Battle's berserk note and surrender say what the bot does not do (track which enemy
      units are Known, move units for a surrender)
   7. an NHiS fire's headline names the column a shift leads to ("column 4, shifted 2 left -> column 0";
-     it read "-> 0", as if the FP were 0)
+     it read "-> 0", as if the FP were 0); a side's name owns in the trail as written ("US Marines'
+     impulse ends", "Americans' order sealed at #7"; it read "US Marines's")
 """
 
 from __future__ import annotations

@@ -17,6 +17,7 @@ from .outcome import Outcome
 from .deadlines import RULE as DEADLINE_RULE, ended_words
 from .reactions import HOURS, HOURS_MAX, HOURS_MIN, OFF, OPTION, REACT, RULE, declared, mode, opening
 from .ruleset import Ruleset
+from .sides import possessive
 from .trail import Trail
 
 # --- before an order: what an open window holds back ---------------------------------------------
@@ -128,8 +129,8 @@ def resolve_react(game: Game, ruleset: Ruleset, order: React) -> Outcome:
         raise IllegalOrder("no reaction window is open: there is nothing to answer (the move was answered, or the "
                            "step moved on)", rule=RULE)
     if order.side != window.side:
-        raise IllegalOrder(f"the {window.name} window is {game.side_name(window.side)}'s to answer, not "
-                           f"{game.side_name(order.side)}'s", rule=window.rule)
+        raise IllegalOrder(f"the {window.name} window is {possessive(game.side_name(window.side))} to answer, not "
+                           f"{possessive(game.side_name(order.side))}", rule=window.rule)
     side, mover = game.side_name(window.side), game.side_name(window.mover)
     trail = Trail()
     what = "fire no more" if window.answers else "do not fire"

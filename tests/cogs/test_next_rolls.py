@@ -49,7 +49,7 @@ async def test_the_rally_phase_hand_off_carries_done_and_a_rally_button_per_unit
     # the other side and a spectator: refused, nothing rolled or logged
     before = await table.snapshot()
     other = refusal(await table.fake.click(hand_off, button(hand_off, "Rally 4-4-7 R3"), user_id=ALICE))
-    assert other == ("this Rally 4-4-7 R3 is Russians's, who hold the Rally Phase, ATTACKER's part, turn 1; you play "
+    assert other == ("this Rally 4-4-7 R3 is Russians', who hold the Rally Phase, ATTACKER's part, turn 1; you play "
                      "Germans: /rally is theirs to give now")
     nobody = refusal(await table.fake.click(hand_off, button(hand_off, "Rally 4-4-7 R3"), user_id=CAROL))
     assert nobody.endswith("you play no side in this game")
@@ -139,7 +139,7 @@ async def test_cd_a_company_check_due_opens_the_morale_form_and_holds_done_until
     assert labels(nxt) == ["Check company Able", "Check company Arty"]
     # the press opens /morale's form: the company prefilled, the circumstances the players know to add
     refused = refusal(await table.fake.click(hand_off, button(hand_off, "Check company Able"), user_id=BOB))
-    assert refused.startswith("this Check company Able is Americans's")
+    assert refused.startswith("this Check company Able is Americans'")
     opened = await table.fake.click(hand_off, button(hand_off, "Check company Able"), user_id=ALICE)
     assert opened.modal is not None and opened.modal["title"] == "Check company Able"
     inputs = {row["components"][0]["label"]: row["components"][0].get("value", "")

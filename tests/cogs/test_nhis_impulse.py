@@ -77,7 +77,7 @@ async def test_the_impulse_ends_by_itself_after_the_activations_last_action(tabl
     # L1's move is the activation's last action: the impulse ends by itself, Bob is told
     moved = await table.send("move", {"units": "L1", "to": "0304"}, user=ALICE)
     assert not moved.ephemeral, moved.embeds
-    assert ("No unit of the activation (0303 (M1, M2) and 0304 (L1)) has an action left: US Marines's impulse "
+    assert ("No unit of the activation (0303 (M1, M2) and 0304 (L1)) has an action left: US Marines' impulse "
             "ends; impulse 2 is Japanese's") in trail_text(moved)
     assert f"[{RULE}]" in trail_text(moved)
     assert await where(table) == ("Operations Phase, impulse 2", 1, 0)  # not a pass: the US acted
@@ -115,7 +115,7 @@ async def test_an_opportunity_fire_that_ends_the_movers_impulse_leaves_the_firer
     await hill_game(table)
     await table.send("move", {"units": "M3", "to": "0404"}, user=ALICE)
     fired = await table.send("fire", {"firers": "J1", "target": "0404", "range": 1, "dice": "3 4 6"}, user=BOB)
-    assert "failed its check while moving: US Marines's impulse ends" in trail_text(fired)
+    assert "failed its check while moving: US Marines' impulse ends" in trail_text(fired)
     assert await where(table) == ("Operations Phase, impulse 2", 1, 0)
     # the Japanese fired in the US impulse: their own impulse 2 without an order is a pass
     passed = await table.send("done", {}, user=BOB)

@@ -54,7 +54,7 @@ async def test_the_attackers_done_waits_until_the_defender_says_no_fire(table):
     # only the reacting side answers: the Germans' press is refused, nothing logged
     before = await table.snapshot()
     pressed = await table.fake.click(notice, button(notice, "No fire"), user_id=ALICE)
-    assert "this window is Russians's to answer" in refusal(pressed)
+    assert "this window is Russians' to answer" in refusal(pressed)
     assert await table.snapshot() == before
     pressed = await table.fake.click(notice, button(notice, "No fire"), user_id=BOB)
     assert pressed.embeds[0]["title"].startswith("Russians do not fire at 4-6-7 A1 and 4-6-7 A2")
@@ -105,7 +105,7 @@ async def test_fire_opens_a_form_prefilled_at_the_movers_whose_submission_resolv
     await asl_move_phase(table)
     notice = await move_in_the_open(table)
     refused = refusal(await table.fake.click(notice, button(notice, "Fire"), user_id=ALICE))
-    assert refused.startswith("this window is Russians's to answer")  # the mover gets no form
+    assert refused.startswith("this window is Russians' to answer")  # the mover gets no form
     opened = await table.fake.click(notice, button(notice, "Fire"), user_id=BOB)
     assert opened.modal is not None and opened.message is None  # a form, the first answer to the press
     assert opened.modal["title"] == "Defensive First Fire at F4"
@@ -238,7 +238,7 @@ async def test_the_done_button_is_its_holders_and_for_its_own_step(table):
     done_id = button(hand_off, "Done")
     before = await table.snapshot()
     refused = refusal(await table.fake.click(hand_off, done_id, user_id=ALICE))
-    assert refused == ("this Done is Russians's, who hold the Defensive Fire Phase, turn 1; you play Germans: /done "
+    assert refused == ("this Done is Russians', who hold the Defensive Fire Phase, turn 1; you play Germans: /done "
                        "asks them to end it")
     assert refusal(await table.fake.click(hand_off, done_id, user_id=CAROL)).endswith("you play no side in this game")
     assert await table.snapshot() == before

@@ -23,6 +23,7 @@ from bot.core.dice import ScriptedDice
 from bot.core.game import Game
 from bot.core.rulesets import get_ruleset, names
 from bot.core.scenario import Scenario, build_game
+from bot.core.sides import possessive
 from bot.record.chain import game_json, saved_state, state_hash
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "declared_data.json"
@@ -114,3 +115,10 @@ def _write() -> None:
 
 if __name__ == "__main__" and "--write" in sys.argv:
     _write()
+
+
+@pytest.mark.parametrize(("name", "owning"), [("Russians", "Russians'"), ("US Marines", "US Marines'"),
+                                              ("Germany", "Germany's"), ("Japanese", "Japanese's"),
+                                              ("US", "US's"), ("SS", "SS's")])
+def test_a_sides_name_owns_as_a_player_writes_it(name, owning):
+    assert possessive(name) == owning

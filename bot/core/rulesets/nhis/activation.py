@@ -13,6 +13,7 @@ from ...errors import IllegalOrder, InvalidOrder
 from ...game import Game
 from ...outcome import Outcome
 from ...sequence import end_impulse, refereed
+from ...sides import possessive
 from ...trail import Trail
 from .. import get_ruleset
 from . import tables
@@ -101,8 +102,8 @@ def end_if_spent(game: Game, holder: int | None, trail: Trail) -> None:
         return
     side, rule = game.side_name(game.to_act), _rule()
     end_impulse(game, get_ruleset(game.ruleset), passed=False)
-    trail.note(f"No unit of the activation ({described(current)}) has an action left: {side}'s impulse ends; "
-               f"impulse {game.impulse} is {game.side_name(game.to_act)}'s", rule=rule)
+    trail.note(f"No unit of the activation ({described(current)}) has an action left: {possessive(side)} impulse ends; "
+               f"impulse {game.impulse} is {possessive(game.side_name(game.to_act))}", rule=rule)
 
 
 def resolve_activate(game: Game, order: NhisActivate, roller: Roller) -> Outcome:
@@ -135,7 +136,7 @@ def resolve_activate(game: Game, order: NhisActivate, roller: Roller) -> Outcome
     named = [ctx.unit(i, field="units") for i in order.units]
     for unit in named:
         if unit.side != leader.side:
-            raise IllegalOrder(f"{unit.label} is not {side}'s: a leader activates his own side's units", rule=rule)
+            raise IllegalOrder(f"{unit.label} is not {possessive(side)}: a leader activates his own side's units", rule=rule)
         if unit.eliminated or unit.location is None:
             raise IllegalOrder(f"{unit.label} is {'eliminated' if unit.eliminated else 'off board'}: it cannot be "
                                "activated", rule=rule)

@@ -11,6 +11,7 @@ from ...game import Game, Location
 from ...grid import counts_ranges, read_ranges
 from ...sight import check_blocked, read_lines
 from ...sequence import refereed
+from ...sides import possessive
 from ...outcome import Outcome, TableCell
 from . import tables
 from .board import NHIS_GRID, sight_terrain
@@ -276,7 +277,7 @@ def _in_its_impulse(ctx: NhisContext, attack: Attack) -> str:
     if attack.side != game.to_act:
         movers = [u for u in game.units_at(attack.hex.id) if u.side == game.to_act and u.moved_impulse == game.impulse]
         if not movers:
-            raise IllegalOrder(f"it is {game.side_name(game.to_act)}'s impulse: {game.side_name(attack.side)} may fire "
+            raise IllegalOrder(f"it is {possessive(game.side_name(game.to_act))} impulse: {game.side_name(attack.side)} may fire "
                                f"only at a hex where a unit moved in it, and none did in {attack.hex.id} "
                                f"(opportunity fire, {IMPULSE_RULE})", rule=IMPULSE_RULE)
         said += f": opportunity fire at {', '.join(u.label for u in movers)}, which moved in it"

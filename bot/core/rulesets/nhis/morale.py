@@ -17,6 +17,7 @@ from ...outcome import Outcome
 from .. import get_ruleset
 from . import tables
 from ...sequence import end_impulse, refereed
+from ...sides import possessive
 from .context import NhisContext
 from .models import NhisUnit
 from .orders import NhisMorale
@@ -133,8 +134,8 @@ def _end_its_sides_impulse(ctx: NhisContext, unit: NhisUnit, was_moving: bool, r
     if not refereed(game) or game.to_act != unit.side or not was_moving or unit.moved_impulse != game.impulse:
         return
     end_impulse(game, get_ruleset(game.ruleset), passed=False)
-    ctx.trail.note(f"{unit.label} failed its check while moving: {game.side_name(unit.side)}'s impulse ends; "
-                   f"impulse {game.impulse} is {game.side_name(game.to_act)}'s", rule=rule)
+    ctx.trail.note(f"{unit.label} failed its check while moving: {possessive(game.side_name(unit.side))} impulse ends; "
+                   f"impulse {game.impulse} is {possessive(game.side_name(game.to_act))}", rule=rule)
 
 
 def _fail_unshakable(ctx: NhisContext, unit: NhisUnit, flamethrower: bool, rule: str) -> None:
