@@ -59,3 +59,23 @@ def test_the_impulse_stamps_come_off_at_the_end_of_the_operations_phase():
         played = resolve(played, {"action": "done", "side": side}).game
     assert played.phase == "Administrative"
     assert played.units["M3"].activated_impulse is None and played.units["M3"].fired_impulse is None
+
+
+@pytest.mark.parametrize("gone", ["eliminated", "off board"])
+@pytest.mark.parametrize("order", [{"action": "fire", "firers": ["M3"], "target": "0405", "range": 2},
+                                   {"action": "fire", "firers": ["M1", "M3"], "target": "0405", "range": 2},
+                                   {"action": "move", "units": ["M3"], "to": "0303"}],
+                         ids=["fires-alone", "fires-with-another", "moves"])
+def test_a_unit_eliminated_or_off_the_map_activates_no_hex_and_gets_its_orders_own_refusal(gone, order):
+    # the first action of an impulse, by a unit that stands in no hex: the activation read an empty hex
+    # and raised IndexError ("Something went wrong"), found by the random games of the full run
+    played = game(**{ACTIVATION: True})
+    unit = played.units["M3"]
+    unit.location = None
+    unit.eliminated = gone == "eliminated"
+    with pytest.raises(IllegalOrder) as refused:
+        resolve(played, order, ScriptedDice([6, 6]))
+    said = "off board: the game master brings it on" if order["action"] == "move" and gone == "off board" \
+        else f"M3 is {gone}"
+    assert said in str(refused.value), str(refused.value)
+    assert all(u.activated_impulse is None for u in played.units.values())  # nothing activated

@@ -51,12 +51,12 @@ def described(units: list[NhisUnit]) -> str:
 
 def check_and_activate(game: Game, unit_ids: list[str], trail: Trail) -> None:
     """Before a move or a fire of the side with the impulse: its units must belong to the impulse's
-    activation; the first action of the impulse activates the hex its units stand in. Unknown ids
-    are left to the order's own refusal."""
+    activation; the first action of the impulse activates the hex its units stand in. Unknown ids,
+    and units eliminated or off the map, are left to the order's own refusal (they activate no hex)."""
     if not refereed_here(game):
         return
     units = [u for u in (game.find_unit(i) for i in unit_ids) if isinstance(u, NhisUnit)]
-    units = [u for u in units if u.side == game.to_act]
+    units = [u for u in units if u.side == game.to_act and u.location is not None and not u.eliminated]
     if not units:
         return  # the other side's opportunity fire: not an activation
     side, rule = game.side_name(game.to_act), _rule()
@@ -70,7 +70,7 @@ def check_and_activate(game: Game, unit_ids: list[str], trail: Trail) -> None:
                                f"one activation ({rule}); it may act in a later impulse of {side} (end this one "
                                "with /done)", rule=rule)
         return
-    hexes = sorted({u.location or "off board" for u in units})
+    hexes = sorted({u.location for u in units if u.location is not None})
     if len(hexes) > 1:
         raise IllegalOrder(f"an impulse activates one hex, and these units stand in {' and '.join(hexes)} "
                            f"({rule}): act from one hex, or have a Prepared leader activate his command with "
