@@ -175,14 +175,15 @@ def embed_size(embed: dict[str, Any]) -> int:
             + sum(len(f.get("name") or "") + len(f.get("value") or "") for f in embed.get("fields") or []))
 
 
-def check_message(payload: dict[str, Any], sent_text: list[str], invited: frozenset[int] = frozenset()) -> None:
+def check_message(payload: dict[str, Any], sent_text: list[str], may_ping: frozenset[int]) -> None:
     allowed = payload.get("allowed_mentions")
     content = payload.get("content") or ""
     if allowed != {"parse": []}:
-        # the exceptions: the hand-off line (bot/replies.py) may notify the players whose move it is,
-        # and a game master's /game replace the substitute it invites to accept (``invited``), by user
-        # id, and no one else; the mentions in it are the ones it allows
-        assert allowed.get("parse") == [] and set(allowed.get("users", [])) <= {ALICE, BOB} | invited, allowed
+        # the exceptions, by user id and no one else: the hand-off line (bot/replies.py) notifies the
+        # players whose move it is, and a game master's /game replace the substitute it invites to
+        # accept (``may_ping``: the game's players, and that substitute); the mentions in it are the
+        # ones it allows
+        assert allowed.get("parse") == [] and set(allowed.get("users", [])) <= may_ping, (allowed, may_ping)
         assert set(map(int, re.findall(r"<@!?(\d+)>", content))) == set(allowed["users"]), (content, allowed)
     embeds = payload.get("embeds") or []
     assert len(content) <= 2000 and len(embeds) <= 10
@@ -280,10 +281,14 @@ async def run_one(table, path: str, options: dict[str, Any], user: int, channel:
     assert reply.record.callbacks, f"/{path} {options}: no answer"
     assert "Something went wrong" not in reply.content, f"/{path} {options}: {reply.content}"
     sent_text = [v for v in options.values() if isinstance(v, str)]
-    invited = frozenset([options["with"]]) if path == "game replace" and not reply.ephemeral else frozenset()
-    for payload in messages_of(reply):
-        check_message(payload, sent_text, invited)
     after = await snapshots(table)
+    # whom a reply may notify: the players of the channel's game, before or after the command (a fuzzed
+    # /game join seats a user, whose move it may then be), and the substitute a /game replace invites
+    players = {user for game, _ in (before[channel], after[channel]) if game is not None
+               for side in game.sides for user in side.players}
+    invited = {options["with"]} if path == "game replace" and not reply.ephemeral else set()
+    for payload in messages_of(reply):
+        check_message(payload, sent_text, frozenset(players | invited))
     for other in CHANNELS:
         if other != channel or reply.ephemeral:
             assert after[other] == before[other], f"/{path} {options} in {channel} changed channel {other}"
