@@ -283,8 +283,8 @@ def lapse_sealed(game: Game, trail: Trail) -> None:
     """The Movement Phase ends (moved on by the game master): orders sealed for it and not revealed
     lapse; their stands keep the order they are under (assumed). /reveal still opens their text."""
     for held in [p for p in game.sealed if p.turn < game.turn]:
-        trail.note(f"{possessive(game.side_name(held.side))} order sealed at #{held.seq} was not revealed in the Movement "
-                   "Phase: it lapses, its stands keep their order (assumed)", rule=SEALING.rule)
+        trail.note(f"{possessive(game.side_name(held.side))} order sealed at #{held.seq} was not revealed in the "
+                   "Movement Phase: it lapses, its stands keep their order (assumed)", rule=SEALING.rule)
     game.sealed = [p for p in game.sealed if p.turn >= game.turn]
 
 

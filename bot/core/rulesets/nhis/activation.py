@@ -136,7 +136,8 @@ def resolve_activate(game: Game, order: NhisActivate, roller: Roller) -> Outcome
     named = [ctx.unit(i, field="units") for i in order.units]
     for unit in named:
         if unit.side != leader.side:
-            raise IllegalOrder(f"{unit.label} is not {possessive(side)}: a leader activates his own side's units", rule=rule)
+            raise IllegalOrder(f"{unit.label} is not {possessive(side)}: a leader activates his own side's units",
+                               rule=rule)
         if unit.eliminated or unit.location is None:
             raise IllegalOrder(f"{unit.label} is {'eliminated' if unit.eliminated else 'off board'}: it cannot be "
                                "activated", rule=rule)

@@ -277,9 +277,9 @@ def _in_its_impulse(ctx: NhisContext, attack: Attack) -> str:
     if attack.side != game.to_act:
         movers = [u for u in game.units_at(attack.hex.id) if u.side == game.to_act and u.moved_impulse == game.impulse]
         if not movers:
-            raise IllegalOrder(f"it is {possessive(game.side_name(game.to_act))} impulse: {game.side_name(attack.side)} may fire "
-                               f"only at a hex where a unit moved in it, and none did in {attack.hex.id} "
-                               f"(opportunity fire, {IMPULSE_RULE})", rule=IMPULSE_RULE)
+            raise IllegalOrder(f"it is {possessive(game.side_name(game.to_act))} impulse: "
+                               f"{game.side_name(attack.side)} may fire only at a hex where a unit moved in it, "
+                               f"and none did in {attack.hex.id} (opportunity fire, {IMPULSE_RULE})", rule=IMPULSE_RULE)
         said += f": opportunity fire at {', '.join(u.label for u in movers)}, which moved in it"
     for unit in attack.firers:
         unit.fired_impulse = game.impulse
