@@ -24,7 +24,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cache
@@ -60,7 +60,7 @@ from bot.emulator.schema import (
     USER,
 )
 from bot.render import ANSI_BOLD, PLAIN_BOLD, embed_to_text
-from bot.sandbox_scenarios import SCENARIOS, sample_channels
+from bot.sandbox_scenarios import SCENARIOS, ReadOnFirstUse, sample_channels
 from bot.service import Referee
 from bot.store import DatabaseUnusable, StoreError, is_postgres
 from bot.store import postgres as postgres_store
@@ -84,20 +84,7 @@ def channels() -> dict[str, ChannelSpec]:
             for i, name in enumerate(("general", *sample_channels(), "table-1", "table-2"))}
 
 
-class _Channels(Mapping[str, ChannelSpec]):
-    """``channels()`` by name, read on first use (the samples come from the registry)."""
-
-    def __getitem__(self, name: str) -> ChannelSpec:
-        return channels()[name]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(channels())
-
-    def __len__(self) -> int:
-        return len(channels())
-
-
-CHANNELS: Mapping[str, ChannelSpec] = _Channels()
+CHANNELS: Mapping[str, ChannelSpec] = ReadOnFirstUse(channels)  # ``channels()`` by name
 DEFAULT_USER, DEFAULT_CHANNEL = "gm", "general"
 RECENT_REPLIES = 50  # the replies whose buttons can still be pressed (a channel scrolled back a little)
 

@@ -10,9 +10,10 @@ data/<ruleset>/scenarios/ in one ``/scenario load``).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
+from typing import TypeVar
 
 from bot.core.rulesets import rulesets
 
@@ -36,20 +37,27 @@ def scenarios() -> dict[str, Scenario]:
     return {name: scenario for _, name, scenario in sorted(found, key=lambda f: f[0])}
 
 
-class _Samples(Mapping[str, Scenario]):
-    """The samples by name, read from the registry on first use (importing this module imports no ruleset)."""
+V = TypeVar("V")
 
-    def __getitem__(self, name: str) -> Scenario:
-        return scenarios()[name]
+
+class ReadOnFirstUse(Mapping[str, V]):
+    """The mapping ``read()`` returns (a cached function), read when first used: the samples come from
+    the registry, and importing the sandbox imports no ruleset."""
+
+    def __init__(self, read: Callable[[], dict[str, V]]) -> None:
+        self._read = read
+
+    def __getitem__(self, name: str) -> V:
+        return self._read()[name]
 
     def __iter__(self) -> Iterator[str]:
-        return iter(scenarios())
+        return iter(self._read())
 
     def __len__(self) -> int:
-        return len(scenarios())
+        return len(self._read())
 
 
-SCENARIOS: Mapping[str, Scenario] = _Samples()
+SCENARIOS: Mapping[str, Scenario] = ReadOnFirstUse(scenarios)  # the samples by name
 
 
 def sample_channels() -> tuple[str, ...]:

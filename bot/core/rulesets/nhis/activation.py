@@ -66,11 +66,11 @@ def check_and_activate(game: Game, unit_ids: list[str], trail: Trail) -> None:
         if outside:
             stray = outside[0]
             raise IllegalOrder(f"impulse {game.impulse} of {side} has activated {described(current)}: "
-                               f"{stray.label} in {stray.location or 'no hex'} is not part of it, and an impulse is "
+                               f"{stray.label} in {stray.location} is not part of it, and an impulse is "
                                f"one activation ({rule}); it may act in a later impulse of {side} (end this one "
                                "with /done)", rule=rule)
         return
-    hexes = sorted({u.location for u in units if u.location is not None})
+    hexes = sorted({u.location for u in units})  # each placed: the others were left out above
     if len(hexes) > 1:
         raise IllegalOrder(f"an impulse activates one hex, and these units stand in {' and '.join(hexes)} "
                            f"({rule}): act from one hex, or have a Prepared leader activate his command with "
