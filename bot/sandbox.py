@@ -24,7 +24,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cache
@@ -345,7 +345,8 @@ BUILTINS_HELP = """Sandbox commands:
                         {samples}
   click LABEL           press a button: on the newest reply in this channel that you can see
                         and that has it (another player's private replies are not yours to see)
-  save [FOLDER]         write the files of the last reply (a /log or /scenario export, a map, a chart)
+  save [FOLDER]         write the files of the last reply you can see in this channel (a /log or
+                        /scenario export, a map, a chart)
                         into FOLDER (default: here); an option taking a file is typed file:PATH
   quit                  leave (Ctrl-D and Ctrl-C too)"""
 
@@ -360,7 +361,6 @@ class Session:
     echo: bool  # a script is being read: print each line before its reply
     person: str = DEFAULT_USER
     channel: str = DEFAULT_CHANNEL
-    last: Reply | None = None
     # the replies of this session, newest last, with who gave the command and where: a button on an
     # older message can be pressed, as in Discord, by whoever can see it
     recent: list[tuple[str, str, Reply]] = field(default_factory=list)
@@ -446,15 +446,21 @@ class Session:
         await run_scenario(self, rest.casefold())
 
     def remember(self, reply: Reply) -> None:
-        self.last = reply
         self.recent.append((self.person, self.channel, reply))
         del self.recent[:-RECENT_REPLIES]
 
+    def visible_replies(self) -> Iterator[list[StoredMessage]]:
+        """Each reply of this channel as the person typing sees it, newest first (its messages newest
+        first): everyone's public messages and their own private ones; a reply they cannot see at all
+        is skipped."""
+        for person, channel, reply in reversed(self.recent):
+            seen = [m for m in reversed(reply.all_messages()) if not m.ephemeral or person == self.person]
+            if channel == self.channel and seen:
+                yield seen
+
     def visible(self) -> list[StoredMessage]:
-        """The messages of this channel the person typing can see, newest first: everyone's public
-        replies and their own private ones."""
-        return [message for person, channel, reply in reversed(self.recent) if channel == self.channel
-                for message in reversed(reply.all_messages()) if not message.ephemeral or person == self.person]
+        """The messages of this channel the person typing can see, newest first."""
+        return [message for reply in self.visible_replies() for message in reply]
 
     async def click(self, rest: str) -> None:
         wanted = rest.casefold()
@@ -474,9 +480,10 @@ class Session:
         self.say(f"there is no '{rest}' button on the replies in #{self.channel} that you ({self.person}) can see")
 
     async def save(self, rest: str) -> None:
-        files = [f for m in (self.last.all_messages() if self.last else []) for f in m.files]
+        last = next(self.visible_replies(), [])
+        files = [f for m in reversed(last) for f in m.files]
         if not files:
-            self.say("the last reply has no files")
+            self.say("the last reply you can see here has no files")
             return
         folder = Path(rest or ".").expanduser()
         try:

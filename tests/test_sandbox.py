@@ -535,6 +535,15 @@ click Done
     assert "there is no 'Nothing' button on the replies in #asl that you (bob) can see" in out
 
 
+def test_save_takes_the_files_of_the_last_reply_the_one_typing_can_see(tmp_path):
+    # alice's Map is shown to her alone: bob's save finds no files (before, it wrote alice's picture)
+    script = f"as alice\nclick Map\nas bob\nsave {tmp_path / 'bob'}\nas alice\nsave {tmp_path / 'alice'}\n"
+    out = sandbox(tmp_path, "--scenario", "asl", script=script)
+    assert "bob@#asl> save" in out and "the last reply you can see here has no files" in out, out
+    assert not (tmp_path / "bob").exists()
+    assert (tmp_path / "alice" / "map.png").read_bytes().startswith(b"\x89PNG")
+
+
 # --- a PostgreSQL server as the sandbox's database (issue 28) ----------------------------------
 
 
